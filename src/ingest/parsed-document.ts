@@ -1,0 +1,48 @@
+// What every parser returns: the text of a document split by page, plus what the file says about itself.
+// Parsers never chunk, embed or store; they only turn bytes into this shape or throw an IngestError.
+
+export type TextExtraction = 'native' | 'ocr';
+
+export interface ParsedPage {
+  /** 1-based physical page number; null for formats without pages (TXT, HTML, DOCX...). */
+  pageNumber: number | null;
+  /** Logical page label (PDF /PageLabels), or null. */
+  pageLabel: string | null;
+  /** Page text; paragraphs separated by a blank line ("\n\n"). */
+  text: string;
+}
+
+export interface DocumentProperties {
+  title: string | null;
+  author: string | null;
+  /** ISO 8601 timestamp, or null. */
+  createdAt: string | null;
+}
+
+export interface ParsedDocument {
+  mimeType: string;
+  /** Extension without the dot, lower case, of the detected format (pdf, docx, txt...). */
+  extension: string;
+  pages: ParsedPage[];
+  /** Number of pages for paged formats (PDF, multi-page TIFF, PPTX slides); null otherwise. */
+  pageCount: number | null;
+  textExtraction: TextExtraction;
+  ocrUsed: boolean;
+  warnings: string[];
+  properties: DocumentProperties;
+}
+
+/**
+ * A legible, user-facing failure of one upload. `message` is shown as the job's `error`.
+ * `transient` failures (a missing temp dir, a crashed OCR child) may be retried; content failures may not.
+ */
+export class IngestError extends Error {
+  readonly code: string;
+  readonly transient: boolean;
+  constructor(code: string, message: string, options: { transient?: boolean; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'IngestError';
+    this.code = code;
+    this.transient = options.transient ?? false;
+  }
+}
