@@ -10,6 +10,8 @@ export interface ParsedPage {
   pageLabel: string | null;
   /** Page text; paragraphs separated by a blank line ("\n\n"). */
   text: string;
+  /** How this page's text was obtained, when the parser knows it per page (PDF pages, images). */
+  textExtraction?: TextExtraction;
 }
 
 export interface DocumentProperties {

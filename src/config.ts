@@ -1,0 +1,223 @@
+// Every setting of the service, typed, parsed once from the environment with defaults and validation.
+// Nothing else in the project reads process.env; a bad value stops start-up naming the setting.
+
+export class ConfigError extends Error {
+  readonly setting: string;
+  constructor(setting: string, message: string) {
+    super(`Invalid setting ${setting}: ${message}`);
+    this.name = 'ConfigError';
+    this.setting = setting;
+  }
+}
+
+export const DEFAULT_ALLOWED_CATEGORIES = [
+  'bank_statement',
+  'invoice',
+  'receipt',
+  'letter',
+  'form',
+  'contract',
+  'notice',
+  'report',
+] as const;
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  logLevel: string;
+  /** key -> client_id; empty when API_KEY_CLIENTS is missing or invalid (every protected route then answers 401). */
+  apiKeyClients: ReadonlyMap<string, string>;
+  apiKeyClientsProblem: string | null;
+  operatorApiKeys: ReadonlySet<string>;
+  rateLimitPerMinute: number;
+  searchRateLimitPerMinute: number;
+  maxUploadBytes: number;
+  hybridAlpha: number;
+  publicationEnabled: boolean;
+  publicationLifecycleFenceWaitSeconds: number;
+  classificationEnabled: boolean;
+  allowedCategories: readonly string[];
+  classifierModelFile: string | null;
+  embeddingProvider: string;
+  embeddingModel: string | null;
+  /** null when unset: hashing then uses its default, file and remote models report their own. */
+  embeddingDimensions: number | null;
+  embeddingUrl: string | null;
+  embeddingApiKey: string | null;
+  embeddingTimeoutMs: number;
+  rerankerProvider: string;
+  rerankerModel: string | null;
+  rerankerUrl: string | null;
+  rerankerApiKey: string | null;
+  rerankerTimeoutMs: number;
+  chunkTargetChars: number;
+  chunkOverlapChars: number;
+  ocrEnabled: boolean;
+  tesseractPath: string;
+  ocrLanguages: string;
+  parseTimeoutMs: number;
+  workerConcurrency: number;
+  workerPollMs: number;
+  jobLeaseSeconds: number;
+  jobMaxAttempts: number;
+  jobRetryBaseSeconds: number;
+  /** Fault-injection pause between ingestion stages; 0 in production. */
+  jobStageDelayMs: number;
+  /** Fault-injection pause after each version step of delete/restore/purge; 0 in production. */
+  lifecycleStepDelayMs: number;
+  webSearchEnabled: boolean;
+  webSearchProvider: string | null;
+  webSearchUrl: string | null;
+  webSearchApiKey: string | null;
+  webSearchTimeoutMs: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+function raw(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function str(env: Env, name: string, fallback: string): string {
+  return raw(env, name) ?? fallback;
+}
+
+function optionalStr(env: Env, name: string): string | null {
+  return raw(env, name) ?? null;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (!/^-?\d+$/.test(value)) throw new ConfigError(name, `expected an integer, got "${value}"`);
+  const parsed = Number(value);
+  if (parsed < min || parsed > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${parsed}`);
+  return parsed;
+}
+
+function float(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed)) throw new ConfigError(name, `expected a number, got "${value}"`);
+  if (parsed < min || parsed > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${parsed}`);
+  return parsed;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new ConfigError(name, `expected true or false, got "${value}"`);
+}
+
+function oneOf(env: Env, name: string, fallback: string, allowed: readonly string[]): string {
+  const value = str(env, name, fallback);
+  if (!allowed.includes(value)) throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${value}"`);
+  return value;
+}
+
+function stringArray(env: Env, name: string, fallback: readonly string[]): string[] {
+  const value = raw(env, name);
+  if (value === undefined) return [...fallback];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new ConfigError(name, 'expected a JSON array of strings');
+  }
+  if (!Array.isArray(parsed) || !parsed.every((item) => typeof item === 'string' && item.trim() !== '')) {
+    throw new ConfigError(name, 'expected a JSON array of non-empty strings');
+  }
+  return parsed;
+}
+
+/**
+ * API_KEY_CLIENTS is the one setting that does not stop start-up when invalid: SPEC.md requires an empty or
+ * invalid mapping to fail closed with 401 on every protected route, so the problem is kept and logged.
+ */
+function apiKeyClients(env: Env): { map: Map<string, string>; problem: string | null } {
+  const value = raw(env, 'API_KEY_CLIENTS');
+  if (value === undefined) return { map: new Map(), problem: 'API_KEY_CLIENTS is not set' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return { map: new Map(), problem: 'API_KEY_CLIENTS is not valid JSON' };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return { map: new Map(), problem: 'API_KEY_CLIENTS must be a JSON object {"<key>": "<client_id>"}' };
+  }
+  const map = new Map<string, string>();
+  for (const [key, clientId] of Object.entries(parsed)) {
+    if (key === '' || typeof clientId !== 'string' || clientId.trim() === '') {
+      return { map: new Map(), problem: 'API_KEY_CLIENTS must map non-empty keys to non-empty client ids' };
+    }
+    map.set(key, clientId);
+  }
+  return { map, problem: map.size === 0 ? 'API_KEY_CLIENTS is empty' : null };
+}
+
+const MIB = 1024 * 1024;
+
+export function loadConfig(env: Env = process.env): Config {
+  const keys = apiKeyClients(env);
+  const chunkTargetChars = int(env, 'CHUNK_TARGET_CHARS', 1000, 100, 20_000);
+  const chunkOverlapChars = int(env, 'CHUNK_OVERLAP_CHARS', 150, 0, 10_000);
+  if (chunkOverlapChars >= chunkTargetChars) {
+    throw new ConfigError('CHUNK_OVERLAP_CHARS', 'must be smaller than CHUNK_TARGET_CHARS');
+  }
+  const webSearchProvider = raw(env, 'WEB_SEARCH_PROVIDER') === undefined
+    ? null
+    : oneOf(env, 'WEB_SEARCH_PROVIDER', 'searxng', ['searxng', 'brave']);
+  return {
+    host: str(env, 'HOST', '127.0.0.1'),
+    port: int(env, 'PORT', 8080, 0, 65_535),
+    dataDir: str(env, 'DATA_DIR', './data'),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    apiKeyClients: keys.map,
+    apiKeyClientsProblem: keys.problem,
+    operatorApiKeys: new Set(stringArray(env, 'OPERATOR_API_KEYS', [])),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
+    searchRateLimitPerMinute: int(env, 'SEARCH_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
+    maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 50 * MIB, 1024, 2048 * MIB),
+    hybridAlpha: float(env, 'HYBRID_ALPHA', 0.5, 0, 1),
+    publicationEnabled: bool(env, 'PUBLICATION_ENABLED', true),
+    publicationLifecycleFenceWaitSeconds: float(env, 'PUBLICATION_LIFECYCLE_FENCE_WAIT_SECONDS', 5, 0, 300),
+    classificationEnabled: bool(env, 'CLASSIFICATION_ENABLED', true),
+    allowedCategories: stringArray(env, 'ALLOWED_CATEGORIES', DEFAULT_ALLOWED_CATEGORIES),
+    classifierModelFile: optionalStr(env, 'CLASSIFIER_MODEL_FILE'),
+    embeddingProvider: oneOf(env, 'EMBEDDING_PROVIDER', 'hashing', ['hashing', 'model2vec', 'transformers', 'openai']),
+    embeddingModel: optionalStr(env, 'EMBEDDING_MODEL'),
+    embeddingDimensions: raw(env, 'EMBEDDING_DIMENSIONS') === undefined ? null : int(env, 'EMBEDDING_DIMENSIONS', 384, 8, 8192),
+    embeddingUrl: optionalStr(env, 'EMBEDDING_URL'),
+    embeddingApiKey: optionalStr(env, 'EMBEDDING_API_KEY'),
+    embeddingTimeoutMs: int(env, 'EMBEDDING_TIMEOUT_MS', 30_000, 100, 600_000),
+    rerankerProvider: oneOf(env, 'RERANKER_PROVIDER', 'lexical', ['lexical', 'transformers', 'http']),
+    rerankerModel: optionalStr(env, 'RERANKER_MODEL'),
+    rerankerUrl: optionalStr(env, 'RERANKER_URL'),
+    rerankerApiKey: optionalStr(env, 'RERANKER_API_KEY'),
+    rerankerTimeoutMs: int(env, 'RERANKER_TIMEOUT_MS', 10_000, 100, 600_000),
+    chunkTargetChars,
+    chunkOverlapChars,
+    ocrEnabled: bool(env, 'OCR_ENABLED', true),
+    tesseractPath: str(env, 'TESSERACT_PATH', 'tesseract'),
+    ocrLanguages: str(env, 'OCR_LANGUAGES', 'eng+msa'),
+    parseTimeoutMs: int(env, 'PARSE_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 1, 0, 64),
+    workerPollMs: int(env, 'WORKER_POLL_MS', 250, 10, 60_000),
+    jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 1, 86_400),
+    jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 3, 1, 3),
+    jobRetryBaseSeconds: float(env, 'JOB_RETRY_BASE_SECONDS', 2, 0, 3600),
+    jobStageDelayMs: int(env, 'JOB_STAGE_DELAY_MS', 0, 0, 600_000),
+    lifecycleStepDelayMs: int(env, 'LIFECYCLE_STEP_DELAY_MS', 0, 0, 600_000),
+    webSearchEnabled: bool(env, 'WEB_SEARCH_ENABLED', false),
+    webSearchProvider,
+    webSearchUrl: optionalStr(env, 'WEB_SEARCH_URL'),
+    webSearchApiKey: optionalStr(env, 'WEB_SEARCH_API_KEY'),
+    webSearchTimeoutMs: int(env, 'WEB_SEARCH_TIMEOUT_MS', 5_000, 100, 60_000),
+  };
+}

@@ -1,0 +1,57 @@
+// canonical_metadata schema_version "2" (SPEC.md): the server-canonical metadata of a Document Version.
+// Pure builders and readers; user-supplied members always live under `custom`, whatever their names.
+
+import type { ClassificationStatus } from './job-states.ts';
+import type { TextExtraction } from '../ingest/parsed-document.ts';
+
+export const CANONICAL_SCHEMA_VERSION = '2';
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export interface CanonicalMetadata {
+  schema_version: string;
+  source: { filename: string | null; mime_type: string | null; extension: string | null };
+  document: { page_count: number | null };
+  classification: { status: ClassificationStatus; categories: string[] };
+  quality: { text_extraction: TextExtraction; ocr_used: boolean; warnings: string[] };
+  extracted: { title: string | null; author: string | null; created_at: string | null };
+  custom: JsonObject;
+}
+
+/** Per-chunk location group; lives on chunks and evidence, not on the version snapshot. */
+export interface ChunkLocation {
+  page_number: number | null;
+  page_label: string | null;
+  chunk_index: number;
+}
+
+/** Groups of canonical metadata that are system state and never writable by callers. */
+export const SYSTEM_METADATA_GROUPS = ['schema_version', 'source', 'document', 'location', 'classification', 'quality', 'extracted'] as const;
+/** Flat or legacy keys older records carried at the root of metadata; read-only. */
+export const LEGACY_METADATA_KEYS = ['page_number', 'processing', 'filename', 'mime_type', 'extension', 'page_count', 'categories', 'chunk_index'] as const;
+/** Reserved system state of SPEC.md "Client": never filters, never writable. */
+export const RESERVED_KEYS = ['client_id', 'deleted', 'deleted_at', 'deleted_by'] as const;
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Page of a stored chunk record, with the read-only fallbacks for pre-v2 records:
+ * metadata.location.page_number, then metadata.processing.page_number, then flat metadata.page_number,
+ * then the record's root page_number. A genuinely pageless record gives null.
+ */
+export function pageOfRecord(record: { metadata?: unknown; page_number?: unknown }): number | null {
+  const metadata = isJsonObject(record.metadata) ? record.metadata : {};
+  const candidates: unknown[] = [
+    isJsonObject(metadata.location) ? metadata.location.page_number : undefined,
+    isJsonObject(metadata.processing) ? metadata.processing.page_number : undefined,
+    metadata.page_number,
+    record.page_number,
+  ];
+  for (const candidate of candidates) {
+    if (typeof candidate === 'number' && Number.isInteger(candidate)) return candidate;
+  }
+  return null;
+}

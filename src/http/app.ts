@@ -1,0 +1,155 @@
+// The Fastify application: request ids, authentication, rate limits, validation, the error envelope,
+// metrics and the routes. It calls services only; it never touches SQL or the serving index directly.
+
+import Fastify from 'fastify';
+import type { FastifyInstance, FastifyRequest, FastifyReply, FastifyError } from 'fastify';
+import multipart from '@fastify/multipart';
+import swagger from '@fastify/swagger';
+import { randomUUID } from 'node:crypto';
+import { ServiceError } from '../domain/service-error.ts';
+import { ERROR_CATALOGUE } from './error-catalogue.ts';
+import { RequestValidationError, schemaCompiler } from './validation.ts';
+import { SlidingWindowLimiter } from './rate-limit.ts';
+import type { Services } from './services.ts';
+import { registerHealthRoutes } from './routes/health.ts';
+import { registerSearchRoutes } from './routes/search.ts';
+import { registerUploadRoutes } from './routes/upload.ts';
+import { registerStatusRoutes } from './routes/status.ts';
+import { registerDocumentRoutes, registerLifecycleRoutes } from './routes/documents.ts';
+import { registerOperationalRoutes } from './routes/operational.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    clientId: string | null;
+    operator: boolean;
+  }
+}
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Routes answered without any key. */
+const PUBLIC_ROUTES = new Set(['/health']);
+const ADMIN_PREFIX = '/admin/';
+
+function envelope(request: FastifyRequest, detail: string, errorCode: string, details?: unknown): Record<string, unknown> {
+  const body: Record<string, unknown> = { detail, error_code: errorCode, request_id: request.id };
+  if (details !== undefined) body.details = details;
+  return body;
+}
+
+export function sendServiceError(request: FastifyRequest, reply: FastifyReply, error: ServiceError): FastifyReply {
+  const entry = ERROR_CATALOGUE[error.code];
+  const retryAfter = error.retryAfterSeconds ?? entry.retryAfterSeconds;
+  if (retryAfter !== null && retryAfter !== undefined) reply.header('Retry-After', String(retryAfter));
+  const detail = error.message && error.message !== error.code && entry.status < 500 && entry.status !== 401 ? error.message : entry.detail;
+  let details = error.details;
+  if (details === undefined && entry.status === 503) details = { code: entry.errorCode, message: error.message !== error.code ? error.message : entry.detail };
+  return reply.code(entry.status).send(envelope(request, detail, entry.errorCode, details));
+}
+
+function handleError(services: Services) {
+  return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof ServiceError) return sendServiceError(request, reply, error);
+    if (error instanceof RequestValidationError || (error as FastifyError).validation) {
+      const details = error instanceof RequestValidationError ? error.details : [];
+      return reply.code(422).send(envelope(request, 'Request validation failed', 'validation_error', details));
+    }
+    const code = (error as FastifyError).code;
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || code === 'FST_REQ_FILE_TOO_LARGE' || (error as FastifyError).statusCode === 413) {
+      return sendServiceError(request, reply, new ServiceError('payload_too_large', `Request body exceeds ${services.config.maxUploadBytes} bytes`));
+    }
+    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') {
+      return sendServiceError(request, reply, new ServiceError('unsupported_media_type'));
+    }
+    if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
+      const detail = { type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: null };
+      return reply.code(422).send(envelope(request, 'Request validation failed', 'validation_error', [detail]));
+    }
+    const status = (error as FastifyError).statusCode;
+    if (status && status >= 400 && status < 500) {
+      return reply.code(status).send(envelope(request, error.message, 'invalid_request'));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendServiceError(request, reply, new ServiceError('internal_error'));
+  };
+}
+
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    bodyLimit: config.maxUploadBytes,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+  });
+  app.setValidatorCompiler(schemaCompiler);
+  app.setErrorHandler(handleError(services));
+  app.decorateRequest('clientId', null);
+  app.decorateRequest('operator', false);
+
+  const limiter = new SlidingWindowLimiter(config.rateLimitPerMinute);
+  const searchLimiter = new SlidingWindowLimiter(config.searchRateLimitPerMinute);
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('X-Request-Id', request.id);
+    return payload;
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const path = request.url.split('?')[0];
+    if (PUBLIC_ROUTES.has(path) && request.method === 'GET') return;
+    const key = request.headers['x-api-key'];
+    const apiKey = typeof key === 'string' ? key : undefined;
+    if (path.startsWith(ADMIN_PREFIX)) {
+      if (!apiKey || !config.operatorApiKeys.has(apiKey)) throw new ServiceError('auth_failed');
+      request.operator = true;
+      return;
+    }
+    const clientId = apiKey ? config.apiKeyClients.get(apiKey) : undefined;
+    if (!clientId) throw new ServiceError('auth_failed');
+    request.clientId = clientId;
+    for (const [limiterOfRoute, applies] of [
+      [limiter, true],
+      [searchLimiter, path === '/search' && request.method === 'POST'],
+    ] as const) {
+      if (!applies) continue;
+      const decision = limiterOfRoute.take(clientId);
+      if (!decision.allowed) throw new ServiceError('rate_limited', 'Rate limit exceeded', { retryAfterSeconds: decision.retryAfterSeconds });
+    }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    services.metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    services.metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(envelope(request, 'Not found', 'not_found'));
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Hybrid document search', version: services.version },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+      security: [{ apiKey: [] }],
+    },
+  });
+  await app.register(multipart, {
+    limits: { fileSize: config.maxUploadBytes, files: 1, fields: 10, fieldSize: 1024 * 1024 },
+    throwFileSizeLimit: true,
+  });
+
+  registerHealthRoutes(app, services);
+  registerSearchRoutes(app, services);
+  registerUploadRoutes(app, services);
+  registerStatusRoutes(app, services);
+  registerDocumentRoutes(app, services);
+  registerLifecycleRoutes(app, services);
+  registerOperationalRoutes(app, services);
+  return app;
+}

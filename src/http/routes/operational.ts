@@ -1,0 +1,61 @@
+// Operational routes: /openapi.json, /metrics, /discovery/readiness, /web-search/capabilities and the
+// operator-only /admin routes (OPERATOR_API_KEYS; Client keys never reach them).
+
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../services.ts';
+import { ServiceError } from '../../domain/service-error.ts';
+
+export function registerOperationalRoutes(app: FastifyInstance, services: Services): void {
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.get('/metrics', { schema: { tags: ['operations'] } }, async (_request, reply) => {
+    reply.header('Content-Type', services.metrics.registry.contentType);
+    return services.metrics.registry.metrics();
+  });
+
+  app.get('/discovery/readiness', { schema: { tags: ['discovery'] } }, async (request) => {
+    const clientId = request.clientId!;
+    const readiness = services.storage.jobs.readiness(clientId);
+    const { snapshot } = services.authority.guardRead(clientId);
+    const total = snapshot.versions.size;
+    const state = readiness.state;
+    return {
+      readiness_state: state,
+      scopes_available: state === 'ready' ? ['content', 'metadata', 'both'] : ['content'],
+      contract_version: '2',
+      versions_total: total,
+      versions_ready: state === 'ready' ? total : 0,
+      versions_blocked: 0,
+      backfill_job_id: readiness.backfillJobId,
+      updated_at: readiness.updatedAt ?? services.startedAt,
+    };
+  });
+
+  app.get('/web-search/capabilities', { schema: { tags: ['web-search'] } }, async (_request, reply) => {
+    reply.header('Cache-Control', 'private, no-store');
+    return { enabled: services.config.webSearchEnabled };
+  });
+
+  app.get('/admin/authority', { schema: { tags: ['admin'] } }, async () => ({
+    authority_mode: services.authority.mode,
+    authority_id: services.authority.authorityId,
+    enabled: services.authority.enabled,
+    recovered_at: services.authority.recoveredAt,
+    serving: services.authority.servingStats(),
+  }));
+
+  app.post<{ Body: { mode: 'READY' | 'MAINTENANCE' } }>(
+    '/admin/authority/mode',
+    {
+      schema: {
+        tags: ['admin'],
+        body: { type: 'object', additionalProperties: false, required: ['mode'], properties: { mode: { type: 'string', enum: ['READY', 'MAINTENANCE'] } } },
+      },
+    },
+    async (request) => {
+      if (!services.authority.enabled) throw new ServiceError('publication_disabled', 'Publication is disabled');
+      services.authority.setMode(request.body.mode);
+      return { authority_mode: services.authority.mode };
+    },
+  );
+}

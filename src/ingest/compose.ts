@@ -1,0 +1,26 @@
+// Wires the ingestion stages (isolated parsing, entities, classification, embedding) from configuration.
+// The pipeline receives plain functions; this file is the only one that knows which implementations.
+
+import type { Config } from '../config.ts';
+import type { Models } from '../models/compose.ts';
+import type { IngestDependencies } from './pipeline.ts';
+import { parseDocumentIsolated } from './parse.ts';
+import { extractEntities } from './entities/extract.ts';
+import { runClassification } from '../models/classifier-status.ts';
+
+export function createIngestDependencies(config: Config, models: Models): Omit<IngestDependencies, 'onStage'> {
+  return {
+    parse: (bytes, filename) =>
+      parseDocumentIsolated(bytes, filename, {
+        timeoutMs: config.parseTimeoutMs,
+        ocr: { enabled: config.ocrEnabled, tesseractPath: config.tesseractPath, languages: config.ocrLanguages },
+      }),
+    extractEntities: (text) => extractEntities(text),
+    classify: async (text) => {
+      const outcome = await runClassification({ enabled: config.classificationEnabled, classifier: models.classifier, text, allowedCategories: config.allowedCategories });
+      return { status: outcome.status, categories: outcome.categories };
+    },
+    embedder: models.embedder,
+    chunkOptions: { targetChars: config.chunkTargetChars, overlapChars: config.chunkOverlapChars },
+  };
+}

@@ -1,0 +1,149 @@
+// Isolated parsing: each upload is parsed in its own worker thread with a bounded heap and a wall-clock deadline.
+// A hostile file may kill its worker, never the service; crash, timeout and out-of-memory all become legible IngestErrors.
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { ParsedDocument } from './parsed-document.ts';
+import { IngestError } from './parsed-document.ts';
+import type { ParseOptions } from './parse-options.ts';
+import { parseCrashed, parseOutOfMemory, parseTimeout, tempUnavailable } from './errors.ts';
+
+/** Wall-clock limit for one isolated parse, OCR included. */
+export const ISOLATED_PARSE_TIMEOUT_MS = 120_000;
+/** Old-generation heap of a parse worker; exceeding it ends the worker with parse_out_of_memory. */
+export const ISOLATED_PARSE_MAX_HEAP_MB = 768;
+/** Young-generation heap of a parse worker. */
+export const ISOLATED_PARSE_YOUNG_HEAP_MB = 64;
+/** Stack of a parse worker; deep recursion in a hostile file overflows here, not in the service. */
+export const ISOLATED_PARSE_STACK_MB = 4;
+/** Time a timed-out worker gets to kill and reap its own OCR children before it is terminated. */
+export const ABORT_GRACE_MS = 1000;
+
+export interface IsolatedParseOptions extends ParseOptions {
+  timeoutMs?: number;
+  maxHeapMb?: number;
+}
+
+/** What the parent sends: options without callbacks (functions cannot cross threads). */
+export interface WorkerRequest {
+  bytes: Uint8Array;
+  filename: string;
+  options: ParseOptions;
+}
+
+export type WorkerReply =
+  | { type: 'done'; doc: ParsedDocument }
+  | { type: 'error'; code: string; message: string; transient: boolean }
+  | { type: 'crash'; detail: string }
+  | { type: 'child'; pid: number; running: boolean };
+
+/** What the parent may send while a parse runs. */
+export interface WorkerCommand {
+  type: 'abort';
+}
+
+const WORKER_URL = new URL('./parse-worker.ts', import.meta.url);
+
+type ChildHook = ((pid: number, running: boolean) => void) | undefined;
+
+/** Kills OCR children the worker left behind (a terminated worker cannot reap them itself). */
+function killChildren(pids: Set<number>, hook: ChildHook): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone: nothing to clean up.
+    }
+    hook?.(pid, false);
+  }
+  pids.clear();
+}
+
+function requestOf(bytes: Buffer, filename: string, options: IsolatedParseOptions): WorkerRequest {
+  const { timeoutMs: _timeout, maxHeapMb: _heap, ...parseOptions } = options;
+  const { onChildProcess: _hook, ...ocr } = parseOptions.ocr ?? {};
+  return { bytes: new Uint8Array(bytes), filename, options: { ...parseOptions, ocr } };
+}
+
+function workerError(error: Error & { code?: string }): IngestError {
+  return error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? parseOutOfMemory() : parseCrashed(error);
+}
+
+interface WorkerRun {
+  result: Promise<ParsedDocument>;
+  /** Settles once the worker thread is gone, whatever the result. */
+  exited: Promise<void>;
+}
+
+function runWorker(bytes: Buffer, filename: string, options: IsolatedParseOptions): WorkerRun {
+  const timeoutMs = options.timeoutMs ?? ISOLATED_PARSE_TIMEOUT_MS;
+  const worker = new Worker(WORKER_URL, {
+    workerData: requestOf(bytes, filename, options),
+    resourceLimits: {
+      maxOldGenerationSizeMb: options.maxHeapMb ?? ISOLATED_PARSE_MAX_HEAP_MB,
+      maxYoungGenerationSizeMb: ISOLATED_PARSE_YOUNG_HEAP_MB,
+      stackSizeMb: ISOLATED_PARSE_STACK_MB,
+    },
+  });
+  const children = new Set<number>();
+  const hook = options.ocr?.onChildProcess;
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  const result = new Promise<ParsedDocument>((resolve, reject) => {
+    let settled = false;
+    let grace: NodeJS.Timeout | undefined;
+    const stop = (): void => {
+      clearTimeout(timer);
+      clearTimeout(grace);
+      killChildren(children, hook);
+      void worker.terminate();
+    };
+    const finish = (outcome: () => void): void => {
+      if (settled) return;
+      settled = true;
+      stop();
+      outcome();
+    };
+    /** On timeout the worker first kills and reaps its own OCR children (no zombies); terminate follows regardless. */
+    const timeOut = (): void => {
+      if (settled) return;
+      settled = true;
+      reject(parseTimeout(timeoutMs));
+      if (children.size === 0) return stop();
+      worker.postMessage({ type: 'abort' });
+      grace = setTimeout(stop, ABORT_GRACE_MS);
+    };
+    const timer = setTimeout(timeOut, timeoutMs);
+    worker.on('message', (reply: WorkerReply) => {
+      if (reply.type === 'child') {
+        if (reply.running) children.add(reply.pid);
+        else children.delete(reply.pid);
+        hook?.(reply.pid, reply.running);
+        if (settled && children.size === 0) stop();
+      } else if (reply.type === 'done') finish(() => resolve(reply.doc));
+      else if (reply.type === 'error') finish(() => reject(new IngestError(reply.code, reply.message, { transient: reply.transient })));
+      else finish(() => reject(parseCrashed(new Error(reply.detail))));
+    });
+    worker.on('error', (error) => finish(() => reject(workerError(error))));
+    worker.on('exit', (code) => finish(() => reject(parseCrashed(new Error(`parse worker exited with code ${code}`)))));
+  });
+  return { result, exited };
+}
+
+/**
+ * Parses `bytes` in a fresh worker thread; resolves with the document or rejects with an IngestError. OCR scratch
+ * files live in a directory this function owns and removes once the worker is gone, even when it was terminated.
+ */
+export async function parseDocumentIsolated(bytes: Buffer, filename: string, options: IsolatedParseOptions = {}): Promise<ParsedDocument> {
+  const scratch = await mkdtemp(join(options.ocr?.tempDir ?? tmpdir(), 'ingest-parse-')).catch((error: unknown) => {
+    throw tempUnavailable(error);
+  });
+  const run = runWorker(bytes, filename, { ...options, ocr: { ...options.ocr, tempDir: scratch } });
+  try {
+    return await run.result;
+  } finally {
+    await run.exited;
+    await rm(scratch, { recursive: true, force: true });
+  }
+}

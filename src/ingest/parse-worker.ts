@@ -1,0 +1,59 @@
+// Worker-thread entry for isolated parsing: parses the bytes it was given and posts back a document or an error.
+// It never touches anything but its own message port; the parent owns timeouts, memory limits and child-process cleanup.
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { parseDocument } from './parse.ts';
+import { IngestError } from './parsed-document.ts';
+import type { ParseOptions } from './parse-options.ts';
+import type { WorkerCommand, WorkerReply, WorkerRequest } from './parse-isolated.ts';
+
+/** OCR children currently running, so an abort can kill them here, where their exit is reaped. */
+const activeChildren = new Set<number>();
+let aborted = false;
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already exited.
+  }
+}
+
+function trackChild(pid: number, running: boolean): void {
+  if (running) activeChildren.add(pid);
+  else activeChildren.delete(pid);
+  post({ type: 'child', pid, running });
+  if (running && aborted) kill(pid);
+}
+
+parentPort?.on('message', (command: WorkerCommand) => {
+  if (command.type !== 'abort') return;
+  aborted = true;
+  for (const pid of activeChildren) kill(pid);
+});
+
+function post(reply: WorkerReply): void {
+  parentPort?.postMessage(reply);
+}
+
+function errorReply(error: unknown): WorkerReply {
+  if (error instanceof IngestError) {
+    return { type: 'error', code: error.code, message: error.message, transient: error.transient };
+  }
+  return { type: 'crash', detail: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+}
+
+async function run(request: WorkerRequest): Promise<void> {
+  const options: ParseOptions = {
+    ...request.options,
+    ocr: { ...request.options.ocr, onChildProcess: trackChild },
+  };
+  try {
+    const doc = await parseDocument(Buffer.from(request.bytes), request.filename, options);
+    post({ type: 'done', doc });
+  } catch (error) {
+    post(errorReply(error));
+  }
+}
+
+await run(workerData as WorkerRequest);

@@ -1,0 +1,69 @@
+// Entry point of document parsing in this thread: detect the format by content, run its parser, enforce "some text".
+// It never chunks or stores, and every failure leaves as an IngestError with a legible message.
+//
+// "Some text" policy: a document whose pages are all empty fails with `no_text` instead of succeeding empty, so an
+// upload never looks indexed while nothing is searchable. The message says why: OCR unavailable (disabled or tesseract
+// missing), OCR found nothing, or no text at all. If OCR runs failed and nothing was recognised, the failure is
+// `ocr_failed` (transient). Mixed documents (some text, some image-only pages) complete, with warnings for what OCR
+// could not do. textExtraction is 'ocr' only when all text came from OCR; ocrUsed is true whenever OCR produced text.
+
+import type { ParsedDocument } from './parsed-document.ts';
+import { IngestError } from './parsed-document.ts';
+import { detectFormat } from './detect.ts';
+import type { FormatKind } from './detect.ts';
+import { createContext, resolveParseOptions } from './parse-options.ts';
+import type { ParseOptions, Parser, ParserContext } from './parse-options.ts';
+import { noText, ocrFailed, unreadable } from './errors.ts';
+
+/** Parser per detected kind, loaded on first use so a worker only pays for the parser it needs (pdf.js is heavy). */
+export const PARSERS: Record<FormatKind, () => Promise<Parser>> = {
+  pdf: async () => (await import('./parsers/pdf.ts')).parsePdf,
+  zip: async () => (await import('./parsers/ooxml/index.ts')).parseOoxml,
+  html: async () => (await import('./parsers/html.ts')).parseHtml,
+  text: async () => (await import('./parsers/text.ts')).parseText,
+  image: async () => (await import('./parsers/image.ts')).parseImage,
+};
+
+function hasText(doc: ParsedDocument): boolean {
+  return doc.pages.some((page) => page.text.trim() !== '');
+}
+
+/** Why a document produced no text, in the user's terms. */
+function explainNoText(doc: ParsedDocument, context: ParserContext): IngestError {
+  const image = doc.mimeType.startsWith('image/');
+  if (context.ocr.unavailable) {
+    return noText(`the ${image ? 'image' : 'document'} has no text layer and OCR is unavailable (disabled or tesseract not installed)`);
+  }
+  if (context.ocr.failedPages > 0) return ocrFailed();
+  if (image) return noText('OCR found no text in the image');
+  if (doc.extension === 'pdf') return noText('the PDF has no text layer and OCR found no text on its pages');
+  return noText('the document contains no text');
+}
+
+function asIngestError(error: unknown): IngestError {
+  return error instanceof IngestError ? error : unreadable(error);
+}
+
+/**
+ * Parses one upload in the calling thread. Hostile input can still exhaust this thread's memory or stack;
+ * services should call parseDocumentIsolated instead.
+ */
+export async function parseDocument(bytes: Buffer, filename: string, options: ParseOptions = {}): Promise<ParsedDocument> {
+  const resolved = resolveParseOptions(options);
+  const detection = detectFormat(bytes, filename);
+  const context = createContext(filename, { extension: detection.extension, mimeType: detection.mimeType }, resolved);
+  context.warnings.push(...detection.warnings);
+  let doc: ParsedDocument;
+  try {
+    const parser = await PARSERS[detection.kind]();
+    doc = await parser(detection.bytes, context);
+  } catch (error) {
+    throw asIngestError(error);
+  }
+  if (context.budget.truncated) doc.warnings.push(`Text beyond ${resolved.maxTextChars} characters was dropped (limit).`);
+  if (!hasText(doc)) throw explainNoText(doc, context);
+  return doc;
+}
+
+export { parseDocumentIsolated } from './parse-isolated.ts';
+export type { IsolatedParseOptions } from './parse-isolated.ts';

@@ -1,0 +1,134 @@
+// The ingestion pipeline of one upload: parse -> chunk -> enrich (entities, classification) -> embed.
+// It returns what a generation needs and never touches storage or publication.
+
+import type { ParsedDocument } from './parsed-document.ts';
+import { IngestError } from './parsed-document.ts';
+import { chunkPages } from './chunk.ts';
+import type { ChunkOptions } from './chunk.ts';
+import type { Embedder } from '../models/embedder.ts';
+import type { Entities } from '../domain/entities.ts';
+import { aggregateEntities } from './entities/aggregate.ts';
+import type { CanonicalMetadata, JsonObject } from '../domain/canonical-metadata.ts';
+import { CANONICAL_SCHEMA_VERSION } from '../domain/canonical-metadata.ts';
+import type { ClassificationStatus } from '../domain/job-states.ts';
+import type { ChunkRecord } from '../storage/client-store.ts';
+
+/** Chunks embedded per provider call. */
+export const EMBED_BATCH_SIZE = 64;
+
+export interface ClassificationOutcome {
+  status: ClassificationStatus;
+  categories: string[];
+}
+
+export interface IngestDependencies {
+  parse(bytes: Buffer, filename: string): Promise<ParsedDocument>;
+  extractEntities(text: string): Entities;
+  classify(text: string): Promise<ClassificationOutcome>;
+  embedder: Embedder;
+  chunkOptions: ChunkOptions;
+  /** Called between stages so the job can renew its lease (and tests can pause). */
+  onStage(stage: 'parsed' | 'chunked' | 'enriched' | 'embedded'): Promise<void>;
+}
+
+export type IngestSource =
+  | { kind: 'text'; text: string; filename: string | null }
+  | { kind: 'file'; bytes: Buffer; filename: string };
+
+export interface IngestOutput {
+  chunks: ChunkRecord[];
+  failedChunks: number;
+  entities: Entities;
+  classification: ClassificationOutcome;
+  canonicalMetadata: CanonicalMetadata;
+  embedding: JsonObject;
+  firstError: string | null;
+}
+
+function textDocument(text: string, filename: string | null): ParsedDocument {
+  const extension = filename?.includes('.') ? filename.split('.').pop()!.toLowerCase() : 'txt';
+  return {
+    mimeType: extension === 'md' ? 'text/markdown' : 'text/plain',
+    extension,
+    pages: [{ pageNumber: null, pageLabel: null, text }],
+    pageCount: null,
+    textExtraction: 'native',
+    ocrUsed: false,
+    warnings: [],
+    properties: { title: null, author: null, createdAt: null },
+  };
+}
+
+export function canonicalMetadataOf(
+  parsed: ParsedDocument,
+  filename: string | null,
+  classification: ClassificationOutcome,
+  custom: JsonObject,
+): CanonicalMetadata {
+  return {
+    schema_version: CANONICAL_SCHEMA_VERSION,
+    source: { filename, mime_type: parsed.mimeType, extension: parsed.extension },
+    document: { page_count: parsed.pageCount },
+    classification: { status: classification.status, categories: classification.categories },
+    quality: { text_extraction: parsed.textExtraction, ocr_used: parsed.ocrUsed, warnings: parsed.warnings },
+    extracted: { title: parsed.properties.title, author: parsed.properties.author, created_at: parsed.properties.createdAt },
+    custom,
+  };
+}
+
+export async function runIngest(source: IngestSource, custom: JsonObject, deps: IngestDependencies, chunkerName: string): Promise<IngestOutput> {
+  const parsed = source.kind === 'text' ? textDocument(source.text, source.filename) : await deps.parse(source.bytes, source.filename);
+  await deps.onStage('parsed');
+  const textChunks = chunkPages(parsed.pages, deps.chunkOptions);
+  if (textChunks.length === 0) throw new IngestError('no_text', 'The document contains no extractable text');
+  await deps.onStage('chunked');
+  const chunkEntities = textChunks.map((chunk) => deps.extractEntities(chunk.text));
+  const classification = await deps.classify(textChunks.map((chunk) => chunk.text).join('\n\n'));
+  await deps.onStage('enriched');
+
+  const chunks: ChunkRecord[] = [];
+  let failedChunks = 0;
+  let firstError: string | null = null;
+  for (let start = 0; start < textChunks.length; start += EMBED_BATCH_SIZE) {
+    const batch = textChunks.slice(start, start + EMBED_BATCH_SIZE);
+    let vectors: Float32Array[];
+    try {
+      vectors = await deps.embedder.embed(batch.map((chunk) => chunk.text));
+    } catch (error) {
+      if (error instanceof IngestError && error.transient) throw error;
+      failedChunks += batch.length;
+      firstError ??= `Embedding failed: ${(error as Error).message}`;
+      continue;
+    }
+    batch.forEach((chunk, offset) => {
+      chunks.push({
+        chunkIndex: chunk.chunkIndex,
+        page: chunk.page,
+        pageLabel: chunk.pageLabel,
+        text: chunk.text,
+        entities: chunkEntities[start + offset],
+        vector: vectors[offset],
+      });
+    });
+  }
+  await deps.onStage('embedded');
+  const filename = source.filename;
+  return {
+    chunks,
+    failedChunks,
+    entities: aggregateEntities(chunks.map((chunk) => chunk.entities)),
+    classification,
+    canonicalMetadata: canonicalMetadataOf(parsed, filename, classification, custom),
+    embedding: {
+      dense_model: deps.embedder.model,
+      dense_dimensions: deps.embedder.dimensions,
+      dense_runtime: deps.embedder.provider,
+      sparse_model: 'bm25',
+      embedded_at: new Date().toISOString(),
+      embedding_version: '1',
+      chunker: chunkerName,
+      extraction: parsed.textExtraction,
+    },
+    firstError,
+  };
+}

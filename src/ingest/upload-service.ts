@@ -1,0 +1,122 @@
+// Accepts uploads (POST /embed): validates identity and metadata, stores the bytes durably, enqueues the
+// job and wakes the worker. Acceptance means queued; nothing is parsed on the request path.
+
+import { randomUUID } from 'node:crypto';
+import type { Storage } from '../storage/storage.ts';
+import { idProblem, versionKey } from '../domain/identity.ts';
+import type { JsonObject } from '../domain/canonical-metadata.ts';
+import { isJsonObject } from '../domain/canonical-metadata.ts';
+import { MAX_JOB_ATTEMPTS } from '../domain/job-states.ts';
+import { RequestValidationError } from '../http/validation.ts';
+import type { ValidationDetail } from '../http/validation.ts';
+import type { EmbedJobRequest } from '../jobs/embed-job.ts';
+
+export interface UploadAccepted {
+  job_id: string;
+  status: 'pending';
+  document_id: string;
+  version_id: string | null;
+}
+
+export interface UploadFields {
+  documentId: unknown;
+  versionId: unknown;
+  filename: unknown;
+  metadata: unknown;
+}
+
+export interface ValidUpload {
+  documentId: string;
+  versionId: string;
+  filename: string | null;
+  metadata: JsonObject;
+}
+
+function detail(field: string, msg: string, input: unknown, type = 'value_error'): ValidationDetail {
+  return { type, loc: ['body', field], msg, input };
+}
+
+/** Validates the identity fields shared by the JSON and multipart forms; metadata may arrive as a JSON string. */
+export function validateUploadFields(fields: UploadFields): ValidUpload {
+  const problems: ValidationDetail[] = [];
+  const { documentId, versionId, filename } = fields;
+  if (documentId === undefined) problems.push(detail('document_id', 'Field required', null, 'missing'));
+  else if (typeof documentId !== 'string') problems.push(detail('document_id', 'Input should be a valid string', documentId, 'string_type'));
+  else {
+    const problem = idProblem('document_id', documentId);
+    if (problem) problems.push(detail('document_id', problem, documentId));
+  }
+  if (versionId !== undefined && versionId !== null) {
+    if (typeof versionId !== 'string') problems.push(detail('version_id', 'Input should be a valid string', versionId, 'string_type'));
+    else {
+      const problem = idProblem('version_id', versionId);
+      if (problem) problems.push(detail('version_id', problem, versionId));
+    }
+  }
+  if (filename !== undefined && filename !== null) {
+    if (typeof filename !== 'string' || filename.trim() === '' || /[\u0000-\u001f\u007f]/.test(filename)) {
+      problems.push(detail('filename', 'filename must be a non-empty string without control characters', filename));
+    }
+  }
+  let metadata: JsonObject = {};
+  if (fields.metadata !== undefined && fields.metadata !== null && fields.metadata !== '') {
+    let parsed: unknown = fields.metadata;
+    if (typeof parsed === 'string') {
+      try {
+        parsed = JSON.parse(parsed);
+      } catch {
+        parsed = undefined;
+      }
+    }
+    if (isJsonObject(parsed)) metadata = parsed;
+    else problems.push(detail('metadata', 'metadata must be a JSON object', fields.metadata, 'dict_type'));
+  }
+  if (problems.length > 0) throw new RequestValidationError(problems);
+  const id = documentId as string;
+  return {
+    documentId: id,
+    versionId: typeof versionId === 'string' ? versionId : id,
+    filename: typeof filename === 'string' ? filename.trim() : null,
+    metadata,
+  };
+}
+
+export class UploadService {
+  private readonly storage: Storage;
+  private readonly wake: () => void;
+  private readonly maxAttempts: number;
+
+  constructor(storage: Storage, wake: () => void, maxAttempts: number = MAX_JOB_ATTEMPTS) {
+    this.storage = storage;
+    this.wake = wake;
+    this.maxAttempts = maxAttempts;
+  }
+
+  acceptText(clientId: string, upload: ValidUpload, text: string): UploadAccepted {
+    return this.enqueue(clientId, upload, { source: 'text', text, filename: upload.filename, metadata: upload.metadata });
+  }
+
+  acceptFile(clientId: string, upload: ValidUpload, bytes: Buffer): UploadAccepted {
+    const name = `${randomUUID()}.upload`;
+    this.storage.saveUpload(name, bytes);
+    try {
+      return this.enqueue(clientId, upload, { source: 'file', upload: name, filename: upload.filename, metadata: upload.metadata });
+    } catch (error) {
+      this.storage.deleteUpload(name);
+      throw error;
+    }
+  }
+
+  private enqueue(clientId: string, upload: ValidUpload, request: EmbedJobRequest): UploadAccepted {
+    const job = this.storage.jobs.enqueue({
+      clientId,
+      operation: 'embed',
+      documentId: upload.documentId,
+      versionKey: versionKey(upload.versionId),
+      request: request as unknown as JsonObject,
+      maxAttempts: this.maxAttempts,
+    });
+    this.wake();
+    return { job_id: job.jobId, status: 'pending', document_id: upload.documentId, version_id: upload.versionId };
+  }
+}

@@ -1,0 +1,129 @@
+// Renders GET /status/{job_id}: the common fields plus those of the job's state, as SPEC.md tabulates them.
+// Completed upload polls verify publication evidence by reading only the generation's manifest.
+
+import type { JobRecord } from '../storage/job-store.ts';
+import type { Storage } from '../storage/storage.ts';
+import type { PublicationAuthority } from '../publication/authority.ts';
+import { manifestDigest, manifestIsValid } from '../publication/manifest.ts';
+import { ServiceError } from '../domain/service-error.ts';
+import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
+import type { JsonObject } from '../domain/canonical-metadata.ts';
+import { updatedFieldsView } from '../publication/update-service.ts';
+
+/** SPEC.md "Successor verification attempts": at most 3. */
+export const SUCCESSOR_VERIFICATION_ATTEMPTS = 3;
+
+export interface JobViewDependencies {
+  storage: Storage;
+  authority: PublicationAuthority;
+  now?: () => number;
+}
+
+function common(job: JobRecord): JsonObject {
+  return { job_id: job.jobId, document_id: job.documentId, status: job.status, operation: job.operation };
+}
+
+export function renderJob(job: JobRecord, deps: JobViewDependencies): JsonObject {
+  const now = deps.now?.() ?? Date.now();
+  const result = job.result ?? {};
+  const view = common(job);
+  if (job.operation !== 'metadata_backfill') view.version_id = job.versionKey === null ? null : versionIdFromKey(job.versionKey);
+  if (job.operation === 'metadata_update') Object.assign(view, updatedFieldsView(job));
+  switch (job.status) {
+    case 'pending':
+    case 'started':
+    case 'processing':
+      return view;
+    case 'retrying':
+      return {
+        ...view,
+        error: job.error,
+        retry_count: job.attempts,
+        max_retries: job.maxAttempts,
+        next_retry_in_seconds: Math.max(0, Math.ceil((job.nextRunAt - now) / 1000)),
+      };
+    case 'failed':
+      return { ...view, error: job.error ?? 'Processing failed', ...(job.errorDetails ? { error_details: job.errorDetails } : {}), ...operationFields(job, result) };
+    case 'superseded':
+      return {
+        ...view,
+        publication_status: result.publication_status ?? 'superseded',
+        superseded_by_job_id: result.superseded_by_job_id || null,
+        superseded_reason: result.superseded_reason ?? 'newer_upload',
+        error: null,
+      };
+    case 'partial_failed':
+      return {
+        ...view,
+        chunks_created: result.chunks_created ?? 0,
+        entities_extracted: result.entities_extracted ?? {},
+        error: job.error,
+        ...searchReadiness(job, result, deps),
+      };
+    case 'completed':
+      if (job.operation === 'embed') return { ...view, ...completedUpload(job, result, deps) };
+      return { ...view, ...operationFields(job, result) };
+  }
+}
+
+function operationFields(job: JobRecord, result: JsonObject): JsonObject {
+  if (job.operation === 'embed') return {};
+  return { ...result };
+}
+
+function completedUpload(job: JobRecord, result: JsonObject, deps: JobViewDependencies): JsonObject {
+  if (deps.authority.enabled) verifyPublication(job, result, deps);
+  const fields: JsonObject = {
+    chunks_created: result.chunks_created ?? 0,
+    categories: result.categories ?? [],
+    classification_status: result.classification_status ?? 'disabled',
+    entities_extracted: result.entities_extracted ?? {},
+    created_at: job.createdAt,
+    completed_at: job.completedAt,
+    ...searchReadiness(job, result, deps),
+  };
+  if (deps.authority.enabled) {
+    const readiness = deps.storage.jobs.readiness(job.clientId);
+    fields.readiness_state = readiness.state;
+    fields.metadata_ready = readiness.state === 'ready';
+  }
+  return fields;
+}
+
+function searchReadiness(job: JobRecord, result: JsonObject, deps: JobViewDependencies): JsonObject {
+  const versionId = versionIdFromKey(job.versionKey ?? job.documentId);
+  const served = deps.authority.snapshot(job.clientId).versions.get(versionIdentity({ documentId: job.documentId, versionId }));
+  const generation = typeof result.generation === 'number' ? result.generation : Number.POSITIVE_INFINITY;
+  return {
+    search_ready: served !== undefined && served.generation >= generation,
+    snapshot_generation: served?.generation ?? null,
+  };
+}
+
+/**
+ * The job's generation must still carry the manifest it was published with; a retired generation is
+ * accepted only when the same version advanced to a strictly newer generation with valid evidence.
+ */
+function verifyPublication(job: JobRecord, result: JsonObject, deps: JobViewDependencies): void {
+  const store = deps.storage.client(job.clientId);
+  const versionKey = job.versionKey ?? job.documentId;
+  const versionId = versionIdFromKey(versionKey);
+  const generation = result.generation;
+  if (typeof generation !== 'number') throw new ServiceError('publication_unavailable', 'The job carries no publication evidence');
+  const own = store.manifest(generation);
+  if (!own || own.documentId !== job.documentId || own.versionKey !== versionKey) {
+    throw new ServiceError('publication_unavailable', 'The job generation has no manifest');
+  }
+  if (own.state === 'active') {
+    if (!manifestIsValid(own.manifest, job.documentId, versionId) || manifestDigest(own.manifest) !== result.manifest_digest) {
+      throw new ServiceError('publication_authority_inconsistent', 'The generation manifest does not match its publication record');
+    }
+    return;
+  }
+  for (let attempt = 0; attempt < SUCCESSOR_VERIFICATION_ATTEMPTS; attempt++) {
+    const successor = store.activeGeneration(job.documentId, versionKey);
+    if (!successor || successor.generation <= generation) break;
+    if (manifestIsValid(successor.manifest, job.documentId, versionId)) return;
+  }
+  throw new ServiceError('publication_unavailable', 'The generation was retired and no newer generation verifies');
+}

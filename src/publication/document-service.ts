@@ -1,0 +1,176 @@
+// Document reads (GET /documents, GET /document/{id}/text) served from the Client's serving snapshot,
+// so a read sees exactly one published state. Lifecycle writes live beside it, never in routes.
+
+import type { PublicationAuthority } from './authority.ts';
+import type { ServedVersion } from './served-types.ts';
+import { ServiceError } from '../domain/service-error.ts';
+import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
+import { isJsonObject } from '../domain/canonical-metadata.ts';
+import { compileFilters } from '../search/filters.ts';
+
+export interface ListRequest {
+  limit: number;
+  offset: number;
+  metadataFilter: string | undefined;
+  includeDeleted: boolean;
+}
+
+export interface ModelInfo {
+  denseModel: string;
+  denseDimensions: number;
+  denseRuntime: string;
+  sparseModel: string;
+  rerankerModel: string;
+  classifierModel: string;
+  classifierModelFile: string | null;
+  classificationEnabled: boolean;
+}
+
+/** Parses metadata_filter: a JSON object, or the simplified form key:value[,key:value...]. */
+export function parseMetadataFilter(raw: string | undefined): Record<string, string | number | boolean> {
+  if (raw === undefined || raw.trim() === '') return {};
+  const text = raw.trim();
+  let parsed: unknown;
+  if (text.startsWith('{') || text.startsWith('[') || text.startsWith('"') || !text.includes(':')) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new ServiceError('invalid_metadata_filter_json', 'Invalid metadata_filter JSON');
+    }
+    if (!isJsonObject(parsed)) throw new ServiceError('metadata_filter_not_object', 'metadata_filter must be a JSON object');
+  } else {
+    parsed = Object.fromEntries(
+      text.split(',').map((pair) => {
+        const at = pair.indexOf(':');
+        const key = pair.slice(0, at).trim();
+        const value = pair.slice(at + 1).trim();
+        return [key, value === 'true' ? true : value === 'false' ? false : /^-?\d+$/.test(value) ? Number(value) : value];
+      }),
+    );
+  }
+  const filter = parsed as Record<string, JsonValue>;
+  for (const value of Object.values(filter)) {
+    const scalar = typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isInteger(value));
+    if (!scalar) throw new ServiceError('metadata_filter_invalid', 'metadata_filter values must be scalar strings, booleans or integers');
+  }
+  return filter as Record<string, string | number | boolean>;
+}
+
+function deletionFields(version: ServedVersion): JsonObject {
+  return { deleted: version.deletion.deleted, deleted_at: version.deletion.deletedAt, deleted_by: version.deletion.deletedBy };
+}
+
+function byIdentity(a: ServedVersion, b: ServedVersion): number {
+  return a.documentId < b.documentId ? -1 : a.documentId > b.documentId ? 1 : (a.versionId ?? '') < (b.versionId ?? '') ? -1 : (a.versionId ?? '') > (b.versionId ?? '') ? 1 : 0;
+}
+
+/** Latest version first: newest valid created_at, then the newest generation. */
+function newestFirst(a: ServedVersion, b: ServedVersion): number {
+  const left = Date.parse(a.createdAt);
+  const right = Date.parse(b.createdAt);
+  if (left !== right) return (Number.isFinite(right) ? right : -Infinity) - (Number.isFinite(left) ? left : -Infinity);
+  return b.generation - a.generation;
+}
+
+export class DocumentService {
+  private readonly authority: PublicationAuthority;
+  private readonly models: () => ModelInfo;
+
+  constructor(authority: PublicationAuthority, models: () => ModelInfo) {
+    this.authority = authority;
+    this.models = models;
+  }
+
+  list(clientId: string, request: ListRequest): JsonObject {
+    const filter = parseMetadataFilter(request.metadataFilter);
+    const compiled = compileFilters(filter);
+    const { snapshot } = this.authority.guardRead(clientId);
+    const rows = [...snapshot.versions.values()]
+      .filter((version) => request.includeDeleted || !version.deletion.deleted)
+      .filter((version) => compiled.matchesVersion(version) && (!compiled.hasChunkConditions || version.chunks.some((chunk) => compiled.matchesChunk(chunk))))
+      .sort(byIdentity);
+    const page = rows.slice(request.offset, request.offset + request.limit).map((version) => {
+      const row: JsonObject = {
+        document_id: version.documentId,
+        version_id: version.versionId,
+        metadata: version.canonicalMetadata as unknown as JsonObject,
+        chunk_count: version.chunks.length,
+        created_at: version.createdAt,
+      };
+      return request.includeDeleted ? { ...row, ...deletionFields(version) } : row;
+    });
+    return { documents: page, total: rows.length, limit: request.limit, offset: request.offset, has_more: rows.length > request.offset + request.limit };
+  }
+
+  text(clientId: string, documentId: string, options: { includeDeleted: boolean; includeVector: boolean }): JsonObject {
+    const { snapshot } = this.authority.guardRead(clientId);
+    const candidates = [...snapshot.versions.values()]
+      .filter((version) => version.documentId === documentId && (options.includeDeleted || !version.deletion.deleted))
+      .sort(newestFirst);
+    const version = candidates[0];
+    if (!version) throw new ServiceError('document_not_found', 'Document not found');
+    const metadata = version.canonicalMetadata;
+    const body: JsonObject = {
+      document_id: version.documentId,
+      version_id: version.versionId,
+      chunk_count: version.chunks.length,
+      created_at: version.createdAt,
+      chunks: version.chunks.map((chunk) => ({
+        id: chunk.chunkId,
+        index: chunk.chunkIndex,
+        page: chunk.page,
+        text: chunk.text,
+        char_count: chunk.text.length,
+        entities: chunk.entities as unknown as JsonObject,
+        vector_dim: chunk.vector.length,
+        norm: chunk.norm,
+        vector: options.includeVector ? Array.from(chunk.vector) : null,
+      })),
+      metadata: metadata as unknown as JsonObject,
+      classification: { categories: metadata.classification.categories, status: metadata.classification.status },
+      entities: version.entities as unknown as JsonObject,
+      embedding: this.embeddingOf(version),
+    };
+    if (options.includeDeleted) Object.assign(body, deletionFields(version));
+    return body;
+  }
+
+  /** Provenance rule: captured when the four historical model fields were recorded at indexing. */
+  private embeddingOf(version: ServedVersion): JsonObject {
+    const stored = version.embedding;
+    const models = this.models();
+    const captured = ['dense_model', 'dense_dimensions', 'sparse_model', 'embedded_at'].every((field) => stored[field] !== undefined && stored[field] !== null);
+    const indexing: JsonObject = captured
+      ? {
+          provenance: 'captured',
+          dense_model: stored.dense_model,
+          dense_dimensions: stored.dense_dimensions,
+          sparse_model: stored.sparse_model,
+          embedded_at: stored.embedded_at,
+          embedding_version: stored.embedding_version ?? null,
+          dense_runtime: stored.dense_runtime ?? null,
+          chunker: stored.chunker ?? null,
+          extraction: stored.extraction ?? null,
+        }
+      : {
+          provenance: 'current_config',
+          dense_model: models.denseModel,
+          dense_dimensions: models.denseDimensions,
+          sparse_model: models.sparseModel,
+          embedded_at: null,
+          embedding_version: null,
+          dense_runtime: models.denseRuntime,
+          chunker: null,
+          extraction: null,
+        };
+    return {
+      ...indexing,
+      reranker_model: models.rerankerModel,
+      reranker_scope: 'query_time',
+      classifier_model: models.classifierModel,
+      classifier_model_file: models.classifierModelFile,
+      classifier_scope: 'classification_only',
+      classification_enabled: models.classificationEnabled,
+    };
+  }
+}

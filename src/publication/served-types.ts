@@ -1,0 +1,43 @@
+// Plain shapes of what a serving snapshot holds: versions of the active generations and their chunks.
+// Objects are frozen in spirit: a change makes new objects, so a reader holding a snapshot never sees it move.
+
+import type { CanonicalMetadata, JsonObject } from '../domain/canonical-metadata.ts';
+import type { Entities } from '../domain/entities.ts';
+import type { DeletionMarkers, MetadataLeaf } from '../storage/client-store.ts';
+
+export interface ServedVersion {
+  documentId: string;
+  versionId: string | null;
+  /** documentId + version key; unique inside one Client. */
+  identity: string;
+  generation: number;
+  jobId: string | null;
+  createdAt: string;
+  activatedAt: string | null;
+  canonicalMetadata: CanonicalMetadata;
+  entities: Entities;
+  embedding: JsonObject;
+  deletion: DeletionMarkers;
+  manifest: JsonObject;
+  leaves: MetadataLeaf[];
+  /** Chunks in document order. */
+  chunks: ServedChunk[];
+}
+
+export interface ServedChunk {
+  /** Global ordinal inside the Client's index; stable for the chunk's lifetime. */
+  ordinal: number;
+  chunkId: string;
+  chunkIndex: number;
+  page: number | null;
+  pageLabel: string | null;
+  text: string;
+  entities: Entities;
+  vector: Float32Array;
+  norm: number;
+  version: ServedVersion;
+}
+
+export function chunkIdOf(generation: number, chunkIndex: number): string {
+  return `g${generation}-c${chunkIndex}`;
+}

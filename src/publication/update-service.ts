@@ -1,0 +1,155 @@
+// PATCH /update: validates and enqueues a metadata update (acceptance means queued), and the worker
+// handler that merges the patch, checks the contract and publishes every changed version in one step.
+
+import type { Storage } from '../storage/storage.ts';
+import type { JobRecord } from '../storage/job-store.ts';
+import type { GenerationInput, LoadedGeneration } from '../storage/client-store.ts';
+import type { PublicationAuthority } from './authority.ts';
+import { successorOf } from './lifecycle-service.ts';
+import { ServiceError } from '../domain/service-error.ts';
+import { idProblem, versionKey as keyOf, versionIdFromKey } from '../domain/identity.ts';
+import type { CanonicalMetadata, JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
+import { RESERVED_KEYS, SYSTEM_METADATA_GROUPS, isJsonObject } from '../domain/canonical-metadata.ts';
+import { mergePatch, canonicalJson } from '../domain/merge-patch.ts';
+import { checkMetadataContract } from '../domain/metadata-contract.ts';
+import { metadataLeaves } from '../domain/metadata-leaves.ts';
+import { MAX_JOB_ATTEMPTS } from '../domain/job-states.ts';
+import { RetryableJobError } from '../jobs/worker.ts';
+import type { JobHandler, JobOutcome } from '../jobs/worker.ts';
+
+/** SPEC.md: updated_fields in job status are capped at 64 entries. */
+export const MAX_STATUS_UPDATED_FIELDS = 64;
+export const METADATA_UPDATE_FAILED = 'Metadata update failed';
+export const METADATA_UPDATE_VALIDATION_FAILED = 'Metadata update validation failed';
+export const FILENAME_PATH = 'metadata.source.filename';
+/** Legacy flat keys of pre-v2 records; read-only, so an update naming them is rejected. */
+export const LEGACY_UPDATE_KEYS = ['processing', 'page_number', 'schema_version'] as const;
+
+export interface UpdateRequest {
+  document_id: string;
+  version_id?: string;
+  metadata?: JsonObject;
+  filename?: string;
+}
+
+export interface UpdateAccepted {
+  job_id: string;
+  status: 'pending';
+  document_id: string;
+  version_id: string | null;
+  updated_fields: string[];
+}
+
+/** The canonical stored path of a top-level custom key; a key containing dots is quoted as one key. */
+export function customPath(key: string): string {
+  return key.includes('.') ? `metadata.custom.${JSON.stringify(key)}` : `metadata.custom.${key}`;
+}
+
+/** Why a top-level patch key addresses reserved, system or legacy state, or null when it is a custom key. */
+function reservedKeyProblem(key: string): string | null {
+  const root = key.split('.')[0];
+  if ((RESERVED_KEYS as readonly string[]).includes(root)) return `${key} is reserved system state`;
+  if (key.startsWith('metadata.') || key.startsWith('custom.')) return `${key} addresses a metadata path, not a custom key`;
+  if ((SYSTEM_METADATA_GROUPS as readonly string[]).includes(root)) return `${key} addresses the system group ${root}`;
+  if ((LEGACY_UPDATE_KEYS as readonly string[]).includes(root)) return `${key} addresses a legacy metadata path`;
+  return null;
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+export class UpdateService {
+  private readonly storage: Storage;
+  private readonly authority: PublicationAuthority;
+  private readonly wake: () => void;
+
+  constructor(storage: Storage, authority: PublicationAuthority, wake: () => void) {
+    this.storage = storage;
+    this.authority = authority;
+    this.wake = wake;
+  }
+
+  accept(clientId: string, request: UpdateRequest): UpdateAccepted {
+    if (!this.authority.enabled) throw new ServiceError('publication_disabled', 'Metadata updates require PUBLICATION_ENABLED=true');
+    const idIssue = idProblem('document_id', request.document_id) ?? (request.version_id !== undefined ? idProblem('version_id', request.version_id) : null);
+    if (idIssue) throw new ServiceError('invalid_request', idIssue);
+    let filename: string | undefined;
+    if (request.filename !== undefined) {
+      filename = request.filename.trim();
+      if (filename === '') throw new ServiceError('invalid_request', 'filename must not be empty');
+      if (CONTROL_CHARACTERS.test(filename)) throw new ServiceError('invalid_request', 'filename must not contain control characters');
+    }
+    const patch = request.metadata ?? {};
+    const problems = Object.keys(patch).map(reservedKeyProblem).filter((problem) => problem !== null);
+    if (problems.length > 0) throw new ServiceError('reserved_metadata_keys', `Metadata contains reserved or system keys: ${problems.join('; ')}`);
+    if (this.authority.mode === 'RECOVERING') throw new ServiceError('publication_unavailable', 'Publication authority is recovering');
+
+    const updatedFields = [...Object.keys(patch).map(customPath), ...(filename !== undefined ? [FILENAME_PATH] : [])];
+    const job = this.storage.jobs.enqueue({
+      clientId,
+      operation: 'metadata_update',
+      documentId: request.document_id,
+      versionKey: request.version_id === undefined ? null : keyOf(request.version_id),
+      request: { metadata: patch, ...(filename !== undefined ? { filename } : {}), updated_fields: updatedFields },
+      maxAttempts: MAX_JOB_ATTEMPTS,
+    });
+    this.wake();
+    return { job_id: job.jobId, status: 'pending', document_id: request.document_id, version_id: request.version_id ?? null, updated_fields: updatedFields };
+  }
+}
+
+/** Status fields every metadata update job shows, whatever its state; never a custom value. */
+export function updatedFieldsView(job: JobRecord): JsonObject {
+  const fields = Array.isArray(job.request.updated_fields) ? (job.request.updated_fields as string[]) : [];
+  return {
+    updated_fields: fields.slice(0, MAX_STATUS_UPDATED_FIELDS),
+    updated_fields_count: fields.length,
+    updated_fields_truncated: fields.length > MAX_STATUS_UPDATED_FIELDS,
+  };
+}
+
+export function createMetadataUpdateHandler(deps: { storage: Storage; authority: PublicationAuthority }): JobHandler {
+  return async (job): Promise<JobOutcome> => {
+    const store = deps.storage.client(job.clientId);
+    const patch = (isJsonObject(job.request.metadata) ? job.request.metadata : {}) as JsonObject;
+    const filename = typeof job.request.filename === 'string' ? job.request.filename : undefined;
+    const all = store.activeGenerationsOf(job.documentId);
+    const targets = job.versionKey === null ? all : all.filter((generation) => generation.versionKey === job.versionKey);
+    const counts = { versions_total: targets.length, versions_completed: 0, versions_unchanged: 0, updated_chunks: 0, cleanup_tasks_scheduled: 0 };
+    if (targets.length === 0) return { status: 'failed', error: METADATA_UPDATE_FAILED, result: counts };
+    if (deps.authority.mode !== 'READY') throw new RetryableJobError('Publication is not ready; the update will be retried');
+
+    const replacements: { loaded: LoadedGeneration; input: GenerationInput; expected: number }[] = [];
+    for (const target of targets) {
+      const merged = mergePatch(target.canonicalMetadata.custom, patch) as JsonValue;
+      const violation = checkMetadataContract(merged);
+      if (violation) {
+        return { status: 'failed', error: METADATA_UPDATE_VALIDATION_FAILED, errorDetails: violation as unknown as JsonObject, result: counts };
+      }
+      // A soft-deleted version keeps its previous filename and stays deleted.
+      const source = filename !== undefined && !target.deletion.deleted ? { ...target.canonicalMetadata.source, filename } : target.canonicalMetadata.source;
+      const canonicalMetadata: CanonicalMetadata = { ...target.canonicalMetadata, source, custom: merged as JsonObject };
+      if (canonicalJson(canonicalMetadata as unknown as JsonValue) === canonicalJson(target.canonicalMetadata as unknown as JsonValue)) {
+        counts.versions_unchanged++;
+        continue;
+      }
+      const loaded = store.loadGeneration(target.generation);
+      if (!loaded) throw new RetryableJobError('The version moved while the update was prepared');
+      replacements.push({ loaded, input: successorOf(loaded, { canonicalMetadata, leaves: metadataLeaves(canonicalMetadata), jobId: job.jobId }), expected: target.generation });
+    }
+    if (replacements.length > 0) {
+      const activations = store.replaceGenerations(replacements.map(({ input, expected }) => ({ input, expected })));
+      if (!activations) throw new RetryableJobError('A version moved while the update was applied; the update will be retried');
+      // One publication for every version of the update: a search sees all of it or none of it.
+      deps.authority.publish(job.clientId, {
+        activated: activations.map(({ generation }, index) => ({ ...store.generation(generation)!, chunks: replacements[index].loaded.chunks, leaves: replacements[index].input.leaves })),
+      });
+      const retired = activations.flatMap(({ previousGeneration }) => (previousGeneration === null ? [] : [previousGeneration]));
+      store.cleanupRetired(retired);
+      counts.cleanup_tasks_scheduled = retired.length;
+      counts.updated_chunks = replacements.reduce((sum, { loaded }) => sum + loaded.chunks.length, 0);
+    }
+    counts.versions_completed = targets.length;
+    return { status: 'completed', result: { ...counts, publication_status: 'ready', version_id: job.versionKey === null ? null : versionIdFromKey(job.versionKey) } };
+  };
+}

@@ -1,0 +1,218 @@
+// Immutable BM25 index segments: built once from a batch of chunks (text and title analyzed by the
+// shared analyzer), merged by rebuilding from postings. A segment is never mutated after it is returned.
+
+import { analyzeFields } from '../text/analyzer.ts';
+
+/** id: global chunk ordinal, unique across all segments of a snapshot. */
+export interface SparseDoc {
+  id: number;
+  text: string;
+  title?: string;
+}
+
+/** Term frequencies are stored in 16 bits; a chunk repeating one term more often is capped here. */
+export const MAX_STORED_TERM_FREQUENCY = 0xffff;
+
+export interface Bm25Segment {
+  readonly docCount: number;
+  /** Local doc index -> global chunk id. */
+  readonly docIds: Int32Array;
+  readonly textLengths: Uint32Array;
+  readonly titleLengths: Uint32Array;
+  readonly totalTextLength: number;
+  readonly totalTitleLength: number;
+  /** Term -> term index into postingStarts. */
+  readonly termIndex: ReadonlyMap<string, number>;
+  readonly terms: readonly string[];
+  /** Postings of term t are [postingStarts[t], postingStarts[t + 1]), sorted by local doc index. */
+  readonly postingStarts: Uint32Array;
+  readonly postingDocs: Uint32Array;
+  readonly postingTextTf: Uint16Array;
+  readonly postingTitleTf: Uint16Array;
+}
+
+/** Turns a chunk into index terms per field; the shared analyzer unless a test or benchmark swaps it. */
+export type FieldAnalyzer = (text: string, title: string) => { text: string[]; title: string[] };
+
+/** Per-doc term counts for one field. */
+function countTerms(terms: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return counts;
+}
+
+function sumCounts(counts: Map<string, number>): number {
+  let n = 0;
+  for (const c of counts.values()) n += c;
+  return n;
+}
+
+/** Postings gathered doc by doc, then laid out term by term (CSR) once all counts are known. */
+interface PostingDraft {
+  termIndex: Map<string, number>;
+  terms: string[];
+  termDf: number[];
+  size: number;
+  /** Parallel growable columns: term, local doc, text tf, title tf. */
+  entryTerm: Uint32Array;
+  entryDoc: Uint32Array;
+  entryTextTf: Uint16Array;
+  entryTitleTf: Uint16Array;
+}
+
+const INITIAL_DRAFT_CAPACITY = 1024;
+
+function newDraft(): PostingDraft {
+  return {
+    termIndex: new Map(), terms: [], termDf: [], size: 0,
+    entryTerm: new Uint32Array(INITIAL_DRAFT_CAPACITY),
+    entryDoc: new Uint32Array(INITIAL_DRAFT_CAPACITY),
+    entryTextTf: new Uint16Array(INITIAL_DRAFT_CAPACITY),
+    entryTitleTf: new Uint16Array(INITIAL_DRAFT_CAPACITY),
+  };
+}
+
+function grow<T extends Uint32Array | Uint16Array>(column: T, capacity: number): T {
+  const bigger = new (column.constructor as new (n: number) => T)(capacity);
+  bigger.set(column);
+  return bigger;
+}
+
+function ensureCapacity(draft: PostingDraft): void {
+  if (draft.size < draft.entryTerm.length) return;
+  const capacity = draft.entryTerm.length * 2;
+  draft.entryTerm = grow(draft.entryTerm, capacity);
+  draft.entryDoc = grow(draft.entryDoc, capacity);
+  draft.entryTextTf = grow(draft.entryTextTf, capacity);
+  draft.entryTitleTf = grow(draft.entryTitleTf, capacity);
+}
+
+function termSlot(draft: PostingDraft, term: string): number {
+  let t = draft.termIndex.get(term);
+  if (t === undefined) {
+    t = draft.terms.length;
+    draft.termIndex.set(term, t);
+    draft.terms.push(term);
+    draft.termDf.push(0);
+  }
+  return t;
+}
+
+function addEntry(draft: PostingDraft, term: string, doc: number, textTf: number, titleTf: number): void {
+  const t = termSlot(draft, term);
+  draft.termDf[t]++;
+  ensureCapacity(draft);
+  const e = draft.size++;
+  draft.entryTerm[e] = t;
+  draft.entryDoc[e] = doc;
+  draft.entryTextTf[e] = Math.min(textTf, MAX_STORED_TERM_FREQUENCY);
+  draft.entryTitleTf[e] = Math.min(titleTf, MAX_STORED_TERM_FREQUENCY);
+}
+
+/** Lays the entries out term by term; entries were added in doc order, so each list comes out sorted. */
+function layOut(draft: PostingDraft): Pick<Bm25Segment, 'postingStarts' | 'postingDocs' | 'postingTextTf' | 'postingTitleTf'> {
+  const starts = new Uint32Array(draft.terms.length + 1);
+  for (let t = 0; t < draft.terms.length; t++) starts[t + 1] = starts[t] + draft.termDf[t];
+  const total = starts[draft.terms.length];
+  const docs = new Uint32Array(total);
+  const textTf = new Uint16Array(total);
+  const titleTf = new Uint16Array(total);
+  const cursor = starts.slice(0, draft.terms.length);
+  for (let e = 0; e < draft.size; e++) {
+    const slot = cursor[draft.entryTerm[e]]++;
+    docs[slot] = draft.entryDoc[e];
+    textTf[slot] = draft.entryTextTf[e];
+    titleTf[slot] = draft.entryTitleTf[e];
+  }
+  return { postingStarts: starts, postingDocs: docs, postingTextTf: textTf, postingTitleTf: titleTf };
+}
+
+function assertUniqueIds(ids: ArrayLike<number>): void {
+  const seen = new Set<number>();
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    if (!Number.isInteger(id) || id < 0 || id > 0x7fffffff) throw new RangeError(`chunk id ${id} is not a 31-bit ordinal`);
+    if (seen.has(id)) throw new RangeError(`chunk id ${id} appears twice in one segment`);
+    seen.add(id);
+  }
+}
+
+function seal(draft: PostingDraft, docIds: Int32Array, textLengths: Uint32Array, titleLengths: Uint32Array): Bm25Segment {
+  let totalText = 0;
+  let totalTitle = 0;
+  for (let d = 0; d < docIds.length; d++) {
+    totalText += textLengths[d];
+    totalTitle += titleLengths[d];
+  }
+  return Object.freeze({
+    docCount: docIds.length,
+    docIds,
+    textLengths,
+    titleLengths,
+    totalTextLength: totalText,
+    totalTitleLength: totalTitle,
+    termIndex: draft.termIndex,
+    terms: Object.freeze(draft.terms),
+    ...layOut(draft),
+  });
+}
+
+/** Builds an immutable segment from a batch of chunks (ids must be unique non-negative 31-bit integers). */
+export function buildBm25Segment(docs: readonly SparseDoc[], analyzer: FieldAnalyzer = analyzeFields): Bm25Segment {
+  const docIds = Int32Array.from(docs, (d) => d.id);
+  assertUniqueIds(docIds);
+  const textLengths = new Uint32Array(docs.length);
+  const titleLengths = new Uint32Array(docs.length);
+  const draft = newDraft();
+  docs.forEach((doc, d) => {
+    const fields = analyzer(doc.text ?? '', doc.title ?? '');
+    const text = countTerms(fields.text);
+    const title = countTerms(fields.title);
+    textLengths[d] = sumCounts(text);
+    titleLengths[d] = sumCounts(title);
+    for (const [term, tf] of text) addEntry(draft, term, d, tf, title.get(term) ?? 0);
+    for (const [term, tf] of title) if (!text.has(term)) addEntry(draft, term, d, 0, tf);
+  });
+  return seal(draft, docIds, textLengths, titleLengths);
+}
+
+/** New local index of every doc of a segment in the merged segment, or -1 when it is dropped. */
+function remapLiveDocs(segments: readonly Bm25Segment[], isLive: (id: number) => boolean) {
+  const maps: Int32Array[] = [];
+  const ids: number[] = [];
+  for (const segment of segments) {
+    const map = new Int32Array(segment.docCount).fill(-1);
+    for (let d = 0; d < segment.docCount; d++) {
+      if (isLive(segment.docIds[d])) map[d] = ids.push(segment.docIds[d]) - 1;
+    }
+    maps.push(map);
+  }
+  return { maps, docIds: Int32Array.from(ids) };
+}
+
+/**
+ * Rebuilds one segment holding only the live docs of the given segments, in segment order. Scores of
+ * the result equal those of searching the inputs with the same liveness (the background merge relies on it).
+ */
+export function mergeBm25Segments(segments: readonly Bm25Segment[], isLive: (id: number) => boolean): Bm25Segment {
+  const { maps, docIds } = remapLiveDocs(segments, isLive);
+  assertUniqueIds(docIds);
+  const textLengths = new Uint32Array(docIds.length);
+  const titleLengths = new Uint32Array(docIds.length);
+  const draft = newDraft();
+  segments.forEach((segment, s) => {
+    const map = maps[s];
+    for (let d = 0; d < segment.docCount; d++) {
+      if (map[d] < 0) continue;
+      textLengths[map[d]] = segment.textLengths[d];
+      titleLengths[map[d]] = segment.titleLengths[d];
+    }
+    for (let t = 0; t < segment.terms.length; t++) {
+      for (let p = segment.postingStarts[t]; p < segment.postingStarts[t + 1]; p++) {
+        const d = map[segment.postingDocs[p]];
+        if (d >= 0) addEntry(draft, segment.terms[t], d, segment.postingTextTf[p], segment.postingTitleTf[p]);
+      }
+    }
+  });
+  return seal(draft, docIds, textLengths, titleLengths);
+}

@@ -1,0 +1,76 @@
+// Bounded top-k selection for sparse hits: a min-heap keyed by (score, then larger id is worse).
+// It never allocates per candidate, so scanning 100k scored docs stays cheap.
+
+export interface SparseHit {
+  id: number;
+  score: number;
+}
+
+export interface TopK {
+  readonly capacity: number;
+  size: number;
+  scores: Float64Array;
+  ids: Int32Array;
+}
+
+export function newTopK(capacity: number): TopK {
+  return { capacity, size: 0, scores: new Float64Array(capacity), ids: new Int32Array(capacity) };
+}
+
+/** a ranks below b: lower score, or equal score and larger id (ties break by ascending id). */
+function ranksBelow(scoreA: number, idA: number, scoreB: number, idB: number): boolean {
+  return scoreA < scoreB || (scoreA === scoreB && idA > idB);
+}
+
+function swap(h: TopK, i: number, j: number): void {
+  const s = h.scores[i];
+  h.scores[i] = h.scores[j];
+  h.scores[j] = s;
+  const id = h.ids[i];
+  h.ids[i] = h.ids[j];
+  h.ids[j] = id;
+}
+
+function siftUp(h: TopK, i: number): void {
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (!ranksBelow(h.scores[i], h.ids[i], h.scores[parent], h.ids[parent])) return;
+    swap(h, i, parent);
+    i = parent;
+  }
+}
+
+function siftDown(h: TopK, i: number): void {
+  for (;;) {
+    const left = 2 * i + 1;
+    const right = left + 1;
+    let worst = i;
+    if (left < h.size && ranksBelow(h.scores[left], h.ids[left], h.scores[worst], h.ids[worst])) worst = left;
+    if (right < h.size && ranksBelow(h.scores[right], h.ids[right], h.scores[worst], h.ids[worst])) worst = right;
+    if (worst === i) return;
+    swap(h, i, worst);
+    i = worst;
+  }
+}
+
+/** Offers a candidate; keeps it only while it is among the best `capacity` seen so far. */
+export function offer(h: TopK, score: number, id: number): void {
+  if (h.capacity === 0) return;
+  if (h.size < h.capacity) {
+    h.scores[h.size] = score;
+    h.ids[h.size] = id;
+    siftUp(h, h.size++);
+    return;
+  }
+  if (!ranksBelow(h.scores[0], h.ids[0], score, id)) return;
+  h.scores[0] = score;
+  h.ids[0] = id;
+  siftDown(h, 0);
+}
+
+/** The kept candidates, best first (score descending, id ascending on ties). */
+export function drainSorted(h: TopK): SparseHit[] {
+  const hits: SparseHit[] = [];
+  for (let i = 0; i < h.size; i++) hits.push({ id: h.ids[i], score: h.scores[i] });
+  return hits.sort((a, b) => b.score - a.score || a.id - b.id);
+}

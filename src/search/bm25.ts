@@ -1,0 +1,284 @@
+// BM25F search over immutable segments (sparse half of the content lane): postings scan of every query
+// term, global statistics summed over segments, bounded top-k. It never mutates a segment, and the
+// per-query candidate predicate never changes a score.
+
+import { drainSorted, newTopK, offer } from './bm25-topk.ts';
+import type { SparseHit, TopK } from './bm25-topk.ts';
+import type { Bm25Segment } from './bm25-segment.ts';
+
+export { buildBm25Segment, mergeBm25Segments, MAX_STORED_TERM_FREQUENCY } from './bm25-segment.ts';
+export type { Bm25Segment, FieldAnalyzer, SparseDoc } from './bm25-segment.ts';
+export type { SparseHit } from './bm25-topk.ts';
+
+/** Tuned on SciFact train and Cranfield (see the sparse-lane report): term saturation. */
+export const BM25_K1 = 1.5;
+/** Body length normalization. */
+export const BM25_B = 0.75;
+/** A title occurrence counts this many body occurrences (BM25F field weight). */
+export const BM25_TITLE_WEIGHT = 3.0;
+/** Title length normalization (titles are short and similar in length, so little is needed). */
+export const BM25_TITLE_B = 0.5;
+
+export interface Bm25Stats {
+  docCount: number;
+  avgTextLength: number;
+  avgTitleLength: number;
+}
+
+/**
+ * The statistics basis of a snapshot: which docs count for N, avgdl and df (and can be returned at all).
+ * Prepare it once per snapshot when docs physically present in segments must stop counting before the
+ * background merge drops them; without it every doc in the segments counts, as in Lucene.
+ */
+export interface Bm25Liveness {
+  readonly segments: readonly Bm25Segment[];
+  readonly masks: readonly Uint8Array[];
+  readonly stats: Bm25Stats;
+}
+
+export interface Bm25SearchOptions {
+  limit: number;
+  /**
+   * Per-query candidate predicate (deletions, filters). It only hides docs: it never changes a score,
+   * so filters cannot affect rank. Called once per matching doc, not per posting.
+   */
+  isLive?: (id: number) => boolean;
+  /** Snapshot statistics basis for exactly these segments (see Bm25Liveness). */
+  liveness?: Bm25Liveness;
+  k1?: number;
+  b?: number;
+  titleWeight?: number;
+  titleB?: number;
+}
+
+export interface Bm25Result {
+  hits: SparseHit[];
+  /** Live docs with a positive score (every live doc containing at least one query term). */
+  matched: number;
+}
+
+function statsFrom(docCount: number, text: number, title: number): Bm25Stats {
+  return { docCount, avgTextLength: docCount > 0 ? text / docCount : 0, avgTitleLength: docCount > 0 ? title / docCount : 0 };
+}
+
+/** N and average field lengths over the docs passing isCounted (all docs when absent), summed over segments. */
+export function computeBm25Stats(segments: readonly Bm25Segment[], isCounted?: (id: number) => boolean): Bm25Stats {
+  let docs = 0;
+  let text = 0;
+  let title = 0;
+  for (const segment of segments) {
+    if (isCounted === undefined) {
+      docs += segment.docCount;
+      text += segment.totalTextLength;
+      title += segment.totalTitleLength;
+      continue;
+    }
+    for (let d = 0; d < segment.docCount; d++) {
+      if (!isCounted(segment.docIds[d])) continue;
+      docs++;
+      text += segment.textLengths[d];
+      title += segment.titleLengths[d];
+    }
+  }
+  return statsFrom(docs, text, title);
+}
+
+/** Resolves a statistics basis once (O(total docs)); searches then read masks instead of calling back. */
+export function prepareBm25Liveness(segments: readonly Bm25Segment[], isCounted: (id: number) => boolean): Bm25Liveness {
+  const masks = segments.map((segment) => {
+    const mask = new Uint8Array(segment.docCount);
+    for (let d = 0; d < segment.docCount; d++) mask[d] = isCounted(segment.docIds[d]) ? 1 : 0;
+    return mask;
+  });
+  return { segments, masks, stats: computeBm25Stats(segments, isCounted) };
+}
+
+/** Lucene's non-negative BM25 idf: every matching doc gets a positive score. */
+export function bm25Idf(docCount: number, df: number): number {
+  return Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
+}
+
+/** Scratch accumulators reused across calls (search is synchronous, so no two calls share them at once). */
+let scratchScores = new Float32Array(0);
+let scratchTouched = new Int32Array(0);
+
+function scratchFor(docCount: number): void {
+  if (scratchScores.length >= docCount) return;
+  scratchScores = new Float32Array(docCount);
+  scratchTouched = new Int32Array(docCount);
+}
+
+function queryTermCounts(queryTerms: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const term of queryTerms) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return counts;
+}
+
+function liveDf(segment: Bm25Segment, t: number, mask: Uint8Array | undefined): number {
+  const from = segment.postingStarts[t];
+  const to = segment.postingStarts[t + 1];
+  if (mask === undefined) return to - from;
+  let n = 0;
+  for (let p = from; p < to; p++) n += mask[segment.postingDocs[p]];
+  return n;
+}
+
+interface Scoring {
+  k1: number;
+  textNorm0: number;
+  textNorm1: number;
+  titleNorm0: number;
+  titleNorm1: number;
+  titleWeight: number;
+}
+
+function scoringFor(stats: Bm25Stats, options: Bm25SearchOptions): Scoring {
+  const b = options.b ?? BM25_B;
+  const titleB = options.titleB ?? BM25_TITLE_B;
+  return {
+    k1: options.k1 ?? BM25_K1,
+    textNorm0: 1 - b,
+    textNorm1: stats.avgTextLength > 0 ? b / stats.avgTextLength : 0,
+    titleNorm0: 1 - titleB,
+    titleNorm1: stats.avgTitleLength > 0 ? titleB / stats.avgTitleLength : 0,
+    titleWeight: options.titleWeight ?? BM25_TITLE_WEIGHT,
+  };
+}
+
+/** Per-doc 1 / (1 - b + b * len / avgLen) for one field, cached per segment for the current parameters. */
+interface NormCache {
+  key: string;
+  text: Float32Array;
+  title: Float32Array;
+}
+
+const normCaches = new WeakMap<Bm25Segment, NormCache>();
+
+function inverseNorms(lengths: Uint32Array, norm0: number, norm1: number): Float32Array {
+  const out = new Float32Array(lengths.length);
+  for (let d = 0; d < lengths.length; d++) out[d] = 1 / (norm0 + norm1 * lengths[d]);
+  return out;
+}
+
+/** Length normalization depends only on (b, avgdl): computed once per segment and snapshot, not per posting. */
+function normsFor(segment: Bm25Segment, sc: Scoring): NormCache {
+  const key = `${sc.textNorm0}/${sc.textNorm1}/${sc.titleNorm0}/${sc.titleNorm1}`;
+  const cached = normCaches.get(segment);
+  if (cached !== undefined && cached.key === key) return cached;
+  const fresh = {
+    key,
+    text: inverseNorms(segment.textLengths, sc.textNorm0, sc.textNorm1),
+    title: inverseNorms(segment.titleLengths, sc.titleNorm0, sc.titleNorm1),
+  };
+  normCaches.set(segment, fresh);
+  return fresh;
+}
+
+/** Adds one term's contribution (weight = qtf * idf * (k1 + 1)) to the scratch accumulators; returns the touched count. */
+function accumulateTerm(segment: Bm25Segment, t: number, weight: number, sc: Scoring, norms: NormCache, mask: Uint8Array | undefined, touchedSoFar: number): number {
+  const docs = segment.postingDocs;
+  const textTfs = segment.postingTextTf;
+  const titleTfs = segment.postingTitleTf;
+  const textNorm = norms.text;
+  const titleNorm = norms.title;
+  const scores = scratchScores;
+  const touchedDocs = scratchTouched;
+  const k1 = sc.k1;
+  const titleWeight = sc.titleWeight;
+  let touched = touchedSoFar;
+  const end = segment.postingStarts[t + 1];
+  for (let p = segment.postingStarts[t]; p < end; p++) {
+    const d = docs[p];
+    if (mask !== undefined && mask[d] === 0) continue;
+    const titleTf = titleTfs[p];
+    let tf = textTfs[p] * textNorm[d];
+    if (titleTf !== 0) tf += titleWeight * titleTf * titleNorm[d];
+    if (tf <= 0) continue;
+    const previous = scores[d];
+    if (previous === 0) touchedDocs[touched++] = d;
+    scores[d] = previous + (weight * tf) / (tf + k1);
+  }
+  return touched;
+}
+
+function resolveLiveness(segments: readonly Bm25Segment[], given: Bm25Liveness | undefined): { masks: Array<Uint8Array | undefined>; stats: Bm25Stats } {
+  if (given === undefined) return { masks: segments.map(() => undefined), stats: computeBm25Stats(segments) };
+  if (given.segments.length !== segments.length || given.segments.some((s, i) => s !== segments[i])) {
+    throw new Error('bm25 liveness was prepared for other segments');
+  }
+  return { masks: [...given.masks], stats: given.stats };
+}
+
+function globalIdfs(segments: readonly Bm25Segment[], masks: Array<Uint8Array | undefined>, terms: string[], docCount: number): number[] {
+  return terms.map((term) => {
+    let df = 0;
+    segments.forEach((segment, s) => {
+      const t = segment.termIndex.get(term);
+      if (t !== undefined) df += liveDf(segment, t, masks[s]);
+    });
+    return df > 0 ? bm25Idf(docCount, df) : 0;
+  });
+}
+
+/** Scores one segment's docs for all query terms into the scratch accumulators; returns the touched count. */
+function scoreSegment(segment: Bm25Segment, query: QueryPlan, mask: Uint8Array | undefined): number {
+  scratchFor(segment.docCount);
+  const norms = normsFor(segment, query.scoring);
+  let touched = 0;
+  for (let q = 0; q < query.terms.length; q++) {
+    const t = segment.termIndex.get(query.terms[q]);
+    if (t !== undefined && query.weights[q] > 0) touched = accumulateTerm(segment, t, query.weights[q], query.scoring, norms, mask, touched);
+  }
+  return touched;
+}
+
+/** Moves the touched docs into the top-k (live ones only) and clears the accumulators; returns how many were live. */
+function collectSegment(segment: Bm25Segment, touched: number, isLive: ((id: number) => boolean) | undefined, top: TopK): number {
+  const scores = scratchScores;
+  const touchedDocs = scratchTouched;
+  let matched = 0;
+  for (let i = 0; i < touched; i++) {
+    const d = touchedDocs[i];
+    const score = scores[d];
+    scores[d] = 0;
+    const id = segment.docIds[d];
+    if (isLive !== undefined && !isLive(id)) continue;
+    matched++;
+    // Cheap pre-check: most docs cannot enter a full heap.
+    if (top.size === top.capacity && score < top.scores[0]) continue;
+    offer(top, score, id);
+  }
+  return matched;
+}
+
+/** Query terms with their BM25 weight qtf * idf * (k1 + 1) under the global statistics. */
+interface QueryPlan {
+  terms: string[];
+  weights: number[];
+  scoring: Scoring;
+}
+
+function planQuery(segments: readonly Bm25Segment[], queryTerms: readonly string[], masks: Array<Uint8Array | undefined>, stats: Bm25Stats, options: Bm25SearchOptions): QueryPlan {
+  const counts = queryTermCounts(queryTerms);
+  const terms = [...counts.keys()];
+  const scoring = scoringFor(stats, options);
+  const idfs = globalIdfs(segments, masks, terms, stats.docCount);
+  return { terms, scoring, weights: terms.map((term, q) => counts.get(term)! * idfs[q] * (scoring.k1 + 1)) };
+}
+
+/**
+ * Scores every live doc containing a query term (BM25F: title occurrences weighted into one saturated
+ * term frequency) and returns the best `limit` by score, ties by ascending id.
+ */
+export function searchBm25(segments: readonly Bm25Segment[], queryTerms: string[], options: Bm25SearchOptions): Bm25Result {
+  if (!Number.isInteger(options.limit) || options.limit < 0) throw new RangeError('limit must be a non-negative integer');
+  const { masks, stats } = resolveLiveness(segments, options.liveness);
+  const query = planQuery(segments, queryTerms, masks, stats, options);
+  const top = newTopK(options.limit);
+  let matched = 0;
+  segments.forEach((segment, s) => {
+    const touched = scoreSegment(segment, query, masks[s]);
+    matched += collectSegment(segment, touched, options.isLive, top);
+  });
+  return { hits: drainSorted(top), matched };
+}

@@ -1,0 +1,95 @@
+// The content lane: normalized query -> sparse (BM25) and dense (cosine) chunk hits -> weighted fusion by
+// alpha -> chunk hits grouped into Document Versions. alpha 0 never runs dense, alpha 1 never runs sparse.
+
+import type { ClientSnapshot } from '../publication/snapshot.ts';
+import { chunkByOrdinal } from '../publication/snapshot.ts';
+import type { ServedChunk, ServedVersion } from '../publication/served-types.ts';
+import type { Embedder } from '../models/embedder.ts';
+import { searchBm25 } from './bm25.ts';
+import { searchDense } from './dense-lane.ts';
+import type { LaneResult } from './dense-lane.ts';
+import { readWithRetry } from './read-retry.ts';
+import { analyzeTerms } from '../text/analyzer.ts';
+
+/** Bounded scan cap of the sparse lane: more matching chunks than this make totals a lower bound. */
+export const SPARSE_CANDIDATE_CAP = 1000;
+
+export interface ChunkScore {
+  chunk: ServedChunk;
+  score: number;
+}
+
+export interface VersionHit {
+  version: ServedVersion;
+  score: number;
+  /** Matched chunks of this version, best first. */
+  chunks: ChunkScore[];
+}
+
+export interface ContentLaneResult {
+  versions: VersionHit[];
+  exhausted: boolean;
+  queryTerms: string[];
+}
+
+function maxScore(result: LaneResult): number {
+  return result.hits.reduce((max, hit) => Math.max(max, hit.score), 0);
+}
+
+function emptyLane(): LaneResult {
+  return { hits: [], matched: 0, exhausted: true };
+}
+
+export async function searchContent(
+  snapshot: ClientSnapshot,
+  normalizedQuery: string,
+  alpha: number,
+  isEligible: (ordinal: number) => boolean,
+  embedder: Embedder,
+): Promise<ContentLaneResult> {
+  const queryTerms = analyzeTerms(normalizedQuery);
+  const sparse: LaneResult =
+    alpha < 1 && queryTerms.length > 0
+      ? (() => {
+          const { hits, matched } = searchBm25(snapshot.segments.map((segment) => segment.bm25), queryTerms, {
+            limit: SPARSE_CANDIDATE_CAP,
+            isLive: isEligible,
+          });
+          return { hits: hits.map((hit) => ({ ordinal: hit.id, score: hit.score })), matched, exhausted: matched <= SPARSE_CANDIDATE_CAP };
+        })()
+      : emptyLane();
+  let dense = emptyLane();
+  if (alpha > 0) {
+    const [queryVector] = await embedder.embed([normalizedQuery]);
+    dense = await readWithRetry(() => searchDense(snapshot.segments, queryVector, isEligible));
+  }
+
+  const sparseMax = maxScore(sparse);
+  const denseMax = maxScore(dense);
+  const fused = new Map<number, number>();
+  for (const hit of sparse.hits) fused.set(hit.ordinal, (1 - alpha) * (sparseMax > 0 ? hit.score / sparseMax : 0));
+  for (const hit of dense.hits) fused.set(hit.ordinal, (fused.get(hit.ordinal) ?? 0) + alpha * (denseMax > 0 ? hit.score / denseMax : 0));
+
+  const byVersion = new Map<string, VersionHit>();
+  for (const [ordinal, score] of fused) {
+    const chunk = chunkByOrdinal(snapshot, ordinal);
+    if (!chunk) continue;
+    let entry = byVersion.get(chunk.version.identity);
+    if (!entry) {
+      entry = { version: chunk.version, score: Number.NEGATIVE_INFINITY, chunks: [] };
+      byVersion.set(chunk.version.identity, entry);
+    }
+    entry.chunks.push({ chunk, score });
+    if (score > entry.score) entry.score = score;
+  }
+  const versions = [...byVersion.values()];
+  for (const entry of versions) entry.chunks.sort((a, b) => b.score - a.score || a.chunk.chunkIndex - b.chunk.chunkIndex);
+  versions.sort(compareVersionHits);
+  return { versions, exhausted: sparse.exhausted && dense.exhausted, queryTerms };
+}
+
+/** Higher score first; ties broken by identity so equal scores always page the same way. */
+export function compareVersionHits(a: VersionHit, b: VersionHit): number {
+  if (b.score !== a.score) return b.score - a.score;
+  return a.version.identity < b.version.identity ? -1 : a.version.identity > b.version.identity ? 1 : 0;
+}

@@ -1,0 +1,163 @@
+// Search filters (SPEC.md rule 7, "Filterable fields"): validated once, compiled into predicates over a
+// version and its chunks. Filters only narrow the candidate set; they never take part in scoring.
+
+import { ServiceError } from '../domain/service-error.ts';
+import { isEntityType } from '../domain/entities.ts';
+import type { EntityType } from '../domain/entities.ts';
+import { RESERVED_KEYS, isJsonObject } from '../domain/canonical-metadata.ts';
+import type { JsonValue } from '../domain/canonical-metadata.ts';
+import type { ServedChunk, ServedVersion } from '../publication/served-types.ts';
+
+export const TOP_LEVEL_FILTER_KEYS = ['document_id', 'created_at'] as const;
+export const SYSTEM_FILTER_KEYS = [
+  'source.filename',
+  'source.mime_type',
+  'source.extension',
+  'location.page_number',
+  'location.page_label',
+  'location.chunk_index',
+  'document.page_count',
+  'classification.categories',
+  'classification.status',
+  'quality.text_extraction',
+  'quality.ocr_used',
+  'extracted.title',
+  'extracted.author',
+  'extracted.created_at',
+] as const;
+export const CUSTOM_FILTER_PREFIX = 'metadata.custom.';
+/** Most values one list filter may carry. */
+export const MAX_FILTER_VALUES = 100;
+
+type Scalar = string | number | boolean;
+
+interface Condition {
+  key: string;
+  values: Scalar[];
+  /** Values of the field on a version (and chunk, for location keys); any equal value matches. */
+  read: (version: ServedVersion, chunk: ServedChunk | null) => unknown[];
+  chunkLevel: boolean;
+}
+
+export interface CompiledFilters {
+  applied: Record<string, JsonValue>;
+  isEmpty: boolean;
+  /** Version-level conditions hold (chunk-level ones are checked by matchesChunk). */
+  matchesVersion(version: ServedVersion): boolean;
+  hasChunkConditions: boolean;
+  matchesChunk(chunk: ServedChunk): boolean;
+}
+
+function invalid(message: string): ServiceError {
+  return new ServiceError('invalid_filter', message);
+}
+
+function asValues(key: string, value: unknown): Scalar[] {
+  const list = Array.isArray(value) ? value : [value];
+  if (list.length === 0) throw invalid(`Filter ${key} must not be an empty list`);
+  if (list.length > MAX_FILTER_VALUES) throw invalid(`Filter ${key} accepts at most ${MAX_FILTER_VALUES} values`);
+  for (const item of list) {
+    if (!['string', 'number', 'boolean'].includes(typeof item)) {
+      throw invalid(`Filter ${key} must be a string, number or boolean, or a list of them`);
+    }
+  }
+  return list as Scalar[];
+}
+
+function flat(value: unknown): unknown[] {
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function customValue(custom: unknown, key: string): unknown {
+  if (!isJsonObject(custom)) return undefined;
+  if (key in custom) return custom[key]; // a literal key (spaces and dots allowed)
+  let current: unknown = custom;
+  for (const part of key.split('.')) {
+    if (!isJsonObject(current) || !(part in current)) return undefined;
+    current = current[part];
+  }
+  return current;
+}
+
+function sameInstant(a: unknown, b: Scalar): boolean {
+  if (typeof a !== 'string' || typeof b !== 'string') return false;
+  if (a === b) return true;
+  const left = Date.parse(a);
+  return Number.isFinite(left) && left === Date.parse(b);
+}
+
+function systemReader(key: (typeof SYSTEM_FILTER_KEYS)[number]): Condition['read'] {
+  const [group, field] = key.split('.');
+  if (group === 'location') {
+    return (_version, chunk) => {
+      if (!chunk) return [];
+      if (field === 'page_number') return flat(chunk.page);
+      if (field === 'page_label') return flat(chunk.pageLabel);
+      return flat(chunk.chunkIndex);
+    };
+  }
+  return (version) => {
+    const groupValue = (version.canonicalMetadata as unknown as Record<string, unknown>)[group];
+    return isJsonObject(groupValue) ? flat(groupValue[field]) : [];
+  };
+}
+
+function entityReader(type: EntityType): Condition['read'] {
+  return (version) => version.entities[type] ?? [];
+}
+
+function compileCondition(rawKey: string, value: unknown): Condition {
+  const key = rawKey.startsWith('metadata.') && !rawKey.startsWith(CUSTOM_FILTER_PREFIX) ? rawKey.slice('metadata.'.length) : rawKey;
+  const reservedRoot = key.split('.')[0];
+  if ((RESERVED_KEYS as readonly string[]).includes(key) || (RESERVED_KEYS as readonly string[]).includes(reservedRoot)) {
+    throw invalid(`Filter key ${rawKey} is reserved system state and cannot be used as a filter`);
+  }
+  const values = asValues(rawKey, value);
+  if (key === 'document_id') return { key: rawKey, values, read: (version) => [version.documentId], chunkLevel: false };
+  if (key === 'created_at') {
+    return { key: rawKey, values: values.map(String), read: (version) => [version.createdAt], chunkLevel: false };
+  }
+  if ((SYSTEM_FILTER_KEYS as readonly string[]).includes(key)) {
+    return { key: rawKey, values, read: systemReader(key as (typeof SYSTEM_FILTER_KEYS)[number]), chunkLevel: key.startsWith('location.') };
+  }
+  if (rawKey.startsWith(CUSTOM_FILTER_PREFIX)) {
+    const customKey = rawKey.slice(CUSTOM_FILTER_PREFIX.length);
+    if (customKey === '') throw invalid('Filter key metadata.custom. needs a custom key after the prefix');
+    return { key: rawKey, values, read: (version) => flat(customValue(version.canonicalMetadata.custom, customKey)), chunkLevel: false };
+  }
+  if (isEntityType(key)) return { key: rawKey, values, read: entityReader(key), chunkLevel: false };
+  throw invalid(
+    `Unsupported filter path ${rawKey}: use document_id, created_at, a system key such as source.filename, an entity key, or metadata.custom.<key> for custom metadata`,
+  );
+}
+
+function matches(condition: Condition, actual: unknown[]): boolean {
+  for (const expected of condition.values) {
+    for (const candidate of actual) {
+      if (condition.key === 'created_at' || condition.key.endsWith('created_at')) {
+        if (sameInstant(candidate, expected)) return true;
+      } else if (candidate === expected) {
+        return true;
+      } else if (isEntityType(condition.key) && typeof candidate === 'string' && typeof expected === 'string' && candidate.toLowerCase() === expected.toLowerCase()) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+export function compileFilters(filters: unknown): CompiledFilters {
+  if (filters === undefined || filters === null) filters = {};
+  if (!isJsonObject(filters)) throw invalid('filters must be an object');
+  const conditions = Object.entries(filters).map(([key, value]) => compileCondition(key, value));
+  const versionConditions = conditions.filter((condition) => !condition.chunkLevel);
+  const chunkConditions = conditions.filter((condition) => condition.chunkLevel);
+  return {
+    applied: filters as Record<string, JsonValue>,
+    isEmpty: conditions.length === 0,
+    hasChunkConditions: chunkConditions.length > 0,
+    matchesVersion: (version) => versionConditions.every((condition) => matches(condition, condition.read(version, null))),
+    matchesChunk: (chunk) => chunkConditions.every((condition) => matches(condition, condition.read(chunk.version, chunk))),
+  };
+}

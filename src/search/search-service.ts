@@ -1,0 +1,227 @@
+// POST /search: guard publication, normalize the query, run the lanes of the scope, rerank a prefix,
+// page and count Document Versions. Every row comes from the one snapshot taken at request start.
+
+import type { PublicationAuthority } from '../publication/authority.ts';
+import type { ClientSnapshot } from '../publication/snapshot.ts';
+import { snapshotVocabulary } from '../publication/snapshot.ts';
+import type { ServedVersion } from '../publication/served-types.ts';
+import type { Embedder } from '../models/embedder.ts';
+import type { Reranker } from '../models/reranker.ts';
+import type { JobStore } from '../storage/job-store.ts';
+import { ServiceError } from '../domain/service-error.ts';
+import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
+import { compileFilters } from './filters.ts';
+import type { CompiledFilters } from './filters.ts';
+import { searchContent } from './content-lane.ts';
+import type { VersionHit } from './content-lane.ts';
+import { normalizeContentQuery } from '../text/query-normalizer.ts';
+import { highlightSpans } from './highlight.ts';
+import { MetadataLane, metadataHighlights } from './metadata-lane.ts';
+import type { MetadataVersionHit } from './metadata-lane.ts';
+
+/** SPEC.md "Reranked prefix": max(top_k_rerank, offset + limit), capped at 50. */
+export const RERANK_PREFIX_CAP = 50;
+/** Content evidence items shown per row; `total` still counts every matched chunk. */
+export const MAX_EVIDENCE_ITEMS = 3;
+
+export type SearchScope = 'content' | 'metadata' | 'both';
+
+export interface SearchRequest {
+  query: string;
+  scope: SearchScope;
+  alpha: number | undefined;
+  limit: number;
+  offset: number;
+  filters: unknown;
+  rerank: boolean;
+  topKRerank: number;
+  includeDeleted: boolean;
+  highlight: boolean;
+}
+
+export interface SearchDependencies {
+  authority: PublicationAuthority;
+  jobs: JobStore;
+  embedder: Embedder;
+  reranker: Reranker;
+  defaultAlpha: number;
+}
+
+function eligibility(snapshot: ClientSnapshot, filters: CompiledFilters, includeDeleted: boolean): (ordinal: number) => boolean {
+  const live = snapshot.live;
+  const hidden = [...snapshot.versions.values()].some((version) => version.deletion.deleted);
+  if (filters.isEmpty && (includeDeleted || !hidden)) return (ordinal) => live[ordinal] === 1;
+  const eligible = new Uint8Array(live.length);
+  for (const version of snapshot.versions.values()) {
+    if (version.deletion.deleted && !includeDeleted) continue;
+    if (!filters.matchesVersion(version)) continue;
+    for (const chunk of version.chunks) {
+      if (live[chunk.ordinal] === 1 && (!filters.hasChunkConditions || filters.matchesChunk(chunk))) eligible[chunk.ordinal] = 1;
+    }
+  }
+  return (ordinal) => eligible[ordinal] === 1;
+}
+
+export function rerankPrefixSize(topKRerank: number, offset: number, limit: number): number {
+  return Math.min(RERANK_PREFIX_CAP, Math.max(topKRerank, offset + limit));
+}
+
+async function rerankPrefix(hits: VersionHit[], query: string, prefix: number, reranker: Reranker): Promise<{ hits: VersionHit[]; count: number }> {
+  const count = Math.min(prefix, hits.length);
+  if (count === 0) return { hits, count: 0 };
+  const head = hits.slice(0, count);
+  let scores: number[];
+  try {
+    scores = await reranker.rerank(query, head.map((hit) => hit.chunks[0]?.chunk.text ?? ''));
+  } catch {
+    // A failing reranker leaves the fused order in place and says so: reranked_count 0.
+    return { hits, count: 0 };
+  }
+  const order = head.map((hit, index) => ({ hit, index, score: scores[index] ?? Number.NEGATIVE_INFINITY }));
+  order.sort((a, b) => b.score - a.score || a.index - b.index);
+  return { hits: [...order.map((entry) => entry.hit), ...hits.slice(count)], count };
+}
+
+function documentVersion(version: ServedVersion): JsonObject {
+  return { document_id: version.documentId, version_id: version.versionId };
+}
+
+function contentEvidence(hit: VersionHit, highlight: boolean, queryTerms: string[]): JsonObject {
+  const items = hit.chunks.slice(0, MAX_EVIDENCE_ITEMS).map(({ chunk }) => {
+    const item: JsonObject = { chunk_id: chunk.chunkId, chunk_index: chunk.chunkIndex, text: chunk.text, page: chunk.page };
+    if (highlight) item.highlights = highlightSpans(chunk.text, queryTerms) as unknown as JsonValue;
+    return item;
+  });
+  return { items, total: hit.chunks.length, truncated: hit.chunks.length > items.length };
+}
+
+/** Reciprocal-rank constant for merging the content and metadata lanes of scope both. */
+export const LANE_MERGE_RRF_K = 60;
+
+interface MergedRow {
+  version: ServedVersion;
+  content: VersionHit | undefined;
+  contentRank: number | undefined;
+  metadata: MetadataVersionHit | undefined;
+  metadataRank: number | undefined;
+}
+
+function mergeLanes(content: VersionHit[] | null, metadata: MetadataVersionHit[] | null): MergedRow[] {
+  const rows = new Map<string, MergedRow & { fused: number }>();
+  const row = (version: ServedVersion) => {
+    let entry = rows.get(version.identity);
+    if (!entry) {
+      entry = { version, content: undefined, contentRank: undefined, metadata: undefined, metadataRank: undefined, fused: 0 };
+      rows.set(version.identity, entry);
+    }
+    return entry;
+  };
+  content?.forEach((hit, index) => {
+    const entry = row(hit.version);
+    entry.content = hit;
+    entry.contentRank = index + 1;
+    entry.fused += 1 / (LANE_MERGE_RRF_K + index + 1);
+  });
+  metadata?.forEach((hit, index) => {
+    const entry = row(hit.version);
+    entry.metadata = hit;
+    entry.metadataRank = index + 1;
+    entry.fused += 1 / (LANE_MERGE_RRF_K + index + 1);
+  });
+  // A single lane keeps its own order exactly; two lanes merge by reciprocal rank.
+  const merged = [...rows.values()];
+  if (content && metadata) merged.sort((a, b) => b.fused - a.fused || (a.version.identity < b.version.identity ? -1 : 1));
+  return merged;
+}
+
+function metadataEvidence(hit: MetadataVersionHit | undefined, highlight: boolean): JsonObject {
+  if (!hit) return { items: [], total: 0, truncated: false };
+  const items = hit.matches.slice(0, MAX_EVIDENCE_ITEMS).map((match) => {
+    const item: JsonObject = { path: match.leaf.path, value: match.leaf.value, value_type: match.leaf.valueType, match_kind: match.kind };
+    if (highlight) item.highlights = metadataHighlights(match) as unknown as JsonValue;
+    return item;
+  });
+  return { items, total: hit.matches.length, truncated: hit.matches.length > items.length };
+}
+
+const EMPTY_EVIDENCE: JsonObject = { items: [], total: 0, truncated: false };
+
+export class SearchService {
+  private readonly deps: SearchDependencies;
+  private readonly metadataLane: MetadataLane;
+
+  constructor(deps: SearchDependencies) {
+    this.deps = deps;
+    this.metadataLane = new MetadataLane(deps.embedder);
+  }
+
+  async search(clientId: string, request: SearchRequest): Promise<JsonObject> {
+    const started = performance.now();
+    const guard = this.deps.authority.guardRead(clientId);
+    if (request.scope !== 'content') this.requireDiscoveryReadiness(clientId);
+    const filters = compileFilters(request.filters);
+    const alpha = request.alpha ?? this.deps.defaultAlpha;
+    const snapshot = guard.snapshot;
+    const isEligible = eligibility(snapshot, filters, request.includeDeleted);
+    const isVersionEligible = (version: ServedVersion) =>
+      (request.includeDeleted || !version.deletion.deleted) &&
+      filters.matchesVersion(version) &&
+      (!filters.hasChunkConditions || version.chunks.some((chunk) => filters.matchesChunk(chunk)));
+
+    const runContent = request.scope !== 'metadata';
+    const runMetadata = request.scope !== 'content';
+    const normalized = runContent ? normalizeContentQuery(request.query, snapshotVocabulary(snapshot)) : null;
+    // Both lanes run side by side on the same snapshot.
+    const [content, metadata] = await Promise.all([
+      normalized ? searchContent(snapshot, normalized.text, alpha, isEligible, this.deps.embedder) : Promise.resolve(null),
+      runMetadata ? this.metadataLane.search(snapshot, request.query, isVersionEligible) : Promise.resolve(null),
+    ]);
+    let contentRanked = content?.versions ?? null;
+    let rerankedCount = 0;
+    if (request.rerank && contentRanked && normalized) {
+      const reranked = await rerankPrefix(contentRanked, normalized.text, rerankPrefixSize(request.topKRerank, request.offset, request.limit), this.deps.reranker);
+      contentRanked = reranked.hits;
+      rerankedCount = reranked.count;
+    }
+    const ranked = mergeLanes(contentRanked, metadata);
+    const page = ranked.slice(request.offset, request.offset + request.limit);
+    const results = page.map((row, index) => {
+      const contributions: JsonObject[] = [];
+      if (row.contentRank !== undefined) contributions.push({ lane: 'content', rank: row.contentRank });
+      if (row.metadataRank !== undefined) contributions.push({ lane: 'metadata', rank: row.metadataRank });
+      return {
+        rank: request.offset + index + 1,
+        document_version: documentVersion(row.version),
+        canonical_metadata: row.version.canonicalMetadata as unknown as JsonObject,
+        retrieval_contributions: contributions,
+        content_evidence: row.content ? contentEvidence(row.content, request.highlight, content!.queryTerms) : EMPTY_EVIDENCE,
+        metadata_evidence: metadataEvidence(row.metadata, request.highlight),
+      };
+    });
+    const empty = results.length === 0;
+    const exhausted = content ? content.exhausted : true;
+    return {
+      results,
+      meta: {
+        query: request.query,
+        total: empty ? 0 : ranked.length,
+        total_is_lower_bound: empty ? false : !exhausted,
+        offset: request.offset,
+        limit: request.limit,
+        has_more: ranked.length > request.offset + request.limit,
+        query_time_ms: Math.round(performance.now() - started),
+        retrieval: { alpha, reranked: rerankedCount > 0 || (request.rerank && runContent), reranked_count: rerankedCount },
+        applied_filters: filters.applied,
+        publication_view: guard.view,
+      },
+    };
+  }
+  private requireDiscoveryReadiness(clientId: string): void {
+    const state = this.deps.jobs.readiness(clientId).state;
+    if (state === 'ready') return;
+    throw new ServiceError('metadata_discovery_not_ready', 'Metadata Discovery is not ready for this Client', {
+      details: { code: 'METADATA_DISCOVERY_NOT_READY', state, readiness: '/discovery/readiness', scopes_available: ['content'] },
+      retryAfterSeconds: state === 'backfilling' ? 5 : undefined,
+    });
+  }
+}

@@ -1,0 +1,59 @@
+// Schema of one Client's database: Document Versions, their immutable generations, chunks with vectors,
+// metadata leaves and the hard-delete purge journal. One file per Client isolates Clients by construction.
+
+export const CLIENT_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE versions (
+    document_id TEXT NOT NULL,
+    version_key TEXT NOT NULL,
+    active_generation INTEGER,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (document_id, version_key)
+  ) WITHOUT ROWID;
+  CREATE TABLE generations (
+    generation INTEGER PRIMARY KEY AUTOINCREMENT,
+    document_id TEXT NOT NULL,
+    version_key TEXT NOT NULL,
+    job_id TEXT,
+    state TEXT NOT NULL CHECK (state IN ('staged', 'active', 'retired')),
+    created_at TEXT NOT NULL,
+    staged_at TEXT NOT NULL,
+    activated_at TEXT,
+    retired_at TEXT,
+    canonical_metadata TEXT NOT NULL,
+    entities TEXT NOT NULL,
+    embedding TEXT NOT NULL,
+    deleted INTEGER NOT NULL DEFAULT 0,
+    deleted_at TEXT,
+    deleted_by TEXT,
+    chunk_count INTEGER NOT NULL,
+    manifest TEXT NOT NULL
+  );
+  CREATE INDEX generations_by_version ON generations (document_id, version_key, generation);
+  CREATE INDEX generations_by_state ON generations (state);
+  CREATE TABLE chunks (
+    generation INTEGER NOT NULL REFERENCES generations (generation) ON DELETE CASCADE,
+    chunk_index INTEGER NOT NULL,
+    page INTEGER,
+    page_label TEXT,
+    text TEXT NOT NULL,
+    entities TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (generation, chunk_index)
+  ) WITHOUT ROWID;
+  CREATE TABLE metadata_leaves (
+    generation INTEGER NOT NULL REFERENCES generations (generation) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    value TEXT NOT NULL,
+    value_type TEXT NOT NULL,
+    PRIMARY KEY (generation, ordinal)
+  ) WITHOUT ROWID;
+  CREATE TABLE purge_journal (
+    document_id TEXT NOT NULL,
+    version_key TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    PRIMARY KEY (document_id, version_key)
+  ) WITHOUT ROWID;
+  `,
+];

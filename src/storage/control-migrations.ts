@@ -1,0 +1,36 @@
+// Schema of the control database: durable jobs with their leases, and per-Client discovery readiness.
+// Append new migrations; never edit one that has shipped.
+
+export const CONTROL_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE jobs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    job_id TEXT NOT NULL UNIQUE,
+    client_id TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    document_id TEXT NOT NULL,
+    version_key TEXT,
+    status TEXT NOT NULL,
+    request TEXT NOT NULL,
+    result TEXT,
+    error TEXT,
+    error_details TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    max_attempts INTEGER NOT NULL,
+    next_run_at INTEGER NOT NULL,
+    lease_owner TEXT,
+    lease_expires_at INTEGER,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    completed_at TEXT
+  );
+  CREATE INDEX jobs_runnable ON jobs (status, next_run_at);
+  CREATE INDEX jobs_by_version ON jobs (client_id, document_id, version_key, seq);
+  CREATE TABLE readiness (
+    client_id TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    backfill_job_id TEXT,
+    updated_at TEXT NOT NULL
+  );
+  `,
+];

@@ -1,0 +1,258 @@
+// Durable job records in the control database: enqueue, claim with a lease, retry, finish, look up.
+// Every read that serves a caller is keyed by client_id too, so one Client never sees another's job.
+
+import { randomUUID } from 'node:crypto';
+import type { Database } from './sqlite.ts';
+import { transaction } from './sqlite.ts';
+import type { JobOperation, JobState, ReadinessState } from '../domain/job-states.ts';
+import type { JsonObject } from '../domain/canonical-metadata.ts';
+
+export interface JobRecord {
+  seq: number;
+  jobId: string;
+  clientId: string;
+  operation: JobOperation;
+  documentId: string;
+  /** Storage key of the target version ('' = null version); null when a job targets every version. */
+  versionKey: string | null;
+  status: JobState;
+  request: JsonObject;
+  result: JsonObject | null;
+  error: string | null;
+  errorDetails: JsonObject | null;
+  attempts: number;
+  maxAttempts: number;
+  nextRunAt: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: number | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+
+export interface NewJob {
+  clientId: string;
+  operation: JobOperation;
+  documentId: string;
+  versionKey: string | null;
+  request: JsonObject;
+  maxAttempts: number;
+}
+
+interface JobRow {
+  seq: number;
+  job_id: string;
+  client_id: string;
+  operation: string;
+  document_id: string;
+  version_key: string | null;
+  status: string;
+  request: string;
+  result: string | null;
+  error: string | null;
+  error_details: string | null;
+  attempts: number;
+  max_attempts: number;
+  next_run_at: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+function toRecord(row: JobRow): JobRecord {
+  return {
+    seq: row.seq,
+    jobId: row.job_id,
+    clientId: row.client_id,
+    operation: row.operation as JobOperation,
+    documentId: row.document_id,
+    versionKey: row.version_key,
+    status: row.status as JobState,
+    request: JSON.parse(row.request),
+    result: row.result === null ? null : JSON.parse(row.result),
+    error: row.error,
+    errorDetails: row.error_details === null ? null : JSON.parse(row.error_details),
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    nextRunAt: row.next_run_at,
+    leaseOwner: row.lease_owner,
+    leaseExpiresAt: row.lease_expires_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    completedAt: row.completed_at,
+  };
+}
+
+export class JobStore {
+  private readonly db: Database;
+  private readonly now: () => number;
+
+  constructor(db: Database, now: () => number = Date.now) {
+    this.db = db;
+    this.now = now;
+  }
+
+  enqueue(job: NewJob): JobRecord {
+    const at = new Date(this.now()).toISOString();
+    const row = this.db
+      .prepare(
+        `INSERT INTO jobs (job_id, client_id, operation, document_id, version_key, status, request, max_attempts, next_run_at, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?) RETURNING *`,
+      )
+      .get(randomUUID(), job.clientId, job.operation, job.documentId, job.versionKey, JSON.stringify(job.request), job.maxAttempts, this.now(), at, at) as unknown as JobRow;
+    return toRecord(row);
+  }
+
+  /** The Client's job, or null for an unknown id and for another Client's id alike. */
+  get(clientId: string, jobId: string): JobRecord | null {
+    const row = this.db.prepare('SELECT * FROM jobs WHERE job_id = ? AND client_id = ?').get(jobId, clientId) as JobRow | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  getById(jobId: string): JobRecord | null {
+    const row = this.db.prepare('SELECT * FROM jobs WHERE job_id = ?').get(jobId) as JobRow | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  /**
+   * Claims the oldest runnable job: pending or retrying and due, or started/processing with an expired
+   * lease (its worker died). Each claim counts one attempt.
+   */
+  claim(owner: string, leaseMs: number): JobRecord | null {
+    const now = this.now();
+    return transaction(this.db, () => {
+      const row = this.db
+        .prepare(
+          `SELECT seq FROM jobs
+           WHERE (status IN ('pending', 'retrying') AND next_run_at <= ?)
+              OR (status IN ('started', 'processing') AND lease_expires_at < ?)
+           ORDER BY next_run_at, seq LIMIT 1`,
+        )
+        .get(now, now) as { seq: number } | undefined;
+      if (!row) return null;
+      const claimed = this.db
+        .prepare(
+          `UPDATE jobs SET status = 'started', attempts = attempts + 1, lease_owner = ?, lease_expires_at = ?, updated_at = ?
+           WHERE seq = ? RETURNING *`,
+        )
+        .get(owner, now + leaseMs, new Date(now).toISOString(), row.seq) as unknown as JobRow;
+      return toRecord(claimed);
+    });
+  }
+
+  /** Extends a lease and optionally moves the job to another in-flight state; false when the lease was lost. */
+  heartbeat(jobId: string, owner: string, leaseMs: number, status?: JobState): boolean {
+    const now = this.now();
+    const changes = this.db
+      .prepare(
+        `UPDATE jobs SET lease_expires_at = ?, status = COALESCE(?, status), updated_at = ?
+         WHERE job_id = ? AND lease_owner = ? AND status IN ('started', 'processing')`,
+      )
+      .run(now + leaseMs, status ?? null, new Date(now).toISOString(), jobId, owner).changes;
+    return Number(changes) === 1;
+  }
+
+  /** Records a terminal outcome; false when this owner no longer holds the job. */
+  finish(jobId: string, owner: string, outcome: { status: JobState; result?: JsonObject | null; error?: string | null; errorDetails?: JsonObject | null }): boolean {
+    const at = new Date(this.now()).toISOString();
+    const changes = this.db
+      .prepare(
+        `UPDATE jobs SET status = ?, result = ?, error = ?, error_details = ?, lease_owner = NULL, lease_expires_at = NULL,
+           updated_at = ?, completed_at = ?
+         WHERE job_id = ? AND lease_owner = ?`,
+      )
+      .run(
+        outcome.status,
+        outcome.result ? JSON.stringify(outcome.result) : null,
+        outcome.error ?? null,
+        outcome.errorDetails ? JSON.stringify(outcome.errorDetails) : null,
+        at,
+        at,
+        jobId,
+        owner,
+      ).changes;
+    return Number(changes) === 1;
+  }
+
+  scheduleRetry(jobId: string, owner: string, error: string, delayMs: number): boolean {
+    const now = this.now();
+    const changes = this.db
+      .prepare(
+        `UPDATE jobs SET status = 'retrying', error = ?, next_run_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+         WHERE job_id = ? AND lease_owner = ?`,
+      )
+      .run(error, now + delayMs, new Date(now).toISOString(), jobId, owner).changes;
+    return Number(changes) === 1;
+  }
+
+  /** Hands a claimed job back untouched (graceful shutdown): the attempt does not count. */
+  release(jobId: string, owner: string): void {
+    this.db
+      .prepare(
+        `UPDATE jobs SET status = CASE WHEN attempts > 1 THEN 'retrying' ELSE 'pending' END, attempts = attempts - 1,
+           lease_owner = NULL, lease_expires_at = NULL, next_run_at = ?, updated_at = ?
+         WHERE job_id = ? AND lease_owner = ?`,
+      )
+      .run(this.now(), new Date(this.now()).toISOString(), jobId, owner);
+  }
+
+  /** The newest upload job accepted for a Document Version (the one that owns it). */
+  newestEmbedJob(clientId: string, documentId: string, versionKey: string): JobRecord | null {
+    const row = this.db
+      .prepare(
+        `SELECT * FROM jobs WHERE client_id = ? AND document_id = ? AND version_key = ? AND operation = 'embed'
+         ORDER BY seq DESC LIMIT 1`,
+      )
+      .get(clientId, documentId, versionKey) as JobRow | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  /** Removes job bindings of a hard-deleted document (all versions when versionKey is null). */
+  deleteForDocument(clientId: string, documentId: string, versionKey: string | null): string[] {
+    const rows = (versionKey === null
+      ? this.db.prepare('DELETE FROM jobs WHERE client_id = ? AND document_id = ? RETURNING job_id').all(clientId, documentId)
+      : this.db
+          .prepare('DELETE FROM jobs WHERE client_id = ? AND document_id = ? AND (version_key = ? OR version_key IS NULL) RETURNING job_id')
+          .all(clientId, documentId, versionKey)) as { job_id: string }[];
+    return rows.map((row) => row.job_id);
+  }
+
+  countsByOperationAndState(): { operation: string; status: string; count: number }[] {
+    return this.db.prepare('SELECT operation, status, COUNT(*) AS count FROM jobs GROUP BY operation, status').all() as {
+      operation: string;
+      status: string;
+      count: number;
+    }[];
+  }
+
+  /** Upload files that jobs not yet terminal still need. */
+  liveUploadNames(): Set<string> {
+    const rows = this.db
+      .prepare(`SELECT json_extract(request, '$.upload') AS upload FROM jobs WHERE status NOT IN ('completed', 'superseded', 'failed', 'partial_failed')`)
+      .all() as { upload: string | null }[];
+    return new Set(rows.flatMap((row) => (row.upload ? [row.upload] : [])));
+  }
+
+  /**
+   * The Client's durable discovery readiness. Every version this service writes indexes its metadata leaves
+   * inline, so a Client without a recorded state has no pre-discovery data and has converged to ready.
+   */
+  readiness(clientId: string): { state: ReadinessState; backfillJobId: string | null; updatedAt: string | null } {
+    const row = this.db.prepare('SELECT state, backfill_job_id, updated_at FROM readiness WHERE client_id = ?').get(clientId) as
+      | { state: string; backfill_job_id: string | null; updated_at: string }
+      | undefined;
+    if (!row) return { state: 'ready', backfillJobId: null, updatedAt: null };
+    return { state: row.state as ReadinessState, backfillJobId: row.backfill_job_id, updatedAt: row.updated_at };
+  }
+
+  setReadiness(clientId: string, state: ReadinessState, backfillJobId: string | null = null): void {
+    this.db
+      .prepare(
+        `INSERT INTO readiness (client_id, state, backfill_job_id, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (client_id) DO UPDATE SET state = excluded.state, backfill_job_id = excluded.backfill_job_id, updated_at = excluded.updated_at`,
+      )
+      .run(clientId, state, backfillJobId, new Date(this.now()).toISOString());
+  }
+}

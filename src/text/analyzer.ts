@@ -1,0 +1,212 @@
+// The one analysis pipeline shared by indexing and querying: tokenize, drop stopwords, stem words
+// (English Porter; Malay affixes unless the text is plainly English), keep identifiers and amounts whole.
+// Never use different pipelines for the two sides: a term only matches what the same code produced.
+
+import { porterStem } from './english-stemmer.ts';
+import { looksMalay, malayStem } from './malay-stemmer.ts';
+import { ENGLISH_STOPWORDS, MALAY_STOPWORDS, isStopword } from './stopwords.ts';
+import { tokenize } from './tokenize.ts';
+import type { Token } from './tokenize.ts';
+
+export interface Term {
+  term: string;
+  /** UTF-16 offsets into the original text (the span of the token or identifier part). */
+  start: number;
+  end: number;
+  /** Ordinal of the source token in the text; parts of one identifier and stem variants share it. */
+  position: number;
+}
+
+/**
+ * How a text's words are stemmed at indexing time. english: plain Porter (a text with English function
+ * words and hardly any Malay ones). malay: Malay affixes first, then Porter for roots that do not look
+ * Malay (Malay, bilingual, or too short to tell). Queries do not pick one: analyzeQuery emits both
+ * stems of a word, so a query word meets that word in a text of either mode.
+ */
+export type AnalysisMode = 'english' | 'malay';
+
+/** English mode needs at least this many English stopwords... */
+export const ENGLISH_MODE_MIN_STOPWORDS = 1;
+/** ...and this many times more English than Malay stopwords. */
+export const ENGLISH_MODE_DOMINANCE = 3;
+/** Memoised stems: stemming is the hot path of indexing and its result depends on the word alone. */
+export const STEM_CACHE_LIMIT = 200_000;
+
+const LETTERS_ONLY = /^[\p{L}\p{M}]+$/u;
+const APOSTROPHE = /['\u2019]/g;
+const POSSESSIVE_END = /['\u2019]s$/;
+/** Joiners (after NFKC) that separate meaningful parts of an identifier (ACC-001, INV/2020/001, a@b.c). */
+const PART_SEPARATORS = new Set(['-', '/', '_', ':', '@', '\u2010']);
+const GROUPED_AMOUNT = /^\d{1,3}(,\d{3})+(\.\d+)?$/;
+
+/** Word form before stemming: possessive 's dropped, other apostrophes closed up (don't -> dont). */
+export function surfaceWord(tokenText: string): string {
+  if (tokenText.indexOf("'") < 0 && tokenText.indexOf('\u2019') < 0) return tokenText;
+  return tokenText.replace(POSSESSIVE_END, '').replace(APOSTROPHE, '');
+}
+
+/** True for a non-empty word of letters (and combining marks) only; the ASCII loop spares a regex per token. */
+function isLettersOnly(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const code = word.charCodeAt(i);
+    if (code >= 128) return LETTERS_ONLY.test(word);
+    if (code < 97 || code > 122) return false;
+  }
+  return word.length > 0;
+}
+
+/** Counts function words of each language; English only when it clearly dominates. */
+export function detectAnalysisModeOfTokens(tokens: readonly Token[]): AnalysisMode {
+  let english = 0;
+  let malay = 0;
+  for (const token of tokens) {
+    if (ENGLISH_STOPWORDS.has(token.text)) english++;
+    else if (MALAY_STOPWORDS.has(token.text)) malay++;
+  }
+  return english >= ENGLISH_MODE_MIN_STOPWORDS && english >= ENGLISH_MODE_DOMINANCE * malay ? 'english' : 'malay';
+}
+
+/** The indexing mode of a text (segments use the body's mode for the title too). */
+export function detectAnalysisMode(text: string): AnalysisMode {
+  return detectAnalysisModeOfTokens(tokenize(text));
+}
+
+/**
+ * Malay affixes first; a root that looks Malay is final (Porter would cut tulis to tuli and merge it
+ * with tuli), anything else gets Porter. The choice depends on the root alone, so mengajar and ajar meet.
+ */
+function malayAwareStem(word: string): string {
+  const root = malayStem(word);
+  return looksMalay(root) ? root : porterStem(root);
+}
+
+const stemCache = new Map<string, readonly string[]>();
+
+/** [Malay-aware stem, Porter stem] of a normalized letters-only word, one entry when they agree. */
+function bothStems(word: string): readonly string[] {
+  let stems = stemCache.get(word);
+  if (stems === undefined) {
+    if (stemCache.size >= STEM_CACHE_LIMIT) stemCache.clear();
+    const malayAware = malayAwareStem(word);
+    const english = porterStem(word);
+    stems = malayAware === english ? [english] : [malayAware, english];
+    stemCache.set(word, stems);
+  }
+  return stems;
+}
+
+/** Which stems a word contributes: one per indexing mode, or every variant for a query. */
+export type StemChoice = AnalysisMode | 'query';
+
+/** Stems of one normalized word (letters-only words are stemmed; anything else is kept as is). */
+export function stemsOf(word: string, choice: StemChoice): readonly string[] {
+  if (!isLettersOnly(word)) return [word];
+  const stems = bothStems(word);
+  if (choice === 'query') return stems;
+  return choice === 'malay' ? stems.slice(0, 1) : stems.slice(-1);
+}
+
+/** Amounts written with thousands separators index as plain digits so 1,234.56 meets 1234.56. */
+function identifierTerm(text: string): string {
+  return GROUPED_AMOUNT.test(text) ? text.replace(/,/g, '') : text;
+}
+
+/** Receives each term as it is produced (a Term list for analyze, plain strings for the term-only paths). */
+type Emit = (term: string, start: number, end: number, position: number) => void;
+
+function pushWord(tokenText: string, start: number, end: number, position: number, mode: StemChoice, emit: Emit): void {
+  const word = surfaceWord(tokenText);
+  if (word.length === 0 || isStopword(word)) return;
+  for (const term of stemsOf(word, mode)) emit(term, start, end, position);
+}
+
+/** [start, end) offsets (within span) of the pieces between part separators; one piece when there is none. */
+function identifierPieces(span: string): Array<[number, number]> {
+  const pieces: Array<[number, number]> = [];
+  let start = 0;
+  for (let i = 0; i < span.length; i++) {
+    const ch = span[i];
+    if (PART_SEPARATORS.has(ch) || (ch.charCodeAt(0) >= 128 && PART_SEPARATORS.has(ch.normalize('NFKC')))) {
+      pieces.push([start, i]);
+      start = i + 1;
+    }
+  }
+  pieces.push([start, span.length]);
+  return pieces;
+}
+
+/** Parts of an identifier (ACC and 0012345 of ACC-0012345), so a partial identifier query still meets it. */
+function pushIdentifierParts(token: Token, original: string, position: number, mode: StemChoice, emit: Emit, whole: string): void {
+  const span = original.slice(token.start, token.end);
+  const pieces = identifierPieces(span);
+  if (pieces.length < 2) return;
+  for (const [from, to] of pieces) {
+    for (const part of tokenize(span.slice(from, to))) {
+      const start = token.start + from + part.start;
+      const end = token.start + from + part.end;
+      const word = surfaceWord(part.text);
+      if (isLettersOnly(word)) pushWord(part.text, start, end, position, mode, emit);
+      else if (identifierTerm(word) !== whole) emit(identifierTerm(word), start, end, position);
+    }
+  }
+}
+
+function analyzeToken(token: Token, original: string, position: number, mode: StemChoice, emit: Emit): void {
+  if (isLettersOnly(surfaceWord(token.text))) return pushWord(token.text, token.start, token.end, position, mode, emit);
+  const whole = identifierTerm(surfaceWord(token.text));
+  emit(whole, token.start, token.end, position);
+  pushIdentifierParts(token, original, position, mode, emit, whole);
+}
+
+function analyzeInto(text: string, choice: StemChoice | undefined, emit: Emit, tokens: readonly Token[] = tokenize(text)): void {
+  const resolved = choice ?? detectAnalysisModeOfTokens(tokens);
+  for (let i = 0; i < tokens.length; i++) analyzeToken(tokens[i], text, i, resolved, emit);
+}
+
+function analyzeWith(text: string, choice: StemChoice | undefined): Term[] {
+  const out: Term[] = [];
+  analyzeInto(text, choice, (term, start, end, position) => out.push({ term, start, end, position }));
+  return out;
+}
+
+function termsWith(text: string, choice: StemChoice | undefined, tokens?: readonly Token[]): string[] {
+  const out: string[] = [];
+  analyzeInto(text, choice, (term) => out.push(term), tokens);
+  return out;
+}
+
+/** Indexing-side terms (also for highlighting a text) with offsets and positions; the mode is detected unless given. */
+export function analyze(text: string, mode?: AnalysisMode): Term[] {
+  return analyzeWith(text, mode);
+}
+
+/** Just the terms of analyze(text), in order (duplicates kept: they are term frequencies). */
+export function analyzeTerms(text: string, mode?: AnalysisMode): string[] {
+  return termsWith(text, mode);
+}
+
+/**
+ * Query-side terms: like analyze, but a word whose Malay-aware and Porter stems differ yields both at
+ * the same position, so it matches texts indexed in either mode.
+ */
+export function analyzeQuery(text: string): Term[] {
+  return analyzeWith(text, 'query');
+}
+
+export function analyzeQueryTerms(text: string): string[] {
+  return termsWith(text, 'query');
+}
+
+export interface FieldTerms {
+  mode: AnalysisMode;
+  text: string[];
+  title: string[];
+}
+
+/** Index terms of a chunk's body and title; the body decides the mode of both (a title is too short to tell). */
+export function analyzeFields(text: string, title = ''): FieldTerms {
+  const bodyTokens = tokenize(text);
+  const titleTokens = tokenize(title);
+  const mode = detectAnalysisModeOfTokens(bodyTokens.length > 0 ? bodyTokens : titleTokens);
+  return { mode, text: termsWith(text, mode, bodyTokens), title: termsWith(title, mode, titleTokens) };
+}

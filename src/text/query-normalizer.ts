@@ -1,0 +1,114 @@
+// Content-lane query normalization (SPEC POST /search rule 5): lossless normalization, conservative
+// abbreviation expansion, known-typo correction, and fuzzy correction only towards a Client-vocabulary
+// word with character similarity >= 0.6. It never rewrites identifiers, numbers, or words the Client's
+// vocabulary already knows, and never "corrects" a Malay root whose affixed forms the vocabulary holds.
+
+import { ABBREVIATIONS, SLASHED_ABBREVIATIONS } from './abbreviations.ts';
+import { surfaceWord } from './analyzer.ts';
+import { KNOWN_TYPOS } from './known-typos.ts';
+import { normalizeText } from './normalize.ts';
+import { isStopword } from './stopwords.ts';
+import { tokenize } from './tokenize.ts';
+import { EMPTY_VOCABULARY, fuzzyCandidates, vocabularyHasMalayRoot, vocabularyHasTermsOf, vocabularyHasWord } from './vocabulary.ts';
+import type { Vocabulary } from './vocabulary.ts';
+
+/** SPEC limit "Fuzzy typo-correction similarity: at least 0.6" (similarity.ts defines the measure). */
+export const FUZZY_MIN_SIMILARITY = 0.6;
+/** Shorter words are not fuzzed: at three letters one edit already changes a third of the word. */
+export const FUZZY_MIN_WORD_LENGTH = 4;
+/**
+ * Conservative cap on top of the spec floor: a typo is one or two keystrokes. Without it a long rare
+ * word the Client never wrote (albendazole) would be "corrected" into an unrelated one (amendable, 0.64).
+ */
+export const FUZZY_MAX_EDITS = 2;
+
+export type QueryRewriteKind = 'abbreviation' | 'typo' | 'fuzzy';
+
+export interface QueryRewrite {
+  from: string;
+  to: string;
+  kind: QueryRewriteKind;
+}
+
+export interface NormalizedContentQuery {
+  /** The normalized query text to embed and to analyze for the sparse lane. */
+  text: string;
+  /** Rewrites applied, in query order. */
+  rewrites: QueryRewrite[];
+}
+
+const LETTER_WORD = /^[\p{L}\p{M}]+$/u;
+
+/** A replacement of text[start, end) by rewrite.to. */
+interface Edit {
+  start: number;
+  end: number;
+  rewrite: QueryRewrite;
+}
+
+/** a/c, w/d: the tokenizer would split them into letters, so they are found on the text itself. */
+function slashedAbbreviationEdits(text: string): Edit[] {
+  const edits: Edit[] = [];
+  for (const [abbreviation, expansion] of SLASHED_ABBREVIATIONS) {
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}/])${abbreviation.replace('/', '\\/')}(?![\\p{L}\\p{N}/])`, 'gu');
+    for (const m of text.matchAll(pattern)) {
+      edits.push({ start: m.index, end: m.index + m[0].length, rewrite: { from: abbreviation, to: expansion, kind: 'abbreviation' } });
+    }
+  }
+  return edits;
+}
+
+/** Why a word stays as it is: the Client's documents know it (or its stems, or it is a Malay root of their words). */
+function isKnownToClient(word: string, vocabulary: Vocabulary): boolean {
+  return vocabularyHasWord(vocabulary, word) || vocabularyHasTermsOf(vocabulary, word) || vocabularyHasMalayRoot(vocabulary, word);
+}
+
+function fuzzyCorrection(word: string, vocabulary: Vocabulary): string | null {
+  if ([...word].length < FUZZY_MIN_WORD_LENGTH) return null;
+  const best = fuzzyCandidates(vocabulary, word, { minSimilarity: FUZZY_MIN_SIMILARITY, maxEdits: FUZZY_MAX_EDITS })[0];
+  return best === undefined ? null : best.word;
+}
+
+/** The rewrite of one query word, or null to keep it. Identifiers, numbers and stopwords are never touched. */
+export function rewriteQueryWord(word: string, vocabulary: Vocabulary): QueryRewrite | null {
+  if (!LETTER_WORD.test(word)) return null;
+  const expansion = ABBREVIATIONS.get(word);
+  if (expansion !== undefined) return { from: word, to: expansion, kind: 'abbreviation' };
+  if (isStopword(word) || isKnownToClient(word, vocabulary)) return null;
+  const typoFix = KNOWN_TYPOS.get(word);
+  if (typoFix !== undefined) return { from: word, to: typoFix, kind: 'typo' };
+  const fuzzy = fuzzyCorrection(word, vocabulary);
+  return fuzzy === null ? null : { from: word, to: fuzzy, kind: 'fuzzy' };
+}
+
+function overlaps(edits: readonly Edit[], start: number, end: number): boolean {
+  return edits.some((edit) => start < edit.end && edit.start < end);
+}
+
+function applyEdits(text: string, edits: Edit[]): string {
+  let out = '';
+  let cursor = 0;
+  for (const edit of edits.sort((a, b) => a.start - b.start)) {
+    out += text.slice(cursor, edit.start) + edit.rewrite.to;
+    cursor = edit.end;
+  }
+  return out + text.slice(cursor);
+}
+
+/**
+ * Normalizes a content-lane query: NFKC + case fold + whitespace collapse, then each word is expanded,
+ * typo-corrected or fuzzy-corrected at most once (a replacement is never rewritten again).
+ */
+export function normalizeContentQuery(query: string, vocabulary: Vocabulary = EMPTY_VOCABULARY): NormalizedContentQuery {
+  const text = normalizeText(query);
+  const edits = slashedAbbreviationEdits(text);
+  const slashed = [...edits];
+  for (const token of tokenize(text)) {
+    // Words with apostrophes (don't, patient's) are left as written.
+    if (overlaps(slashed, token.start, token.end) || surfaceWord(token.text) !== token.text) continue;
+    const rewrite = rewriteQueryWord(token.text, vocabulary);
+    if (rewrite !== null) edits.push({ start: token.start, end: token.end, rewrite });
+  }
+  const ordered = edits.sort((a, b) => a.start - b.start);
+  return { text: applyEdits(text, ordered), rewrites: ordered.map((edit) => edit.rewrite) };
+}

@@ -1,0 +1,79 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, api, KEYS, removeDir } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+
+function assertAuthFailed(response: { status: number; json: any; headers: Headers }) {
+  assert.equal(response.status, 401);
+  assert.equal(response.json.detail, 'Invalid API key');
+  assert.equal(response.json.error_code, 'auth_failed');
+  assert.equal(typeof response.json.request_id, 'string');
+  assert.equal(response.headers.get('x-request-id'), response.json.request_id);
+}
+
+let server: TestServer;
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+  removeDir(server.dataDir);
+});
+
+test('a missing key gives 401 auth_failed on every protected route', async () => {
+  for (const [method, path] of [
+    ['GET', '/documents'],
+    ['POST', '/search'],
+    ['GET', '/status/abc'],
+    ['GET', '/document/x/text'],
+    ['GET', '/openapi.json'],
+    ['GET', '/metrics'],
+    ['GET', '/discovery/readiness'],
+  ]) {
+    const response = await api(server.url, path, { method, key: null, body: method === 'POST' ? { query: 'x' } : undefined });
+    assertAuthFailed(response);
+  }
+});
+
+test('an unknown key gives 401', async () => {
+  assertAuthFailed(await api(server.url, '/documents', { key: 'not-a-key' }));
+});
+
+test('an operator key is not a client key, and a client key does not open admin routes', async () => {
+  assertAuthFailed(await api(server.url, '/documents', { key: KEYS.operator }));
+  assertAuthFailed(await api(server.url, '/admin/authority', { key: KEYS.alpha }));
+  const admin = await api(server.url, '/admin/authority', { key: KEYS.operator });
+  assert.equal(admin.status, 200);
+  assert.equal(admin.json.authority_mode, 'READY');
+});
+
+test('GET /health needs no key and carries a request id', async () => {
+  const response = await api(server.url, '/health', { key: null });
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get('x-request-id') ?? '', /.+/);
+});
+
+test('a valid key reaches the route', async () => {
+  const response = await api(server.url, '/documents', { key: KEYS.alpha });
+  assert.equal(response.status, 200);
+  assert.deepEqual(response.json.documents, []);
+});
+
+for (const [name, mapping] of [
+  ['empty', '{}'],
+  ['invalid JSON', 'not json'],
+  ['not an object', '["a"]'],
+  ['missing', ''],
+]) {
+  test(`an ${name} API_KEY_CLIENTS mapping fails closed with 401`, async () => {
+    const closed = await startTestServer({ API_KEY_CLIENTS: mapping });
+    try {
+      assertAuthFailed(await api(closed.url, '/documents', { key: KEYS.alpha }));
+      assertAuthFailed(await api(closed.url, '/search', { key: KEYS.alpha, body: { query: 'x' } }));
+      assert.equal((await api(closed.url, '/health', { key: null })).status, 200);
+    } finally {
+      await closed.close();
+      removeDir(closed.dataDir);
+    }
+  });
+}

@@ -1,0 +1,180 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+  removeDir(server.dataDir);
+});
+
+async function ingest(documentId: string, versionId: string, metadata: Record<string, unknown>, text = `Account statement ${documentId} ${versionId}.`) {
+  const accepted = await uploadText(server.url, KEYS.alpha, { document_id: documentId, version_id: versionId, text, filename: 'orig.txt', metadata });
+  const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
+  assert.equal(job.status, 'completed');
+}
+
+async function update(body: unknown) {
+  return api(server.url, '/update', { method: 'PATCH', key: KEYS.alpha, body });
+}
+
+async function customOf(documentId: string) {
+  const text = await api(server.url, `/document/${documentId}/text?include_deleted=true`, { key: KEYS.alpha });
+  return text.json.metadata;
+}
+
+test('merge patch: nested merge, null deletes, omitted unchanged; 202 echoes canonical paths', async () => {
+  await ingest('mp', 'v1', { team: 'ops', region: { name: 'north', code: 7 }, drop: 'me' });
+  const accepted = await update({ document_id: 'mp', metadata: { region: { code: 8 }, drop: null, 'cost.centre': 'KL' } });
+  assert.equal(accepted.status, 202);
+  assert.equal(accepted.json.status, 'pending');
+  assert.equal(accepted.json.document_id, 'mp');
+  assert.equal(accepted.json.version_id, null);
+  assert.deepEqual(accepted.json.updated_fields, ['metadata.custom.region', 'metadata.custom.drop', 'metadata.custom."cost.centre"']);
+  const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
+  assert.equal(job.status, 'completed', JSON.stringify(job));
+  assert.equal(job.operation, 'metadata_update');
+  assert.equal(job.publication_status, 'ready');
+  assert.equal(job.versions_total, 1);
+  assert.equal(job.versions_completed, 1);
+  assert.equal(job.versions_unchanged, 0);
+  assert.ok(job.updated_chunks >= 1);
+  assert.equal(job.cleanup_tasks_scheduled, 1);
+  assert.equal(job.updated_fields_count, 3);
+  assert.equal(job.updated_fields_truncated, false);
+  assert.equal(JSON.stringify(job).includes('KL'), false, 'custom values never appear in job status');
+  const metadata = await customOf('mp');
+  assert.deepEqual(metadata.custom, { team: 'ops', region: { name: 'north', code: 8 }, 'cost.centre': 'KL' });
+  assert.equal(metadata.source.filename, 'orig.txt');
+
+  const search = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'account statement', filters: { 'metadata.custom.cost.centre': 'KL' } } });
+  assert.equal(search.json.results.length, 1);
+  assert.deepEqual(search.json.results[0].canonical_metadata.custom.region, { name: 'north', code: 8 });
+  const list = await api(server.url, '/documents?metadata_filter=' + encodeURIComponent('{"metadata.custom.team":"ops"}'), { key: KEYS.alpha });
+  assert.equal(list.json.documents.find((row: any) => row.document_id === 'mp').metadata.custom.region.code, 8);
+});
+
+test('an empty patch completes as a no-op; a rename writes only source.filename', async () => {
+  await ingest('noop', 'v1', { a: 1 });
+  const empty = await update({ document_id: 'noop', metadata: {} });
+  assert.equal(empty.status, 202);
+  assert.deepEqual(empty.json.updated_fields, []);
+  const job = await waitForJob(server.url, KEYS.alpha, empty.json.job_id);
+  assert.equal(job.status, 'completed');
+  assert.equal(job.versions_unchanged, 1);
+
+  const rename = await update({ document_id: 'noop', version_id: 'v1', filename: '  renamed.txt  ', metadata: { filename: 'custom-name' } });
+  assert.equal(rename.status, 202);
+  assert.equal(rename.json.version_id, 'v1');
+  assert.deepEqual(rename.json.updated_fields, ['metadata.custom.filename', 'metadata.source.filename']);
+  await waitForJob(server.url, KEYS.alpha, rename.json.job_id);
+  const metadata = await customOf('noop');
+  assert.equal(metadata.source.filename, 'renamed.txt');
+  assert.equal(metadata.source.mime_type, 'text/plain');
+  assert.equal(metadata.custom.filename, 'custom-name');
+});
+
+test('400s: reserved, system and legacy paths, bad filename, bad ids; nothing is queued', async () => {
+  for (const body of [
+    { document_id: 'x', metadata: { deleted: true } },
+    { document_id: 'x', metadata: { client_id: 'other' } },
+    { document_id: 'x', metadata: { source: { filename: 'y' } } },
+    { document_id: 'x', metadata: { 'metadata.source.filename': 'y' } },
+    { document_id: 'x', metadata: { 'location.page_number': 2 } },
+    { document_id: 'x', metadata: { processing: { page_number: 2 } } },
+    { document_id: 'x', filename: '   ' },
+    { document_id: 'x', filename: 'bad\u0007name' },
+    { document_id: '', metadata: { a: 1 } },
+    { document_id: 'x', version_id: 'bad\nid', metadata: { a: 1 } },
+  ]) {
+    const response = await update(body);
+    assert.equal(response.status, 400, JSON.stringify(body));
+    assert.equal(typeof response.json.detail, 'string');
+  }
+});
+
+test('422s: neither metadata nor filename, unknown keys, wrong shapes', async () => {
+  for (const body of [{ document_id: 'x' }, { document_id: 'x', metadata: { a: 1 }, colour: 1 }, { document_id: 'x', metadata: [1] }, { document_id: 7, metadata: {} }]) {
+    const response = await update(body);
+    assert.equal(response.status, 422, JSON.stringify(body));
+    assert.equal(response.json.error_code, 'validation_error');
+  }
+});
+
+test('an unknown or another Client’s document fails the job with "Metadata update failed"', async () => {
+  const accepted = await update({ document_id: 'no-such-doc', metadata: { a: 1 } });
+  assert.equal(accepted.status, 202, 'accepted before resolving the document');
+  const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
+  assert.equal(job.status, 'failed');
+  assert.equal(job.error, 'Metadata update failed');
+  const beta = await uploadText(server.url, KEYS.beta, { document_id: 'beta-doc', text: 'Beta statement.' });
+  await waitForJob(server.url, KEYS.beta, beta.json.job_id);
+  const foreign = await update({ document_id: 'beta-doc', metadata: { a: 1 } });
+  const foreignJob = await waitForJob(server.url, KEYS.alpha, foreign.json.job_id);
+  assert.equal(foreignJob.error, 'Metadata update failed');
+  assert.equal((await api(server.url, `/status/${foreign.json.job_id}`, { key: KEYS.beta })).status, 404);
+});
+
+test('a contract violation fails with error_details and leaves the previous generation authoritative', async () => {
+  await ingest('big', 'v1', { keep: 'yes' });
+  const accepted = await update({ document_id: 'big', metadata: { blob: 'x'.repeat(70_000) } });
+  const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
+  assert.equal(job.status, 'failed');
+  assert.equal(job.error, 'Metadata update validation failed');
+  assert.equal(job.error_details.code, 'metadata_canonical_json_bytes_limit');
+  assert.deepEqual(job.error_details.path, ['metadata', 'custom']);
+  assert.equal(job.error_details.limit, 65536);
+  assert.equal(job.error_details.unit, 'utf8_bytes');
+  assert.ok(job.error_details.observed > 65536);
+  assert.equal(JSON.stringify(job).includes('xxxx'), false);
+  assert.deepEqual((await customOf('big')).custom, { keep: 'yes' });
+});
+
+test('updating a soft-deleted version keeps it deleted and keeps its filename', async () => {
+  await ingest('hidden', 'v1', { a: 1 });
+  await api(server.url, '/document/hidden', { method: 'DELETE', key: KEYS.alpha });
+  const accepted = await update({ document_id: 'hidden', metadata: { a: 2 }, filename: 'new.txt' });
+  await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
+  assert.equal((await api(server.url, '/document/hidden/text', { key: KEYS.alpha })).status, 404);
+  const metadata = await customOf('hidden');
+  assert.equal(metadata.custom.a, 2);
+  assert.equal(metadata.source.filename, 'orig.txt');
+});
+
+test('publication disabled: PATCH /update is 503', async () => {
+  const disabled = await startTestServer({ PUBLICATION_ENABLED: 'false' });
+  try {
+    const response = await api(disabled.url, '/update', { method: 'PATCH', key: KEYS.alpha, body: { document_id: 'x', metadata: { a: 1 } } });
+    assert.equal(response.status, 503);
+    assert.equal(typeof response.json.detail, 'string');
+  } finally {
+    await disabled.close();
+    removeDir(disabled.dataDir);
+  }
+});
+
+test('a search running during updates never sees a mixture of old and new metadata', async () => {
+  for (const version of ['v1', 'v2', 'v3']) await ingest('mix', version, { stage: 0 }, `Consistency probe ledger ${version}.`);
+  let stop = false;
+  const observed = new Set<string>();
+  const searcher = (async () => {
+    while (!stop) {
+      const response = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'consistency probe ledger', filters: { document_id: 'mix' } } });
+      assert.equal(response.status, 200);
+      const stages = new Set(response.json.results.map((row: any) => row.canonical_metadata.custom.stage));
+      assert.equal(stages.size, 1, `one search saw stages ${[...stages]}`);
+      observed.add([...stages].join());
+    }
+  })();
+  for (let stage = 1; stage <= 5; stage++) {
+    const accepted = await update({ document_id: 'mix', metadata: { stage } });
+    await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
+  }
+  stop = true;
+  await searcher;
+  assert.ok(observed.has('5'));
+});

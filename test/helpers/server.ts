@@ -1,0 +1,129 @@
+// Test harness: start the real service on a random port with a temporary DATA_DIR, in-process or as a
+// child process (for crash tests), and talk to it over HTTP like a client would.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/config.ts';
+import { startService } from '../../src/service.ts';
+import type { RunningService } from '../../src/service.ts';
+
+export const KEYS = { alpha: 'key-alpha-1', alpha2: 'key-alpha-2', beta: 'key-beta-1', operator: 'op-key-1' } as const;
+export const API_KEY_CLIENTS = JSON.stringify({ [KEYS.alpha]: 'client-alpha', [KEYS.alpha2]: 'client-alpha', [KEYS.beta]: 'client-beta' });
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export function tempDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'hds-test-'));
+}
+
+export function baseEnv(dataDir: string, overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    API_KEY_CLIENTS,
+    OPERATOR_API_KEYS: JSON.stringify([KEYS.operator]),
+    RATE_LIMIT_PER_MINUTE: '100000',
+    SEARCH_RATE_LIMIT_PER_MINUTE: '100000',
+    WORKER_POLL_MS: '50',
+    JOB_RETRY_BASE_SECONDS: '0.2',
+    ...overrides,
+  };
+}
+
+export interface TestServer {
+  url: string;
+  dataDir: string;
+  service: RunningService;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(overrides: Record<string, string> = {}, dataDir = tempDataDir()): Promise<TestServer> {
+  const service = await startService(loadConfig(baseEnv(dataDir, overrides)));
+  return {
+    url: service.url,
+    dataDir,
+    service,
+    async close() {
+      await service.close();
+    },
+  };
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export interface ChildServer {
+  url: string;
+  child: ChildProcess;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `node src/main.ts` as its own process, resolving once it prints its address. */
+export function spawnServer(env: Record<string, string>): Promise<ChildServer> {
+  const child = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match) resolve({ url: match[1], child, stderr: () => stderr, exited });
+    });
+    exited.then((code) => reject(new Error(`server exited with ${code} before listening: ${stderr}`)));
+  });
+}
+
+export async function api(url: string, path: string, options: { method?: string; key?: string | null; body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== null && options.key !== undefined) headers['X-API-Key'] = options.key;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    headers['Content-Type'] ??= 'application/json';
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  }
+  const response = await fetch(`${url}${path}`, { method: options.method ?? (body ? 'POST' : 'GET'), headers, body });
+  const text = await response.text();
+  let json: any = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = null;
+  }
+  return { status: response.status, headers: response.headers, json, text };
+}
+
+export async function uploadText(url: string, key: string, body: Record<string, unknown>) {
+  return api(url, '/embed', { key, body });
+}
+
+export async function uploadFile(url: string, key: string, fields: Record<string, string>, file: { name: string; bytes: Uint8Array; type?: string }) {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  form.append('file', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.name);
+  const response = await fetch(`${url}/embed`, { method: 'POST', headers: { 'X-API-Key': key }, body: form });
+  return { status: response.status, json: (await response.json()) as any, headers: response.headers };
+}
+
+export const TERMINAL = new Set(['completed', 'failed', 'partial_failed', 'superseded']);
+
+/** Polls /status until the job is terminal (or `until` says so). */
+export async function waitForJob(url: string, key: string, jobId: string, options: { timeoutMs?: number; until?: (job: any) => boolean } = {}) {
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  const until = options.until ?? ((job: any) => TERMINAL.has(job.status));
+  for (;;) {
+    const response = await api(url, `/status/${jobId}`, { key });
+    if (response.status === 200 && until(response.json)) return response.json;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} did not finish: ${response.status} ${response.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

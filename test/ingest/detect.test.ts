@@ -1,0 +1,98 @@
+// Format detection by content: signatures win over names, deliberate outcomes for every mismatch.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { appleSingleDataFork, detectFormat, extensionOf } from '../../src/ingest/detect.ts';
+import { parseDocument } from '../../src/ingest/parse.ts';
+import { IngestError } from '../../src/ingest/parsed-document.ts';
+import { buildDocx, wordDocumentXml } from './zip-builder.ts';
+
+const CORPUS = new URL('../../../shared/corpus/', import.meta.url);
+const corpusFile = (path: string): Buffer => readFileSync(new URL(path, CORPUS));
+
+function codeOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    assert.ok(error instanceof IngestError);
+    return error.code;
+  }
+  return 'none';
+}
+
+test('extensions are read case-insensitively from the last dot of the base name', () => {
+  assert.equal(extensionOf('dir.v2/Report.PDF'), 'pdf');
+  assert.equal(extensionOf('statement.940.txt'), 'txt');
+  assert.equal(extensionOf('.hidden'), '');
+  assert.equal(extensionOf('README'), '');
+});
+
+test('a PDF is a PDF whatever its name, and the name mismatch is noted', () => {
+  const detection = detectFormat(corpusFile('pdf/pdfjs_helloworld-bad.pdf'), 'notes.txt');
+  assert.equal(detection.kind, 'pdf');
+  assert.ok(detection.warnings.some((w) => /named \.txt/.test(w)));
+});
+
+test('a PDF behind a print-ticket header is found and sliced at its header', () => {
+  const detection = detectFormat(corpusFile('hostile/tika_test-pdf-with-print-ticket-header.pdf'), 'ticket.pdf');
+  assert.equal(detection.kind, 'pdf');
+  assert.equal(detection.bytes.subarray(0, 5).toString('latin1'), '%PDF-');
+});
+
+test('"%PDF-" mentioned inside a text file does not make it a PDF', () => {
+  const text = Buffer.from('Notes on headers: every file starts with %PDF-1.7 and more prose follows.\n'.repeat(3));
+  assert.equal(detectFormat(text, 'notes.md').kind, 'text');
+});
+
+test('an AppleSingle container is unwrapped to its data fork', () => {
+  const bytes = corpusFile('hostile/tika_testAppleSingleFile.pdf');
+  const fork = appleSingleDataFork(bytes);
+  assert.ok(fork);
+  assert.equal(fork.subarray(0, 5).toString('latin1'), '%PDF-');
+  const detection = detectFormat(bytes, 'apple.pdf');
+  assert.equal(detection.kind, 'pdf');
+  assert.ok(detection.warnings.some((w) => /AppleSingle/.test(w)));
+});
+
+test('plain text named like a binary format fails as a mismatch; under a text name it is text', () => {
+  const bytes = corpusFile('hostile/tika_file1_text_named.pdf');
+  assert.equal(codeOf(() => detectFormat(bytes, 'file1.pdf')), 'format_mismatch');
+  assert.equal(codeOf(() => detectFormat(bytes, 'file1.docx')), 'format_mismatch');
+  assert.equal(detectFormat(bytes, 'file1.txt').kind, 'text');
+  assert.equal(detectFormat(bytes, 'file1').kind, 'text');
+});
+
+test('an OLE2 container with an EncryptedPackage is an encrypted document; other OLE2 files are legacy Office', () => {
+  assert.equal(codeOf(() => detectFormat(corpusFile('hostile/poi_protected_agile.docx'), 'secret.docx')), 'encrypted');
+  const legacy = Buffer.alloc(1024);
+  Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(legacy);
+  Buffer.from('Workbook', 'utf16le').copy(legacy, 600);
+  assert.equal(codeOf(() => detectFormat(legacy, 'old.xlsx')), 'unsupported_format');
+});
+
+test('a DOCX named .xlsx is parsed as DOCX with a warning', async () => {
+  const doc = await parseDocument(buildDocx(wordDocumentXml(['Renamed document'])), 'renamed.xlsx');
+  assert.equal(doc.extension, 'docx');
+  assert.ok(doc.warnings.some((w) => /named \.xlsx/.test(w)));
+});
+
+test('HTML is recognised by name or by content; a .txt name keeps HTML-looking text as text', () => {
+  const html = Buffer.from('<!DOCTYPE html><html><head><title>T</title></head><body><p>Hi</p></body></html>');
+  assert.equal(detectFormat(html, 'page').kind, 'html');
+  assert.equal(detectFormat(html, 'page.htm').kind, 'html');
+  assert.equal(detectFormat(html, 'page.txt').kind, 'text');
+});
+
+test('images are recognised by signature; "BM" text is not a bitmap', () => {
+  assert.equal(detectFormat(corpusFile('images/tika_testOCR.png'), 'scan.jpg').extension, 'png');
+  assert.equal(detectFormat(corpusFile('images/tess_phototest.tif'), 'scan.tiff').mimeType, 'image/tiff');
+  assert.equal(detectFormat(Buffer.from('BMW annual report, plain text.'), 'bmw.txt').kind, 'text');
+});
+
+test('empty, RTF and unknown binary files fail legibly', () => {
+  assert.equal(codeOf(() => detectFormat(Buffer.alloc(0), 'empty.pdf')), 'empty_file');
+  assert.equal(codeOf(() => detectFormat(Buffer.from('{\\rtf1\\ansi Hello}'), 'letter.rtf')), 'unsupported_format');
+  const binary = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 73) % 32));
+  assert.equal(codeOf(() => detectFormat(binary, 'blob.bin')), 'unsupported_format');
+});

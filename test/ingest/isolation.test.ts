@@ -1,0 +1,87 @@
+// Isolated parsing in a worker thread: errors keep their code across the boundary; timeouts, OOM and OCR children are contained.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseDocumentIsolated } from '../../src/ingest/parse.ts';
+import { IngestError } from '../../src/ingest/parsed-document.ts';
+import { resolveBinary } from '../../src/ingest/ocr.ts';
+
+const CORPUS = new URL('../../../shared/corpus/', import.meta.url);
+const corpusFile = (path: string): Buffer => readFileSync(new URL(path, CORPUS));
+const TESSERACT = await resolveBinary('tesseract');
+
+async function failureOf(run: Promise<unknown>): Promise<IngestError> {
+  try {
+    await run;
+  } catch (error) {
+    assert.ok(error instanceof IngestError, String(error));
+    return error;
+  }
+  assert.fail('expected a failure');
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('a document parsed in a worker comes back whole', async () => {
+  const doc = await parseDocumentIsolated(corpusFile('pdf/pdfjs_tracemonkey.pdf'), 'tracemonkey.pdf');
+  assert.equal(doc.pageCount, 14);
+  assert.match(doc.pages[1]!.text, /Hence, recording and compiling a trace speculates/);
+});
+
+test('an IngestError keeps its code, message and transience across the worker boundary', async () => {
+  const started = performance.now();
+  const error = await failureOf(parseDocumentIsolated(corpusFile('hostile/zb_zbsm.zip'), 'zbsm.zip'));
+  assert.equal(error.code, 'archive_rejected');
+  assert.match(error.message, /^Archive rejected by the decompression guard: entries overlap/);
+  assert.equal(error.transient, false);
+  assert.ok(performance.now() - started < 2000, 'the bomb must be rejected in under 2 s, worker start-up included');
+});
+
+test('a parse past its deadline is stopped with parse_timeout', async () => {
+  const error = await failureOf(parseDocumentIsolated(corpusFile('pdf/pdfminer_i1040nr.pdf'), 'i1040nr.pdf', { timeoutMs: 50 }));
+  assert.equal(error.code, 'parse_timeout');
+});
+
+test('a parse that outgrows its heap ends as parse_out_of_memory while the same limit parses a small file', async () => {
+  const small = await parseDocumentIsolated(corpusFile('txt/tika_testMARKDOWN.md'), 'small.md', { maxHeapMb: 16 });
+  assert.equal(small.extension, 'md');
+  const error = await failureOf(parseDocumentIsolated(corpusFile('pdf/pdfjs_freeculture.pdf'), 'freeculture.pdf', { maxHeapMb: 16 }));
+  assert.equal(error.code, 'parse_out_of_memory');
+});
+
+test('OCR children of a timed-out parse are killed, not orphaned, and its scratch files are removed', async () => {
+  const started: number[] = [];
+  const scratchParent = mkdtempSync(join(tmpdir(), 'isolation-test-'));
+  const onChildProcess = (pid: number, running: boolean): void => {
+    if (running) started.push(pid);
+  };
+  try {
+    const run = parseDocumentIsolated(corpusFile('pdf/pdfjs_issue7229.pdf'), 'scan.pdf', { timeoutMs: 5000, ocr: { onChildProcess, tempDir: scratchParent } });
+    if (!TESSERACT) {
+      assert.equal((await failureOf(run)).code, 'no_text');
+      return;
+    }
+    assert.equal((await failureOf(run)).code, 'parse_timeout');
+    assert.ok(started.length > 0, 'an OCR child should have been started before the deadline');
+    assert.deepEqual(started.filter(isAlive), []);
+    assert.deepEqual(readdirSync(scratchParent), [], 'no copy of the document is left behind');
+  } finally {
+    rmSync(scratchParent, { recursive: true, force: true });
+  }
+});
+
+test('a missing temporary directory is a transient failure', async () => {
+  const error = await failureOf(parseDocumentIsolated(corpusFile('txt/tika_testMARKDOWN.md'), 'a.md', { ocr: { tempDir: '/nonexistent/tmp' } }));
+  assert.equal(error.code, 'temp_unavailable');
+  assert.equal(error.transient, true);
+});

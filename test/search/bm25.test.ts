@@ -1,0 +1,132 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  BM25_B, BM25_K1, BM25_TITLE_B, BM25_TITLE_WEIGHT, bm25Idf, buildBm25Segment, computeBm25Stats, mergeBm25Segments,
+  prepareBm25Liveness, searchBm25,
+} from '../../src/search/bm25.ts';
+import type { FieldAnalyzer, SparseDoc } from '../../src/search/bm25.ts';
+
+/** Whitespace "analyzer" so every term and length in these tests can be checked by hand. */
+const words: FieldAnalyzer = (text, title) => ({ text: text.split(' ').filter(Boolean), title: title.split(' ').filter(Boolean) });
+
+const CORPUS: SparseDoc[] = [
+  { id: 10, text: 'apple banana apple', title: 'fruit' },
+  { id: 11, text: 'banana cherry', title: 'apple' },
+  { id: 12, text: 'cherry cherry cherry durian' },
+];
+const PARAMS = { k1: 1.2, b: 0.75, titleWeight: 2, titleB: 0.5 };
+
+function close(actual: number, expected: number): void {
+  assert.ok(Math.abs(actual - expected) <= 1e-5 * Math.max(1, Math.abs(expected)), `${actual} != ${expected}`);
+}
+
+test('tuned defaults are exported constants', () => {
+  assert.deepEqual([BM25_K1, BM25_B, BM25_TITLE_WEIGHT, BM25_TITLE_B], [1.5, 0.75, 3, 0.5]);
+});
+
+test('scores match BM25F computed by hand', () => {
+  const segment = buildBm25Segment(CORPUS, words);
+  const { hits, matched } = searchBm25([segment], ['apple'], { limit: 10, ...PARAMS });
+  // N = 3, df(apple) = 2, avg text length = 9 / 3 = 3, avg title length = 2 / 3.
+  const idf = Math.log(1 + (3 - 2 + 0.5) / (2 + 0.5));
+  const tf0 = 2 / (1 - 0.75 + 0.75 * (3 / 3));
+  const tf1 = (2 * 1) / (1 - 0.5 + 0.5 * (1 / (2 / 3)));
+  const expected0 = (idf * tf0 * 2.2) / (tf0 + 1.2);
+  const expected1 = (idf * tf1 * 2.2) / (tf1 + 1.2);
+  assert.equal(matched, 2);
+  assert.deepEqual(hits.map((h) => h.id), expected0 > expected1 ? [10, 11] : [11, 10]);
+  close(hits.find((h) => h.id === 10)!.score, expected0);
+  close(hits.find((h) => h.id === 11)!.score, expected1);
+  close(bm25Idf(3, 2), idf);
+});
+
+test('scores add over query terms; a repeated query term counts twice', () => {
+  const segment = buildBm25Segment(CORPUS, words);
+  const one = searchBm25([segment], ['cherry'], { limit: 10, ...PARAMS }).hits;
+  const two = searchBm25([segment], ['cherry', 'cherry'], { limit: 10, ...PARAMS }).hits;
+  for (const hit of one) close(two.find((h) => h.id === hit.id)!.score, 2 * hit.score);
+  const both = searchBm25([segment], ['cherry', 'durian'], { limit: 10, ...PARAMS }).hits;
+  const durian = searchBm25([segment], ['durian'], { limit: 10, ...PARAMS }).hits;
+  close(both.find((h) => h.id === 12)!.score, one.find((h) => h.id === 12)!.score + durian[0].score);
+});
+
+test('title weight: a title match counts, and weight 0 removes title-only matches', () => {
+  const segment = buildBm25Segment(CORPUS, words);
+  assert.deepEqual(searchBm25([segment], ['fruit'], { limit: 10, ...PARAMS }).hits.map((h) => h.id), [10]);
+  const noTitle = searchBm25([segment], ['apple'], { limit: 10, ...PARAMS, titleWeight: 0 });
+  assert.deepEqual(noTitle.hits.map((h) => h.id), [10]);
+  assert.equal(noTitle.matched, 1);
+  const heavy = searchBm25([segment], ['apple'], { limit: 10, ...PARAMS, titleWeight: 50 });
+  assert.deepEqual(heavy.hits.map((h) => h.id), [11, 10]);
+});
+
+test('limit bounds hits but not matched; ties break by ascending id; unknown terms match nothing', () => {
+  const twins = buildBm25Segment([{ id: 7, text: 'same words' }, { id: 3, text: 'same words' }, { id: 5, text: 'other' }], words);
+  assert.deepEqual(searchBm25([twins], ['same'], { limit: 10 }).hits.map((h) => h.id), [3, 7]);
+  const limited = searchBm25([twins], ['same'], { limit: 1 });
+  assert.deepEqual(limited.hits.map((h) => h.id), [3]);
+  assert.equal(limited.matched, 2);
+  assert.deepEqual(searchBm25([twins], ['same'], { limit: 0 }), { hits: [], matched: 2 });
+  assert.deepEqual(searchBm25([twins], ['absent'], { limit: 10 }), { hits: [], matched: 0 });
+  assert.throws(() => searchBm25([twins], ['same'], { limit: -1 }), RangeError);
+  assert.throws(() => searchBm25([twins], ['same'], { limit: 1.5 }), RangeError);
+});
+
+test('isLive hides docs from hits and matched without changing any score', () => {
+  const segment = buildBm25Segment(CORPUS, words);
+  const all = searchBm25([segment], ['apple', 'cherry'], { limit: 10, ...PARAMS });
+  const some = searchBm25([segment], ['apple', 'cherry'], { limit: 10, ...PARAMS, isLive: (id) => id !== 10 });
+  assert.equal(some.matched, all.matched - 1);
+  assert.deepEqual(some.hits, all.hits.filter((h) => h.id !== 10));
+});
+
+test('global statistics are summed over segments: split segments score exactly like one', () => {
+  const whole = buildBm25Segment(CORPUS, words);
+  const parts = [buildBm25Segment(CORPUS.slice(0, 2), words), buildBm25Segment(CORPUS.slice(2), words)];
+  assert.deepEqual(computeBm25Stats(parts), computeBm25Stats([whole]));
+  for (const query of [['apple'], ['cherry', 'banana'], ['durian', 'fruit', 'apple']]) {
+    assert.deepEqual(searchBm25(parts, query, { limit: 10 }), searchBm25([whole], query, { limit: 10 }));
+  }
+});
+
+test('merging keeps live docs in order and scores exactly like the unmerged segments with the same liveness', () => {
+  const parts = [buildBm25Segment(CORPUS.slice(0, 2), words), buildBm25Segment(CORPUS.slice(2), words)];
+  const isLive = (id: number) => id !== 11;
+  const merged = mergeBm25Segments(parts, isLive);
+  assert.deepEqual([...merged.docIds], [10, 12]);
+  assert.deepEqual(merged, buildBm25Segment([CORPUS[0], CORPUS[2]], words));
+  const liveness = prepareBm25Liveness(parts, isLive);
+  assert.deepEqual(liveness.stats, computeBm25Stats([merged]));
+  for (const query of [['apple'], ['cherry', 'banana'], ['durian', 'fruit', 'apple']]) {
+    assert.deepEqual(searchBm25(parts, query, { limit: 10, liveness }), searchBm25([merged], query, { limit: 10 }));
+  }
+  const allLive = mergeBm25Segments(parts, () => true);
+  assert.deepEqual(searchBm25([allLive], ['cherry', 'apple'], { limit: 10 }), searchBm25(parts, ['cherry', 'apple'], { limit: 10 }));
+});
+
+test('liveness prepared for other segments is refused', () => {
+  const a = buildBm25Segment(CORPUS, words);
+  const b = buildBm25Segment(CORPUS, words);
+  assert.throws(() => searchBm25([b], ['apple'], { limit: 1, liveness: prepareBm25Liveness([a], () => true) }));
+});
+
+test('segments are immutable and refuse duplicate or invalid ids', () => {
+  const segment = buildBm25Segment(CORPUS, words);
+  assert.ok(Object.isFrozen(segment));
+  assert.throws(() => buildBm25Segment([{ id: 1, text: 'a' }, { id: 1, text: 'b' }]), RangeError);
+  assert.throws(() => buildBm25Segment([{ id: -1, text: 'a' }]), RangeError);
+  assert.throws(() => buildBm25Segment([{ id: 2 ** 31, text: 'a' }]), RangeError);
+  const empty = buildBm25Segment([]);
+  assert.deepEqual(searchBm25([empty], ['a'], { limit: 5 }), { hits: [], matched: 0 });
+});
+
+test('the default analyzer is shared with queries: stems, stopwords and identifiers meet', () => {
+  const segment = buildBm25Segment([
+    { id: 0, text: 'The monthly statements for account ACC-0012345.', title: 'Statement' },
+    { id: 1, text: 'Penyata akaun simpanan dan bayaran pinjaman bulanan.' },
+    { id: 2, text: 'Unrelated text about the weather.' },
+  ]);
+  assert.deepEqual(searchBm25([segment], ['statement'], { limit: 5 }).hits.map((h) => h.id), [0]);
+  assert.deepEqual(searchBm25([segment], ['0012345'], { limit: 5 }).hits.map((h) => h.id), [0]);
+  assert.deepEqual(searchBm25([segment], ['bayar'], { limit: 5 }).hits.map((h) => h.id), [1]);
+});

@@ -1,0 +1,87 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FUZZY_MAX_EDITS, FUZZY_MIN_SIMILARITY, normalizeContentQuery } from '../../src/text/query-normalizer.ts';
+import { characterSimilarity } from '../../src/text/similarity.ts';
+import { buildVocabulary, vocabularyFromTexts } from '../../src/text/vocabulary.ts';
+import { ABBREVIATIONS } from '../../src/text/abbreviations.ts';
+import { KNOWN_TYPOS } from '../../src/text/known-typos.ts';
+
+test('the fuzzy threshold is the spec value 0.6', () => {
+  assert.equal(FUZZY_MIN_SIMILARITY, 0.6);
+});
+
+test('lossless part: NFKC, case fold and whitespace collapse', () => {
+  assert.deepEqual(normalizeContentQuery('  ＢＡＫＩ   Akaun  '), { text: 'baki akaun', rewrites: [] });
+});
+
+test('English and Malay abbreviations expand (acc, txn, stmt, amt, a/c, yg, dgn, utk)', () => {
+  const result = normalizeContentQuery('ACC txn stmt amt a/c yg dgn utk');
+  assert.equal(result.text, 'account transaction statement amount account yang dengan untuk');
+  assert.deepEqual(result.rewrites.map((r) => [r.from, r.kind]), [
+    ['acc', 'abbreviation'], ['txn', 'abbreviation'], ['stmt', 'abbreviation'], ['amt', 'abbreviation'],
+    ['a/c', 'abbreviation'], ['yg', 'abbreviation'], ['dgn', 'abbreviation'], ['utk', 'abbreviation'],
+  ]);
+});
+
+test('known typos are corrected even with an empty vocabulary', () => {
+  const result = normalizeContentQuery('recieve paymnet pembayarn');
+  assert.equal(result.text, 'receive payment pembayaran');
+  assert.ok(result.rewrites.every((r) => r.kind === 'typo'));
+});
+
+test('fuzzy correction goes only to a vocabulary word with similarity >= 0.6', () => {
+  const v = vocabularyFromTexts(['monthly statement of the account']);
+  assert.deepEqual(normalizeContentQuery('statemnt', v).rewrites, [{ from: 'statemnt', to: 'statement', kind: 'fuzzy' }]);
+  assert.deepEqual(normalizeContentQuery('xqzvw', v).rewrites, []);
+  assert.deepEqual(normalizeContentQuery('statemnt').rewrites, []);
+});
+
+test('the 0.6 boundary: similarity exactly 0.6 corrects, 0.57 and 0.5 do not', () => {
+  assert.deepEqual(normalizeContentQuery('kirim', buildVocabulary([['karam', 1]])).rewrites, [{ from: 'kirim', to: 'karam', kind: 'fuzzy' }]);
+  assert.deepEqual(normalizeContentQuery('kirim', buildVocabulary([['karamu', 1]])).rewrites, []);
+  assert.deepEqual(normalizeContentQuery('bayaran', buildVocabulary([['boyoron', 1]])).rewrites, []);
+  assert.deepEqual(normalizeContentQuery('bayaran', buildVocabulary([['boyoran', 1]])).rewrites, [{ from: 'bayaran', to: 'boyoran', kind: 'fuzzy' }]);
+});
+
+test('words the vocabulary knows are never corrected, not even known typos', () => {
+  const v = vocabularyFromTexts(['they recieve the acount', 'ajak']);
+  assert.deepEqual(normalizeContentQuery('recieve acount ajak', v).rewrites, []);
+  const stems = vocabularyFromTexts(['account statements']);
+  assert.deepEqual(normalizeContentQuery('statement accounts', stems).rewrites, []);
+});
+
+test('ajar stays ajar when pelajaran/mengajar are in the vocabulary, though ajak is 0.75 similar', () => {
+  const withAffixForms = vocabularyFromTexts(['pelajaran di sekolah', 'guru mengajar', 'ajak kawan']);
+  assert.deepEqual(normalizeContentQuery('ajar', withAffixForms), { text: 'ajar', rewrites: [] });
+  const withoutAffixForms = vocabularyFromTexts(['ajak kawan', 'sekolah']);
+  assert.deepEqual(normalizeContentQuery('ajar', withoutAffixForms).rewrites, [{ from: 'ajar', to: 'ajak', kind: 'fuzzy' }]);
+});
+
+test('digits, identifiers, amounts and stopwords are never fuzzed', () => {
+  const v = vocabularyFromTexts(['acc account 12346 inv invoice rm15 there']);
+  const result = normalizeContentQuery('ACC-0012345 12345 INV/2020/001 RM15.3 1,234.56 the', v);
+  assert.equal(result.text, 'acc-0012345 12345 inv/2020/001 rm15.3 1,234.56 the');
+  assert.deepEqual(result.rewrites, []);
+});
+
+test('more than two edits is never a typo, even above 0.6 (albendazole is not amendable)', () => {
+  const v = buildVocabulary([['amendable', 4]]);
+  assert.ok(characterSimilarity('albendazole', 'amendable') >= FUZZY_MIN_SIMILARITY);
+  assert.equal(FUZZY_MAX_EDITS, 2);
+  assert.deepEqual(normalizeContentQuery('albendazole', v).rewrites, []);
+  assert.deepEqual(normalizeContentQuery('amendabel', v).rewrites, [{ from: 'amendabel', to: 'amendable', kind: 'fuzzy' }]);
+});
+
+test('short words are not fuzzed; a replacement is never rewritten again', () => {
+  assert.deepEqual(normalizeContentQuery('bkz', buildVocabulary([['baki', 1], ['bkk', 1]])).rewrites, []);
+  const v = buildVocabulary([['accounting', 3]]);
+  assert.deepEqual(normalizeContentQuery('acc', v).rewrites, [{ from: 'acc', to: 'account', kind: 'abbreviation' }]);
+});
+
+test('tables: abbreviations and typos map to different words and never to themselves', () => {
+  for (const [from, to] of [...ABBREVIATIONS, ...KNOWN_TYPOS]) {
+    assert.notEqual(from, to);
+    assert.match(from, /^[a-z]+$/);
+  }
+  for (const typo of KNOWN_TYPOS.keys()) assert.ok(!ABBREVIATIONS.has(typo), typo);
+});

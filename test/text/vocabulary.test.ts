@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import {
+  EMPTY_VOCABULARY, buildVocabulary, fuzzyCandidates, mergeVocabularies, vocabularyEntries, vocabularyFromTexts,
+  vocabularyHasMalayRoot, vocabularyHasTermsOf, vocabularyHasWord, vocabularyWordsOf,
+} from '../../src/text/vocabulary.ts';
+import { characterSimilarity, codePoints, levenshteinDistance } from '../../src/text/similarity.ts';
+
+const ESSAYS = new URL('../../../shared/datasets/malay-text/karangan-sekolah.txt', import.meta.url);
+
+test('vocabulary words are normalized letter words; numbers, identifiers and stopwords are left out', () => {
+  assert.deepEqual(vocabularyWordsOf('The Statement of ACC-0012345, RM15.30, statement again, Baki'), ['statement', 'baki']);
+});
+
+test('counts are per text, entries are sorted by word, merging sums counts', () => {
+  const a = vocabularyFromTexts(['baki akaun baki', 'akaun simpanan']);
+  const b = vocabularyFromTexts(['akaun tetap']);
+  assert.deepEqual(vocabularyEntries(a), [['akaun', 2], ['baki', 1], ['simpanan', 1]]);
+  assert.deepEqual(vocabularyEntries(mergeVocabularies([a, b])), [['akaun', 3], ['baki', 1], ['simpanan', 1], ['tetap', 1]]);
+  assert.deepEqual(vocabularyEntries(buildVocabulary(vocabularyEntries(a))), vocabularyEntries(a));
+  const merged = mergeVocabularies([a, b]);
+  const rebuilt = buildVocabulary(vocabularyEntries(merged));
+  assert.deepEqual(merged.terms, rebuilt.terms);
+  assert.deepEqual(merged.malayRoots, rebuilt.malayRoots);
+  assert.deepEqual(merged.words, rebuilt.words);
+  assert.deepEqual(vocabularyEntries(EMPTY_VOCABULARY), []);
+});
+
+test('a built vocabulary is immutable', () => {
+  const v = vocabularyFromTexts(['akaun']);
+  assert.ok(Object.isFrozen(v) && Object.isFrozen(v.words));
+  assert.throws(() => (v.words as string[]).push('x'));
+});
+
+test('membership by word, by index term, and by Malay root of affixed words', () => {
+  const v = vocabularyFromTexts(['Pelajaran di sekolah', 'Guru mengajar murid', 'account statements']);
+  assert.ok(vocabularyHasWord(v, 'pelajaran'));
+  assert.ok(!vocabularyHasWord(v, 'ajar'));
+  assert.ok(vocabularyHasMalayRoot(v, 'ajar'));
+  assert.ok(vocabularyHasTermsOf(v, 'statement'));
+  assert.ok(vocabularyHasTermsOf(v, 'accounts'));
+  assert.ok(!vocabularyHasTermsOf(v, 'invoice'));
+});
+
+test('fuzzy candidates equal a brute-force scan of the whole vocabulary (bigram index loses nothing)', () => {
+  const v = vocabularyFromTexts(readFileSync(ESSAYS, 'utf8').split('\n'));
+  assert.ok(v.words.length > 3000);
+  const queries = ['pendidkan', 'keluarag', 'masyrakat', 'negaar', 'kerjaa', 'semangta', 'pelajr', 'ajar', 'xyzq', 'kebersihn'];
+  for (const query of queries) {
+    for (const min of [0.6, 0.75]) {
+      const fast = fuzzyCandidates(v, query, { minSimilarity: min }).map((c) => c.word).sort();
+      const slow = v.words.filter((w) => w !== query && characterSimilarity(query, w) >= min && sharesBigram(query, w)).sort();
+      assert.deepEqual(fast, slow, `${query} @ ${min}`);
+      const capped = fuzzyCandidates(v, query, { minSimilarity: min, maxEdits: 2 }).map((c) => c.word).sort();
+      const cappedSlow = slow.filter((w) => levenshteinDistance(codePoints(query), codePoints(w)) <= 2);
+      assert.deepEqual(capped, cappedSlow, `${query} @ ${min}, <= 2 edits`);
+    }
+  }
+});
+
+function sharesBigram(a: string, b: string): boolean {
+  const grams = (w: string) => { const c = ['^', ...w, '$']; return new Set(c.slice(1).map((ch, i) => c[i] + ch)); };
+  const x = grams(a);
+  for (const g of grams(b)) if (x.has(g)) return true;
+  return false;
+}
+
+test('fuzzy candidates are ordered by similarity, then count, then word', () => {
+  const v = buildVocabulary([['bayaran', 1], ['bayarang', 5], ['bayar', 9], ['payaran', 2]]);
+  const candidates = fuzzyCandidates(v, 'bayarn', { minSimilarity: 0.6 });
+  assert.deepEqual(candidates.map((c) => c.word), ['bayaran', 'bayar', 'bayarang', 'payaran']);
+  assert.equal(candidates[0].similarity, characterSimilarity('bayarn', 'bayaran'));
+});
