@@ -178,7 +178,7 @@ const EXPECTATIONS: Record<string, Expectation> = {
   }),
   'pdf/pdfjs_helloworld-bad.pdf': done('pdf', 13, { phrases: ['Hello, world!'] }),
   'pdf/pdfjs_issue7229.pdf': scannedPdf(200, {
-    options: { ocr: { maxPages: 1, pdfDpi: 100 } },
+    options: { ocr: { maxPages: 1, pdfDpi: 100, languages: 'eng' } },
     pageCount: 2,
     warning: /OCR stopped after 1 image-only pages/,
     check: (doc) => {

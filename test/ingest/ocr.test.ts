@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parseDocument } from '../../src/ingest/parse.ts';
 import { parseImage } from '../../src/ingest/parsers/image.ts';
+import { parsePdf } from '../../src/ingest/parsers/pdf.ts';
 import { createContext, resolveParseOptions } from '../../src/ingest/parse-options.ts';
 import { IngestError } from '../../src/ingest/parsed-document.ts';
 import { resolveBinary, runChild } from '../../src/ingest/ocr.ts';
@@ -93,4 +94,13 @@ test('the memory ceiling applies to OCR children: starved of memory, tesseract f
   const error = await failureOf(run);
   assert.equal(error.code, TESSERACT ? 'ocr_failed' : 'no_text');
   if (TESSERACT) assert.equal(error.transient, true);
+});
+
+test('image-only PDF pages left when the OCR time budget runs out are skipped with a warning', async () => {
+  const options = resolveParseOptions({ ocr: { totalTimeoutMs: 0 } });
+  const context = createContext('scan.pdf', { extension: 'pdf', mimeType: 'application/pdf' }, options);
+  const doc = await parsePdf(corpusFile('pdf/pdfjs_issue7229.pdf'), context);
+  assert.deepEqual(doc.pages.map((p) => p.text), ['', '']);
+  const expected = TESSERACT && (await resolveBinary('pdftoppm')) ? /OCR time budget of 0 ms ran out at page 1/ : /OCR unavailable/;
+  assert.ok(doc.warnings.some((w) => expected.test(w)), JSON.stringify(doc.warnings));
 });

@@ -12,7 +12,7 @@ export function normaliseText(text: string): string {
   return text.replace(/\r\n?/gu, '\n').replace(/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/gu, '');
 }
 
-function markdownTitle(text: string): string | null {
+export function markdownTitle(text: string): string | null {
   const heading = /^#\s+(.+?)\s*#*\s*$/mu.exec(text);
   return heading?.[1]?.trim() || null;
 }
