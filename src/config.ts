@@ -34,6 +34,8 @@ export interface Config {
   searchRateLimitPerMinute: number;
   maxUploadBytes: number;
   hybridAlpha: number;
+  /** Bounded scan cap per content lane; past it totals are lower bounds. */
+  searchCandidateCap: number;
   publicationEnabled: boolean;
   publicationLifecycleFenceWaitSeconds: number;
   classificationEnabled: boolean;
@@ -56,7 +58,13 @@ export interface Config {
   ocrEnabled: boolean;
   tesseractPath: string;
   ocrLanguages: string;
+  pdftoppmPath: string;
+  ocrMaxPages: number;
+  ocrPageTimeoutMs: number;
+  ocrTotalTimeoutMs: number;
+  ocrPdfDpi: number;
   parseTimeoutMs: number;
+  parseMaxHeapMb: number;
   workerConcurrency: number;
   workerPollMs: number;
   jobLeaseSeconds: number;
@@ -185,6 +193,7 @@ export function loadConfig(env: Env = process.env): Config {
     searchRateLimitPerMinute: int(env, 'SEARCH_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 50 * MIB, 1024, 2048 * MIB),
     hybridAlpha: float(env, 'HYBRID_ALPHA', 0.5, 0, 1),
+    searchCandidateCap: int(env, 'SEARCH_CANDIDATE_CAP', 1000, 1, 100_000),
     publicationEnabled: bool(env, 'PUBLICATION_ENABLED', true),
     publicationLifecycleFenceWaitSeconds: float(env, 'PUBLICATION_LIFECYCLE_FENCE_WAIT_SECONDS', 5, 0, 300),
     classificationEnabled: bool(env, 'CLASSIFICATION_ENABLED', true),
@@ -206,7 +215,13 @@ export function loadConfig(env: Env = process.env): Config {
     ocrEnabled: bool(env, 'OCR_ENABLED', true),
     tesseractPath: str(env, 'TESSERACT_PATH', 'tesseract'),
     ocrLanguages: str(env, 'OCR_LANGUAGES', 'eng+msa'),
+    pdftoppmPath: str(env, 'PDFTOPPM_PATH', 'pdftoppm'),
+    ocrMaxPages: int(env, 'OCR_MAX_PAGES', 20, 0, 10_000),
+    ocrPageTimeoutMs: int(env, 'OCR_PAGE_TIMEOUT_MS', 30_000, 1_000, 600_000),
+    ocrTotalTimeoutMs: int(env, 'OCR_TOTAL_TIMEOUT_MS', 90_000, 1_000, 3_600_000),
+    ocrPdfDpi: int(env, 'OCR_PDF_DPI', 300, 50, 1200),
     parseTimeoutMs: int(env, 'PARSE_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+    parseMaxHeapMb: int(env, 'PARSE_MAX_HEAP_MB', 768, 64, 16_384),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 1, 0, 64),
     workerPollMs: int(env, 'WORKER_POLL_MS', 250, 10, 60_000),
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 1, 86_400),

@@ -72,7 +72,7 @@ export async function startService(config: Config): Promise<RunningService> {
       fenceWaitMs: config.publicationLifecycleFenceWaitSeconds * 1000,
       stepDelayMs: config.lifecycleStepDelayMs,
     }),
-    search: new SearchService({ authority, jobs: storage.jobs, embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha }),
+    search: new SearchService({ authority, jobs: storage.jobs, embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap }),
     documents: new DocumentService(authority, () => ({
       denseModel: models.embedder.model,
       denseDimensions: models.embedder.dimensions,

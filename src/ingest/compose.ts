@@ -13,7 +13,17 @@ export function createIngestDependencies(config: Config, models: Models): Omit<I
     parse: (bytes, filename) =>
       parseDocumentIsolated(bytes, filename, {
         timeoutMs: config.parseTimeoutMs,
-        ocr: { enabled: config.ocrEnabled, tesseractPath: config.tesseractPath, languages: config.ocrLanguages },
+        maxHeapMb: config.parseMaxHeapMb,
+        ocr: {
+          enabled: config.ocrEnabled,
+          tesseractPath: config.tesseractPath,
+          pdftoppmPath: config.pdftoppmPath,
+          languages: config.ocrLanguages,
+          maxPages: config.ocrMaxPages,
+          pageTimeoutMs: config.ocrPageTimeoutMs,
+          totalTimeoutMs: config.ocrTotalTimeoutMs,
+          pdfDpi: config.ocrPdfDpi,
+        },
       }),
     extractEntities: (text) => extractEntities(text),
     classify: async (text) => {

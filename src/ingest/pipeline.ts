@@ -4,6 +4,7 @@
 import type { ParsedDocument } from './parsed-document.ts';
 import { IngestError } from './parsed-document.ts';
 import { chunkPages } from './chunk.ts';
+import { markdownTitle } from './parsers/text.ts';
 import type { ChunkOptions } from './chunk.ts';
 import type { Embedder } from '../models/embedder.ts';
 import type { Entities } from '../domain/entities.ts';
@@ -55,7 +56,7 @@ function textDocument(text: string, filename: string | null): ParsedDocument {
     textExtraction: 'native',
     ocrUsed: false,
     warnings: [],
-    properties: { title: null, author: null, createdAt: null },
+    properties: { title: extension === 'md' ? markdownTitle(text) : null, author: null, createdAt: null },
   };
 }
 

@@ -16,8 +16,6 @@ export interface Segment {
   /** Row-major unit vectors, one row of `dimensions` per chunk, in `chunks` order. */
   readonly vectors: Float32Array;
   readonly dimensions: number;
-  /** The fuzzy lane of these chunks: their surface words with chunk counts. */
-  readonly vocabulary: Vocabulary;
 }
 
 function titleOf(chunk: ServedChunk): string | undefined {
@@ -38,7 +36,6 @@ export function buildSegment(chunks: readonly ServedChunk[], dimensions: number)
     bm25: buildBm25Segment(sorted.map((chunk) => ({ id: chunk.ordinal, text: chunk.text, title: titleOf(chunk) }))),
     vectors,
     dimensions,
-    vocabulary: vocabularyFromTexts(sorted.map((chunk) => chunk.text)),
   };
 }
 
@@ -62,7 +59,6 @@ export function mergeSegments(segments: readonly Segment[], isLive: (ordinal: nu
     bm25: mergeBm25Segments(segments.map((segment) => segment.bm25), isLive),
     vectors,
     dimensions,
-    vocabulary: vocabularyFromTexts(chunks.map((chunk) => chunk.text)),
   };
 }
 
@@ -79,4 +75,19 @@ export function chunkInSegment(segment: Segment, ordinal: number): ServedChunk |
     else high = middle - 1;
   }
   return undefined;
+}
+
+const vocabularies = new WeakMap<Segment, Vocabulary>();
+
+/**
+ * The fuzzy lane of a segment: surface words of its live-at-build chunks with chunk counts. Built on first
+ * use and kept with the immutable segment, so a publication rebuilds only the small segments it adds.
+ */
+export function segmentVocabulary(segment: Segment): Vocabulary {
+  let vocabulary = vocabularies.get(segment);
+  if (!vocabulary) {
+    vocabulary = vocabularyFromTexts(segment.chunks.map((chunk) => chunk.text));
+    vocabularies.set(segment, vocabulary);
+  }
+  return vocabulary;
 }

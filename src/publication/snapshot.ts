@@ -3,7 +3,7 @@
 
 import type { LoadedGeneration } from '../storage/client-store.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
-import { buildSegment, chunkInSegment, mergeSegments } from './segment.ts';
+import { buildSegment, chunkInSegment, mergeSegments, segmentVocabulary } from './segment.ts';
 import type { Segment } from './segment.ts';
 import { mergeVocabularies } from '../text/vocabulary.ts';
 import type { Vocabulary } from '../text/vocabulary.ts';
@@ -168,7 +168,8 @@ const vocabularies = new WeakMap<ClientSnapshot, Vocabulary>();
 export function snapshotVocabulary(snapshot: ClientSnapshot): Vocabulary {
   let vocabulary = vocabularies.get(snapshot);
   if (!vocabulary) {
-    vocabulary = snapshot.segments.length === 1 ? snapshot.segments[0].vocabulary : mergeVocabularies(snapshot.segments.map((segment) => segment.vocabulary));
+    const parts = snapshot.segments.map(segmentVocabulary);
+    vocabulary = parts.length === 1 ? parts[0] : mergeVocabularies(parts);
     vocabularies.set(snapshot, vocabulary);
   }
   return vocabulary;

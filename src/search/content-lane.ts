@@ -9,10 +9,12 @@ import { searchBm25 } from './bm25.ts';
 import { searchDense } from './dense-lane.ts';
 import type { LaneResult } from './dense-lane.ts';
 import { readWithRetry } from './read-retry.ts';
-import { analyzeTerms } from '../text/analyzer.ts';
+import { fuseLanes, DEFAULT_FUSION } from './fusion.ts';
+import type { FusionOptions } from './fusion.ts';
+import { analyzeQueryTerms } from '../text/analyzer.ts';
 
-/** Bounded scan cap of the sparse lane: more matching chunks than this make totals a lower bound. */
-export const SPARSE_CANDIDATE_CAP = 1000;
+/** Default bounded scan cap of each lane: more matching chunks than this make totals a lower bound. */
+export const DEFAULT_CANDIDATE_CAP = 1000;
 
 export interface ChunkScore {
   chunk: ServedChunk;
@@ -32,10 +34,6 @@ export interface ContentLaneResult {
   queryTerms: string[];
 }
 
-function maxScore(result: LaneResult): number {
-  return result.hits.reduce((max, hit) => Math.max(max, hit.score), 0);
-}
-
 function emptyLane(): LaneResult {
   return { hits: [], matched: 0, exhausted: true };
 }
@@ -46,29 +44,27 @@ export async function searchContent(
   alpha: number,
   isEligible: (ordinal: number) => boolean,
   embedder: Embedder,
+  candidateCap: number = DEFAULT_CANDIDATE_CAP,
+  fusion: FusionOptions = DEFAULT_FUSION,
 ): Promise<ContentLaneResult> {
-  const queryTerms = analyzeTerms(normalizedQuery);
+  const queryTerms = analyzeQueryTerms(normalizedQuery);
   const sparse: LaneResult =
     alpha < 1 && queryTerms.length > 0
       ? (() => {
           const { hits, matched } = searchBm25(snapshot.segments.map((segment) => segment.bm25), queryTerms, {
-            limit: SPARSE_CANDIDATE_CAP,
+            limit: candidateCap,
             isLive: isEligible,
           });
-          return { hits: hits.map((hit) => ({ ordinal: hit.id, score: hit.score })), matched, exhausted: matched <= SPARSE_CANDIDATE_CAP };
+          return { hits: hits.map((hit) => ({ ordinal: hit.id, score: hit.score })), matched, exhausted: matched <= candidateCap };
         })()
       : emptyLane();
   let dense = emptyLane();
   if (alpha > 0) {
     const [queryVector] = await embedder.embed([normalizedQuery]);
-    dense = await readWithRetry(() => searchDense(snapshot.segments, queryVector, isEligible));
+    dense = await readWithRetry(() => searchDense(snapshot.segments, queryVector, isEligible, { cap: candidateCap }));
   }
 
-  const sparseMax = maxScore(sparse);
-  const denseMax = maxScore(dense);
-  const fused = new Map<number, number>();
-  for (const hit of sparse.hits) fused.set(hit.ordinal, (1 - alpha) * (sparseMax > 0 ? hit.score / sparseMax : 0));
-  for (const hit of dense.hits) fused.set(hit.ordinal, (fused.get(hit.ordinal) ?? 0) + alpha * (denseMax > 0 ? hit.score / denseMax : 0));
+  const fused = fuseLanes(sparse, dense, alpha, fusion);
 
   const byVersion = new Map<string, VersionHit>();
   for (const [ordinal, score] of fused) {

@@ -45,6 +45,8 @@ export interface SearchDependencies {
   embedder: Embedder;
   reranker: Reranker;
   defaultAlpha: number;
+  /** Bounded scan cap per lane (SEARCH_CANDIDATE_CAP). */
+  candidateCap: number;
 }
 
 function eligibility(snapshot: ClientSnapshot, filters: CompiledFilters, includeDeleted: boolean): (ordinal: number) => boolean {
@@ -173,7 +175,7 @@ export class SearchService {
     const normalized = runContent ? normalizeContentQuery(request.query, snapshotVocabulary(snapshot)) : null;
     // Both lanes run side by side on the same snapshot.
     const [content, metadata] = await Promise.all([
-      normalized ? searchContent(snapshot, normalized.text, alpha, isEligible, this.deps.embedder) : Promise.resolve(null),
+      normalized ? searchContent(snapshot, normalized.text, alpha, isEligible, this.deps.embedder, this.deps.candidateCap) : Promise.resolve(null),
       runMetadata ? this.metadataLane.search(snapshot, request.query, isVersionEligible) : Promise.resolve(null),
     ]);
     let contentRanked = content?.versions ?? null;
