@@ -99,7 +99,10 @@ function termSlot(draft: PostingDraft, term: string): number {
 }
 
 function addEntry(draft: PostingDraft, term: string, doc: number, textTf: number, titleTf: number): void {
-  const t = termSlot(draft, term);
+  addEntryAt(draft, termSlot(draft, term), doc, textTf, titleTf);
+}
+
+function addEntryAt(draft: PostingDraft, t: number, doc: number, textTf: number, titleTf: number): void {
   draft.termDf[t]++;
   ensureCapacity(draft);
   const e = draft.size++;
@@ -191,8 +194,8 @@ function remapLiveDocs(segments: readonly Bm25Segment[], isLive: (id: number) =>
 }
 
 /**
- * Rebuilds one segment holding only the live docs of the given segments, in segment order. Scores of
- * the result equal those of searching the inputs with the same liveness (the background merge relies on it).
+ * Rebuilds one segment holding only the live docs of the given segments, in segment order. Searching it
+ * scores exactly like searching the inputs with prepareBm25Liveness(inputs, isLive) (tested).
  */
 export function mergeBm25Segments(segments: readonly Bm25Segment[], isLive: (id: number) => boolean): Bm25Segment {
   const { maps, docIds } = remapLiveDocs(segments, isLive);
@@ -208,9 +211,12 @@ export function mergeBm25Segments(segments: readonly Bm25Segment[], isLive: (id:
       titleLengths[map[d]] = segment.titleLengths[d];
     }
     for (let t = 0; t < segment.terms.length; t++) {
+      let slot = -1;
       for (let p = segment.postingStarts[t]; p < segment.postingStarts[t + 1]; p++) {
         const d = map[segment.postingDocs[p]];
-        if (d >= 0) addEntry(draft, segment.terms[t], d, segment.postingTextTf[p], segment.postingTitleTf[p]);
+        if (d < 0) continue;
+        if (slot < 0) slot = termSlot(draft, segment.terms[t]);
+        addEntryAt(draft, slot, d, segment.postingTextTf[p], segment.postingTitleTf[p]);
       }
     }
   });

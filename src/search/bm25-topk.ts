@@ -68,9 +68,17 @@ export function offer(h: TopK, score: number, id: number): void {
   siftDown(h, 0);
 }
 
-/** The kept candidates, best first (score descending, id ascending on ties). */
+/** The kept candidates, best first (score descending, id ascending on ties); empties the heap. */
 export function drainSorted(h: TopK): SparseHit[] {
-  const hits: SparseHit[] = [];
-  for (let i = 0; i < h.size; i++) hits.push({ id: h.ids[i], score: h.scores[i] });
-  return hits.sort((a, b) => b.score - a.score || a.id - b.id);
+  const hits = new Array<SparseHit>(h.size);
+  // Popping the worst each time fills the result from the back: a heap sort with no comparator calls.
+  while (h.size > 0) {
+    hits[h.size - 1] = { id: h.ids[0], score: h.scores[0] };
+    h.size--;
+    if (h.size === 0) break;
+    h.scores[0] = h.scores[h.size];
+    h.ids[0] = h.ids[h.size];
+    siftDown(h, 0);
+  }
+  return hits;
 }

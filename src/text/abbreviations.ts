@@ -1,5 +1,6 @@
 // Conservative abbreviation table for content-lane queries (SPEC POST /search rule 5): English banking
 // shorthand and common Malay written short forms. Only unambiguous entries; never used by the metadata lane.
+// A Client whose own documents use the short form as a word keeps it (see query-normalizer.ts).
 
 /** Normalized abbreviation -> expansion (one or more words). Keys are whole query words. */
 export const ABBREVIATIONS: ReadonlyMap<string, string> = new Map([
@@ -49,7 +50,6 @@ export const ABBREVIATIONS: ReadonlyMap<string, string> = new Map([
   ['sbb', 'sebab'],
   ['bkn', 'bukan'],
   ['sdh', 'sudah'],
-  ['mcm', 'macam'],
   ['skrg', 'sekarang'],
   ['akn', 'akan'],
   ['bhg', 'bahagian'],

@@ -6,7 +6,9 @@
 import { ABBREVIATIONS, SLASHED_ABBREVIATIONS } from './abbreviations.ts';
 import { surfaceWord } from './analyzer.ts';
 import { KNOWN_TYPOS } from './known-typos.ts';
+import { malayStem } from './malay-stemmer.ts';
 import { normalizeText } from './normalize.ts';
+import { codePoints, keystrokeDistance } from './similarity.ts';
 import { isStopword } from './stopwords.ts';
 import { tokenize } from './tokenize.ts';
 import { EMPTY_VOCABULARY, fuzzyCandidates, vocabularyHasMalayRoot, vocabularyHasTermsOf, vocabularyHasWord } from './vocabulary.ts';
@@ -17,10 +19,14 @@ export const FUZZY_MIN_SIMILARITY = 0.6;
 /** Shorter words are not fuzzed: at three letters one edit already changes a third of the word. */
 export const FUZZY_MIN_WORD_LENGTH = 4;
 /**
- * Conservative cap on top of the spec floor: a typo is one or two keystrokes. Without it a long rare
- * word the Client never wrote (albendazole) would be "corrected" into an unrelated one (amendable, 0.64).
+ * Conservative caps on top of the spec floor: a typo is one keystroke (a transposition counts once) in a
+ * word shorter than FUZZY_LONG_WORD_LENGTH, at most two in a longer one. Without them a real word the
+ * Client never wrote would be "corrected" into a different one (albendazole -> amendable is 0.64;
+ * pahit -> padat is 0.6).
  */
-export const FUZZY_MAX_EDITS = 2;
+export const FUZZY_MAX_KEYSTROKES_SHORT = 1;
+export const FUZZY_MAX_KEYSTROKES_LONG = 2;
+export const FUZZY_LONG_WORD_LENGTH = 8;
 
 export type QueryRewriteKind = 'abbreviation' | 'typo' | 'fuzzy';
 
@@ -63,9 +69,34 @@ function isKnownToClient(word: string, vocabulary: Vocabulary): boolean {
   return vocabularyHasWord(vocabulary, word) || vocabularyHasTermsOf(vocabulary, word) || vocabularyHasMalayRoot(vocabulary, word);
 }
 
+/** Keystrokes a typo fix may take for a query word of this many characters. */
+export function maxTypoKeystrokes(length: number): number {
+  return length >= FUZZY_LONG_WORD_LENGTH ? FUZZY_MAX_KEYSTROKES_LONG : FUZZY_MAX_KEYSTROKES_SHORT;
+}
+
+/**
+ * A candidate is a plausible typo fix only when it is within the keystroke cap, keeps the first letter
+ * (typos rarely hit it; haiwan is not taiwan) and is not the word plus an affix of two or more letters
+ * (unassociated is not associated).
+ */
+function isTypoFix(word: readonly number[], candidate: readonly number[]): boolean {
+  if (candidate[0] !== word[0]) return false;
+  if (keystrokeDistance(word, candidate) > maxTypoKeystrokes(word.length)) return false;
+  const [shorter, longer] = word.length < candidate.length ? [word, candidate] : [candidate, word];
+  return !(longer.length - shorter.length >= 2 && String.fromCodePoint(...longer).includes(String.fromCodePoint(...shorter)));
+}
+
+/** A recognizable Malay affixed form (dilarang, dikirimkan) is a real word even when the Client lacks it. */
+function isMalayAffixedForm(word: string): boolean {
+  return malayStem(word) !== word;
+}
+
 function fuzzyCorrection(word: string, vocabulary: Vocabulary): string | null {
-  if ([...word].length < FUZZY_MIN_WORD_LENGTH) return null;
-  const best = fuzzyCandidates(vocabulary, word, { minSimilarity: FUZZY_MIN_SIMILARITY, maxEdits: FUZZY_MAX_EDITS })[0];
+  const chars = codePoints(word);
+  if (chars.length < FUZZY_MIN_WORD_LENGTH || isMalayAffixedForm(word)) return null;
+  // A transposition is two Levenshtein edits, so candidates are gathered with twice the keystroke cap.
+  const limits = { minSimilarity: FUZZY_MIN_SIMILARITY, maxEdits: 2 * maxTypoKeystrokes(chars.length) };
+  const best = fuzzyCandidates(vocabulary, word, limits).find((candidate) => isTypoFix(chars, codePoints(candidate.word)));
   return best === undefined ? null : best.word;
 }
 
@@ -73,7 +104,8 @@ function fuzzyCorrection(word: string, vocabulary: Vocabulary): string | null {
 export function rewriteQueryWord(word: string, vocabulary: Vocabulary): QueryRewrite | null {
   if (!LETTER_WORD.test(word)) return null;
   const expansion = ABBREVIATIONS.get(word);
-  if (expansion !== undefined) return { from: word, to: expansion, kind: 'abbreviation' };
+  // The Client's own documents using the short form as a word (Acc No.) keep it as written.
+  if (expansion !== undefined && !vocabularyHasWord(vocabulary, word)) return { from: word, to: expansion, kind: 'abbreviation' };
   if (isStopword(word) || isKnownToClient(word, vocabulary)) return null;
   const typoFix = KNOWN_TYPOS.get(word);
   if (typoFix !== undefined) return { from: word, to: typoFix, kind: 'typo' };

@@ -45,3 +45,25 @@ export function characterSimilarity(a: string, b: string): number {
   const longer = Math.max(x.length, y.length);
   return longer === 0 ? 1 : 1 - levenshteinDistance(x, y) / longer;
 }
+
+/**
+ * Keystroke distance: Levenshtein plus adjacent transposition at cost 1 (optimal string alignment).
+ * Used only to cap how far a typo fix may reach; the similarity above stays plain Levenshtein.
+ */
+export function keystrokeDistance(a: readonly number[], b: readonly number[]): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => {
+    const row = new Array<number>(b.length + 1).fill(0);
+    row[0] = i;
+    return row;
+  });
+  for (let j = 0; j <= b.length; j++) rows[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2][j - 2] + 1);
+      rows[i][j] = best;
+    }
+  }
+  return rows[a.length][b.length];
+}

@@ -16,17 +16,19 @@ export const ENGLISH_STOPWORDS: ReadonlySet<string> = new Set([
   'why', 'will', 'with', 'within', 'without', 'would', 'yet', 'you', 'your', 'yours', 'yourself',
   'yourselves', 'cant', 'dont', 'doesnt', 'didnt', 'isnt', 'arent', 'wasnt', 'werent', 'wont', 'wouldnt',
   'shouldnt', 'couldnt', 'hasnt', 'havent', 'hadnt', 'im', 'ive', 'youre', 'theyre', 'thats',
+  'anyone', 'anything', 'someone', 'something', 'everyone', 'everything', 'nobody', 'nothing',
 ]);
 
 export const MALAY_STOPWORDS: ReadonlySet<string> = new Set([
   'ada', 'adakah', 'adalah', 'agak', 'agar', 'akan', 'aku', 'anda', 'antara', 'apa', 'apabila', 'apakah',
   'atas', 'atau', 'bagai', 'bagaimana', 'bagi', 'bahawa', 'beberapa', 'belum', 'berapa', 'boleh', 'bukan',
   'dahulu', 'dalam', 'dan', 'dapat', 'dari', 'daripada', 'demikian', 'dengan', 'di', 'dia', 'dimana',
-  'hanya', 'hendak', 'hingga', 'ia', 'ialah', 'iaitu', 'ini', 'itu', 'jadi', 'jika', 'juga', 'kalau',
+  'hanya', 'hendak', 'hingga', 'ia', 'ialah', 'iaitu', 'bila', 'bilakah', 'kenapa', 'mengapa', 'mana',
+  'manakah', 'siapa', 'siapakah', 'bagaimanakah', 'berapakah', 'ini', 'itu', 'jadi', 'jika', 'juga', 'kalau',
   'kami', 'kamu', 'kan', 'ke', 'kepada', 'kerana', 'ketika', 'kita', 'lagi', 'lah', 'mahu',
   'maka', 'malah', 'manakala', 'masih', 'mengenai', 'mereka', 'mungkin', 'namun', 'nya', 'oleh', 'pada',
   'paling', 'pernah', 'pula', 'pun', 'saja', 'sahaja', 'sama', 'sambil', 'sangat', 'saya', 'sebagai',
-  'sebelum', 'sedang', 'sejak', 'selain', 'selama', 'selepas', 'semasa', 'sementara', 'semua', 'seperti',
+  'sebelum', 'seberapa', 'sedang', 'sejak', 'selain', 'selama', 'selepas', 'semasa', 'sementara', 'semua', 'seperti',
   'serta', 'sesuatu', 'setelah', 'setiap', 'sini', 'situ', 'supaya', 'sudah', 'tanpa', 'telah', 'terhadap',
   'tersebut', 'tetapi', 'tiada', 'tidak', 'untuk', 'walaupun', 'yakni', 'yang',
 ]);

@@ -78,6 +78,11 @@ test('isLive hides docs from hits and matched without changing any score', () =>
   const some = searchBm25([segment], ['apple', 'cherry'], { limit: 10, ...PARAMS, isLive: (id) => id !== 10 });
   assert.equal(some.matched, all.matched - 1);
   assert.deepEqual(some.hits, all.hits.filter((h) => h.id !== 10));
+  const mask = new Uint8Array(12);
+  mask[11] = 1;
+  const masked = searchBm25([segment], ['apple', 'cherry'], { limit: 10, ...PARAMS, liveById: mask });
+  assert.deepEqual(masked.hits, all.hits.filter((h) => h.id === 11));
+  assert.equal(masked.matched, 1);
 });
 
 test('global statistics are summed over segments: split segments score exactly like one', () => {

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FUZZY_MAX_EDITS, FUZZY_MIN_SIMILARITY, normalizeContentQuery } from '../../src/text/query-normalizer.ts';
+import {
+  FUZZY_LONG_WORD_LENGTH, FUZZY_MAX_KEYSTROKES_LONG, FUZZY_MAX_KEYSTROKES_SHORT, FUZZY_MIN_SIMILARITY, maxTypoKeystrokes, normalizeContentQuery,
+} from '../../src/text/query-normalizer.ts';
 import { characterSimilarity } from '../../src/text/similarity.ts';
 import { buildVocabulary, vocabularyFromTexts } from '../../src/text/vocabulary.ts';
 import { ABBREVIATIONS } from '../../src/text/abbreviations.ts';
@@ -36,11 +38,34 @@ test('fuzzy correction goes only to a vocabulary word with similarity >= 0.6', (
   assert.deepEqual(normalizeContentQuery('statemnt').rewrites, []);
 });
 
-test('the 0.6 boundary: similarity exactly 0.6 corrects, 0.57 and 0.5 do not', () => {
-  assert.deepEqual(normalizeContentQuery('kirim', buildVocabulary([['karam', 1]])).rewrites, [{ from: 'kirim', to: 'karam', kind: 'fuzzy' }]);
-  assert.deepEqual(normalizeContentQuery('kirim', buildVocabulary([['karamu', 1]])).rewrites, []);
-  assert.deepEqual(normalizeContentQuery('bayaran', buildVocabulary([['boyoron', 1]])).rewrites, []);
-  assert.deepEqual(normalizeContentQuery('bayaran', buildVocabulary([['boyoran', 1]])).rewrites, [{ from: 'bayaran', to: 'boyoran', kind: 'fuzzy' }]);
+test('the 0.6 floor: exactly 0.6 corrects (bayra -> bayar), 0.5 does not even one keystroke away (tset)', () => {
+  assert.equal(characterSimilarity('bayra', 'bayar'), 0.6);
+  assert.deepEqual(normalizeContentQuery('bayra', buildVocabulary([['bayar', 1]])).rewrites, [{ from: 'bayra', to: 'bayar', kind: 'fuzzy' }]);
+  assert.equal(characterSimilarity('tset', 'test'), 0.5);
+  assert.deepEqual(normalizeContentQuery('tset', buildVocabulary([['test', 1]])).rewrites, []);
+});
+
+test('conservative caps: one keystroke below eight letters, two from eight on', () => {
+  assert.equal(maxTypoKeystrokes(7), FUZZY_MAX_KEYSTROKES_SHORT);
+  assert.equal(maxTypoKeystrokes(FUZZY_LONG_WORD_LENGTH), FUZZY_MAX_KEYSTROKES_LONG);
+  // 0.6 similar but two keystrokes in a five-letter word: a different word, not a typo.
+  assert.deepEqual(normalizeContentQuery('kirim', buildVocabulary([['karam', 1]])).rewrites, []);
+  assert.deepEqual(normalizeContentQuery('acknowlegment', buildVocabulary([['acknowledgement', 1]])).rewrites, [
+    { from: 'acknowlegment', to: 'acknowledgement', kind: 'fuzzy' },
+  ]);
+  const far = buildVocabulary([['amendable', 4]]);
+  assert.ok(characterSimilarity('albendazole', 'amendable') >= FUZZY_MIN_SIMILARITY);
+  assert.deepEqual(normalizeContentQuery('albendazole', far).rewrites, []);
+  assert.deepEqual(normalizeContentQuery('amendabel', far).rewrites, [{ from: 'amendabel', to: 'amendable', kind: 'fuzzy' }]);
+});
+
+test('no fix that changes the first letter, adds an affix, or re-roots a Malay affixed form', () => {
+  assert.deepEqual(normalizeContentQuery('haiwan', buildVocabulary([['taiwan', 3]])).rewrites, []);
+  assert.deepEqual(normalizeContentQuery('unassociated', buildVocabulary([['associated', 3]])).rewrites, []);
+  assert.deepEqual(normalizeContentQuery('dilarang', buildVocabulary([['dikarang', 3]])).rewrites, []);
+  assert.deepEqual(normalizeContentQuery('pittsburg', buildVocabulary([['pittsburgh', 3]])).rewrites, [
+    { from: 'pittsburg', to: 'pittsburgh', kind: 'fuzzy' },
+  ]);
 });
 
 test('words the vocabulary knows are never corrected, not even known typos', () => {
@@ -64,12 +89,9 @@ test('digits, identifiers, amounts and stopwords are never fuzzed', () => {
   assert.deepEqual(result.rewrites, []);
 });
 
-test('more than two edits is never a typo, even above 0.6 (albendazole is not amendable)', () => {
-  const v = buildVocabulary([['amendable', 4]]);
-  assert.ok(characterSimilarity('albendazole', 'amendable') >= FUZZY_MIN_SIMILARITY);
-  assert.equal(FUZZY_MAX_EDITS, 2);
-  assert.deepEqual(normalizeContentQuery('albendazole', v).rewrites, []);
-  assert.deepEqual(normalizeContentQuery('amendabel', v).rewrites, [{ from: 'amendabel', to: 'amendable', kind: 'fuzzy' }]);
+test('an abbreviation the Client itself writes as a word is kept (Acc No.)', () => {
+  assert.deepEqual(normalizeContentQuery('acc no', vocabularyFromTexts(['Acc No: 12345'])).rewrites, []);
+  assert.equal(normalizeContentQuery('acc no').text, 'account no');
 });
 
 test('short words are not fuzzed; a replacement is never rewritten again', () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { characterSimilarity, codePoints, levenshteinDistance, maxEditsFor } from '../../src/text/similarity.ts';
+import { characterSimilarity, codePoints, keystrokeDistance, levenshteinDistance, maxEditsFor } from '../../src/text/similarity.ts';
 
 test('similarity is 1 - Levenshtein / longer length', () => {
   assert.equal(characterSimilarity('account', 'account'), 1);
@@ -39,4 +39,12 @@ test('Levenshtein with a cap stops early but never under-reports', () => {
   assert.equal(levenshteinDistance(a, b, 2), 2);
   assert.equal(levenshteinDistance(a, b, 1), 2);
   assert.equal(levenshteinDistance(codePoints('abc'), codePoints('abcdefgh'), 2), 3);
+});
+
+test('keystroke distance counts an adjacent transposition once', () => {
+  assert.equal(keystrokeDistance(codePoints('tset'), codePoints('test')), 1);
+  assert.equal(levenshteinDistance(codePoints('tset'), codePoints('test')), 2);
+  assert.equal(keystrokeDistance(codePoints('statemnet'), codePoints('statement')), 1);
+  assert.equal(keystrokeDistance(codePoints('kirim'), codePoints('karam')), 2);
+  assert.equal(keystrokeDistance(codePoints(''), codePoints('abc')), 3);
 });
