@@ -4,18 +4,30 @@
 import { buildBm25Segment, mergeBm25Segments } from '../search/bm25.ts';
 import type { Bm25Segment } from '../search/bm25.ts';
 import type { ServedChunk } from './served-types.ts';
+import { quantize, quantizationAvailable } from '../search/quantized-scan.ts';
 import { vocabularyFromTexts } from '../text/vocabulary.ts';
 import type { Vocabulary } from '../text/vocabulary.ts';
 
 export interface Segment {
   /** Chunks in ascending ordinal order. */
   readonly chunks: readonly ServedChunk[];
+  /** Their ordinals, for tight loops. */
+  readonly ordinals: Int32Array;
   readonly minOrdinal: number;
   readonly maxOrdinal: number;
   readonly bm25: Bm25Segment;
   /** Row-major unit vectors, one row of `dimensions` per chunk, in `chunks` order. */
   readonly vectors: Float32Array;
   readonly dimensions: number;
+  /** int8 copy of `vectors` for the native first pass of the dense lane (large segments only). */
+  readonly quantized: Int8Array | null;
+}
+
+/** Segments with fewer rows are scanned in JavaScript: the native call would not pay for itself. */
+export const QUANTIZED_MIN_ROWS = 4096;
+
+function quantizedCopy(vectors: Float32Array, rows: number): Int8Array | null {
+  return rows >= QUANTIZED_MIN_ROWS && quantizationAvailable() ? quantize(vectors) : null;
 }
 
 function titleOf(chunk: ServedChunk): string | undefined {
@@ -31,11 +43,13 @@ export function buildSegment(chunks: readonly ServedChunk[], dimensions: number)
   });
   return {
     chunks: sorted,
+    ordinals: Int32Array.from(sorted, (chunk) => chunk.ordinal),
     minOrdinal: sorted.length ? sorted[0].ordinal : 0,
     maxOrdinal: sorted.length ? sorted[sorted.length - 1].ordinal : -1,
     bm25: buildBm25Segment(sorted.map((chunk) => ({ id: chunk.ordinal, text: chunk.text, title: titleOf(chunk) }))),
     vectors,
     dimensions,
+    quantized: quantizedCopy(vectors, sorted.length),
   };
 }
 
@@ -54,11 +68,13 @@ export function mergeSegments(segments: readonly Segment[], isLive: (ordinal: nu
   }
   return {
     chunks,
+    ordinals: Int32Array.from(chunks, (chunk) => chunk.ordinal),
     minOrdinal: chunks.length ? chunks[0].ordinal : 0,
     maxOrdinal: chunks.length ? chunks[chunks.length - 1].ordinal : -1,
     bm25: mergeBm25Segments(segments.map((segment) => segment.bm25), isLive),
     vectors,
     dimensions,
+    quantized: quantizedCopy(vectors, chunks.length),
   };
 }
 

@@ -26,10 +26,12 @@ export interface ClientSnapshot {
   readonly nextOrdinal: number;
   readonly dimensions: number;
   readonly liveChunkCount: number;
+  /** Versions carrying soft-delete markers (hidden unless include_deleted). */
+  readonly deletedVersionCount: number;
 }
 
 export function emptySnapshot(clientId: string, dimensions: number): ClientSnapshot {
-  return { clientId, sequence: 0, versions: new Map(), segments: [], live: new Uint8Array(0), nextOrdinal: 0, dimensions, liveChunkCount: 0 };
+  return { clientId, sequence: 0, versions: new Map(), segments: [], live: new Uint8Array(0), nextOrdinal: 0, dimensions, liveChunkCount: 0, deletedVersionCount: 0 };
 }
 
 function vectorNorm(vector: Float32Array): number {
@@ -83,6 +85,7 @@ export function applyChange(snapshot: ClientSnapshot, change: SnapshotChange): C
   let nextOrdinal = snapshot.nextOrdinal;
   const added: ServedChunk[] = [];
   const retired: ServedVersion[] = [];
+  const addedVersions: ServedVersion[] = [];
   for (const generation of change.activated) {
     const version = toServedVersion(generation, nextOrdinal);
     nextOrdinal += version.chunks.length;
@@ -90,6 +93,7 @@ export function applyChange(snapshot: ClientSnapshot, change: SnapshotChange): C
     if (previous && previous.generation > version.generation) continue; // never move a version backwards
     if (previous) retired.push(previous);
     versions.set(version.identity, version);
+    addedVersions.push(version);
     added.push(...version.chunks);
   }
   for (const identity of change.removed ?? []) {
@@ -100,6 +104,9 @@ export function applyChange(snapshot: ClientSnapshot, change: SnapshotChange): C
   const live = new Uint8Array(Math.max(nextOrdinal, snapshot.live.length));
   live.set(snapshot.live);
   let liveChunkCount = snapshot.liveChunkCount;
+  let deletedVersionCount = snapshot.deletedVersionCount;
+  for (const version of retired) if (version.deletion.deleted) deletedVersionCount--;
+  for (const version of addedVersions) if (version.deletion.deleted) deletedVersionCount++;
   for (const version of retired) {
     for (const chunk of version.chunks) {
       if (live[chunk.ordinal] === 1) liveChunkCount--;
@@ -120,6 +127,7 @@ export function applyChange(snapshot: ClientSnapshot, change: SnapshotChange): C
     nextOrdinal,
     dimensions: snapshot.dimensions,
     liveChunkCount,
+    deletedVersionCount,
   };
 }
 

@@ -42,7 +42,7 @@ export async function searchContent(
   snapshot: ClientSnapshot,
   normalizedQuery: string,
   alpha: number,
-  isEligible: (ordinal: number) => boolean,
+  eligible: Uint8Array,
   embedder: Embedder,
   candidateCap: number = DEFAULT_CANDIDATE_CAP,
   fusion: FusionOptions = DEFAULT_FUSION,
@@ -53,7 +53,7 @@ export async function searchContent(
       ? (() => {
           const { hits, matched } = searchBm25(snapshot.segments.map((segment) => segment.bm25), queryTerms, {
             limit: candidateCap,
-            isLive: isEligible,
+            liveById: eligible,
           });
           return { hits: hits.map((hit) => ({ ordinal: hit.id, score: hit.score })), matched, exhausted: matched <= candidateCap };
         })()
@@ -61,7 +61,7 @@ export async function searchContent(
   let dense = emptyLane();
   if (alpha > 0) {
     const [queryVector] = await embedder.embed([normalizedQuery]);
-    dense = await readWithRetry(() => searchDense(snapshot.segments, queryVector, isEligible, { cap: candidateCap }));
+    dense = await readWithRetry(() => searchDense(snapshot.segments, queryVector, eligible, { cap: candidateCap }));
   }
 
   const fused = fuseLanes(sparse, dense, alpha, fusion);

@@ -49,10 +49,11 @@ export interface SearchDependencies {
   candidateCap: number;
 }
 
-function eligibility(snapshot: ClientSnapshot, filters: CompiledFilters, includeDeleted: boolean): (ordinal: number) => boolean {
+/** Chunks a request may see: live in the snapshot, visible under include_deleted, passing the filters. */
+function eligibility(snapshot: ClientSnapshot, filters: CompiledFilters, includeDeleted: boolean): Uint8Array {
   const live = snapshot.live;
-  const hidden = [...snapshot.versions.values()].some((version) => version.deletion.deleted);
-  if (filters.isEmpty && (includeDeleted || !hidden)) return (ordinal) => live[ordinal] === 1;
+  const hidden = !includeDeleted && snapshot.deletedVersionCount > 0;
+  if (filters.isEmpty && !hidden) return live;
   const eligible = new Uint8Array(live.length);
   for (const version of snapshot.versions.values()) {
     if (version.deletion.deleted && !includeDeleted) continue;
@@ -61,7 +62,7 @@ function eligibility(snapshot: ClientSnapshot, filters: CompiledFilters, include
       if (live[chunk.ordinal] === 1 && (!filters.hasChunkConditions || filters.matchesChunk(chunk))) eligible[chunk.ordinal] = 1;
     }
   }
-  return (ordinal) => eligible[ordinal] === 1;
+  return eligible;
 }
 
 export function rerankPrefixSize(topKRerank: number, offset: number, limit: number): number {
@@ -164,7 +165,7 @@ export class SearchService {
     const filters = compileFilters(request.filters);
     const alpha = request.alpha ?? this.deps.defaultAlpha;
     const snapshot = guard.snapshot;
-    const isEligible = eligibility(snapshot, filters, request.includeDeleted);
+    const eligible = eligibility(snapshot, filters, request.includeDeleted);
     const isVersionEligible = (version: ServedVersion) =>
       (request.includeDeleted || !version.deletion.deleted) &&
       filters.matchesVersion(version) &&
@@ -175,7 +176,7 @@ export class SearchService {
     const normalized = runContent ? normalizeContentQuery(request.query, snapshotVocabulary(snapshot)) : null;
     // Both lanes run side by side on the same snapshot.
     const [content, metadata] = await Promise.all([
-      normalized ? searchContent(snapshot, normalized.text, alpha, isEligible, this.deps.embedder, this.deps.candidateCap) : Promise.resolve(null),
+      normalized ? searchContent(snapshot, normalized.text, alpha, eligible, this.deps.embedder, this.deps.candidateCap) : Promise.resolve(null),
       runMetadata ? this.metadataLane.search(snapshot, request.query, isVersionEligible) : Promise.resolve(null),
     ]);
     let contentRanked = content?.versions ?? null;
