@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { ChunkRecord, MetadataLeaf } from '../storage/client-store.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
-import { analyzeTerms } from '../text/analyzer.ts';
+import { vocabularyWordsOf } from '../text/vocabulary.ts';
 
 export interface LaneEvidence {
   count: number;
@@ -36,9 +36,10 @@ export function computeManifest(
   chunks: readonly ChunkRecord[],
   leaves: readonly MetadataLeaf[],
 ): Manifest {
-  const vocabulary = new Set<string>();
-  for (const chunk of chunks) for (const term of analyzeTerms(chunk.text)) vocabulary.add(term);
-  const terms = [...vocabulary].sort();
+  // The fuzzy lane holds surface words with the number of chunks each appears in.
+  const counts = new Map<string, number>();
+  for (const chunk of chunks) for (const word of vocabularyWordsOf(chunk.text)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  const terms = [...counts.keys()].sort().map((word) => `${word}:${counts.get(word)}`);
   return {
     record_id: recordIdOf(ref.documentId, ref.versionId, ref.jobId),
     document_id: ref.documentId,

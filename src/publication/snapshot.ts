@@ -5,8 +5,7 @@ import type { LoadedGeneration } from '../storage/client-store.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import { buildSegment, chunkInSegment, mergeSegments, segmentVocabulary } from './segment.ts';
 import type { Segment } from './segment.ts';
-import { mergeVocabularies } from '../text/vocabulary.ts';
-import type { Vocabulary } from '../text/vocabulary.ts';
+import type { VocabularyParts } from '../text/vocabulary.ts';
 import { chunkIdOf } from './served-types.ts';
 import type { ServedChunk, ServedVersion } from './served-types.ts';
 
@@ -167,18 +166,11 @@ export function chunkByOrdinal(snapshot: ClientSnapshot, ordinal: number): Serve
   return undefined;
 }
 
-const vocabularies = new WeakMap<ClientSnapshot, Vocabulary>();
-
 /**
- * The Client vocabulary of a snapshot (the fuzzy lane), merged from its segments on first use and kept
- * with the snapshot: every search of one snapshot corrects against the same words.
+ * The Client vocabulary of a snapshot (the fuzzy lane) as its segments' vocabularies. Each is built once
+ * per immutable segment, so every search of one snapshot corrects against the same words and a new
+ * publication only adds the words of its own small segment.
  */
-export function snapshotVocabulary(snapshot: ClientSnapshot): Vocabulary {
-  let vocabulary = vocabularies.get(snapshot);
-  if (!vocabulary) {
-    const parts = snapshot.segments.map(segmentVocabulary);
-    vocabulary = parts.length === 1 ? parts[0] : mergeVocabularies(parts);
-    vocabularies.set(snapshot, vocabulary);
-  }
-  return vocabulary;
+export function snapshotVocabulary(snapshot: ClientSnapshot): VocabularyParts {
+  return snapshot.segments.map(segmentVocabulary);
 }

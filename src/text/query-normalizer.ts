@@ -11,8 +11,8 @@ import { normalizeText } from './normalize.ts';
 import { codePoints, keystrokeDistance } from './similarity.ts';
 import { isStopword } from './stopwords.ts';
 import { tokenize } from './tokenize.ts';
-import { EMPTY_VOCABULARY, fuzzyCandidates, vocabularyHasMalayRoot, vocabularyHasTermsOf, vocabularyHasWord } from './vocabulary.ts';
-import type { Vocabulary } from './vocabulary.ts';
+import { partsFuzzyCandidates, partsHaveMalayRoot, partsHaveTermsOf, partsHaveWord } from './vocabulary.ts';
+import type { Vocabulary, VocabularyParts } from './vocabulary.ts';
 
 /** SPEC limit "Fuzzy typo-correction similarity: at least 0.6" (similarity.ts defines the measure). */
 export const FUZZY_MIN_SIMILARITY = 0.6;
@@ -65,8 +65,8 @@ function slashedAbbreviationEdits(text: string): Edit[] {
 }
 
 /** Why a word stays as it is: the Client's documents know it (or its stems, or it is a Malay root of their words). */
-function isKnownToClient(word: string, vocabulary: Vocabulary): boolean {
-  return vocabularyHasWord(vocabulary, word) || vocabularyHasTermsOf(vocabulary, word) || vocabularyHasMalayRoot(vocabulary, word);
+function isKnownToClient(word: string, vocabulary: VocabularyParts): boolean {
+  return partsHaveWord(vocabulary, word) || partsHaveTermsOf(vocabulary, word) || partsHaveMalayRoot(vocabulary, word);
 }
 
 /** Keystrokes a typo fix may take for a query word of this many characters. */
@@ -91,21 +91,22 @@ function isMalayAffixedForm(word: string): boolean {
   return malayStem(word) !== word;
 }
 
-function fuzzyCorrection(word: string, vocabulary: Vocabulary): string | null {
+function fuzzyCorrection(word: string, vocabulary: VocabularyParts): string | null {
   const chars = codePoints(word);
   if (chars.length < FUZZY_MIN_WORD_LENGTH || isMalayAffixedForm(word)) return null;
   // A transposition is two Levenshtein edits, so candidates are gathered with twice the keystroke cap.
   const limits = { minSimilarity: FUZZY_MIN_SIMILARITY, maxEdits: 2 * maxTypoKeystrokes(chars.length) };
-  const best = fuzzyCandidates(vocabulary, word, limits).find((candidate) => isTypoFix(chars, codePoints(candidate.word)));
+  const best = partsFuzzyCandidates(vocabulary, word, limits).find((candidate) => isTypoFix(chars, codePoints(candidate.word)));
   return best === undefined ? null : best.word;
 }
 
 /** The rewrite of one query word, or null to keep it. Identifiers, numbers and stopwords are never touched. */
-export function rewriteQueryWord(word: string, vocabulary: Vocabulary): QueryRewrite | null {
+export function rewriteQueryWord(word: string, vocabularyOrParts: Vocabulary | VocabularyParts): QueryRewrite | null {
   if (!LETTER_WORD.test(word)) return null;
+  const vocabulary = asParts(vocabularyOrParts);
   const expansion = ABBREVIATIONS.get(word);
   // The Client's own documents using the short form as a word (Acc No.) keep it as written.
-  if (expansion !== undefined && !vocabularyHasWord(vocabulary, word)) return { from: word, to: expansion, kind: 'abbreviation' };
+  if (expansion !== undefined && !partsHaveWord(vocabulary, word)) return { from: word, to: expansion, kind: 'abbreviation' };
   if (isStopword(word) || isKnownToClient(word, vocabulary)) return null;
   const typoFix = KNOWN_TYPOS.get(word);
   if (typoFix !== undefined) return { from: word, to: typoFix, kind: 'typo' };
@@ -131,7 +132,12 @@ function applyEdits(text: string, edits: Edit[]): string {
  * Normalizes a content-lane query: NFKC + case fold + whitespace collapse, then each word is expanded,
  * typo-corrected or fuzzy-corrected at most once (a replacement is never rewritten again).
  */
-export function normalizeContentQuery(query: string, vocabulary: Vocabulary = EMPTY_VOCABULARY): NormalizedContentQuery {
+/** One vocabulary or the parts of a segmented one. */
+function asParts(vocabulary: Vocabulary | VocabularyParts): VocabularyParts {
+  return Array.isArray(vocabulary) ? (vocabulary as VocabularyParts) : [vocabulary as Vocabulary];
+}
+
+export function normalizeContentQuery(query: string, vocabulary: Vocabulary | VocabularyParts = []): NormalizedContentQuery {
   const text = normalizeText(query);
   const edits = slashedAbbreviationEdits(text);
   const slashed = [...edits];

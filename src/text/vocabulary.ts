@@ -252,3 +252,36 @@ export function fuzzyCandidates(vocabulary: Vocabulary, word: string, limits: Fu
   }
   return out.sort((a, b) => b.similarity - a.similarity || b.count - a.count || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0));
 }
+
+/**
+ * The Client vocabulary as the parts it is made of (one per index segment): queried together, never
+ * merged, so publishing a small segment does not rebuild the words of the large ones.
+ */
+export type VocabularyParts = readonly Vocabulary[];
+
+export function partsHaveWord(parts: VocabularyParts, word: string): boolean {
+  return parts.some((part) => vocabularyHasWord(part, word));
+}
+
+export function partsHaveTermsOf(parts: VocabularyParts, word: string): boolean {
+  const terms = analyzeQueryTerms(word);
+  return terms.length > 0 && parts.some((part) => terms.some((term) => part.terms.has(term)));
+}
+
+export function partsHaveMalayRoot(parts: VocabularyParts, word: string): boolean {
+  return parts.some((part) => vocabularyHasMalayRoot(part, word));
+}
+
+/** Fuzzy candidates over every part: a word in several parts counts once with its counts summed. */
+export function partsFuzzyCandidates(parts: VocabularyParts, word: string, limits: FuzzyLimits): FuzzyCandidate[] {
+  if (parts.length === 1) return fuzzyCandidates(parts[0], word, limits);
+  const merged = new Map<string, FuzzyCandidate>();
+  for (const part of parts) {
+    for (const candidate of fuzzyCandidates(part, word, limits)) {
+      const seen = merged.get(candidate.word);
+      if (seen) seen.count += candidate.count;
+      else merged.set(candidate.word, { ...candidate });
+    }
+  }
+  return [...merged.values()].sort((a, b) => b.similarity - a.similarity || b.count - a.count || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0));
+}
