@@ -48,6 +48,8 @@ export interface Config {
   embeddingUrl: string | null;
   embeddingApiKey: string | null;
   embeddingTimeoutMs: number;
+  embeddingMaxRetries: number;
+  embeddingBatchSize: number | null;
   rerankerProvider: string;
   rerankerModel: string | null;
   rerankerUrl: string | null;
@@ -205,6 +207,8 @@ export function loadConfig(env: Env = process.env): Config {
     embeddingUrl: optionalStr(env, 'EMBEDDING_URL'),
     embeddingApiKey: optionalStr(env, 'EMBEDDING_API_KEY'),
     embeddingTimeoutMs: int(env, 'EMBEDDING_TIMEOUT_MS', 30_000, 100, 600_000),
+    embeddingMaxRetries: int(env, 'EMBEDDING_MAX_RETRIES', 3, 0, 10),
+    embeddingBatchSize: raw(env, 'EMBEDDING_BATCH_SIZE') === undefined ? null : int(env, 'EMBEDDING_BATCH_SIZE', 32, 1, 2048),
     rerankerProvider: oneOf(env, 'RERANKER_PROVIDER', 'lexical', ['lexical', 'transformers', 'http']),
     rerankerModel: optionalStr(env, 'RERANKER_MODEL'),
     rerankerUrl: optionalStr(env, 'RERANKER_URL'),

@@ -13,6 +13,7 @@ import type { CanonicalMetadata, JsonObject } from '../domain/canonical-metadata
 import { CANONICAL_SCHEMA_VERSION } from '../domain/canonical-metadata.ts';
 import type { ClassificationStatus } from '../domain/job-states.ts';
 import type { ChunkRecord } from '../storage/client-store.ts';
+import { RetryableJobError } from '../jobs/worker.ts';
 
 /** Chunks embedded per provider call. */
 export const EMBED_BATCH_SIZE = 64;
@@ -97,6 +98,10 @@ export async function runIngest(source: IngestSource, custom: JsonObject, deps: 
       vectors = await deps.embedder.embed(batch.map((chunk) => chunk.text));
     } catch (error) {
       if (error instanceof IngestError && error.transient) throw error;
+      // A provider that may recover (timeouts, 429, 5xx) fails the attempt, not the chunks: the job retries.
+      if ((error as { retryable?: unknown }).retryable === true) {
+        throw new RetryableJobError(`Embedding provider unavailable: ${(error as Error).message}`, { cause: error });
+      }
       failedChunks += batch.length;
       firstError ??= `Embedding failed: ${(error as Error).message}`;
       continue;

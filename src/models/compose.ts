@@ -22,6 +22,8 @@ export async function createModels(config: Config): Promise<Models> {
     url: config.embeddingUrl ?? undefined,
     apiKey: config.embeddingApiKey ?? undefined,
     timeoutMs: config.embeddingTimeoutMs,
+    maxRetries: config.embeddingMaxRetries,
+    batchSize: config.embeddingBatchSize ?? undefined,
   });
   const reranker = await createReranker({
     provider: config.rerankerProvider,
