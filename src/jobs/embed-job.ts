@@ -13,6 +13,7 @@ import { metadataLeaves } from '../domain/metadata-leaves.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
+import { RetryableJobError } from './worker.ts';
 import type { JobContext, JobHandler, JobOutcome } from './worker.ts';
 
 export interface EmbedJobRequest {
@@ -84,6 +85,8 @@ export function createEmbedJobHandler(deps: EmbedJobDependencies): JobHandler {
       return finishWith(deps, request, { status: 'failed', error: output.firstError ?? 'No chunk could be indexed' });
     }
 
+    // Publication out of service (maintenance, recovery): keep the work queued, retry later.
+    if (deps.authority.enabled && deps.authority.mode !== 'READY') throw new RetryableJobError('Publication is not ready; the upload will be retried');
     const versionId = versionIdFromKey(versionKey);
     const leaves = metadataLeaves(output.canonicalMetadata);
     const input: GenerationInput = {

@@ -2,13 +2,13 @@
 // term, global statistics summed over segments, bounded top-k. It never mutates a segment, and the
 // per-query candidate predicate never changes a score.
 
-import { drainSorted, newTopK, offer } from './bm25-topk.ts';
-import type { SparseHit, TopK } from './bm25-topk.ts';
+import { drainSorted, newTopK, offer } from './top-k.ts';
+import type { SparseHit, TopK } from './top-k.ts';
 import type { Bm25Segment } from './bm25-segment.ts';
 
 export { buildBm25Segment, mergeBm25Segments, MAX_STORED_TERM_FREQUENCY } from './bm25-segment.ts';
 export type { Bm25Segment, FieldAnalyzer, SparseDoc } from './bm25-segment.ts';
-export type { SparseHit } from './bm25-topk.ts';
+export type { SparseHit } from './top-k.ts';
 
 /**
  * Term saturation. k1, b and the title settings were tuned on SciFact train (nDCG@10 0.704) and

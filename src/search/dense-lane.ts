@@ -2,7 +2,7 @@
 // Scores are plain dot products because stored vectors are unit length; nothing here is approximate.
 
 import type { Segment } from '../publication/segment.ts';
-import { TopK } from './top-k.ts';
+import { newTopK, offer, drainSorted } from './top-k.ts';
 import { topRowsByInnerProduct } from './quantized-scan.ts';
 
 /** Chunks below this cosine are not dense candidates (they would only add noise and inflate totals). */
@@ -41,7 +41,7 @@ export function searchDense(
 ): LaneResult {
   const cap = options.cap ?? DENSE_CANDIDATE_CAP;
   const floor = options.floor ?? DENSE_CANDIDATE_FLOOR;
-  const top = new TopK(cap);
+  const top = newTopK(cap);
   let matched = 0;
   let saturated = false;
   for (const segment of segments) {
@@ -63,7 +63,7 @@ export function searchDense(
         lastScore = score;
         if (eligible[ordinal] !== 1 || score < floor) continue;
         matched++;
-        top.push(ordinal, score);
+        offer(top, score, ordinal);
       }
       // The first pass stopped while still above the floor: more rows may match than were seen.
       if (candidates.length < rows && lastScore >= floor) saturated = true;
@@ -75,8 +75,8 @@ export function searchDense(
       const score = exactScore(vectors, row, dimensions, query);
       if (score < floor) continue;
       matched++;
-      top.push(ordinal, score);
+      offer(top, score, ordinal);
     }
   }
-  return { hits: top.sorted().map(([ordinal, score]) => ({ ordinal, score })), matched, exhausted: matched <= cap && !saturated };
+  return { hits: drainSorted(top).map((hit) => ({ ordinal: hit.id, score: hit.score })), matched, exhausted: matched <= cap && !saturated };
 }

@@ -1,74 +1,84 @@
-// A bounded min-heap keeping the k best (id, score) pairs; ties keep the smaller id for stable order.
-// Typed arrays only: no per-push allocation on the search hot path.
+// Bounded top-k selection for lane hits (sparse and dense): a min-heap keyed by (score, then larger id is worse).
+// It never allocates per candidate, so scanning 100k scored docs stays cheap.
 
-export class TopK {
-  private readonly capacity: number;
-  private readonly ids: Int32Array;
-  private readonly scores: Float64Array;
-  private size = 0;
+export interface SparseHit {
+  id: number;
+  score: number;
+}
 
-  constructor(capacity: number) {
-    this.capacity = Math.max(1, capacity);
-    this.ids = new Int32Array(this.capacity);
-    this.scores = new Float64Array(this.capacity);
+export interface TopK {
+  readonly capacity: number;
+  size: number;
+  scores: Float64Array;
+  ids: Int32Array;
+}
+
+export function newTopK(capacity: number): TopK {
+  return { capacity, size: 0, scores: new Float64Array(capacity), ids: new Int32Array(capacity) };
+}
+
+/** a ranks below b: lower score, or equal score and larger id (ties break by ascending id). */
+function ranksBelow(scoreA: number, idA: number, scoreB: number, idB: number): boolean {
+  return scoreA < scoreB || (scoreA === scoreB && idA > idB);
+}
+
+function swap(h: TopK, i: number, j: number): void {
+  const s = h.scores[i];
+  h.scores[i] = h.scores[j];
+  h.scores[j] = s;
+  const id = h.ids[i];
+  h.ids[i] = h.ids[j];
+  h.ids[j] = id;
+}
+
+function siftUp(h: TopK, i: number): void {
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (!ranksBelow(h.scores[i], h.ids[i], h.scores[parent], h.ids[parent])) return;
+    swap(h, i, parent);
+    i = parent;
   }
+}
 
-  /** a ranks below b: lower score, or the same score and a larger id. */
-  private below(i: number, j: number): boolean {
-    const si = this.scores[i];
-    const sj = this.scores[j];
-    return si < sj || (si === sj && this.ids[i] > this.ids[j]);
+function siftDown(h: TopK, i: number): void {
+  for (;;) {
+    const left = 2 * i + 1;
+    const right = left + 1;
+    let worst = i;
+    if (left < h.size && ranksBelow(h.scores[left], h.ids[left], h.scores[worst], h.ids[worst])) worst = left;
+    if (right < h.size && ranksBelow(h.scores[right], h.ids[right], h.scores[worst], h.ids[worst])) worst = right;
+    if (worst === i) return;
+    swap(h, i, worst);
+    i = worst;
   }
+}
 
-  push(id: number, score: number): void {
-    if (this.size < this.capacity) {
-      this.ids[this.size] = id;
-      this.scores[this.size] = score;
-      this.siftUp(this.size++);
-      return;
-    }
-    const worstScore = this.scores[0];
-    if (score < worstScore || (score === worstScore && id > this.ids[0])) return;
-    this.ids[0] = id;
-    this.scores[0] = score;
-    this.siftDown(0);
+/** Offers a candidate; keeps it only while it is among the best `capacity` seen so far. */
+export function offer(h: TopK, score: number, id: number): void {
+  if (h.capacity === 0) return;
+  if (h.size < h.capacity) {
+    h.scores[h.size] = score;
+    h.ids[h.size] = id;
+    siftUp(h, h.size++);
+    return;
   }
+  if (!ranksBelow(h.scores[0], h.ids[0], score, id)) return;
+  h.scores[0] = score;
+  h.ids[0] = id;
+  siftDown(h, 0);
+}
 
-  private swap(i: number, j: number): void {
-    const id = this.ids[i];
-    this.ids[i] = this.ids[j];
-    this.ids[j] = id;
-    const score = this.scores[i];
-    this.scores[i] = this.scores[j];
-    this.scores[j] = score;
+/** The kept candidates, best first (score descending, id ascending on ties); empties the heap. */
+export function drainSorted(h: TopK): SparseHit[] {
+  const hits = new Array<SparseHit>(h.size);
+  // Popping the worst each time fills the result from the back: a heap sort with no comparator calls.
+  while (h.size > 0) {
+    hits[h.size - 1] = { id: h.ids[0], score: h.scores[0] };
+    h.size--;
+    if (h.size === 0) break;
+    h.scores[0] = h.scores[h.size];
+    h.ids[0] = h.ids[h.size];
+    siftDown(h, 0);
   }
-
-  private siftUp(index: number): void {
-    while (index > 0) {
-      const parent = (index - 1) >> 1;
-      if (!this.below(index, parent)) break;
-      this.swap(index, parent);
-      index = parent;
-    }
-  }
-
-  private siftDown(index: number): void {
-    for (;;) {
-      const left = index * 2 + 1;
-      const right = left + 1;
-      let smallest = index;
-      if (left < this.size && this.below(left, smallest)) smallest = left;
-      if (right < this.size && this.below(right, smallest)) smallest = right;
-      if (smallest === index) return;
-      this.swap(index, smallest);
-      index = smallest;
-    }
-  }
-
-  /** Best first: score descending, then id ascending. */
-  sorted(): [number, number][] {
-    const result: [number, number][] = [];
-    for (let i = 0; i < this.size; i++) result.push([this.ids[i], this.scores[i]]);
-    return result.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-  }
+  return hits;
 }

@@ -1,7 +1,6 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, api, KEYS, removeDir } from '../helpers/server.ts';
-import type { TestServer } from '../helpers/server.ts';
+import { useTestServer, startTestServer, api, KEYS, removeDir } from '../helpers/server.ts';
 
 function assertAuthFailed(response: { status: number; json: any; headers: Headers }) {
   assert.equal(response.status, 401);
@@ -11,14 +10,7 @@ function assertAuthFailed(response: { status: number; json: any; headers: Header
   assert.equal(response.headers.get('x-request-id'), response.json.request_id);
 }
 
-let server: TestServer;
-before(async () => {
-  server = await startTestServer();
-});
-after(async () => {
-  await server.close();
-  removeDir(server.dataDir);
-});
+const server = useTestServer();
 
 test('a missing key gives 401 auth_failed on every protected route', async () => {
   for (const [method, path] of [

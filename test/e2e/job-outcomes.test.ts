@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '../helpers/server.ts';
 import { startFakeProvider } from '../models/fake-provider.ts';
-import type { RecordedRequest } from '../models/fake-provider.ts';
+import type { FakeHandler, FakeProvider, RecordedRequest } from '../models/fake-provider.ts';
 
 const DIMS = 8;
 
@@ -19,6 +19,26 @@ function toyVector(text: string): number[] {
 function embeddings(request: RecordedRequest) {
   const input = (request.body as { input: string[] }).input;
   return { body: { data: input.map((text, index) => ({ index, embedding: toyVector(text) })), model: 'toy' } };
+}
+
+/** Runs fn against a service whose embedding provider is a local fake OpenAI-compatible server. */
+async function withFakeEmbeddings(handler: FakeHandler, overrides: Record<string, string>, fn: (url: string, provider: FakeProvider) => Promise<void>) {
+  const provider = await startFakeProvider(handler);
+  const server = await startTestServer({
+    EMBEDDING_PROVIDER: 'openai',
+    EMBEDDING_URL: provider.url,
+    EMBEDDING_MODEL: 'toy',
+    EMBEDDING_DIMENSIONS: String(DIMS),
+    EMBEDDING_MAX_RETRIES: '0',
+    ...overrides,
+  });
+  try {
+    await fn(server.url, provider);
+  } finally {
+    await server.close();
+    removeDir(server.dataDir);
+    await provider.close();
+  }
 }
 
 test('an older upload that finishes after a newer one is superseded and never overwrites it', async () => {
@@ -44,99 +64,73 @@ test('an older upload that finishes after a newer one is superseded and never ov
 
 test('a transient provider failure puts the job in retrying with its counters, then it completes', async () => {
   let failures = 0;
-  const provider = await startFakeProvider((request) => {
-    const input = (request.body as { input: string[] }).input;
-    if (input.some((text) => text.includes('RETRYME')) && failures < 1) {
-      failures++;
-      return { status: 503, body: { error: { message: 'overloaded' } } };
-    }
-    return embeddings(request);
-  });
-  const server = await startTestServer({
-    EMBEDDING_PROVIDER: 'openai',
-    EMBEDDING_URL: provider.url,
-    EMBEDDING_MODEL: 'toy',
-    EMBEDDING_DIMENSIONS: String(DIMS),
-    EMBEDDING_MAX_RETRIES: '0',
-    JOB_RETRY_BASE_SECONDS: '1',
-  });
-  try {
-    const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'flaky', text: 'RETRYME please: savings account interest.' });
-    const retrying = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { until: (job) => job.status !== 'pending' && job.status !== 'started' && job.status !== 'processing' });
-    assert.equal(retrying.status, 'retrying', JSON.stringify(retrying));
-    assert.match(retrying.error, /Embedding provider unavailable/);
-    assert.equal(retrying.retry_count, 1);
-    assert.equal(retrying.max_retries, 3);
-    assert.ok(retrying.next_retry_in_seconds >= 0 && retrying.next_retry_in_seconds <= 1);
-    const done = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
-    assert.equal(done.status, 'completed');
-    const text = await api(server.url, '/document/flaky/text', { key: KEYS.alpha });
-    assert.equal(text.json.embedding.dense_dimensions, DIMS);
-    assert.equal(text.json.embedding.dense_model, 'toy');
-  } finally {
-    await server.close();
-    removeDir(server.dataDir);
-    await provider.close();
-  }
+  await withFakeEmbeddings(
+    (request) => {
+      const input = (request.body as { input: string[] }).input;
+      if (input.some((text) => text.includes('RETRYME')) && failures < 1) {
+        failures++;
+        return { status: 503, body: { error: { message: 'overloaded' } } };
+      }
+      return embeddings(request);
+    },
+    { JOB_RETRY_BASE_SECONDS: '1' },
+    async (url, provider) => {
+      const accepted = await uploadText(url, KEYS.alpha, { document_id: 'flaky', text: 'RETRYME please: savings account interest.' });
+      const retrying = await waitForJob(url, KEYS.alpha, accepted.json.job_id, {
+        until: (job) => job.status !== 'pending' && job.status !== 'started' && job.status !== 'processing',
+      });
+      assert.equal(retrying.status, 'retrying', JSON.stringify(retrying));
+      assert.match(retrying.error, /Embedding provider unavailable/);
+      assert.equal(retrying.retry_count, 1);
+      assert.equal(retrying.max_retries, 3);
+      assert.ok(retrying.next_retry_in_seconds >= 0 && retrying.next_retry_in_seconds <= 1);
+      const done = await waitForJob(url, KEYS.alpha, accepted.json.job_id);
+      assert.equal(done.status, 'completed');
+      const text = await api(url, '/document/flaky/text', { key: KEYS.alpha });
+      assert.equal(text.json.embedding.dense_dimensions, DIMS);
+      assert.equal(text.json.embedding.dense_model, 'toy');
+    },
+  );
 });
 
 test('retries are bounded: a provider that never recovers fails the job after 3 attempts', async () => {
-  const provider = await startFakeProvider((request) => {
-    const input = (request.body as { input: string[] }).input;
-    return input.some((text) => text.includes('ALWAYSDOWN')) ? { status: 503, body: {} } : embeddings(request);
-  });
-  const server = await startTestServer({
-    EMBEDDING_PROVIDER: 'openai',
-    EMBEDDING_URL: provider.url,
-    EMBEDDING_MODEL: 'toy',
-    EMBEDDING_DIMENSIONS: String(DIMS),
-    EMBEDDING_MAX_RETRIES: '0',
-    JOB_RETRY_BASE_SECONDS: '0.1',
-  });
-  try {
-    const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'down', text: 'ALWAYSDOWN statement text.' });
-    const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
-    assert.equal(job.status, 'failed');
-    assert.match(job.error, /Embedding provider unavailable/);
-    const attempts = provider.requests.filter((request) => JSON.stringify(request.body).includes('ALWAYSDOWN')).length;
-    assert.equal(attempts, 3);
-  } finally {
-    await server.close();
-    removeDir(server.dataDir);
-    await provider.close();
-  }
+  await withFakeEmbeddings(
+    (request) => {
+      const input = (request.body as { input: string[] }).input;
+      return input.some((text) => text.includes('ALWAYSDOWN')) ? { status: 503, body: {} } : embeddings(request);
+    },
+    { JOB_RETRY_BASE_SECONDS: '0.1' },
+    async (url, provider) => {
+      const accepted = await uploadText(url, KEYS.alpha, { document_id: 'down', text: 'ALWAYSDOWN statement text.' });
+      const job = await waitForJob(url, KEYS.alpha, accepted.json.job_id);
+      assert.equal(job.status, 'failed');
+      assert.match(job.error, /Embedding provider unavailable/);
+      const attempts = provider.requests.filter((request) => JSON.stringify(request.body).includes('ALWAYSDOWN')).length;
+      assert.equal(attempts, 3);
+    },
+  );
 });
 
 test('chunks whose embedding is rejected are reported; the rest are searchable (partial_failed)', async () => {
-  const provider = await startFakeProvider((request) => {
-    const input = (request.body as { input: string[] }).input;
-    return input.some((text) => text.includes('POISON')) ? { status: 400, body: { error: { message: 'rejected input' } } } : embeddings(request);
-  });
-  const server = await startTestServer({
-    EMBEDDING_PROVIDER: 'openai',
-    EMBEDDING_URL: provider.url,
-    EMBEDDING_MODEL: 'toy',
-    EMBEDDING_DIMENSIONS: String(DIMS),
-    EMBEDDING_MAX_RETRIES: '0',
-    CHUNK_TARGET_CHARS: '100',
-    CHUNK_OVERLAP_CHARS: '0',
-  });
-  try {
-    const paragraphs = Array.from({ length: 70 }, (_, i) => `Paragraph ${i} records ledger entry number ${i} for the audit trail.`);
-    paragraphs[68] = 'POISON paragraph that the provider refuses to embed.';
-    const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'partial', text: paragraphs.join('\n\n') });
-    const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
-    assert.equal(job.status, 'partial_failed', JSON.stringify(job));
-    assert.equal(job.chunks_created, 64, 'the first embedding batch of 64 chunks succeeded');
-    assert.match(job.error, /Embedding failed/);
-    assert.equal(typeof job.entities_extracted, 'object');
-    const search = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'ledger entry number 12', alpha: 0 } });
-    assert.equal(search.json.results[0].document_version.document_id, 'partial');
-    const missing = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'POISON refuses', alpha: 0 } });
-    assert.deepEqual(missing.json.results, []);
-  } finally {
-    await server.close();
-    removeDir(server.dataDir);
-    await provider.close();
-  }
+  await withFakeEmbeddings(
+    (request) => {
+      const input = (request.body as { input: string[] }).input;
+      return input.some((text) => text.includes('POISON')) ? { status: 400, body: { error: { message: 'rejected input' } } } : embeddings(request);
+    },
+    { CHUNK_TARGET_CHARS: '100', CHUNK_OVERLAP_CHARS: '0' },
+    async (url, provider) => {
+      const paragraphs = Array.from({ length: 70 }, (_, i) => `Paragraph ${i} records ledger entry number ${i} for the audit trail.`);
+      paragraphs[68] = 'POISON paragraph that the provider refuses to embed.';
+      const accepted = await uploadText(url, KEYS.alpha, { document_id: 'partial', text: paragraphs.join('\n\n') });
+      const job = await waitForJob(url, KEYS.alpha, accepted.json.job_id);
+      assert.equal(job.status, 'partial_failed', JSON.stringify(job));
+      assert.equal(job.chunks_created, 64, 'the first embedding batch of 64 chunks succeeded');
+      assert.match(job.error, /Embedding failed/);
+      assert.equal(typeof job.entities_extracted, 'object');
+      const search = await api(url, '/search', { key: KEYS.alpha, body: { query: 'ledger entry number 12', alpha: 0 } });
+      assert.equal(search.json.results[0].document_version.document_id, 'partial');
+      const missing = await api(url, '/search', { key: KEYS.alpha, body: { query: 'POISON refuses', alpha: 0 } });
+      assert.deepEqual(missing.json.results, []);
+    },
+  );
 });

@@ -1,16 +1,8 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, api, KEYS, removeDir, uploadText, waitForJob, spawnServer, baseEnv, tempDataDir } from '../helpers/server.ts';
-import type { TestServer } from '../helpers/server.ts';
+import { useTestServer, api, KEYS, removeDir, uploadText, waitForJob, spawnServer, baseEnv, tempDataDir } from '../helpers/server.ts';
 
-let server: TestServer;
-before(async () => {
-  server = await startTestServer();
-});
-after(async () => {
-  await server.close();
-  removeDir(server.dataDir);
-});
+const server = useTestServer();
 
 async function ingest(url: string, key: string, documentId: string, versionId: string, text: string) {
   const accepted = await uploadText(url, key, { document_id: documentId, version_id: versionId, text });

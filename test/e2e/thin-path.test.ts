@@ -1,16 +1,8 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, api, KEYS, removeDir, uploadText, uploadFile, waitForJob } from '../helpers/server.ts';
-import type { TestServer } from '../helpers/server.ts';
+import { useTestServer, startTestServer, api, KEYS, removeDir, uploadText, uploadFile, waitForJob } from '../helpers/server.ts';
 
-let server: TestServer;
-before(async () => {
-  server = await startTestServer();
-});
-after(async () => {
-  await server.close();
-  removeDir(server.dataDir);
-});
+const server = useTestServer();
 
 const LETTER = [
   'Dear Customer,',

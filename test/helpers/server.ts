@@ -2,6 +2,7 @@
 // child process (for crash tests), and talk to it over HTTP like a client would.
 
 import { mkdtempSync, rmSync } from 'node:fs';
+import { before, after } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -52,6 +53,39 @@ export async function startTestServer(overrides: Record<string, string> = {}, da
     async close() {
       await service.close();
     },
+  };
+}
+
+/**
+ * One server for the whole test file: started before the first test (then `setup` runs), closed and
+ * its DATA_DIR removed after the last.
+ */
+export function useTestServer(overrides: Record<string, string> = {}, setup?: (server: TestServer) => Promise<void>): TestServer {
+  let current: TestServer | undefined;
+  const running = (): TestServer => {
+    if (!current) throw new Error('the test server is not running');
+    return current;
+  };
+  before(async () => {
+    current = await startTestServer(overrides);
+    await setup?.(current);
+  });
+  after(async () => {
+    if (!current) return;
+    await current.close();
+    removeDir(current.dataDir);
+  });
+  return {
+    get url() {
+      return running().url;
+    },
+    get dataDir() {
+      return running().dataDir;
+    },
+    get service() {
+      return running().service;
+    },
+    close: () => running().close(),
   };
 }
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drainSorted, newTopK, offer } from '../../src/search/bm25-topk.ts';
+import { drainSorted, newTopK, offer } from '../../src/search/top-k.ts';
 
 function seededRandom(seed: number): () => number {
   let state = seed;
