@@ -175,8 +175,8 @@ const MIB = 1024 * 1024;
 
 export function loadConfig(env: Env = process.env): Config {
   const keys = apiKeyClients(env);
-  const chunkTargetChars = int(env, 'CHUNK_TARGET_CHARS', 1000, 100, 20_000);
-  const chunkOverlapChars = int(env, 'CHUNK_OVERLAP_CHARS', 150, 0, 10_000);
+  const chunkTargetChars = int(env, 'CHUNK_TARGET_CHARS', 2000, 100, 20_000);
+  const chunkOverlapChars = int(env, 'CHUNK_OVERLAP_CHARS', 200, 0, 10_000);
   if (chunkOverlapChars >= chunkTargetChars) {
     throw new ConfigError('CHUNK_OVERLAP_CHARS', 'must be smaller than CHUNK_TARGET_CHARS');
   }

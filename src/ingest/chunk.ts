@@ -8,7 +8,7 @@ export interface ChunkOptions {
   overlapChars: number;
 }
 
-export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { targetChars: 1000, overlapChars: 150 };
+export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { targetChars: 2000, overlapChars: 200 };
 
 export interface TextChunk {
   chunkIndex: number;

@@ -9,8 +9,7 @@ import { searchBm25 } from './bm25.ts';
 import { searchDense } from './dense-lane.ts';
 import type { LaneResult } from './dense-lane.ts';
 import { readWithRetry } from './read-retry.ts';
-import { fuseLanes, DEFAULT_FUSION } from './fusion.ts';
-import type { FusionOptions } from './fusion.ts';
+import { fuseLanes } from './fusion.ts';
 import { analyzeQueryTerms } from '../text/analyzer.ts';
 
 /** Default bounded scan cap of each lane: more matching chunks than this make totals a lower bound. */
@@ -45,7 +44,6 @@ export async function searchContent(
   eligible: Uint8Array,
   embedder: Embedder,
   candidateCap: number = DEFAULT_CANDIDATE_CAP,
-  fusion: FusionOptions = DEFAULT_FUSION,
 ): Promise<ContentLaneResult> {
   const queryTerms = analyzeQueryTerms(normalizedQuery);
   const sparse: LaneResult =
@@ -64,7 +62,7 @@ export async function searchContent(
     dense = await readWithRetry(() => searchDense(snapshot.segments, queryVector, eligible, { cap: candidateCap }));
   }
 
-  const fused = fuseLanes(sparse, dense, alpha, fusion);
+  const fused = fuseLanes(sparse, dense, alpha);
 
   const byVersion = new Map<string, VersionHit>();
   for (const [ordinal, score] of fused) {
