@@ -18,11 +18,13 @@ export const DEFAULT_CANDIDATE_CAP = 1000;
 export interface ChunkScore {
   chunk: ServedChunk;
   score: number;
+  tieBreak: number;
 }
 
 export interface VersionHit {
   version: ServedVersion;
   score: number;
+  tieBreak: number;
   /** Matched chunks of this version, best first. */
   chunks: ChunkScore[];
 }
@@ -65,19 +67,22 @@ export async function searchContent(
   const fused = fuseLanes(sparse, dense, alpha);
 
   const byVersion = new Map<string, VersionHit>();
-  for (const [ordinal, score] of fused) {
+  for (const [ordinal, { score, tieBreak }] of fused) {
     const chunk = chunkByOrdinal(snapshot, ordinal);
     if (!chunk) continue;
     let entry = byVersion.get(chunk.version.identity);
     if (!entry) {
-      entry = { version: chunk.version, score: Number.NEGATIVE_INFINITY, chunks: [] };
+      entry = { version: chunk.version, score: Number.NEGATIVE_INFINITY, tieBreak: Number.NEGATIVE_INFINITY, chunks: [] };
       byVersion.set(chunk.version.identity, entry);
     }
-    entry.chunks.push({ chunk, score });
-    if (score > entry.score) entry.score = score;
+    entry.chunks.push({ chunk, score, tieBreak });
+    if (score > entry.score || (score === entry.score && tieBreak > entry.tieBreak)) {
+      entry.score = score;
+      entry.tieBreak = tieBreak;
+    }
   }
   const versions = [...byVersion.values()];
-  for (const entry of versions) entry.chunks.sort((a, b) => b.score - a.score || a.chunk.chunkIndex - b.chunk.chunkIndex);
+  for (const entry of versions) entry.chunks.sort((a, b) => b.score - a.score || b.tieBreak - a.tieBreak || a.chunk.chunkIndex - b.chunk.chunkIndex);
   versions.sort(compareVersionHits);
   return { versions, exhausted: sparse.exhausted && dense.exhausted, queryTerms };
 }
@@ -85,5 +90,6 @@ export async function searchContent(
 /** Higher score first; ties broken by identity so equal scores always page the same way. */
 export function compareVersionHits(a: VersionHit, b: VersionHit): number {
   if (b.score !== a.score) return b.score - a.score;
+  if (b.tieBreak !== a.tieBreak) return b.tieBreak - a.tieBreak;
   return a.version.identity < b.version.identity ? -1 : a.version.identity > b.version.identity ? 1 : 0;
 }

@@ -13,15 +13,30 @@ import type { LaneResult } from './dense-lane.ts';
  */
 export const DENSE_EVIDENCE_FLOOR = 0.4;
 
+export interface FusedScore {
+  score: number;
+  /**
+   * Orders equal scores: the same weighting over the raw cosine, so chunks whose dense similarity is
+   * below the evidence floor (score 0 at alpha 1) still rank by similarity rather than arbitrarily.
+   */
+  tieBreak: number;
+}
+
 /** Fused score per chunk ordinal. */
-export function fuseLanes(sparse: LaneResult, dense: LaneResult, alpha: number, denseFloor: number = DENSE_EVIDENCE_FLOOR): Map<number, number> {
-  const fused = new Map<number, number>();
+export function fuseLanes(sparse: LaneResult, dense: LaneResult, alpha: number, denseFloor: number = DENSE_EVIDENCE_FLOOR): Map<number, FusedScore> {
+  const fused = new Map<number, FusedScore>();
   let sparseMax = 0;
   for (const hit of sparse.hits) if (hit.score > sparseMax) sparseMax = hit.score;
-  for (const hit of sparse.hits) fused.set(hit.ordinal, (1 - alpha) * (sparseMax > 0 ? hit.score / sparseMax : 0));
+  for (const hit of sparse.hits) {
+    const weighted = (1 - alpha) * (sparseMax > 0 ? hit.score / sparseMax : 0);
+    fused.set(hit.ordinal, { score: weighted, tieBreak: weighted });
+  }
   for (const hit of dense.hits) {
     const evidence = Math.max(0, (hit.score - denseFloor) / (1 - denseFloor));
-    fused.set(hit.ordinal, (fused.get(hit.ordinal) ?? 0) + alpha * evidence);
+    const entry = fused.get(hit.ordinal) ?? { score: 0, tieBreak: 0 };
+    entry.score += alpha * evidence;
+    entry.tieBreak += alpha * hit.score;
+    fused.set(hit.ordinal, entry);
   }
   return fused;
 }

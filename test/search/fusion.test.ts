@@ -7,18 +7,20 @@ const dense = { hits: [{ ordinal: 2, score: 1 }, { ordinal: 3, score: DENSE_EVID
 
 test('alpha 0 keeps only normalized sparse scores; alpha 1 only dense evidence', () => {
   const sparseOnly = fuseLanes(sparse, dense, 0);
-  assert.equal(sparseOnly.get(1), 1);
-  assert.equal(sparseOnly.get(2), 0.5);
-  assert.equal(sparseOnly.get(3), 0);
+  assert.equal(sparseOnly.get(1)!.score, 1);
+  assert.equal(sparseOnly.get(2)!.score, 0.5);
+  assert.equal(sparseOnly.get(3)!.score, 0);
   const denseOnly = fuseLanes(sparse, dense, 1);
-  assert.equal(denseOnly.get(1), 0);
-  assert.equal(denseOnly.get(2), 1);
-  assert.equal(denseOnly.get(3), 0, 'a cosine at the evidence floor adds nothing');
+  assert.equal(denseOnly.get(1)!.score, 0);
+  assert.equal(denseOnly.get(2)!.score, 1);
+  assert.equal(denseOnly.get(3)!.score, 0, 'a cosine at the evidence floor adds nothing');
+  assert.equal(denseOnly.get(3)!.tieBreak, DENSE_EVIDENCE_FLOOR, 'but it still orders by its raw similarity');
+  assert.ok(denseOnly.get(3)!.tieBreak > denseOnly.get(1)!.tieBreak);
 });
 
 test('between, the lanes are weighted by alpha and 1 - alpha', () => {
   const fused = fuseLanes(sparse, dense, 0.25);
-  assert.equal(fused.get(1), 0.75 * 1);
-  assert.equal(fused.get(2), 0.75 * 0.5 + 0.25 * 1);
-  assert.ok(Math.abs(fuseLanes(sparse, dense, 0.5, 0).get(3)! - 0.5 * DENSE_EVIDENCE_FLOOR) < 1e-12, 'with a zero floor the cosine itself counts');
+  assert.equal(fused.get(1)!.score, 0.75 * 1);
+  assert.equal(fused.get(2)!.score, 0.75 * 0.5 + 0.25 * 1);
+  assert.ok(Math.abs(fuseLanes(sparse, dense, 0.5, 0).get(3)!.score - 0.5 * DENSE_EVIDENCE_FLOOR) < 1e-12, 'with a zero floor the cosine itself counts');
 });
