@@ -5,7 +5,7 @@ import Fastify from 'fastify';
 import type { FastifyInstance, FastifyRequest, FastifyReply, FastifyError } from 'fastify';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ServiceError } from '../domain/service-error.ts';
 import { ERROR_CATALOGUE } from './error-catalogue.ts';
 import { RequestValidationError, schemaCompiler } from './validation.ts';
@@ -36,6 +36,28 @@ function envelope(request: FastifyRequest, detail: string, errorCode: string, de
   return body;
 }
 
+/**
+ * SPEC.md "Events": an info-level publication_unavailable audit event for publication read failures.
+ * A failed search carries a fingerprint of its query, never the query text.
+ */
+export function publicationAuditEvent(request: FastifyRequest, error: ServiceError): Record<string, unknown> | null {
+  const entry = ERROR_CATALOGUE[error.code];
+  if (entry.status !== 503 || !entry.errorCode.startsWith('publication_')) return null;
+  const event: Record<string, unknown> = {
+    event: 'publication_unavailable',
+    error_code: entry.errorCode,
+    route: request.routeOptions.url ?? request.url.split('?')[0],
+    method: request.method,
+    client_id: request.clientId,
+    request_id: request.id,
+  };
+  const query = (request.body as { query?: unknown } | undefined)?.query;
+  if (request.routeOptions.url === '/search' && typeof query === 'string') {
+    event.query_fingerprint = createHash('sha256').update(query).digest('hex').slice(0, 16);
+  }
+  return event;
+}
+
 export function sendServiceError(request: FastifyRequest, reply: FastifyReply, error: ServiceError): FastifyReply {
   const entry = ERROR_CATALOGUE[error.code];
   const retryAfter = error.retryAfterSeconds ?? entry.retryAfterSeconds;
@@ -48,7 +70,11 @@ export function sendServiceError(request: FastifyRequest, reply: FastifyReply, e
 
 function handleError(services: Services) {
   return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof ServiceError) return sendServiceError(request, reply, error);
+    if (error instanceof ServiceError) {
+      const audit = publicationAuditEvent(request, error);
+      if (audit) request.log.info(audit, 'publication_unavailable');
+      return sendServiceError(request, reply, error);
+    }
     if (error instanceof RequestValidationError || (error as FastifyError).validation) {
       const details = error instanceof RequestValidationError ? error.details : [];
       return reply.code(422).send(envelope(request, 'Request validation failed', 'validation_error', details));

@@ -102,8 +102,8 @@ export class LifecycleService {
     for (const [index, target] of targets.entries()) {
       const versionName = versionIdFromKey(target.versionKey) ?? '';
       const loaded = store.loadGeneration(target.generation);
-      const mode = this.authority.mode;
-      const blocked = mode === 'MAINTENANCE' || mode === 'RECOVERING';
+      // Only a READY authority publishes (FENCING pins reads to the last READY snapshot).
+      const blocked = this.authority.enabled && this.authority.mode !== 'READY';
       const activation = !blocked && loaded ? store.replaceGenerations([{ input: successorOf(loaded, { deletion }), expected: target.generation }]) : null;
       if (!activation || !loaded) {
         const pending = targets.slice(index).map((generation) => versionIdFromKey(generation.versionKey) ?? '');

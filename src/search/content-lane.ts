@@ -10,6 +10,7 @@ import { searchDense } from './dense-lane.ts';
 import type { LaneResult } from './dense-lane.ts';
 import { readWithRetry } from './read-retry.ts';
 import { fuseLanes } from './fusion.ts';
+import { ServiceError } from '../domain/service-error.ts';
 import { analyzeQueryTerms } from '../text/analyzer.ts';
 
 /** Default bounded scan cap of each lane: more matching chunks than this make totals a lower bound. */
@@ -69,7 +70,13 @@ export async function searchContent(
   const byVersion = new Map<string, VersionHit>();
   for (const [ordinal, { score, tieBreak }] of fused) {
     const chunk = chunkByOrdinal(snapshot, ordinal);
-    if (!chunk) continue;
+    if (!chunk || snapshot.live[ordinal] !== 1) {
+      // SPEC.md rule 11: a lane returned a point the authoritative snapshot cannot back with evidence.
+      const lane = sparse.hits.some((hit) => hit.ordinal === ordinal) ? 'content.sparse' : 'content.dense';
+      throw new ServiceError('stored_evidence_inconsistent', 'Stored evidence is inconsistent with retrieval contributions', {
+        details: { code: 'stored_evidence_inconsistent', lane, point: ordinal, snapshot_sequence: snapshot.sequence },
+      });
+    }
     let entry = byVersion.get(chunk.version.identity);
     if (!entry) {
       entry = { version: chunk.version, score: Number.NEGATIVE_INFINITY, tieBreak: Number.NEGATIVE_INFINITY, chunks: [] };

@@ -94,3 +94,20 @@ test('a bad setting stops start-up with a message naming the setting', async () 
     removeDir(dataDir);
   }
 });
+
+test('FENCING serves reads from the pinned snapshot: 200 pinned_ready, health degraded publishing', async () => {
+  assert.equal((await api(server.url, '/admin/authority/mode', { key: KEYS.operator, body: { mode: 'FENCING' } })).status, 200);
+  try {
+    const search = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'nothing matches this zzqx' } });
+    assert.equal(search.status, 200);
+    assert.equal(search.json.meta.publication_view, 'pinned_ready');
+    assert.deepEqual(search.json.results, []);
+    assert.equal(search.headers.get('retry-after'), null);
+    const health = await api(server.url, '/health', { key: null });
+    assert.equal(health.status, 200);
+    assert.equal(health.json.status, 'healthy');
+    assert.deepEqual(health.json.publishing, { status: 'degraded', reason: 'fencing', authority_mode: 'FENCING' });
+  } finally {
+    await api(server.url, '/admin/authority/mode', { key: KEYS.operator, body: { mode: 'READY' } });
+  }
+});

@@ -44,12 +44,12 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
     serving: services.authority.servingStats(),
   }));
 
-  app.post<{ Body: { mode: 'READY' | 'MAINTENANCE' } }>(
+  app.post<{ Body: { mode: 'READY' | 'MAINTENANCE' | 'FENCING' } }>(
     '/admin/authority/mode',
     {
       schema: {
         tags: ['admin'],
-        body: { type: 'object', additionalProperties: false, required: ['mode'], properties: { mode: { type: 'string', enum: ['READY', 'MAINTENANCE'] } } },
+        body: { type: 'object', additionalProperties: false, required: ['mode'], properties: { mode: { type: 'string', enum: ['READY', 'MAINTENANCE', 'FENCING'] } } },
       },
     },
     async (request) => {

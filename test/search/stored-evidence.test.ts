@@ -1,0 +1,56 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { applyChange, emptySnapshot } from '../../src/publication/snapshot.ts';
+import type { ClientSnapshot } from '../../src/publication/snapshot.ts';
+import { searchContent } from '../../src/search/content-lane.ts';
+import { ServiceError } from '../../src/domain/service-error.ts';
+import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
+import { emptyEntities } from '../../src/domain/entities.ts';
+import type { LoadedGeneration } from '../../src/storage/client-store.ts';
+
+const embedder = createHashingEmbedder();
+
+async function generation(documentId: string, text: string): Promise<LoadedGeneration> {
+  const [vector] = await embedder.embed([text]);
+  return {
+    generation: 1,
+    documentId,
+    versionKey: documentId,
+    jobId: null,
+    state: 'active',
+    createdAt: '',
+    stagedAt: '',
+    activatedAt: null,
+    canonicalMetadata: {
+      schema_version: '2',
+      source: { filename: null, mime_type: null, extension: null },
+      document: { page_count: null },
+      classification: { status: 'disabled', categories: [] },
+      quality: { text_extraction: 'native', ocr_used: false, warnings: [] },
+      extracted: { title: null, author: null, created_at: null },
+      custom: {},
+    },
+    entities: emptyEntities(),
+    embedding: {},
+    deletion: { deleted: false, deletedAt: null, deletedBy: null },
+    chunkCount: 1,
+    manifest: {},
+    leaves: [],
+    chunks: [{ chunkIndex: 0, page: null, pageLabel: null, text, entities: emptyEntities(), vector }],
+  };
+}
+
+test('a lane point without stored evidence fails the search with 500 naming the lane and point', async () => {
+  const snapshot = applyChange(emptySnapshot('c', embedder.dimensions), { activated: [await generation('d', 'escrow account statement')] });
+  const healthy = await searchContent(snapshot, 'escrow', 0, snapshot.live, embedder);
+  assert.equal(healthy.versions.length, 1);
+  // Corrupt the segment: its postings still name ordinal 0, its chunk list no longer does.
+  const [segment] = snapshot.segments;
+  const corrupt: ClientSnapshot = { ...snapshot, segments: [{ ...segment, chunks: [], minOrdinal: 1, maxOrdinal: 0 }] };
+  await assert.rejects(searchContent(corrupt, 'escrow', 0, corrupt.live, embedder), (error: unknown) => {
+    assert.ok(error instanceof ServiceError);
+    assert.equal(error.code, 'stored_evidence_inconsistent');
+    assert.deepEqual({ ...(error.details as object), snapshot_sequence: 0 }, { code: 'stored_evidence_inconsistent', lane: 'content.sparse', point: 0, snapshot_sequence: 0 });
+    return true;
+  });
+});
