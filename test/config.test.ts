@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { loadConfig, ConfigError } from '../src/config.ts';
+
+test('defaults: the embedded service on 127.0.0.1:8080 with the spec limits', () => {
+  const config = loadConfig({});
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.port, 8080);
+  assert.equal(config.dataDir, './data');
+  assert.equal(config.rateLimitPerMinute, 30);
+  assert.equal(config.searchRateLimitPerMinute, 30);
+  assert.equal(config.hybridAlpha, 0.5);
+  assert.equal(config.maxUploadBytes, 50 * 1024 * 1024);
+  assert.equal(config.publicationLifecycleFenceWaitSeconds, 5);
+  assert.equal(config.apiKeyClients.size, 0);
+  assert.match(config.apiKeyClientsProblem ?? '', /not set/);
+});
+
+test('a bad value names its setting', () => {
+  for (const [name, value] of [
+    ['PORT', '70000'],
+    ['RATE_LIMIT_PER_MINUTE', '1.5'],
+    ['CLASSIFICATION_ENABLED', 'TRUE'],
+    ['EMBEDDING_PROVIDER', 'magic'],
+    ['OPERATOR_API_KEYS', '"key"'],
+    ['CHUNK_OVERLAP_CHARS', '5000'],
+  ]) {
+    assert.throws(() => loadConfig({ [name]: value }), (error: unknown) => error instanceof ConfigError && error.setting === name && error.message.includes(name), name);
+  }
+});
+
+test('API_KEY_CLIENTS maps several keys to one Client; an invalid mapping fails closed instead of stopping start-up', () => {
+  const config = loadConfig({ API_KEY_CLIENTS: '{"k1":"c","k2":"c"}' });
+  assert.equal(config.apiKeyClients.get('k1'), 'c');
+  assert.equal(config.apiKeyClients.get('k2'), 'c');
+  assert.equal(config.apiKeyClientsProblem, null);
+  const invalid = loadConfig({ API_KEY_CLIENTS: '{"k1": 5}' });
+  assert.equal(invalid.apiKeyClients.size, 0);
+  assert.ok(invalid.apiKeyClientsProblem);
+});
+
+test('.env.example lists every setting the configuration reads', () => {
+  const source = readFileSync(new URL('../src/config.ts', import.meta.url), 'utf8');
+  const example = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
+  const read = new Set([...source.matchAll(/'([A-Z][A-Z0-9_]+)'/g)].map((match) => match[1]));
+  const listed = new Set([...example.matchAll(/^([A-Z][A-Z0-9_]+)=/gm)].map((match) => match[1]));
+  assert.ok(read.size > 30);
+  assert.deepEqual([...read].filter((name) => !listed.has(name)), []);
+  assert.deepEqual([...listed].filter((name) => !read.has(name)), []);
+});
