@@ -12,21 +12,24 @@ import { validateUploadFields } from '../src/ingest/upload-service.ts';
 export const BENCH_CLIENT = 'bench-client';
 export const BENCH_KEY = 'bench-key';
 
+/** Settings of a benchmark instance: silent, unlimited rate, fast polling, on a temporary DATA_DIR. */
+export function benchEnv(dataDir: string, clientId: string, key: string, overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    API_KEY_CLIENTS: JSON.stringify({ [key]: clientId }),
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    SEARCH_RATE_LIMIT_PER_MINUTE: '1000000',
+    WORKER_POLL_MS: '20',
+    ...overrides,
+  };
+}
+
 export async function startBenchService(overrides: Record<string, string> = {}): Promise<{ service: RunningService; dataDir: string; close(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hds-bench-'));
-  const service = await startService(
-    loadConfig({
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      API_KEY_CLIENTS: JSON.stringify({ [BENCH_KEY]: BENCH_CLIENT }),
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      SEARCH_RATE_LIMIT_PER_MINUTE: '1000000',
-      WORKER_POLL_MS: '20',
-      ...overrides,
-    }),
-  );
+  const service = await startService(loadConfig(benchEnv(dataDir, BENCH_CLIENT, BENCH_KEY, overrides)));
   return {
     service,
     dataDir,

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadDataset } from './datasets.ts';
+import { benchEnv } from './bench-service.ts';
 import { Storage } from '../src/storage/storage.ts';
 import { chunkPages } from '../src/ingest/chunk.ts';
 import { createHashingEmbedder } from '../src/models/hashing-embedder.ts';
@@ -82,17 +83,7 @@ console.log(`wrote ${chunkCount} chunks in ${documentCount} versions in ${((perf
 
 // 2. Start the service: recovery rebuilds the serving snapshot from SQLite.
 started = performance.now();
-const service = await startService(
-  loadConfig({
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    API_KEY_CLIENTS: JSON.stringify({ [KEY]: CLIENT }),
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    SEARCH_RATE_LIMIT_PER_MINUTE: '1000000',
-  }),
-);
+const service = await startService(loadConfig(benchEnv(dataDir, CLIENT, KEY)));
 console.log(`service started (snapshot rebuilt) in ${((performance.now() - started) / 1000).toFixed(1)} s; RSS ${Math.round(process.memoryUsage().rss / 1048576)} MiB`);
 
 try {

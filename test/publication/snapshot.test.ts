@@ -1,45 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyChange, emptySnapshot, chunkByOrdinal, MAX_SEGMENTS } from '../../src/publication/snapshot.ts';
-import type { LoadedGeneration } from '../../src/storage/client-store.ts';
-import { emptyEntities } from '../../src/domain/entities.ts';
+import { loadedGeneration } from '../helpers/generations.ts';
 import { versionIdentity } from '../../src/domain/identity.ts';
 import { searchBm25 } from '../../src/search/bm25.ts';
 import { analyzeTerms } from '../../src/text/analyzer.ts';
 
 const DIMS = 4;
-let nextGeneration = 1;
-
-function generation(documentId: string, texts: string[], versionKey = documentId): LoadedGeneration {
-  const vector = new Float32Array(DIMS);
-  vector[0] = 1;
-  return {
-    generation: nextGeneration++,
-    documentId,
-    versionKey,
-    jobId: null,
-    state: 'active',
-    createdAt: new Date(0).toISOString(),
-    stagedAt: new Date(0).toISOString(),
-    activatedAt: null,
-    canonicalMetadata: {
-      schema_version: '2',
-      source: { filename: null, mime_type: 'text/plain', extension: 'txt' },
-      document: { page_count: null },
-      classification: { status: 'disabled', categories: [] },
-      quality: { text_extraction: 'native', ocr_used: false, warnings: [] },
-      extracted: { title: null, author: null, created_at: null },
-      custom: {},
-    },
-    entities: emptyEntities(),
-    embedding: {},
-    deletion: { deleted: false, deletedAt: null, deletedBy: null },
-    chunkCount: texts.length,
-    manifest: {},
-    chunks: texts.map((text, chunkIndex) => ({ chunkIndex, page: null, pageLabel: null, text, entities: emptyEntities(), vector })),
-    leaves: [],
-  };
-}
+const generation = (documentId: string, texts: string[]) => loadedGeneration(documentId, texts, { dimensions: DIMS });
 
 function sparseIds(snapshot: ReturnType<typeof emptySnapshot>, query: string): string[] {
   const { hits } = searchBm25(snapshot.segments.map((segment) => segment.bm25), analyzeTerms(query), {

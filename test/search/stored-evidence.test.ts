@@ -5,39 +5,13 @@ import type { ClientSnapshot } from '../../src/publication/snapshot.ts';
 import { searchContent } from '../../src/search/content-lane.ts';
 import { ServiceError } from '../../src/domain/service-error.ts';
 import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
-import { emptyEntities } from '../../src/domain/entities.ts';
-import type { LoadedGeneration } from '../../src/storage/client-store.ts';
+import { loadedGeneration } from '../helpers/generations.ts';
 
 const embedder = createHashingEmbedder();
 
-async function generation(documentId: string, text: string): Promise<LoadedGeneration> {
+async function generation(documentId: string, text: string) {
   const [vector] = await embedder.embed([text]);
-  return {
-    generation: 1,
-    documentId,
-    versionKey: documentId,
-    jobId: null,
-    state: 'active',
-    createdAt: '',
-    stagedAt: '',
-    activatedAt: null,
-    canonicalMetadata: {
-      schema_version: '2',
-      source: { filename: null, mime_type: null, extension: null },
-      document: { page_count: null },
-      classification: { status: 'disabled', categories: [] },
-      quality: { text_extraction: 'native', ocr_used: false, warnings: [] },
-      extracted: { title: null, author: null, created_at: null },
-      custom: {},
-    },
-    entities: emptyEntities(),
-    embedding: {},
-    deletion: { deleted: false, deletedAt: null, deletedBy: null },
-    chunkCount: 1,
-    manifest: {},
-    leaves: [],
-    chunks: [{ chunkIndex: 0, page: null, pageLabel: null, text, entities: emptyEntities(), vector }],
-  };
+  return loadedGeneration(documentId, [text], { dimensions: embedder.dimensions, vectors: [vector] });
 }
 
 test('a lane point without stored evidence fails the search with 500 naming the lane and point', async () => {
