@@ -170,3 +170,19 @@ test('a search running during updates never sees a mixture of old and new metada
   await searcher;
   assert.ok(observed.has('5'));
 });
+
+test('job status caps updated_fields at 64 and reports the full count', async () => {
+  await ingest('wide', 'v1', {});
+  const metadata = Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`field_${String(i).padStart(2, '0')}`, i]));
+  const accepted = await update({ document_id: 'wide', metadata });
+  assert.equal(accepted.json.updated_fields.length, 70);
+  const pending = await api(server.url, `/status/${accepted.json.job_id}`, { key: KEYS.alpha });
+  assert.equal(pending.json.updated_fields.length, 64);
+  const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
+  assert.equal(job.status, 'completed');
+  assert.equal(job.updated_fields.length, 64);
+  assert.equal(job.updated_fields_count, 70);
+  assert.equal(job.updated_fields_truncated, true);
+  assert.equal(job.updated_fields[0], 'metadata.custom.field_00');
+  assert.equal((await customOf('wide')).custom.field_69, 69);
+});
