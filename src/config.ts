@@ -226,7 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
     ocrPdfDpi: int(env, 'OCR_PDF_DPI', 300, 50, 1200),
     parseTimeoutMs: int(env, 'PARSE_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     parseMaxHeapMb: int(env, 'PARSE_MAX_HEAP_MB', 768, 64, 16_384),
-    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 1, 0, 64),
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 0, 64),
     workerPollMs: int(env, 'WORKER_POLL_MS', 250, 10, 60_000),
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 1, 86_400),
     jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 3, 1, 3),
