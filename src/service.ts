@@ -13,7 +13,7 @@ import { UploadService } from './ingest/upload-service.ts';
 import { Worker } from './jobs/worker.ts';
 import { createEmbedJobHandler } from './jobs/embed-job.ts';
 import { LifecycleService } from './publication/lifecycle-service.ts';
-import { UpdateService, createMetadataUpdateHandler } from './publication/update-service.ts';
+import { UpdateService, createMetadataUpdateHandler, METADATA_UPDATE_FAILED } from './publication/update-service.ts';
 import { ServiceMetrics } from './http/metrics.ts';
 import { buildApp } from './http/app.ts';
 import type { Services } from './http/services.ts';
@@ -55,6 +55,8 @@ export async function startService(config: Config): Promise<RunningService> {
     leaseMs: config.jobLeaseSeconds * 1000,
     retryBaseMs: config.jobRetryBaseSeconds * 1000,
     onTransition: (operation, state) => metrics.jobTransitions.inc({ operation, state }),
+    // SPEC.md: a metadata update fails with "Metadata update failed" for every reason but a contract violation.
+    failureMessage: (job, message) => (job.operation === 'metadata_update' ? METADATA_UPDATE_FAILED : message),
   });
 
   const services: Services = {

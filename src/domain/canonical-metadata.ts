@@ -13,6 +13,8 @@ export interface CanonicalMetadata {
   schema_version: string;
   source: { filename: string | null; mime_type: string | null; extension: string | null };
   document: { page_count: number | null };
+  /** Chunk position: null at version level; a search row shows its best evidence chunk's. */
+  location: { page_number: number | null; page_label: string | null; chunk_index: number | null };
   classification: { status: ClassificationStatus; categories: string[] };
   quality: { text_extraction: TextExtraction; ocr_used: boolean; warnings: string[] };
   extracted: { title: string | null; author: string | null; created_at: string | null };

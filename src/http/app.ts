@@ -7,6 +7,7 @@ import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import { createHash, randomUUID } from 'node:crypto';
 import { ServiceError } from '../domain/service-error.ts';
+import { MAX_ID_LENGTH } from '../domain/identity.ts';
 import { ERROR_CATALOGUE } from './error-catalogue.ts';
 import { RequestValidationError, schemaCompiler } from './validation.ts';
 import { SlidingWindowLimiter } from './rate-limit.ts';
@@ -77,6 +78,10 @@ function handleError(services: Services) {
     }
     if (error instanceof RequestValidationError || (error as FastifyError).validation) {
       const details = error instanceof RequestValidationError ? error.details : [];
+      // SPEC.md: 422 is for body parameters; query and path parameters are bad requests (400).
+      if (details.length > 0 && details.every((detail) => detail.loc[0] === 'query' || detail.loc[0] === 'path')) {
+        return reply.code(400).send(envelope(request, `Invalid ${details.map((detail) => detail.loc.join('.')).join(', ')}: ${details[0].msg}`, 'invalid_request', details));
+      }
       return reply.code(422).send(envelope(request, 'Request validation failed', 'validation_error', details));
     }
     const code = (error as FastifyError).code;
@@ -110,6 +115,13 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+    // Ids may be up to MAX_ID_LENGTH characters, percent-encoded in the path.
+    maxParamLength: 4 * MAX_ID_LENGTH,
+    // Router-level failures (malformed escapes, over-long parameters) still get the envelope and a request id.
+    frameworkErrors: (error, request, reply) => {
+      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+      (reply as FastifyReply).header('X-Request-Id', request.id).code(status).send(envelope(request as FastifyRequest, error.message, 'invalid_request'));
+    },
   });
   app.setValidatorCompiler(schemaCompiler);
   app.setErrorHandler(handleError(services));

@@ -56,7 +56,8 @@ export const ERROR_CATALOGUE: Record<ServiceErrorCode, CatalogueEntry> = {
     detail: 'Hard-delete purge is incomplete; repeat the request to resume it',
     retryAfterSeconds: PUBLICATION_RETRY_AFTER_SECONDS,
   },
-  publication_disabled: { status: 503, errorCode: 'publication_unavailable', detail: 'Publication is disabled', retryAfterSeconds: null },
+  /** A deployment setting, not a transient state: no Retry-After. */
+  publication_disabled: { status: 503, errorCode: 'publication_disabled', detail: 'Publication is disabled', retryAfterSeconds: null },
   search_connection_dropped: {
     status: 503,
     errorCode: 'internal_error',

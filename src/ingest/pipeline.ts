@@ -71,6 +71,7 @@ export function canonicalMetadataOf(
     schema_version: CANONICAL_SCHEMA_VERSION,
     source: { filename, mime_type: parsed.mimeType, extension: parsed.extension },
     document: { page_count: parsed.pageCount },
+    location: { page_number: null, page_label: null, chunk_index: null },
     classification: { status: classification.status, categories: classification.categories },
     quality: { text_extraction: parsed.textExtraction, ocr_used: parsed.ocrUsed, warnings: parsed.warnings },
     extracted: { title: parsed.properties.title, author: parsed.properties.author, created_at: parsed.properties.createdAt },

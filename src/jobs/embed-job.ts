@@ -86,7 +86,7 @@ export function createEmbedJobHandler(deps: EmbedJobDependencies): JobHandler {
     }
 
     // Publication out of service (maintenance, recovery): keep the work queued, retry later.
-    if (deps.authority.enabled && deps.authority.mode !== 'READY') throw new RetryableJobError('Publication is not ready; the upload will be retried');
+    if (deps.authority.enabled && deps.authority.mode !== 'READY') throw new RetryableJobError('Publication is not ready');
     const versionId = versionIdFromKey(versionKey);
     const leaves = metadataLeaves(output.canonicalMetadata);
     const input: GenerationInput = {

@@ -66,8 +66,12 @@ export function renderJob(job: JobRecord, deps: JobViewDependencies): JsonObject
   }
 }
 
+/** Counters of a metadata update that ended before it counted anything. */
+const EMPTY_UPDATE_COUNTS: JsonObject = { versions_total: 0, versions_completed: 0, versions_unchanged: 0, updated_chunks: 0, cleanup_tasks_scheduled: 0 };
+
 function operationFields(job: JobRecord, result: JsonObject): JsonObject {
   if (job.operation === 'embed') return {};
+  if (job.operation === 'metadata_update') return { ...EMPTY_UPDATE_COUNTS, ...result };
   return { ...result };
 }
 

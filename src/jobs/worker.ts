@@ -36,6 +36,8 @@ export interface WorkerOptions {
   /** Called for each state a job enters, for metrics. */
   onTransition?: (operation: string, status: JobState) => void;
   onError?: (job: JobRecord, error: unknown) => void;
+  /** The error a failed job of this operation reports when the worker ends it (its contract may fix the text). */
+  failureMessage?: (job: JobRecord, message: string) => string;
 }
 
 export class LeaseLost extends Error {
@@ -107,7 +109,7 @@ export class Worker {
   private async execute(job: JobRecord): Promise<void> {
     this.options.onTransition?.(job.operation, 'started');
     if (job.attempts > job.maxAttempts) {
-      this.finish(job, { status: 'failed', error: ABANDONED_JOB_ERROR });
+      this.fail(job, ABANDONED_JOB_ERROR);
       return;
     }
     const handler = this.handlers[job.operation];
@@ -135,11 +137,15 @@ export class Worker {
         const delay = this.options.retryBaseMs * 2 ** (job.attempts - 1);
         if (this.jobs.scheduleRetry(job.jobId, this.owner, message, delay)) this.options.onTransition?.(job.operation, 'retrying');
       } else {
-        this.finish(job, { status: 'failed', error: message });
+        this.fail(job, retryable ? `${message} (gave up after ${job.attempts} attempts)` : message);
       }
     } finally {
       clearInterval(keepAlive);
     }
+  }
+
+  private fail(job: JobRecord, message: string): void {
+    this.finish(job, { status: 'failed', error: this.options.failureMessage?.(job, message) ?? message });
   }
 
   private finish(job: JobRecord, outcome: JobOutcome): void {

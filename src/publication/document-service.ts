@@ -72,6 +72,32 @@ function newestFirst(a: ServedVersion, b: ServedVersion): number {
   return b.generation - a.generation;
 }
 
+/** Versions of one document together, in document order. */
+function groupByDocument(versions: ServedVersion[]): ServedVersion[][] {
+  const groups = new Map<string, ServedVersion[]>();
+  for (const version of versions) {
+    const group = groups.get(version.documentId);
+    if (group) group.push(version);
+    else groups.set(version.documentId, [version]);
+  }
+  return [...groups.values()];
+}
+
+/** A list row for one version, or for a document's versions together (version_id null when several). */
+function summaryOf(versions: ServedVersion[]): { row: JsonObject; version: ServedVersion } {
+  const latest = [...versions].sort(newestFirst)[0];
+  return {
+    version: latest,
+    row: {
+      document_id: latest.documentId,
+      version_id: versions.length === 1 ? latest.versionId : null,
+      metadata: latest.canonicalMetadata as unknown as JsonObject,
+      chunk_count: versions.reduce((sum, version) => sum + version.chunks.length, 0),
+      created_at: latest.createdAt,
+    },
+  };
+}
+
 export class DocumentService {
   private readonly authority: PublicationAuthority;
   private readonly models: () => ModelInfo;
@@ -89,17 +115,13 @@ export class DocumentService {
       .filter((version) => request.includeDeleted || !version.deletion.deleted)
       .filter((version) => compiled.matchesVersion(version) && (!compiled.hasChunkConditions || version.chunks.some((chunk) => compiled.matchesChunk(chunk))))
       .sort(byIdentity);
-    const page = rows.slice(request.offset, request.offset + request.limit).map((version) => {
-      const row: JsonObject = {
-        document_id: version.documentId,
-        version_id: version.versionId,
-        metadata: version.canonicalMetadata as unknown as JsonObject,
-        chunk_count: version.chunks.length,
-        created_at: version.createdAt,
-      };
+    // SPEC.md: with publication, one row per (document_id, version_id); without, one row per document.
+    const summaries = this.authority.enabled ? rows.map((version) => summaryOf([version])) : groupByDocument(rows).map(summaryOf);
+    const page = summaries.slice(request.offset, request.offset + request.limit).map((summary) => {
+      const { row, version } = summary;
       return request.includeDeleted ? { ...row, ...deletionFields(version) } : row;
     });
-    return { documents: page, total: rows.length, limit: request.limit, offset: request.offset, has_more: rows.length > request.offset + request.limit };
+    return { documents: page, total: summaries.length, limit: request.limit, offset: request.offset, has_more: summaries.length > request.offset + request.limit };
   }
 
   text(clientId: string, documentId: string, options: { includeDeleted: boolean; includeVector: boolean }): JsonObject {

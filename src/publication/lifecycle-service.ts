@@ -126,6 +126,8 @@ export class LifecycleService {
    * A repeated request resumes an interrupted purge even when the document is already absent from reads.
    */
   private async hardDelete(clientId: string, documentId: string, versionId: string | undefined): Promise<JsonObject> {
+    // FENCING pins reads to the last READY snapshot: nothing may change it until READY returns.
+    if (this.authority.enabled && this.authority.mode !== 'READY') throw new ServiceError('publication_busy', 'Publication is not ready');
     const store = this.storage.client(clientId);
     const active = this.targets(clientId, documentId, versionId).map((generation) => generation.versionKey);
     const open = store.openPurges(documentId).filter((key) => versionId === undefined || key === keyOf(versionId));

@@ -117,7 +117,7 @@ export function createMetadataUpdateHandler(deps: { storage: Storage; authority:
     const targets = job.versionKey === null ? all : all.filter((generation) => generation.versionKey === job.versionKey);
     const counts = { versions_total: targets.length, versions_completed: 0, versions_unchanged: 0, updated_chunks: 0, cleanup_tasks_scheduled: 0 };
     if (targets.length === 0) return { status: 'failed', error: METADATA_UPDATE_FAILED, result: counts };
-    if (deps.authority.mode !== 'READY') throw new RetryableJobError('Publication is not ready; the update will be retried');
+    if (deps.authority.mode !== 'READY') throw new RetryableJobError('Publication is not ready');
 
     const replacements: { loaded: LoadedGeneration; input: GenerationInput; expected: number }[] = [];
     for (const target of targets) {
@@ -139,7 +139,7 @@ export function createMetadataUpdateHandler(deps: { storage: Storage; authority:
     }
     if (replacements.length > 0) {
       const activations = store.replaceGenerations(replacements.map(({ input, expected }) => ({ input, expected })));
-      if (!activations) throw new RetryableJobError('A version moved while the update was applied; the update will be retried');
+      if (!activations) throw new RetryableJobError('A version moved while the update was applied');
       // One publication for every version of the update: a search sees all of it or none of it.
       deps.authority.publish(job.clientId, {
         activated: activations.map(({ generation }, index) => ({ ...store.generation(generation)!, chunks: replacements[index].loaded.chunks, leaves: replacements[index].input.leaves })),

@@ -149,6 +149,14 @@ function metadataEvidence(hit: MetadataVersionHit | undefined, highlight: boolea
 
 const EMPTY_EVIDENCE: JsonObject = { items: [], total: 0, truncated: false };
 
+/** The version's canonical metadata, with `location` taken from the row's best content evidence chunk. */
+function rowMetadata(row: MergedRow): JsonObject {
+  const metadata = row.version.canonicalMetadata as unknown as JsonObject;
+  const best = row.content?.chunks[0]?.chunk;
+  if (!best) return metadata;
+  return { ...metadata, location: { page_number: best.page, page_label: best.pageLabel, chunk_index: best.chunkIndex } };
+}
+
 export class SearchService {
   private readonly deps: SearchDependencies;
   private readonly metadataLane: MetadataLane;
@@ -195,7 +203,7 @@ export class SearchService {
       return {
         rank: request.offset + index + 1,
         document_version: documentVersion(row.version),
-        canonical_metadata: row.version.canonicalMetadata as unknown as JsonObject,
+        canonical_metadata: rowMetadata(row),
         retrieval_contributions: contributions,
         content_evidence: row.content ? contentEvidence(row.content, request.highlight, content!.queryTerms) : EMPTY_EVIDENCE,
         metadata_evidence: metadataEvidence(row.metadata, request.highlight),
@@ -213,7 +221,7 @@ export class SearchService {
         limit: request.limit,
         has_more: ranked.length > request.offset + request.limit,
         query_time_ms: Math.round(performance.now() - started),
-        retrieval: { alpha, reranked: rerankedCount > 0 || (request.rerank && runContent), reranked_count: rerankedCount },
+        retrieval: { alpha, reranked: rerankedCount > 0, reranked_count: rerankedCount },
         applied_filters: filters.applied,
         publication_view: guard.view,
       },

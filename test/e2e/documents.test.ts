@@ -41,7 +41,7 @@ test('one row per Document Version with metadata, chunk_count and created_at; pa
   assert.equal(page.json.limit, 2);
   assert.equal(page.json.offset, 1);
   assert.equal((await list('?limit=2&offset=2')).json.has_more, false);
-  assert.equal((await list('?limit=1001')).status, 422);
+  assert.equal((await list('?limit=1001')).status, 400);
 });
 
 test('metadata_filter: JSON object or key:value, scalar values, ANDed', async () => {
@@ -100,4 +100,20 @@ test('document text 404s are the same for unknown and other Client documents', a
   assert.equal(foreign.status, 404);
   assert.equal(unknown.json.detail, 'Document not found');
   assert.equal(foreign.json.detail, 'Document not found');
+});
+
+test('without publication, the list has one row per document (version_id null when it has several)', async () => {
+  const plain = await startTestServer({ PUBLICATION_ENABLED: 'false' });
+  try {
+    for (const [id, version] of [['multi', 'v1'], ['multi', 'v2'], ['single', 'only']]) {
+      const accepted = await uploadText(plain.url, KEYS.alpha, { document_id: id, version_id: version, text: `Text of ${id} ${version}.` });
+      await waitForJob(plain.url, KEYS.alpha, accepted.json.job_id);
+    }
+    const rows = (await api(plain.url, '/documents', { key: KEYS.alpha })).json.documents;
+    assert.deepEqual(rows.map((row: any) => [row.document_id, row.version_id]), [['multi', null], ['single', 'only']]);
+    assert.equal(rows[0].chunk_count, 2);
+  } finally {
+    await plain.close();
+    removeDir(plain.dataDir);
+  }
 });

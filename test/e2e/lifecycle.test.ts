@@ -82,6 +82,15 @@ test('hard delete removes every generation and the job bindings; the job id then
   assert.equal((await api(server.url, '/document/gone?mode=hard', { method: 'DELETE', key: KEYS.alpha })).status, 404);
 });
 
+test('ids up to the maximum length are reachable on every document route', async () => {
+  const id = `long-${'x'.repeat(245)}`;
+  await ingest(server.url, KEYS.alpha, id, 'v1', 'Long identifier document about safe deposit boxes.');
+  const path = `/document/${encodeURIComponent(id)}`;
+  assert.equal((await api(server.url, `${path}/text`, { key: KEYS.alpha })).status, 200);
+  assert.equal((await api(server.url, path, { method: 'DELETE', key: KEYS.alpha })).status, 200);
+  assert.equal((await api(server.url, `${path}/restore`, { method: 'POST', key: KEYS.alpha })).status, 200);
+});
+
 test('delete and restore of another Client’s or an unknown document are 404', async () => {
   await ingest(server.url, KEYS.beta, 'beta-only', 'v1', 'Beta client ledger.');
   assert.equal((await api(server.url, '/document/beta-only', { method: 'DELETE', key: KEYS.alpha })).status, 404);
@@ -102,9 +111,9 @@ test('delete -> restore -> hard delete round trip per version leaves the other v
   assert.deepEqual(list.json.documents.filter((row: any) => row.document_id === 'round').map((row: any) => row.version_id), ['v2']);
 });
 
-test('an invalid delete mode is a 422', async () => {
+test('an invalid delete mode is a 400', async () => {
   const response = await api(server.url, '/document/x?mode=shred', { method: 'DELETE', key: KEYS.alpha });
-  assert.equal(response.status, 422);
+  assert.equal(response.status, 400);
   assert.deepEqual(response.json.details[0].loc, ['query', 'mode']);
 });
 

@@ -134,6 +134,8 @@ test('rerank reranks min(50, max(top_k_rerank, offset + limit)) versions, capped
   assert.equal(all.meta.retrieval.reranked_count, Math.min(50, all.meta.total));
   const none = await search({ query: 'ledger account' });
   assert.deepEqual(none.meta.retrieval, { alpha: 0.5, reranked: false, reranked_count: 0 });
+  const nothing = await search({ query: 'qqzzvvx', rerank: true, alpha: 0 });
+  assert.deepEqual(nothing.meta.retrieval, { alpha: 0, reranked: false, reranked_count: 0 }, 'nothing to rerank');
   for (const row of all.results) assert.equal(JSON.stringify(row).includes('score'), false, 'no model scores are returned');
 });
 
@@ -142,6 +144,8 @@ test('highlights point at the matched terms in the evidence text', async () => {
   const row = result.results.find((r: any) => r.document_version.document_id === 'ledger-1');
   const item = row.content_evidence.items[0];
   assert.ok(item.highlights.length >= 2);
+  assert.equal(row.canonical_metadata.location.chunk_index, item.chunk_index, 'location is the best evidence chunk');
+  assert.equal(row.canonical_metadata.location.page_number, null);
   const words = item.highlights.map((span: any) => item.text.slice(span.start, span.end).toLowerCase());
   assert.ok(words.includes('reconciled'));
   assert.ok(words.includes('statement'));

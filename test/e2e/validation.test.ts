@@ -70,8 +70,17 @@ test('a malformed JSON body is a 422, and a body that is not an object too', asy
   assertEnvelope(await search('[1,2]'));
 });
 
-test('query-string parameters are validated with the same envelope', async () => {
+test('query-string parameters are bad requests (400) with the same details', async () => {
   const response = await api(server.url, '/documents?limit=0', { key: KEYS.alpha });
-  assertEnvelope(response);
+  assert.equal(response.status, 400);
+  assert.equal(response.json.error_code, 'invalid_request');
+  assert.match(response.json.detail, /query\.limit/);
   assert.deepEqual(response.json.details[0].loc, ['query', 'limit']);
+});
+
+test('a malformed path escape gets the envelope with a request id', async () => {
+  const response = await api(server.url, '/document/%zz/text', { key: KEYS.alpha });
+  assert.equal(response.status, 400);
+  assert.equal(typeof response.json.request_id, 'string');
+  assert.equal(response.headers.get('x-request-id'), response.json.request_id);
 });

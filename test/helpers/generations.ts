@@ -23,6 +23,7 @@ export function loadedGeneration(documentId: string, texts: string[], options: {
       schema_version: '2',
       source: { filename: null, mime_type: 'text/plain', extension: 'txt' },
       document: { page_count: null },
+      location: { page_number: null, page_label: null, chunk_index: null },
       classification: { status: 'disabled', categories: [] },
       quality: { text_extraction: 'native', ocr_used: false, warnings: [] },
       extracted: { title: null, author: null, created_at: null },

@@ -19,6 +19,7 @@ function version(overrides: Partial<ServedVersion> = {}): ServedVersion {
       schema_version: '2',
       source: { filename: 'march.pdf', mime_type: 'application/pdf', extension: 'pdf' },
       document: { page_count: 3 },
+      location: { page_number: null, page_label: null, chunk_index: null },
       classification: { status: 'completed', categories: ['bank_statement', 'notice'] },
       quality: { text_extraction: 'native', ocr_used: false, warnings: [] },
       extracted: { title: null, author: 'Finance', created_at: null },
