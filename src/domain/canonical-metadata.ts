@@ -30,8 +30,6 @@ export interface ChunkLocation {
 
 /** Groups of canonical metadata that are system state and never writable by callers. */
 export const SYSTEM_METADATA_GROUPS = ['schema_version', 'source', 'document', 'location', 'classification', 'quality', 'extracted'] as const;
-/** Flat or legacy keys older records carried at the root of metadata; read-only. */
-export const LEGACY_METADATA_KEYS = ['page_number', 'processing', 'filename', 'mime_type', 'extension', 'page_count', 'categories', 'chunk_index'] as const;
 /** Reserved system state of SPEC.md "Client": never filters, never writable. */
 export const RESERVED_KEYS = ['client_id', 'deleted', 'deleted_at', 'deleted_by'] as const;
 

@@ -23,20 +23,3 @@ export function emptyEntities(): Entities {
 export function isEntityType(key: string): key is EntityType {
   return (ENTITY_TYPES as readonly string[]).includes(key);
 }
-
-/** Union of several entity sets, keeping first-seen order and dropping duplicates. */
-export function mergeEntities(sets: Iterable<Entities>): Entities {
-  const merged = emptyEntities();
-  const seen = Object.fromEntries(ENTITY_TYPES.map((t) => [t, new Set<string>()])) as Record<EntityType, Set<string>>;
-  for (const set of sets) {
-    for (const type of ENTITY_TYPES) {
-      for (const value of set[type] ?? []) {
-        if (!seen[type].has(value)) {
-          seen[type].add(value);
-          merged[type].push(value);
-        }
-      }
-    }
-  }
-  return merged;
-}

@@ -13,8 +13,6 @@ export const JOB_STATES = [
 ] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
-export const TERMINAL_JOB_STATES: ReadonlySet<JobState> = new Set(['completed', 'superseded', 'failed', 'partial_failed']);
-export const ACTIVE_JOB_STATES: ReadonlySet<JobState> = new Set(['started', 'processing']);
 
 export const JOB_OPERATIONS = ['embed', 'metadata_update', 'metadata_backfill'] as const;
 export type JobOperation = (typeof JOB_OPERATIONS)[number];
