@@ -3,7 +3,7 @@
 
 import type { CanonicalMetadata, JsonObject } from '../domain/canonical-metadata.ts';
 import type { Entities } from '../domain/entities.ts';
-import type { DeletionMarkers, MetadataLeaf } from '../storage/client-store.ts';
+import type { ChunkRecord, DeletionMarkers, MetadataLeaf } from '../storage/client-store.ts';
 
 export interface ServedVersion {
   documentId: string;
@@ -24,16 +24,11 @@ export interface ServedVersion {
   chunks: ServedChunk[];
 }
 
-export interface ServedChunk {
+/** A stored chunk as served: its record plus its place in the index and its version. */
+export interface ServedChunk extends ChunkRecord {
   /** Global ordinal inside the Client's index; stable for the chunk's lifetime. */
   ordinal: number;
   chunkId: string;
-  chunkIndex: number;
-  page: number | null;
-  pageLabel: string | null;
-  text: string;
-  entities: Entities;
-  vector: Float32Array;
   norm: number;
   version: ServedVersion;
 }

@@ -6,22 +6,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocumentIsolated } from '../../src/ingest/parse.ts';
-import { IngestError } from '../../src/ingest/parsed-document.ts';
 import { resolveBinary } from '../../src/ingest/ocr.ts';
+import { failureOf } from '../helpers/ingest-failure.ts';
 
 const CORPUS = new URL('../../../shared/corpus/', import.meta.url);
 const corpusFile = (path: string): Buffer => readFileSync(new URL(path, CORPUS));
 const TESSERACT = await resolveBinary('tesseract');
 
-async function failureOf(run: Promise<unknown>): Promise<IngestError> {
-  try {
-    await run;
-  } catch (error) {
-    assert.ok(error instanceof IngestError, String(error));
-    return error;
-  }
-  assert.fail('expected a failure');
-}
 
 function isAlive(pid: number): boolean {
   try {

@@ -7,23 +7,14 @@ import { parseDocument } from '../../src/ingest/parse.ts';
 import { parseImage } from '../../src/ingest/parsers/image.ts';
 import { parsePdf } from '../../src/ingest/parsers/pdf.ts';
 import { createContext, resolveParseOptions } from '../../src/ingest/parse-options.ts';
-import { IngestError } from '../../src/ingest/parsed-document.ts';
 import { resolveBinary, runChild } from '../../src/ingest/ocr.ts';
+import { failureOf } from '../helpers/ingest-failure.ts';
 
 const CORPUS = new URL('../../../shared/corpus/', import.meta.url);
 const corpusFile = (path: string): Buffer => readFileSync(new URL(path, CORPUS));
 const TESSERACT = await resolveBinary('tesseract');
 const MISSING = { tesseractPath: '/nonexistent/bin/tesseract' };
 
-async function failureOf(run: Promise<unknown>): Promise<IngestError> {
-  try {
-    await run;
-  } catch (error) {
-    assert.ok(error instanceof IngestError, String(error));
-    return error;
-  }
-  assert.fail('expected a failure');
-}
 
 test('without tesseract an image fails as "no extractable text" naming OCR as unavailable', async () => {
   const error = await failureOf(parseDocument(corpusFile('images/tika_testOCR.png'), 'scan.png', { ocr: MISSING }));
