@@ -19,6 +19,9 @@ import { buildApp } from './http/app.ts';
 import type { Services } from './http/services.ts';
 import { createModels } from './models/compose.ts';
 import { createIngestDependencies } from './ingest/compose.ts';
+import { WebSearchService } from './websearch/web-search.ts';
+import { braveProvider, searxngProvider } from './websearch/providers.ts';
+import type { WebProvider } from './websearch/providers.ts';
 
 export const PRODUCT_VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 /** How long shutdown waits for running jobs before handing them back to the queue. */
@@ -30,6 +33,13 @@ export interface RunningService {
   worker: Worker;
   url: string;
   close(): Promise<void>;
+}
+
+/** The configured public web search provider, or null when its settings are incomplete. */
+function webProviderOf(config: Config): WebProvider | null {
+  if (config.webSearchProvider === 'searxng' && config.webSearchUrl) return searxngProvider(config.webSearchUrl);
+  if (config.webSearchProvider === 'brave' && config.webSearchApiKey) return braveProvider(config.webSearchApiKey, config.webSearchUrl ?? undefined);
+  return null;
 }
 
 export async function startService(config: Config): Promise<RunningService> {
@@ -68,6 +78,7 @@ export async function startService(config: Config): Promise<RunningService> {
     embedder: models.embedder,
     reranker: models.reranker,
     startedAt: new Date().toISOString(),
+    webSearch: new WebSearchService({ enabled: config.webSearchEnabled, provider: webProviderOf(config), timeoutMs: config.webSearchTimeoutMs }),
     uploads: new UploadService(storage, () => worker.wake(), config.jobMaxAttempts),
     updates: new UpdateService(storage, authority, () => worker.wake()),
     lifecycle: new LifecycleService(storage, authority, {

@@ -18,6 +18,7 @@ import { registerUploadRoutes } from './routes/upload.ts';
 import { registerStatusRoutes } from './routes/status.ts';
 import { registerDocumentRoutes, registerLifecycleRoutes } from './routes/documents.ts';
 import { registerOperationalRoutes } from './routes/operational.ts';
+import { registerWebSearchRoutes } from './routes/web-search.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -189,5 +190,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerDocumentRoutes(app, services);
   registerLifecycleRoutes(app, services);
   registerOperationalRoutes(app, services);
+  registerWebSearchRoutes(app, services);
   return app;
 }

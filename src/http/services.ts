@@ -12,6 +12,7 @@ import type { UpdateService } from '../publication/update-service.ts';
 import type { ServiceMetrics } from './metrics.ts';
 import type { Embedder } from '../models/embedder.ts';
 import type { Reranker } from '../models/reranker.ts';
+import type { WebSearchService } from '../websearch/web-search.ts';
 
 export interface Services {
   version: string;
@@ -27,4 +28,5 @@ export interface Services {
   embedder: Embedder;
   reranker: Reranker;
   startedAt: string;
+  webSearch: WebSearchService;
 }

@@ -1,4 +1,4 @@
-// Operational routes: /openapi.json, /metrics, /discovery/readiness, /web-search/capabilities and the
+// Operational routes: /openapi.json, /metrics, /discovery/readiness and the
 // operator-only /admin routes (OPERATOR_API_KEYS; Client keys never reach them).
 
 import type { FastifyInstance } from 'fastify';
@@ -29,11 +29,6 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
       backfill_job_id: readiness.backfillJobId,
       updated_at: readiness.updatedAt ?? services.startedAt,
     };
-  });
-
-  app.get('/web-search/capabilities', { schema: { tags: ['web-search'] } }, async (_request, reply) => {
-    reply.header('Cache-Control', 'private, no-store');
-    return { enabled: services.config.webSearchEnabled };
   });
 
   app.get('/admin/authority', { schema: { tags: ['admin'] } }, async () => ({
