@@ -20,6 +20,7 @@ import type { Services } from './http/services.ts';
 import { createModels } from './models/compose.ts';
 import { createIngestDependencies } from './ingest/compose.ts';
 import { WebSearchService } from './websearch/web-search.ts';
+import { createBackfillHandler, enqueueBackfill } from './publication/backfill.ts';
 import { braveProvider, searxngProvider } from './websearch/providers.ts';
 import type { WebProvider } from './websearch/providers.ts';
 
@@ -59,7 +60,8 @@ export async function startService(config: Config): Promise<RunningService> {
     stageDelayMs: config.jobStageDelayMs,
   });
   const updateHandler = createMetadataUpdateHandler({ storage, authority });
-  const worker = new Worker(storage.jobs, { embed: embedHandler, metadata_update: updateHandler }, {
+  const backfillHandler = createBackfillHandler({ storage, authority, leaseMs: config.jobLeaseSeconds * 1000 });
+  const worker = new Worker(storage.jobs, { embed: embedHandler, metadata_update: updateHandler, metadata_backfill: backfillHandler }, {
     concurrency: config.workerConcurrency,
     pollMs: config.workerPollMs,
     leaseMs: config.jobLeaseSeconds * 1000,
@@ -78,6 +80,7 @@ export async function startService(config: Config): Promise<RunningService> {
     embedder: models.embedder,
     reranker: models.reranker,
     startedAt: new Date().toISOString(),
+    startBackfill: (clientId: string) => enqueueBackfill(storage, clientId, () => worker.wake()),
     webSearch: new WebSearchService({ enabled: config.webSearchEnabled, provider: webProviderOf(config), timeoutMs: config.webSearchTimeoutMs }),
     uploads: new UploadService(storage, () => worker.wake(), config.jobMaxAttempts),
     updates: new UpdateService(storage, authority, () => worker.wake()),

@@ -17,7 +17,7 @@ import { registerSearchRoutes } from './routes/search.ts';
 import { registerUploadRoutes } from './routes/upload.ts';
 import { registerStatusRoutes } from './routes/status.ts';
 import { registerDocumentRoutes, registerLifecycleRoutes } from './routes/documents.ts';
-import { registerOperationalRoutes } from './routes/operational.ts';
+import { registerBackfillRoute, registerOperationalRoutes } from './routes/operational.ts';
 import { registerWebSearchRoutes } from './routes/web-search.ts';
 
 declare module 'fastify' {
@@ -190,6 +190,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerDocumentRoutes(app, services);
   registerLifecycleRoutes(app, services);
   registerOperationalRoutes(app, services);
+  registerBackfillRoute(app, services);
   registerWebSearchRoutes(app, services);
   return app;
 }

@@ -13,6 +13,7 @@ import type { ServiceMetrics } from './metrics.ts';
 import type { Embedder } from '../models/embedder.ts';
 import type { Reranker } from '../models/reranker.ts';
 import type { WebSearchService } from '../websearch/web-search.ts';
+import type { JobRecord } from '../storage/job-store.ts';
 
 export interface Services {
   version: string;
@@ -29,4 +30,6 @@ export interface Services {
   reranker: Reranker;
   startedAt: string;
   webSearch: WebSearchService;
+  /** Operator action: queue a metadata backfill for a Client. */
+  startBackfill(clientId: string): JobRecord;
 }

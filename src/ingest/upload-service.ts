@@ -7,6 +7,7 @@ import { idProblem, versionKey } from '../domain/identity.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
 import { MAX_JOB_ATTEMPTS } from '../domain/job-states.ts';
+import { checkMetadataContract } from '../domain/metadata-contract.ts';
 import { RequestValidationError } from '../http/validation.ts';
 import type { ValidationDetail } from '../http/validation.ts';
 import type { EmbedJobRequest } from '../jobs/embed-job.ts';
@@ -68,8 +69,13 @@ export function validateUploadFields(fields: UploadFields): ValidUpload {
         parsed = undefined;
       }
     }
-    if (isJsonObject(parsed)) metadata = parsed;
-    else problems.push(detail('metadata', 'metadata must be a JSON object', fields.metadata, 'dict_type'));
+    if (!isJsonObject(parsed)) problems.push(detail('metadata', 'metadata must be a JSON object', fields.metadata, 'dict_type'));
+    else {
+      // Uploads index their metadata leaves inline, so they obey the Metadata Discovery contract too.
+      const violation = checkMetadataContract(parsed);
+      if (violation) problems.push({ type: 'metadata_contract', loc: ['body', 'metadata'], msg: `Custom metadata violates ${violation.code}`, input: violation });
+      else metadata = parsed;
+    }
   }
   if (problems.length > 0) throw new RequestValidationError(problems);
   const id = documentId as string;

@@ -19,13 +19,16 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
     const { snapshot } = services.authority.guardRead(clientId);
     const total = snapshot.versions.size;
     const state = readiness.state;
+    // The latest backfill's counts, when one ran; otherwise every version indexed its leaves inline.
+    const backfill = readiness.backfillJobId ? services.storage.jobs.get(clientId, readiness.backfillJobId) : null;
+    const blocked = typeof backfill?.result?.versions_blocked === 'number' ? backfill.result.versions_blocked : 0;
     return {
       readiness_state: state,
       scopes_available: state === 'ready' ? ['content', 'metadata', 'both'] : ['content'],
       contract_version: '2',
       versions_total: total,
-      versions_ready: state === 'ready' ? total : 0,
-      versions_blocked: 0,
+      versions_ready: state === 'backfilling' ? 0 : Math.max(0, total - blocked),
+      versions_blocked: blocked,
       backfill_job_id: readiness.backfillJobId,
       updated_at: readiness.updatedAt ?? services.startedAt,
     };
@@ -51,6 +54,22 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
       if (!services.authority.enabled) throw new ServiceError('publication_disabled', 'Publication is disabled');
       services.authority.setMode(request.body.mode);
       return { authority_mode: services.authority.mode };
+    },
+  );
+}
+
+export function registerBackfillRoute(app: FastifyInstance, services: Services): void {
+  app.post<{ Body: { client_id: string } }>(
+    '/admin/backfill',
+    {
+      schema: {
+        tags: ['admin'],
+        body: { type: 'object', additionalProperties: false, required: ['client_id'], properties: { client_id: { type: 'string', minLength: 1 } } },
+      },
+    },
+    async (request, reply) => {
+      const job = services.startBackfill(request.body.client_id);
+      return reply.code(202).send({ job_id: job.jobId, status: job.status, operation: job.operation, client_id: job.clientId });
     },
   );
 }

@@ -1,0 +1,86 @@
+// Metadata Discovery backfill: an operator queues it, the Client polls it; contract violations block the
+// Client's readiness (metadata and both scopes answer 409) and are reported without values.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useTestServer, api, KEYS, uploadText, waitForJob } from '../helpers/server.ts';
+import { successorOf } from '../../src/publication/lifecycle-service.ts';
+
+const server = useTestServer();
+const backfill = (clientId: string) => api(server.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: clientId } });
+
+test('a backfill over compliant versions converges to ready with its counters', async () => {
+  for (const id of ['b1', 'b2']) {
+    const accepted = await uploadText(server.url, KEYS.beta, { document_id: id, text: `Beta ${id} letter.`, metadata: { desk: 'trade' } });
+    await waitForJob(server.url, KEYS.beta, accepted.json.job_id);
+  }
+  assert.equal((await api(server.url, '/admin/backfill', { key: KEYS.beta, body: { client_id: 'client-beta' } })).status, 401, 'Client keys never reach it');
+  const accepted = await backfill('client-beta');
+  assert.equal(accepted.status, 202);
+  const job = await waitForJob(server.url, KEYS.beta, accepted.json.job_id);
+  assert.equal(job.operation, 'metadata_backfill');
+  assert.equal(job.document_id, '');
+  assert.equal(job.status, 'completed');
+  assert.equal(job.readiness_state, 'ready');
+  assert.equal(job.versions_total, 2);
+  assert.equal(job.versions_completed, 2);
+  assert.equal(job.versions_backfilled, 0, 'leaves were indexed inline at upload');
+  assert.equal(job.versions_blocked, 0);
+  assert.deepEqual(job.violations, []);
+  assert.equal(job.violations_total, 0);
+  assert.equal(job.violations_truncated, false);
+  assert.equal((await api(server.url, `/status/${accepted.json.job_id}`, { key: KEYS.alpha })).status, 404);
+  const readiness = await api(server.url, '/discovery/readiness', { key: KEYS.beta });
+  assert.equal(readiness.json.readiness_state, 'ready');
+  assert.equal(readiness.json.backfill_job_id, accepted.json.job_id);
+  assert.equal(readiness.json.versions_ready, 2);
+});
+
+test('uploads obey the contract: oversized custom metadata is a 422 and nothing is queued', async () => {
+  const response = await uploadText(server.url, KEYS.alpha, { document_id: 'too-big', text: 'x', metadata: { blob: 'y'.repeat(70_000) } });
+  assert.equal(response.status, 422);
+  assert.equal(response.json.details[0].type, 'metadata_contract');
+  assert.equal(response.json.details[0].input.code, 'metadata_canonical_json_bytes_limit');
+  assert.equal((await api(server.url, '/documents', { key: KEYS.alpha })).json.total, 0);
+});
+
+test('a version over the contract blocks readiness; metadata scopes answer 409, content is unaffected', async () => {
+  // Pre-discovery data: a version imported before the contract existed (written straight to the store).
+  const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'legacy', text: 'Legacy ledger export.' });
+  await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
+  const { storage, authority } = server.service.services;
+  const store = storage.client('client-alpha');
+  const current = store.loadGeneration(store.activeGeneration('legacy', 'legacy')!.generation)!;
+  const legacy = { ...current.canonicalMetadata, custom: { blob: 'y'.repeat(70_000) } };
+  const [activation] = store.replaceGenerations([{ input: successorOf(current, { canonicalMetadata: legacy }), expected: current.generation }])!;
+  authority.publish('client-alpha', { activated: [{ ...store.generation(activation.generation)!, chunks: current.chunks, leaves: current.leaves }] });
+
+  const run = await backfill('client-alpha');
+  const job = await waitForJob(server.url, KEYS.alpha, run.json.job_id);
+  assert.equal(job.status, 'completed');
+  assert.equal(job.readiness_state, 'blocked');
+  assert.equal(job.versions_blocked, 1);
+  assert.deepEqual(job.violations, [{ document_id: 'legacy', version_id: 'legacy', path: ['metadata', 'custom'], cap: 65536 }]);
+  assert.equal(JSON.stringify(job).includes('yyyy'), false, 'never a value');
+
+  const metadata = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'ledger', scope: 'metadata' } });
+  assert.equal(metadata.status, 409);
+  assert.equal(metadata.json.error_code, 'METADATA_DISCOVERY_NOT_READY');
+  assert.equal(metadata.json.detail, 'Metadata Discovery is not ready for this Client');
+  assert.deepEqual(metadata.json.details, { code: 'METADATA_DISCOVERY_NOT_READY', state: 'blocked', readiness: '/discovery/readiness', scopes_available: ['content'] });
+  assert.equal((await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'ledger', scope: 'both' } })).status, 409);
+  const content = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'ledger', scope: 'content' } });
+  assert.equal(content.status, 200);
+  assert.equal(content.json.results[0].document_version.document_id, 'legacy');
+  const readiness = await api(server.url, '/discovery/readiness', { key: KEYS.alpha });
+  assert.equal(readiness.json.readiness_state, 'blocked');
+  assert.equal(readiness.json.versions_blocked, 1);
+  assert.deepEqual(readiness.json.scopes_available, ['content']);
+
+  // Remediation: bring the version under the contract, run the backfill again, metadata search opens.
+  const fix = await api(server.url, '/update', { method: 'PATCH', key: KEYS.alpha, body: { document_id: 'legacy', metadata: { blob: null } } });
+  assert.equal((await waitForJob(server.url, KEYS.alpha, fix.json.job_id)).status, 'completed');
+  const again = await waitForJob(server.url, KEYS.alpha, (await backfill('client-alpha')).json.job_id);
+  assert.equal(again.readiness_state, 'ready');
+  assert.equal((await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'ledger', scope: 'metadata' } })).status, 200);
+});
