@@ -74,7 +74,7 @@ test('a transient provider failure puts the job in retrying with its counters, t
       return embeddings(request);
     },
     { JOB_RETRY_BASE_SECONDS: '1' },
-    async (url, provider) => {
+    async (url) => {
       const accepted = await uploadText(url, KEYS.alpha, { document_id: 'flaky', text: 'RETRYME please: savings account interest.' });
       const retrying = await waitForJob(url, KEYS.alpha, accepted.json.job_id, {
         until: (job) => job.status !== 'pending' && job.status !== 'started' && job.status !== 'processing',
@@ -118,7 +118,7 @@ test('chunks whose embedding is rejected are reported; the rest are searchable (
       return input.some((text) => text.includes('POISON')) ? { status: 400, body: { error: { message: 'rejected input' } } } : embeddings(request);
     },
     { CHUNK_TARGET_CHARS: '100', CHUNK_OVERLAP_CHARS: '0' },
-    async (url, provider) => {
+    async (url) => {
       const paragraphs = Array.from({ length: 70 }, (_, i) => `Paragraph ${i} records ledger entry number ${i} for the audit trail.`);
       paragraphs[68] = 'POISON paragraph that the provider refuses to embed.';
       const accepted = await uploadText(url, KEYS.alpha, { document_id: 'partial', text: paragraphs.join('\n\n') });

@@ -9,7 +9,7 @@ import { IngestError } from '../../src/ingest/parsed-document.ts';
 import type { ParsedDocument } from '../../src/ingest/parsed-document.ts';
 import { parsePdf } from '../../src/ingest/parsers/pdf.ts';
 import { createContext, resolveParseOptions } from '../../src/ingest/parse-options.ts';
-import { BOMB_LIMIT_MS, CONCURRENCY, CORPUS, CORPUS_TIME_LIMIT_MS, EXPECTATIONS, PEAK_RSS_LIMIT_BYTES, listCorpus } from '../helpers/corpus-expectations.ts';
+import { CONCURRENCY, CORPUS, CORPUS_TIME_LIMIT_MS, EXPECTATIONS, PEAK_RSS_LIMIT_BYTES, listCorpus } from '../helpers/corpus-expectations.ts';
 import type { Completed, Failed } from '../helpers/corpus-expectations.ts';
 
 

@@ -4,7 +4,6 @@
 import { wordStartMatches } from './boundary.ts';
 
 const SPACE = '[ \\t\\u00a0]';
-const BEFORE = '(?<![\\p{L}\\p{N}])';
 const AFTER = '(?![\\p{L}\\p{N}])';
 // Digits with "," or "." groups; separators must be followed by digits, so no trailing punctuation and no backtracking blow-up.
 const NUMBER = '\\d+(?:[.,]\\d+)*';
