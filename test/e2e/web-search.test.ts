@@ -2,36 +2,13 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startTestServer, api, KEYS, removeDir } from '../helpers/server.ts';
+import { startFakeProvider } from '../models/fake-provider.ts';
+import type { FakeAnswer } from '../models/fake-provider.ts';
 
-interface Seen {
-  url: string;
-  headers: Record<string, string | string[] | undefined>;
-}
-
-/** A local GET server answering with `answer(url)`; records every request. */
-async function fakeProvider(answer: (url: URL) => { status?: number; body?: unknown; delayMs?: number; raw?: string }) {
-  const seen: Seen[] = [];
-  const server = createServer(async (req, res) => {
-    seen.push({ url: req.url ?? '', headers: req.headers });
-    const reply = answer(new URL(req.url ?? '/', 'http://x'));
-    if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
-    if (res.destroyed) return;
-    res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
-    res.end(reply.raw ?? JSON.stringify(reply.body ?? {}));
-  });
-  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    seen,
-    close: () => new Promise<void>((done) => {
-      server.closeAllConnections();
-      server.close(() => done());
-    }),
-  };
+/** A local provider answering by the request URL (the shared fake records every request). */
+function fakeProvider(answer: (url: URL) => FakeAnswer) {
+  return startFakeProvider((request) => answer(new URL(request.url, 'http://x')));
 }
 
 async function withService(env: Record<string, string>, fn: (url: string) => Promise<void>) {
@@ -59,7 +36,7 @@ test('gate off: capabilities say so, the provider is never called, 200 unavailab
       assert.equal(response.json.meta.status, 'unavailable');
       assert.equal(response.json.meta.count, 0);
       assert.equal(response.headers.get('cache-control'), 'private, no-store');
-      assert.equal(provider.seen.length, 0);
+      assert.equal(provider.requests.length, 0);
     });
   } finally {
     await provider.close();
@@ -79,7 +56,7 @@ test('searxng: the query goes verbatim, results are ranked and limited', async (
       assert.equal(response.json.meta.provider, 'searxng');
       assert.equal(response.json.meta.count, 3);
       assert.deepEqual(response.json.results[1], { source: 'web', title: 'Title 1', url: 'https://example.test/1', snippet: 'Snippet 1', rank: 2 });
-      assert.equal(new URL(provider.seen[0].url, 'http://x').searchParams.get('q'), 'Bank Negara  "OPR" 2024');
+      assert.equal(new URL(provider.requests[0].url, 'http://x').searchParams.get('q'), 'Bank Negara  "OPR" 2024');
       assert.equal((await search(url, { query: 'anything' })).json.results.length, 5, 'default limit 5');
     });
   } finally {
@@ -93,7 +70,7 @@ test('fail-open: no results, rate limits, errors and timeouts are 200 with their
     if (q === 'empty') return { body: { results: [] } };
     if (q === 'busy') return { status: 429 };
     if (q === 'down') return { status: 503 };
-    if (q === 'broken') return { status: 200, raw: 'not json' };
+    if (q === 'broken') return { status: 200, rawBody: 'not json' };
     if (q === 'slow') return { delayMs: 1500, body: { results: [] } };
     return { status: 500 };
   });
@@ -124,8 +101,8 @@ test('brave: the key goes in X-Subscription-Token and descriptions become snippe
     await withService({ WEB_SEARCH_ENABLED: 'true', WEB_SEARCH_PROVIDER: 'brave', WEB_SEARCH_API_KEY: 'brave-secret', WEB_SEARCH_URL: `${provider.url}/res/v1/web/search` }, async (url) => {
       const response = await search(url, { query: 'maybank', limit: 2 });
       assert.deepEqual(response.json.results, [{ source: 'web', title: 'Maybank', url: 'https://maybank.test', snippet: 'Bank in Malaysia', rank: 1 }]);
-      assert.equal(provider.seen[0].headers['x-subscription-token'], 'brave-secret');
-      assert.equal(new URL(provider.seen[0].url, 'http://x').searchParams.get('count'), '2');
+      assert.equal(provider.requests[0].headers['x-subscription-token'], 'brave-secret');
+      assert.equal(new URL(provider.requests[0].url, 'http://x').searchParams.get('count'), '2');
     });
   } finally {
     await provider.close();
