@@ -1,6 +1,8 @@
 // Every setting of the service, typed, parsed once from the environment with defaults and validation.
 // Nothing else in the project reads process.env; a bad value stops start-up naming the setting.
 
+import { availableParallelism } from 'node:os';
+
 export class ConfigError extends Error {
   readonly setting: string;
   constructor(setting: string, message: string) {
@@ -38,6 +40,16 @@ export interface Config {
   searchCandidateCap: number;
   publicationEnabled: boolean;
   publicationLifecycleFenceWaitSeconds: number;
+  /** How long an accepted job may wait for publication to return to READY (keeping its staged generation). */
+  publicationWaitSeconds: number;
+  /** api processes started by the supervisor (`npm start`); default: the CPU count. */
+  apiProcesses: number;
+  /** worker processes started by the supervisor. */
+  workerProcesses: number;
+  /** How often an api process's follower looks for new publication-log entries. */
+  followerPollMs: number;
+  /** How long a read may wait for its snapshot to catch up with the log before failing with 503. */
+  readCatchUpTimeoutMs: number;
   classificationEnabled: boolean;
   allowedCategories: readonly string[];
   classifierModelFile: string | null;
@@ -198,6 +210,11 @@ export function loadConfig(env: Env = process.env): Config {
     searchCandidateCap: int(env, 'SEARCH_CANDIDATE_CAP', 1000, 1, 100_000),
     publicationEnabled: bool(env, 'PUBLICATION_ENABLED', true),
     publicationLifecycleFenceWaitSeconds: float(env, 'PUBLICATION_LIFECYCLE_FENCE_WAIT_SECONDS', 5, 0, 300),
+    publicationWaitSeconds: int(env, 'PUBLICATION_WAIT_SECONDS', 3600, 1, 7 * 86_400),
+    apiProcesses: int(env, 'API_PROCESSES', availableParallelism(), 1, 256),
+    workerProcesses: int(env, 'WORKER_PROCESSES', 1, 0, 256),
+    followerPollMs: int(env, 'FOLLOWER_POLL_MS', 100, 5, 60_000),
+    readCatchUpTimeoutMs: int(env, 'READ_CATCH_UP_TIMEOUT_MS', 5_000, 10, 600_000),
     classificationEnabled: bool(env, 'CLASSIFICATION_ENABLED', true),
     allowedCategories: stringArray(env, 'ALLOWED_CATEGORIES', DEFAULT_ALLOWED_CATEGORIES),
     classifierModelFile: optionalStr(env, 'CLASSIFIER_MODEL_FILE'),

@@ -1,11 +1,126 @@
-// Entry point of `npm start`: read the configuration, start API and workers in one process, and shut
-// down gracefully on SIGTERM/SIGINT. A bad setting stops start-up with a message naming it.
+// Entry point of `npm start`: the supervisor. It starts API_PROCESSES api processes sharing PORT and
+// WORKER_PROCESSES worker processes (node:cluster), restarts a crashed one with backoff, relays "a job is
+// waiting" from api processes to workers, and drains them all on SIGTERM/SIGINT. It holds no state of its own.
 
+import cluster from 'node:cluster';
+import type { Worker as ClusterChild } from 'node:cluster';
+import { fileURLToPath } from 'node:url';
+import { AggregatorRegistry } from 'prom-client';
 import { loadConfig, ConfigError } from './config.ts';
-import { startService } from './service.ts';
+import type { SupervisorMessage } from './supervisor-link.ts';
+import type { Config } from './config.ts';
 
-async function main(): Promise<void> {
-  let config;
+type Role = 'api' | 'worker';
+
+/** Restart backoff after a crash: doubles from the first delay up to the cap, reset after a stable run. */
+export const RESTART_BACKOFF_FIRST_MS = 250;
+export const RESTART_BACKOFF_MAX_MS = 10_000;
+/** A child that ran this long before crashing is restarted at once (the crash was not a start-up loop). */
+export const STABLE_RUN_MS = 30_000;
+/** How long shutdown waits for children to drain before killing them. */
+export const DRAIN_TIMEOUT_MS = 30_000;
+
+const ENTRY: Record<Role, string> = {
+  api: fileURLToPath(new URL('./api.ts', import.meta.url)),
+  worker: fileURLToPath(new URL('./worker.ts', import.meta.url)),
+};
+
+interface Slot {
+  role: Role;
+  index: number;
+  child: ClusterChild | null;
+  startedAt: number;
+  failures: number;
+  ready: boolean;
+}
+
+function say(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function supervise(config: Config): void {
+  const slots: Slot[] = [
+    ...Array.from({ length: config.apiProcesses }, (_, index): Slot => ({ role: 'api', index, child: null, startedAt: 0, failures: 0, ready: false })),
+    ...Array.from({ length: config.workerProcesses }, (_, index): Slot => ({ role: 'worker', index, child: null, startedAt: 0, failures: 0, ready: false })),
+  ];
+  let stopping = false;
+  let url: string | null = null;
+  let announcedListening = false;
+  let announcedReady = false;
+  // Gathers every process's metrics registry on request of the api process that serves /metrics.
+  const metrics = new AggregatorRegistry();
+
+  const apiSlots = () => slots.filter((slot) => slot.role === 'api');
+  const announce = () => {
+    if (!announcedListening && url && apiSlots().every((slot) => slot.child && slot.startedAt > 0)) {
+      // Each api process reports its own listening; the first URL is everybody's (they share the port).
+      announcedListening = true;
+      say(`listening on ${url}`);
+    }
+    if (!announcedReady && url && apiSlots().every((slot) => slot.ready)) {
+      announcedReady = true;
+      say(`ready on ${url} (${config.apiProcesses} api, ${config.workerProcesses} worker processes)`);
+    }
+  };
+
+  const start = (slot: Slot) => {
+    cluster.setupPrimary({ exec: ENTRY[slot.role], silent: false });
+    const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role });
+    slot.child = child;
+    slot.ready = false;
+    slot.startedAt = Date.now();
+    child.on('message', (message: SupervisorMessage) => {
+      if (message?.type === 'metrics-request') {
+        metrics.clusterMetrics().then(
+          (text) => child.isConnected() && child.send({ type: 'metrics-response', id: message.id, text }),
+          () => child.isConnected() && child.send({ type: 'metrics-response', id: message.id, text: null }),
+        );
+      } else if (message?.type === 'listening' && message.url) {
+        url ??= message.url;
+        announce();
+      } else if (message?.type === 'ready') {
+        slot.ready = true;
+        announce();
+      } else if (message?.type === 'wake') {
+        for (const other of slots) if (other.role === 'worker' && other.child?.isConnected()) other.child.send({ type: 'wake' });
+      }
+    });
+    child.on('exit', (code, signal) => {
+      slot.child = null;
+      if (stopping) return;
+      const ranFor = Date.now() - slot.startedAt;
+      slot.failures = ranFor >= STABLE_RUN_MS ? 0 : slot.failures + 1;
+      const delay = slot.failures === 0 ? 0 : Math.min(RESTART_BACKOFF_MAX_MS, RESTART_BACKOFF_FIRST_MS * 2 ** (slot.failures - 1));
+      say(`${slot.role} process ${slot.index} (pid ${child.process.pid}) exited (${signal ?? code}); restarting in ${delay} ms`);
+      setTimeout(() => {
+        if (!stopping) start(slot);
+      }, delay);
+    });
+  };
+
+  for (const slot of slots) start(slot);
+
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    say(`${signal} received: draining ${slots.filter((slot) => slot.child).length} processes`);
+    const running = slots.flatMap((slot) => (slot.child ? [slot.child] : []));
+    const exited = Promise.all(running.map((child) => new Promise<void>((resolve) => (child.isDead() ? resolve() : child.once('exit', () => resolve())))));
+    for (const child of running) child.process.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      for (const child of running) if (!child.isDead()) child.process.kill('SIGKILL');
+    }, DRAIN_TIMEOUT_MS);
+    exited.then(() => {
+      clearTimeout(timer);
+      process.exit(0);
+    });
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+function main(): void {
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
@@ -15,23 +130,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const service = await startService(config);
-  process.stdout.write(`listening on ${service.url}\n`);
-  const shutdown = (signal: string) => {
-    service.app.log.info(`${signal} received: shutting down`);
-    service.close().then(
-      () => process.exit(0),
-      (error) => {
-        process.stderr.write(`shutdown failed: ${error}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  supervise(config);
 }
 
-main().catch((error) => {
-  process.stderr.write(`start-up failed: ${error instanceof Error ? error.stack : error}\n`);
-  process.exit(1);
-});
+main();

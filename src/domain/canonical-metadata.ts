@@ -2,7 +2,9 @@
 // Pure builders and readers; user-supplied members always live under `custom`, whatever their names.
 
 import type { ClassificationStatus } from './job-states.ts';
-import type { TextExtraction } from '../ingest/parsed-document.ts';
+
+/** How a document's text was obtained. */
+export type TextExtraction = 'native' | 'ocr';
 
 export const CANONICAL_SCHEMA_VERSION = '2';
 

@@ -3,7 +3,7 @@
 
 import type { CanonicalMetadata, JsonValue } from './canonical-metadata.ts';
 import { isJsonObject } from './canonical-metadata.ts';
-import type { MetadataLeaf } from '../storage/client-store.ts';
+import type { MetadataLeaf } from './generation.ts';
 
 function valueType(value: JsonValue): string {
   if (value === null) return 'null';

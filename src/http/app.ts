@@ -8,9 +8,9 @@ import swagger from '@fastify/swagger';
 import { createHash, randomUUID } from 'node:crypto';
 import { ServiceError } from '../domain/service-error.ts';
 import { MAX_ID_LENGTH } from '../domain/identity.ts';
-import { ERROR_CATALOGUE } from './error-catalogue.ts';
+import { ERROR_CATALOGUE, jsonDecodeFailure, renderError, validationFailure } from './error-catalogue.ts';
+import type { ErrorDescriptor } from './error-catalogue.ts';
 import { RequestValidationError, schemaCompiler } from './validation.ts';
-import { SlidingWindowLimiter } from './rate-limit.ts';
 import type { Services } from './services.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerSearchRoutes } from './routes/search.ts';
@@ -31,12 +31,6 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Routes answered without any key. */
 const PUBLIC_ROUTES = new Set(['/health']);
 const ADMIN_PREFIX = '/admin/';
-
-function envelope(request: FastifyRequest, detail: string, errorCode: string, details?: unknown): Record<string, unknown> {
-  const body: Record<string, unknown> = { detail, error_code: errorCode, request_id: request.id };
-  if (details !== undefined) body.details = details;
-  return body;
-}
 
 /**
  * SPEC.md "Events": an info-level publication_unavailable audit event for publication read failures.
@@ -60,14 +54,15 @@ export function publicationAuditEvent(request: FastifyRequest, error: ServiceErr
   return event;
 }
 
+/** Sends the catalogue's rendering of an error: every error response of the app goes through here. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ServiceError | ErrorDescriptor): FastifyReply {
+  const rendered = renderError(request.id, error);
+  for (const [name, value] of Object.entries(rendered.headers)) reply.header(name, value);
+  return reply.code(rendered.status).send(rendered.body);
+}
+
 export function sendServiceError(request: FastifyRequest, reply: FastifyReply, error: ServiceError): FastifyReply {
-  const entry = ERROR_CATALOGUE[error.code];
-  const retryAfter = error.retryAfterSeconds ?? entry.retryAfterSeconds;
-  if (retryAfter !== null && retryAfter !== undefined) reply.header('Retry-After', String(retryAfter));
-  const detail = error.message && error.message !== error.code && entry.status < 500 && entry.status !== 401 ? error.message : entry.detail;
-  let details = error.details;
-  if (details === undefined && entry.status === 503) details = { code: entry.errorCode, message: error.message !== error.code ? error.message : entry.detail };
-  return reply.code(entry.status).send(envelope(request, detail, entry.errorCode, details));
+  return sendError(request, reply, error);
 }
 
 function handleError(services: Services) {
@@ -78,12 +73,8 @@ function handleError(services: Services) {
       return sendServiceError(request, reply, error);
     }
     if (error instanceof RequestValidationError || (error as FastifyError).validation) {
-      const details = error instanceof RequestValidationError ? error.details : [];
       // SPEC.md: 422 is for body parameters; query and path parameters are bad requests (400).
-      if (details.length > 0 && details.every((detail) => detail.loc[0] === 'query' || detail.loc[0] === 'path')) {
-        return reply.code(400).send(envelope(request, `Invalid ${details.map((detail) => detail.loc.join('.')).join(', ')}: ${details[0].msg}`, 'invalid_request', details));
-      }
-      return reply.code(422).send(envelope(request, 'Request validation failed', 'validation_error', details));
+      return sendError(request, reply, validationFailure(error instanceof RequestValidationError ? error.details : []));
     }
     const code = (error as FastifyError).code;
     if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || code === 'FST_REQ_FILE_TOO_LARGE' || (error as FastifyError).statusCode === 413) {
@@ -93,12 +84,11 @@ function handleError(services: Services) {
       return sendServiceError(request, reply, new ServiceError('unsupported_media_type'));
     }
     if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
-      const detail = { type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: null };
-      return reply.code(422).send(envelope(request, 'Request validation failed', 'validation_error', [detail]));
+      return sendError(request, reply, jsonDecodeFailure());
     }
     const status = (error as FastifyError).statusCode;
     if (status && status >= 400 && status < 500) {
-      return reply.code(status).send(envelope(request, error.message, 'invalid_request'));
+      return sendError(request, reply, { code: 'invalid_request', detail: error.message, status });
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendServiceError(request, reply, new ServiceError('internal_error'));
@@ -120,8 +110,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     maxParamLength: 4 * MAX_ID_LENGTH,
     // Router-level failures (malformed escapes, over-long parameters) still get the envelope and a request id.
     frameworkErrors: (error, request, reply) => {
-      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
-      (reply as FastifyReply).header('X-Request-Id', request.id).code(status).send(envelope(request as FastifyRequest, error.message, 'invalid_request'));
+      // Set here as well: these may be answered before the request reaches the hooks.
+      (reply as FastifyReply).header('X-Request-Id', request.id);
+      sendError(request as FastifyRequest, reply as FastifyReply, { code: 'invalid_request', detail: error.message, status: error.statusCode });
     },
   });
   app.setValidatorCompiler(schemaCompiler);
@@ -129,8 +120,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.decorateRequest('clientId', null);
   app.decorateRequest('operator', false);
 
-  const limiter = new SlidingWindowLimiter(config.rateLimitPerMinute);
-  const searchLimiter = new SlidingWindowLimiter(config.searchRateLimitPerMinute);
 
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('X-Request-Id', request.id);
@@ -150,12 +139,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     const clientId = apiKey ? config.apiKeyClients.get(apiKey) : undefined;
     if (!clientId) throw new ServiceError('auth_failed');
     request.clientId = clientId;
-    for (const [limiterOfRoute, applies] of [
-      [limiter, true],
-      [searchLimiter, path === '/search' && request.method === 'POST'],
-    ] as const) {
-      if (!applies) continue;
-      const decision = limiterOfRoute.take(clientId);
+    // Every key of one Client shares one budget in the store, whichever api process answers.
+    const buckets = path === '/search' && request.method === 'POST' ? (['all', 'search'] as const) : (['all'] as const);
+    for (const bucket of buckets) {
+      const decision = await services.rateLimiter.take(clientId, bucket);
       if (!decision.allowed) throw new ServiceError('rate_limited', 'Rate limit exceeded', { retryAfterSeconds: decision.retryAfterSeconds });
     }
   });
@@ -167,7 +154,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(envelope(request, 'Not found', 'not_found'));
+    sendError(request, reply, { code: 'not_found' });
   });
 
   await app.register(swagger, {

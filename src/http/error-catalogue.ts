@@ -1,6 +1,9 @@
 // The one error catalogue: every error code a service may raise, with its HTTP status, the envelope's
 // error_code, the default detail and Retry-After. Routes throw ServiceError; nothing else picks a status.
+// renderError is the only place that builds an error envelope: the error handler, the not-found handler
+// and the router's frameworkErrors all send what it returns.
 
+import { ServiceError } from '../domain/service-error.ts';
 import type { ServiceErrorCode } from '../domain/service-error.ts';
 
 export interface CatalogueEntry {
@@ -70,3 +73,90 @@ export const ERROR_CATALOGUE: Record<ServiceErrorCode, CatalogueEntry> = {
   unsupported_media_type: { status: 415, errorCode: 'unsupported_media_type', detail: 'Unsupported Content-Type', retryAfterSeconds: null },
   internal_error: { status: 500, errorCode: 'internal_error', detail: 'Internal server error', retryAfterSeconds: null },
 };
+
+/** SPEC.md "Errors": the envelope. Key order is the wire order. */
+export interface ErrorEnvelope {
+  detail: string;
+  error_code: string;
+  request_id: string;
+  /** An object, or the array of entries for validation errors; absent when there is nothing to add. */
+  details?: unknown;
+}
+
+/**
+ * A failure that did not arrive as a thrown ServiceError (validator, body parser, router, not-found
+ * handler), named by its catalogue code. Unlike a ServiceError's message, `detail` is used verbatim.
+ */
+export interface ErrorDescriptor {
+  code: ServiceErrorCode;
+  /** The envelope's detail; the catalogue's when absent. */
+  detail?: string;
+  details?: unknown;
+  /** Overrides the catalogue's Retry-After seconds. */
+  retryAfterSeconds?: number;
+  /**
+   * A 4xx status reported by the framework itself (router or body parser, for example 414), kept as the
+   * response status. Anything outside 400-499 is ignored and the catalogue's status applies.
+   */
+  status?: number;
+}
+
+export interface RenderedError {
+  status: number;
+  /** Headers the error itself calls for (Retry-After); X-Request-Id stays with the app's request-id hook. */
+  headers: Record<string, string>;
+  body: ErrorEnvelope;
+}
+
+/** The minimal shape of a validation detail entry that decides where it points ({type, loc, msg, input}). */
+export interface ValidationDetailLike {
+  loc: readonly (string | number)[];
+  msg: string;
+}
+
+/**
+ * SPEC.md: a 422 validation_error is for body parameters; when every failure is in the query string or
+ * the path it is a bad request (400 invalid_request) carrying the same details.
+ */
+export function validationFailure(details: readonly ValidationDetailLike[]): ErrorDescriptor {
+  if (details.length > 0 && details.every((detail) => detail.loc[0] === 'query' || detail.loc[0] === 'path')) {
+    return {
+      code: 'invalid_request',
+      detail: `Invalid ${details.map((detail) => detail.loc.join('.')).join(', ')}: ${details[0].msg}`,
+      details,
+    };
+  }
+  return { code: 'validation_error', details };
+}
+
+/** A body that is not JSON: the 422 of SPEC.md with one json_invalid entry. */
+export function jsonDecodeFailure(): ErrorDescriptor {
+  return { code: 'validation_error', details: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: null }] };
+}
+
+/** A ServiceError as a descriptor: its message is the detail below 500 (never for 401), else the catalogue's. */
+function describeServiceError(error: ServiceError): ErrorDescriptor {
+  const entry = ERROR_CATALOGUE[error.code];
+  const ownMessage = error.message !== error.code;
+  const detail = error.message && ownMessage && entry.status < 500 && entry.status !== 401 ? error.message : entry.detail;
+  let details = error.details;
+  // A 503 always says what failed, even when the service gave no details; its detail stays the catalogue's.
+  if (details === undefined && entry.status === 503) details = { code: entry.errorCode, message: ownMessage ? error.message : entry.detail };
+  return { code: error.code, detail, details, retryAfterSeconds: error.retryAfterSeconds };
+}
+
+/** Renders the envelope, status and headers of an error; the caller only sends them. */
+export function renderError(requestId: string, error: ServiceError | ErrorDescriptor): RenderedError {
+  const described = error instanceof ServiceError ? describeServiceError(error) : error;
+  const entry = ERROR_CATALOGUE[described.code];
+  const status = described.status !== undefined && described.status >= 400 && described.status < 500 ? described.status : entry.status;
+  const detail = described.detail ?? entry.detail;
+  let details = described.details;
+  if (details === undefined && entry.status === 503) details = { code: entry.errorCode, message: detail };
+  const headers: Record<string, string> = {};
+  const retryAfter = described.retryAfterSeconds ?? entry.retryAfterSeconds;
+  if (retryAfter !== null) headers['Retry-After'] = String(retryAfter);
+  const body: ErrorEnvelope = { detail, error_code: entry.errorCode, request_id: requestId };
+  if (details !== undefined) body.details = details;
+  return { status, headers, body };
+}

@@ -1,8 +1,9 @@
-// Prometheus metrics of one service instance: requests by route and status with latency histograms, and
-// jobs by operation and state. A registry per instance, so tests can run several servers in one process.
+// Prometheus metrics of one process: requests by route and status with latency histograms, job transitions
+// and jobs by operation and state. Under the supervisor, /metrics answers for every process at once: the
+// supervisor gathers each process's registry (prom-client's cluster aggregation) and sums them.
 
-import { Counter, Histogram, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { JobStore } from '../storage/job-store.ts';
+import { AggregatorRegistry, Counter, Histogram, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { JobStorePort } from '../storage/port.ts';
 
 export const LATENCY_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -12,7 +13,11 @@ export class ServiceMetrics {
   readonly latency: Histogram<'method' | 'route'>;
   readonly jobTransitions: Counter<'operation' | 'state'>;
 
-  constructor(jobs: JobStore) {
+  /** The exposition of every process of the deployment, when this one runs under the supervisor. */
+  private readonly clusterExposition: (() => Promise<string>) | null;
+
+  constructor(jobs: JobStorePort, options: { clusterExposition?: () => Promise<string> } = {}) {
+    this.clusterExposition = options.clusterExposition ?? null;
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
       name: 'http_requests_total',
@@ -38,10 +43,30 @@ export class ServiceMetrics {
       help: 'Jobs currently recorded, by operation and state',
       labelNames: ['operation', 'state'],
       registers: [this.registry],
-      collect() {
+      // Every process reads the same durable counts: aggregated, they are taken once, not summed.
+      aggregator: 'first',
+      async collect() {
         this.reset();
-        for (const row of jobs.countsByOperationAndState()) this.set({ operation: row.operation, state: row.status }, row.count);
+        for (const row of await jobs.countsByOperationAndState()) this.set({ operation: row.operation, state: row.status }, row.count);
       },
     });
+  }
+
+  /** Lets the supervisor collect this registry from this process (cluster aggregation). */
+  joinCluster(): void {
+    AggregatorRegistry.setRegistries([this.registry]);
+    new AggregatorRegistry(); // installs the responder for the supervisor's requests
+  }
+
+  /** The Prometheus exposition: every process's when under the supervisor, else this process's. */
+  async exposition(): Promise<string> {
+    if (this.clusterExposition) {
+      try {
+        return await this.clusterExposition();
+      } catch {
+        // The supervisor could not gather everyone in time: this process's own figures beat none.
+      }
+    }
+    return this.registry.metrics();
   }
 }

@@ -1,8 +1,14 @@
-// Sliding-window rate limiting per resolved Client: every key of a Client draws on one budget.
-// In-memory and per process; it never sees request contents, only the Client and a clock.
+// Sliding-window rate limiting per resolved Client: every key of a Client draws on one budget, whichever api
+// process answers, because the windows live in the durable store. It sees only the Client, a bucket and a clock.
+
+import type { ControlStorePort } from '../storage/port.ts';
 
 /** The window of RATE_LIMIT_PER_MINUTE. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/** The buckets: every protected route, and POST /search's additional counter. */
+export const RATE_BUCKETS = { all: 'all', search: 'search' } as const;
+export type RateBucket = (typeof RATE_BUCKETS)[keyof typeof RATE_BUCKETS];
 
 export interface RateDecision {
   allowed: boolean;
@@ -10,28 +16,20 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
-export class SlidingWindowLimiter {
-  private readonly limit: number;
+export class RateLimiter {
+  private readonly control: ControlStorePort;
+  private readonly limits: Record<RateBucket, number>;
   private readonly windowMs: number;
-  private readonly now: () => number;
-  private readonly hits = new Map<string, number[]>();
 
-  constructor(limit: number, windowMs = RATE_LIMIT_WINDOW_MS, now: () => number = Date.now) {
-    this.limit = limit;
+  constructor(control: ControlStorePort, limits: Record<RateBucket, number>, windowMs = RATE_LIMIT_WINDOW_MS) {
+    this.control = control;
+    this.limits = limits;
     this.windowMs = windowMs;
-    this.now = now;
   }
 
-  /** Counts one request for the Client if the window has room; a refused request is not counted. */
-  take(clientId: string): RateDecision {
-    const now = this.now();
-    const recent = (this.hits.get(clientId) ?? []).filter((at) => at > now - this.windowMs);
-    if (recent.length >= this.limit) {
-      this.hits.set(clientId, recent);
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((recent[0] + this.windowMs - now) / 1000)) };
-    }
-    recent.push(now);
-    this.hits.set(clientId, recent);
-    return { allowed: true, retryAfterSeconds: 0 };
+  /** Counts one request of the Client in the bucket if its window has room; a refused request is not counted. */
+  async take(clientId: string, bucket: RateBucket): Promise<RateDecision> {
+    const decision = await this.control.takeRateSlot(clientId, bucket, this.limits[bucket], this.windowMs);
+    return { allowed: decision.allowed, retryAfterSeconds: decision.allowed ? 0 : Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
   }
 }

@@ -1,35 +1,41 @@
-// What the HTTP layer may call: the composed services of one running instance.
-// Built by the composition root (src/main.ts); routes receive it and nothing else.
+// What the HTTP layer may call: the composed services of one api process.
+// Built by the composition root (src/api.ts); routes receive it and nothing else.
 
 import type { Config } from '../config.ts';
-import type { Storage } from '../storage/storage.ts';
-import type { PublicationAuthority } from '../publication/authority.ts';
+import type { StoragePort } from '../storage/port.ts';
+import type { ReadGuard } from '../serving/read-guard.ts';
+import type { ServingIndex } from '../serving/serving-index.ts';
 import type { SearchService } from '../search/search-service.ts';
 import type { UploadService } from '../ingest/upload-service.ts';
-import type { DocumentService } from '../publication/document-service.ts';
+import type { DocumentService } from '../search/document-reads.ts';
 import type { LifecycleService } from '../publication/lifecycle-service.ts';
 import type { UpdateService } from '../publication/update-service.ts';
 import type { ServiceMetrics } from './metrics.ts';
 import type { Embedder } from '../models/embedder.ts';
 import type { Reranker } from '../models/reranker.ts';
 import type { WebSearchService } from '../websearch/web-search.ts';
-import type { JobRecord } from '../storage/job-store.ts';
+import type { JobRecord } from '../domain/jobs.ts';
+import type { RateLimiter } from './rate-limit.ts';
 
 export interface Services {
   version: string;
   config: Config;
-  storage: Storage;
-  authority: PublicationAuthority;
+  storage: StoragePort;
+  /** The read guard of this api process (authority mode, RECOVERING, catch-up before reads). */
+  readGuard: ReadGuard;
+  /** This process's serving snapshots (health and operator counts). */
+  serving: ServingIndex;
   search: SearchService;
   uploads: UploadService;
   documents: DocumentService;
   lifecycle: LifecycleService;
   updates: UpdateService;
   metrics: ServiceMetrics;
+  rateLimiter: RateLimiter;
   embedder: Embedder;
   reranker: Reranker;
   startedAt: string;
   webSearch: WebSearchService;
   /** Operator action: queue a metadata backfill for a Client. */
-  startBackfill(clientId: string): JobRecord;
+  startBackfill(clientId: string): Promise<JobRecord>;
 }

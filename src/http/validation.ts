@@ -5,21 +5,11 @@ import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 
-export interface ValidationDetail {
-  type: string;
-  loc: (string | number)[];
-  msg: string;
-  input: unknown;
-}
+import { RequestValidationError } from '../domain/validation-error.ts';
+import type { ValidationDetail } from '../domain/validation-error.ts';
 
-export class RequestValidationError extends Error {
-  readonly details: ValidationDetail[];
-  constructor(details: ValidationDetail[]) {
-    super('Request validation failed');
-    this.name = 'RequestValidationError';
-    this.details = details;
-  }
-}
+export { RequestValidationError } from '../domain/validation-error.ts';
+export type { ValidationDetail } from '../domain/validation-error.ts';
 
 const strict = new Ajv({ allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true, strict: false });
 const coercing = new Ajv({ allErrors: true, coerceTypes: true, removeAdditional: false, useDefaults: true, strict: false });

@@ -1,7 +1,9 @@
 // What every parser returns: the text of a document split by page, plus what the file says about itself.
 // Parsers never chunk, embed or store; they only turn bytes into this shape or throw an IngestError.
 
-export type TextExtraction = 'native' | 'ocr';
+import type { TextExtraction } from '../domain/canonical-metadata.ts';
+
+export type { TextExtraction } from '../domain/canonical-metadata.ts';
 
 export interface ParsedPage {
   /** 1-based physical page number; null for formats without pages (TXT, HTML, DOCX...). */

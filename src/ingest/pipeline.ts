@@ -12,8 +12,8 @@ import { aggregateEntities } from './entities/aggregate.ts';
 import type { CanonicalMetadata, JsonObject } from '../domain/canonical-metadata.ts';
 import { CANONICAL_SCHEMA_VERSION } from '../domain/canonical-metadata.ts';
 import type { ClassificationStatus } from '../domain/job-states.ts';
-import type { ChunkRecord } from '../storage/client-store.ts';
-import { RetryableJobError } from '../jobs/worker.ts';
+import type { ChunkRecord } from '../domain/generation.ts';
+import { RetryableJobError } from '../domain/jobs.ts';
 
 /** Chunks embedded per provider call. */
 export const EMBED_BATCH_SIZE = 64;

@@ -2,15 +2,15 @@
 // job and wakes the worker. Acceptance means queued; nothing is parsed on the request path.
 
 import { randomUUID } from 'node:crypto';
-import type { Storage } from '../storage/storage.ts';
+import type { StoragePort } from '../storage/port.ts';
 import { idProblem, versionKey } from '../domain/identity.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
 import { MAX_JOB_ATTEMPTS } from '../domain/job-states.ts';
 import { checkMetadataContract } from '../domain/metadata-contract.ts';
-import { RequestValidationError } from '../http/validation.ts';
-import type { ValidationDetail } from '../http/validation.ts';
-import type { EmbedJobRequest } from '../jobs/embed-job.ts';
+import { RequestValidationError } from '../domain/validation-error.ts';
+import type { ValidationDetail } from '../domain/validation-error.ts';
+import type { EmbedJobRequest } from '../domain/upload.ts';
 
 export interface UploadAccepted {
   job_id: string;
@@ -88,33 +88,33 @@ export function validateUploadFields(fields: UploadFields): ValidUpload {
 }
 
 export class UploadService {
-  private readonly storage: Storage;
+  private readonly storage: StoragePort;
   private readonly wake: () => void;
   private readonly maxAttempts: number;
 
-  constructor(storage: Storage, wake: () => void, maxAttempts: number = MAX_JOB_ATTEMPTS) {
+  constructor(storage: StoragePort, wake: () => void, maxAttempts: number = MAX_JOB_ATTEMPTS) {
     this.storage = storage;
     this.wake = wake;
     this.maxAttempts = maxAttempts;
   }
 
-  acceptText(clientId: string, upload: ValidUpload, text: string): UploadAccepted {
+  async acceptText(clientId: string, upload: ValidUpload, text: string): Promise<UploadAccepted> {
     return this.enqueue(clientId, upload, { source: 'text', text, filename: upload.filename, metadata: upload.metadata });
   }
 
-  acceptFile(clientId: string, upload: ValidUpload, bytes: Buffer): UploadAccepted {
+  async acceptFile(clientId: string, upload: ValidUpload, bytes: Buffer): Promise<UploadAccepted> {
     const name = `${randomUUID()}.upload`;
-    this.storage.saveUpload(name, bytes);
+    await this.storage.saveUpload(name, bytes);
     try {
-      return this.enqueue(clientId, upload, { source: 'file', upload: name, filename: upload.filename, metadata: upload.metadata });
+      return await this.enqueue(clientId, upload, { source: 'file', upload: name, filename: upload.filename, metadata: upload.metadata });
     } catch (error) {
-      this.storage.deleteUpload(name);
+      await this.storage.deleteUpload(name);
       throw error;
     }
   }
 
-  private enqueue(clientId: string, upload: ValidUpload, request: EmbedJobRequest): UploadAccepted {
-    const job = this.storage.jobs.enqueue({
+  private async enqueue(clientId: string, upload: ValidUpload, request: EmbedJobRequest): Promise<UploadAccepted> {
+    const job = await this.storage.jobs.enqueue({
       clientId,
       operation: 'embed',
       documentId: upload.documentId,

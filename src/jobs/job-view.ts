@@ -1,9 +1,9 @@
 // Renders GET /status/{job_id}: the common fields plus those of the job's state, as SPEC.md tabulates them.
 // Completed upload polls verify publication evidence by reading only the generation's manifest.
 
-import type { JobRecord } from '../storage/job-store.ts';
-import type { Storage } from '../storage/storage.ts';
-import type { PublicationAuthority } from '../publication/authority.ts';
+import type { JobRecord } from '../domain/jobs.ts';
+import type { StoragePort } from '../storage/port.ts';
+import type { ClientSnapshot } from '../serving/snapshot.ts';
 import { manifestDigest, manifestIsValid } from '../publication/manifest.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
@@ -14,8 +14,11 @@ import { updatedFieldsView } from '../publication/update-service.ts';
 export const SUCCESSOR_VERIFICATION_ATTEMPTS = 3;
 
 export interface JobViewDependencies {
-  storage: Storage;
-  authority: PublicationAuthority;
+  storage: StoragePort;
+  /** PUBLICATION_ENABLED: completed uploads are then verified against their manifests. */
+  publicationEnabled: boolean;
+  /** This api process's snapshot of the job's Client, caught up by the caller (search_ready is process-local). */
+  snapshot: ClientSnapshot;
   now?: () => number;
 }
 
@@ -23,7 +26,7 @@ function common(job: JobRecord): JsonObject {
   return { job_id: job.jobId, document_id: job.documentId, status: job.status, operation: job.operation };
 }
 
-export function renderJob(job: JobRecord, deps: JobViewDependencies): JsonObject {
+export async function renderJob(job: JobRecord, deps: JobViewDependencies): Promise<JsonObject> {
   const now = deps.now?.() ?? Date.now();
   const result = job.result ?? {};
   const view = common(job);
@@ -61,7 +64,7 @@ export function renderJob(job: JobRecord, deps: JobViewDependencies): JsonObject
         ...searchReadiness(job, result, deps),
       };
     case 'completed':
-      if (job.operation === 'embed') return { ...view, ...completedUpload(job, result, deps) };
+      if (job.operation === 'embed') return { ...view, ...(await completedUpload(job, result, deps)) };
       return { ...view, ...operationFields(job, result) };
   }
 }
@@ -75,8 +78,8 @@ function operationFields(job: JobRecord, result: JsonObject): JsonObject {
   return { ...result };
 }
 
-function completedUpload(job: JobRecord, result: JsonObject, deps: JobViewDependencies): JsonObject {
-  if (deps.authority.enabled) verifyPublication(job, result, deps);
+async function completedUpload(job: JobRecord, result: JsonObject, deps: JobViewDependencies): Promise<JsonObject> {
+  if (deps.publicationEnabled) await verifyPublication(job, result, deps);
   const fields: JsonObject = {
     chunks_created: result.chunks_created ?? 0,
     categories: result.categories ?? [],
@@ -86,8 +89,8 @@ function completedUpload(job: JobRecord, result: JsonObject, deps: JobViewDepend
     completed_at: job.completedAt,
     ...searchReadiness(job, result, deps),
   };
-  if (deps.authority.enabled) {
-    const readiness = deps.storage.jobs.readiness(job.clientId);
+  if (deps.publicationEnabled) {
+    const readiness = await deps.storage.jobs.readiness(job.clientId);
     fields.readiness_state = readiness.state;
     fields.metadata_ready = readiness.state === 'ready';
   }
@@ -96,7 +99,7 @@ function completedUpload(job: JobRecord, result: JsonObject, deps: JobViewDepend
 
 function searchReadiness(job: JobRecord, result: JsonObject, deps: JobViewDependencies): JsonObject {
   const versionId = versionIdFromKey(job.versionKey ?? job.documentId);
-  const served = deps.authority.snapshot(job.clientId).versions.get(versionIdentity({ documentId: job.documentId, versionId }));
+  const served = deps.snapshot.versions.get(versionIdentity({ documentId: job.documentId, versionId }));
   const generation = typeof result.generation === 'number' ? result.generation : Number.POSITIVE_INFINITY;
   return {
     search_ready: served !== undefined && served.generation >= generation,
@@ -108,13 +111,13 @@ function searchReadiness(job: JobRecord, result: JsonObject, deps: JobViewDepend
  * The job's generation must still carry the manifest it was published with; a retired generation is
  * accepted only when the same version advanced to a strictly newer generation with valid evidence.
  */
-function verifyPublication(job: JobRecord, result: JsonObject, deps: JobViewDependencies): void {
+async function verifyPublication(job: JobRecord, result: JsonObject, deps: JobViewDependencies): Promise<void> {
   const store = deps.storage.client(job.clientId);
   const versionKey = job.versionKey ?? job.documentId;
   const versionId = versionIdFromKey(versionKey);
   const generation = result.generation;
   if (typeof generation !== 'number') throw new ServiceError('publication_unavailable', 'The job carries no publication evidence');
-  const own = store.manifest(generation);
+  const own = await store.manifest(generation);
   if (!own || own.documentId !== job.documentId || own.versionKey !== versionKey) {
     throw new ServiceError('publication_unavailable', 'The job generation has no manifest');
   }
@@ -125,7 +128,7 @@ function verifyPublication(job: JobRecord, result: JsonObject, deps: JobViewDepe
     return;
   }
   for (let attempt = 0; attempt < SUCCESSOR_VERIFICATION_ATTEMPTS; attempt++) {
-    const successor = store.activeGeneration(job.documentId, versionKey);
+    const successor = await store.activeGeneration(job.documentId, versionKey);
     if (!successor || successor.generation <= generation) break;
     if (manifestIsValid(successor.manifest, job.documentId, versionId)) return;
   }

@@ -2,37 +2,20 @@
 // A job whose worker dies is claimed again when its lease expires; an accepted job is never dropped.
 
 import { randomUUID } from 'node:crypto';
-import type { JobStore, JobRecord } from '../storage/job-store.ts';
+import type { JobStorePort } from '../storage/port.ts';
 import type { JobOperation, JobState } from '../domain/job-states.ts';
-import type { JsonObject } from '../domain/canonical-metadata.ts';
-
-export interface JobOutcome {
-  status: Extract<JobState, 'completed' | 'failed' | 'partial_failed' | 'superseded'>;
-  result?: JsonObject;
-  error?: string | null;
-  errorDetails?: JsonObject | null;
-}
-
-/** A failure worth another attempt (a flaky provider, a busy file system). */
-export class RetryableJobError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'RetryableJobError';
-  }
-}
-
-export interface JobContext {
-  /** Renews the lease, optionally moving the job to `processing`; throws if the lease was lost. */
-  heartbeat(status?: 'processing'): Promise<void>;
-}
-
-export type JobHandler = (job: JobRecord, context: JobContext) => Promise<JobOutcome>;
+import { PublicationPaused, RetryableJobError } from '../domain/jobs.ts';
+import type { JobContext, JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
 
 export interface WorkerOptions {
   concurrency: number;
   pollMs: number;
   leaseMs: number;
   retryBaseMs: number;
+  /** PUBLICATION_WAIT_SECONDS in ms: how long a job may wait for publication to return to READY. */
+  publicationWaitMs: number;
+  /** How often a waiting job looks at the authority again. */
+  publicationPollMs: number;
   /** Called for each state a job enters, for metrics. */
   onTransition?: (operation: string, status: JobState) => void;
   onError?: (job: JobRecord, error: unknown) => void;
@@ -49,17 +32,18 @@ export class LeaseLost extends Error {
 
 export const ABANDONED_JOB_ERROR = 'The job was abandoned after its worker stopped repeatedly';
 export const INTERNAL_JOB_ERROR = 'Internal processing error';
+export const PUBLICATION_WAIT_EXCEEDED = 'Publication did not return to READY in time';
 
 export class Worker {
   readonly owner = `worker-${randomUUID()}`;
-  private readonly jobs: JobStore;
+  private readonly jobs: JobStorePort;
   private readonly handlers: Partial<Record<JobOperation, JobHandler>>;
   private readonly options: WorkerOptions;
   private readonly running = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
 
-  constructor(jobs: JobStore, handlers: Partial<Record<JobOperation, JobHandler>>, options: WorkerOptions) {
+  constructor(jobs: JobStorePort, handlers: Partial<Record<JobOperation, JobHandler>>, options: WorkerOptions) {
     this.jobs = jobs;
     this.handlers = handlers;
     this.options = options;
@@ -86,70 +70,98 @@ export class Worker {
     this.timer = setTimeout(() => this.poll(), delayMs);
   }
 
+  private polling = false;
+
   private poll(): void {
     this.timer = null;
+    if (this.polling) return;
+    this.polling = true;
+    this.claimAvailable()
+      .catch(() => {}) // the store is busy; try again at the next poll
+      .finally(() => {
+        this.polling = false;
+        this.schedule(this.options.pollMs);
+      });
+  }
+
+  private async claimAvailable(): Promise<void> {
     while (!this.stopping && this.running.size < this.options.concurrency) {
-      let job: JobRecord | null;
-      try {
-        job = this.jobs.claim(this.owner, this.options.leaseMs);
-      } catch {
-        break; // the store is busy; try again at the next poll
-      }
-      if (!job) break;
-      const claimed = job;
-      const run = this.execute(claimed).finally(() => {
-        this.running.delete(claimed.jobId);
+      const job = await this.jobs.claim(this.owner, this.options.leaseMs);
+      if (!job) return;
+      const run = this.execute(job).finally(() => {
+        this.running.delete(job.jobId);
         this.schedule(0);
       });
-      this.running.set(claimed.jobId, run);
+      this.running.set(job.jobId, run);
     }
-    this.schedule(this.options.pollMs);
   }
 
   private async execute(job: JobRecord): Promise<void> {
     this.options.onTransition?.(job.operation, 'started');
     if (job.attempts > job.maxAttempts) {
-      this.fail(job, ABANDONED_JOB_ERROR);
+      await this.fail(job, ABANDONED_JOB_ERROR);
       return;
     }
     const handler = this.handlers[job.operation];
     if (!handler) {
-      this.finish(job, { status: 'failed', error: `No worker handles ${job.operation} jobs` });
+      await this.finish(job, { status: 'failed', error: `No worker handles ${job.operation} jobs` });
       return;
     }
     const context: JobContext = {
       heartbeat: async (status) => {
-        if (!this.jobs.heartbeat(job.jobId, this.owner, this.options.leaseMs, status)) throw new LeaseLost(job.jobId);
+        if (!(await this.jobs.heartbeat(job.jobId, this.owner, this.options.leaseMs, status))) throw new LeaseLost(job.jobId);
         if (status) this.options.onTransition?.(job.operation, status);
       },
+      recordProgress: async (progress) => {
+        if (!(await this.jobs.recordProgress(job.jobId, this.owner, progress))) throw new LeaseLost(job.jobId);
+      },
     };
-    const keepAlive = setInterval(() => this.jobs.heartbeat(job.jobId, this.owner, this.options.leaseMs), Math.max(50, this.options.leaseMs / 3));
+    const keepAlive = setInterval(() => void this.jobs.heartbeat(job.jobId, this.owner, this.options.leaseMs).catch(() => {}), Math.max(50, this.options.leaseMs / 3));
     try {
       const outcome = await handler(job, context);
-      this.finish(job, outcome);
+      await this.finish(job, outcome);
     } catch (error) {
       if (error instanceof LeaseLost) return;
+      if (error instanceof PublicationPaused) {
+        await this.waitForPublication(job, error);
+        return;
+      }
       this.options.onError?.(job, error);
       const retryable = error instanceof RetryableJobError || !(error instanceof Error && 'transient' in error && error.transient === false);
       const legible = error instanceof RetryableJobError || (error instanceof Error && error.name === 'IngestError');
       const message = legible ? (error as Error).message : INTERNAL_JOB_ERROR;
       if (retryable && job.attempts < job.maxAttempts) {
         const delay = this.options.retryBaseMs * 2 ** (job.attempts - 1);
-        if (this.jobs.scheduleRetry(job.jobId, this.owner, message, delay)) this.options.onTransition?.(job.operation, 'retrying');
+        if (await this.jobs.scheduleRetry(job.jobId, this.owner, message, delay)) this.options.onTransition?.(job.operation, 'retrying');
       } else {
-        this.fail(job, retryable ? `${message} (gave up after ${job.attempts} attempts)` : message);
+        await this.fail(job, retryable ? `${message} (gave up after ${job.attempts} attempts)` : message);
       }
     } finally {
       clearInterval(keepAlive);
     }
   }
 
-  private fail(job: JobRecord, message: string): void {
-    this.finish(job, { status: 'failed', error: this.options.failureMessage?.(job, message) ?? message });
+  /**
+   * Publication is not READY: the job keeps what it staged and waits (status retrying, no attempt spent)
+   * until READY returns, for at most PUBLICATION_WAIT_SECONDS from when its wait began.
+   */
+  private async waitForPublication(job: JobRecord, paused: PublicationPaused): Promise<void> {
+    const since = job.publicationWaitSince ?? Date.now();
+    if (Date.now() - since > this.options.publicationWaitMs) {
+      await this.fail(job, `${PUBLICATION_WAIT_EXCEEDED} (authority ${paused.mode})`);
+      return;
+    }
+    if (await this.jobs.waitForPublication(job.jobId, this.owner, paused.message, this.options.publicationPollMs)) {
+      this.options.onTransition?.(job.operation, 'retrying');
+    }
   }
 
-  private finish(job: JobRecord, outcome: JobOutcome): void {
-    if (this.jobs.finish(job.jobId, this.owner, outcome)) this.options.onTransition?.(job.operation, outcome.status);
+  private async fail(job: JobRecord, message: string): Promise<void> {
+    await this.finish(job, { status: 'failed', error: this.options.failureMessage?.(job, message) ?? message });
+  }
+
+  private async finish(job: JobRecord, outcome: JobOutcome): Promise<void> {
+    if (await this.jobs.finish(job.jobId, this.owner, outcome)) this.options.onTransition?.(job.operation, outcome.status);
   }
 
   /** Stops claiming, waits up to graceMs for running jobs, then hands the rest back to the queue. */
@@ -158,6 +170,6 @@ export class Worker {
     if (this.timer) clearTimeout(this.timer);
     const all = Promise.allSettled([...this.running.values()]);
     await Promise.race([all, new Promise((resolve) => setTimeout(resolve, graceMs))]);
-    for (const jobId of this.running.keys()) this.jobs.release(jobId, this.owner);
+    for (const jobId of this.running.keys()) await this.jobs.release(jobId, this.owner);
   }
 }

@@ -1,5 +1,13 @@
-// A per-Client publication fence: one lifecycle writer at a time, waiting a bounded time for its turn.
-// It guards ordering inside this process only; durable ordering is SQLite's transaction order.
+// The per-Client lifecycle fence: one lifecycle writer at a time across every api process, held as a lease
+// in the durable store. A writer waits a bounded time for its turn; a holder that dies frees it at expiry.
+
+import { randomUUID } from 'node:crypto';
+import type { ControlStorePort } from '../storage/port.ts';
+
+/** How often a waiting writer asks for the fence again. */
+export const FENCE_POLL_MS = 20;
+/** Lease time of a held fence; renewed while its holder works, so only a dead holder lets it expire. */
+export const FENCE_LEASE_MS = 3_000;
 
 export class FenceTimeout extends Error {
   constructor() {
@@ -8,36 +16,43 @@ export class FenceTimeout extends Error {
   }
 }
 
-export class Fence {
-  private tail: Promise<void> = Promise.resolve();
-  private holders = 0;
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
-  get held(): boolean {
-    return this.holders > 0;
+export function fenceName(clientId: string): string {
+  return `fence:${clientId}`;
+}
+
+export class LifecycleFence {
+  private readonly control: ControlStorePort;
+  private readonly leaseMs: number;
+
+  constructor(control: ControlStorePort, leaseMs = FENCE_LEASE_MS) {
+    this.control = control;
+    this.leaseMs = leaseMs;
   }
 
-  /** Runs fn once every earlier holder has finished; rejects with FenceTimeout if that takes longer than waitMs. */
-  async run<T>(waitMs: number, fn: () => Promise<T> | T): Promise<T> {
-    const previous = this.tail;
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    this.tail = previous.then(() => mine);
-    this.holders++;
-    let timer: NodeJS.Timeout | undefined;
+  /** Runs fn while holding the Client's fence; rejects with FenceTimeout if it is not free within waitMs. */
+  async run<T>(clientId: string, waitMs: number, fn: () => Promise<T>): Promise<T> {
+    const name = fenceName(clientId);
+    const owner = `fence-${process.pid}-${randomUUID()}`;
+    const deadline = Date.now() + waitMs;
+    while (!(await this.control.acquireLease(name, owner, this.leaseMs))) {
+      if (Date.now() >= deadline) throw new FenceTimeout();
+      await sleep(Math.min(FENCE_POLL_MS, Math.max(1, deadline - Date.now())));
+    }
+    const renew = setInterval(() => void this.control.renewLease(name, owner, this.leaseMs).catch(() => {}), this.leaseMs / 3);
     try {
-      const acquired = await Promise.race([
-        previous.then(() => true),
-        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
-      ]);
-      if (!acquired) {
-        // Keep the queue intact: our turn passes straight through once the earlier holders finish.
-        throw new FenceTimeout();
-      }
       return await fn();
     } finally {
-      clearTimeout(timer);
-      this.holders--;
-      release();
+      clearInterval(renew);
+      await this.control.releaseLease(name, owner);
     }
+  }
+
+  /** True while some writer holds the Client's fence. */
+  async held(clientId: string): Promise<boolean> {
+    return (await this.control.leaseHolder(fenceName(clientId))) !== null;
   }
 }

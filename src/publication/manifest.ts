@@ -2,7 +2,7 @@
 // (vocabulary) and metadata lanes. Computed once when staging; verified later by reading only this record.
 
 import { createHash } from 'node:crypto';
-import type { ChunkRecord, MetadataLeaf } from '../storage/client-store.ts';
+import type { ChunkRecord, MetadataLeaf } from '../domain/generation.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
 import { vocabularyWordsOf } from '../text/vocabulary.ts';

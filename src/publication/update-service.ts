@@ -1,11 +1,11 @@
 // PATCH /update: validates and enqueues a metadata update (acceptance means queued), and the worker
 // handler that merges the patch, checks the contract and publishes every changed version in one step.
 
-import type { Storage } from '../storage/storage.ts';
-import type { JobRecord } from '../storage/job-store.ts';
-import type { GenerationInput, LoadedGeneration } from '../storage/client-store.ts';
-import type { PublicationAuthority } from './authority.ts';
-import { successorOf } from './lifecycle-service.ts';
+import type { StoragePort } from '../storage/port.ts';
+import type { GenerationInput, LoadedGeneration } from '../domain/generation.ts';
+import type { AuthorityMode } from '../domain/publication-log.ts';
+import { successorOf } from './successor.ts';
+import type { Publisher } from './publisher.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { idProblem, versionKey as keyOf, versionIdFromKey } from '../domain/identity.ts';
 import type { CanonicalMetadata, JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
@@ -14,8 +14,8 @@ import { mergePatch, canonicalJson } from '../domain/merge-patch.ts';
 import { checkMetadataContract } from '../domain/metadata-contract.ts';
 import { metadataLeaves } from '../domain/metadata-leaves.ts';
 import { MAX_JOB_ATTEMPTS } from '../domain/job-states.ts';
-import { RetryableJobError } from '../jobs/worker.ts';
-import type { JobHandler, JobOutcome } from '../jobs/worker.ts';
+import { RetryableJobError } from '../domain/jobs.ts';
+import type { JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
 
 /** SPEC.md: updated_fields in job status are capped at 64 entries. */
 export const MAX_STATUS_UPDATED_FIELDS = 64;
@@ -58,19 +58,26 @@ function reservedKeyProblem(key: string): string | null {
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 
-export class UpdateService {
-  private readonly storage: Storage;
-  private readonly authority: PublicationAuthority;
-  private readonly wake: () => void;
+export interface UpdateServiceOptions {
+  /** PUBLICATION_ENABLED (SPEC.md PATCH /update rule 5). */
+  enabled: boolean;
+  /** The authority mode as this process reports it (RECOVERING is per api process). */
+  mode: () => Promise<AuthorityMode>;
+  /** Tells the workers that a job is waiting. */
+  wake: () => void;
+}
 
-  constructor(storage: Storage, authority: PublicationAuthority, wake: () => void) {
+export class UpdateService {
+  private readonly storage: StoragePort;
+  private readonly options: UpdateServiceOptions;
+
+  constructor(storage: StoragePort, options: UpdateServiceOptions) {
     this.storage = storage;
-    this.authority = authority;
-    this.wake = wake;
+    this.options = options;
   }
 
-  accept(clientId: string, request: UpdateRequest): UpdateAccepted {
-    if (!this.authority.enabled) throw new ServiceError('publication_disabled', 'Metadata updates require PUBLICATION_ENABLED=true');
+  async accept(clientId: string, request: UpdateRequest): Promise<UpdateAccepted> {
+    if (!this.options.enabled) throw new ServiceError('publication_disabled', 'Metadata updates require PUBLICATION_ENABLED=true');
     const idIssue = idProblem('document_id', request.document_id) ?? (request.version_id !== undefined ? idProblem('version_id', request.version_id) : null);
     if (idIssue) throw new ServiceError('invalid_request', idIssue);
     let filename: string | undefined;
@@ -82,10 +89,10 @@ export class UpdateService {
     const patch = request.metadata ?? {};
     const problems = Object.keys(patch).map(reservedKeyProblem).filter((problem) => problem !== null);
     if (problems.length > 0) throw new ServiceError('reserved_metadata_keys', `Metadata contains reserved or system keys: ${problems.join('; ')}`);
-    if (this.authority.mode === 'RECOVERING') throw new ServiceError('publication_unavailable', 'Publication authority is recovering');
+    if ((await this.options.mode()) === 'RECOVERING') throw new ServiceError('publication_unavailable', 'Publication authority is recovering');
 
     const updatedFields = [...Object.keys(patch).map(customPath), ...(filename !== undefined ? [FILENAME_PATH] : [])];
-    const job = this.storage.jobs.enqueue({
+    const job = await this.storage.jobs.enqueue({
       clientId,
       operation: 'metadata_update',
       documentId: request.document_id,
@@ -93,7 +100,7 @@ export class UpdateService {
       request: { metadata: patch, ...(filename !== undefined ? { filename } : {}), updated_fields: updatedFields },
       maxAttempts: MAX_JOB_ATTEMPTS,
     });
-    this.wake();
+    this.options.wake();
     return { job_id: job.jobId, status: 'pending', document_id: request.document_id, version_id: request.version_id ?? null, updated_fields: updatedFields };
   }
 }
@@ -108,16 +115,17 @@ export function updatedFieldsView(job: JobRecord): JsonObject {
   };
 }
 
-export function createMetadataUpdateHandler(deps: { storage: Storage; authority: PublicationAuthority }): JobHandler {
+export function createMetadataUpdateHandler(deps: { storage: StoragePort; publisher: Publisher }): JobHandler {
   return async (job): Promise<JobOutcome> => {
     const store = deps.storage.client(job.clientId);
     const patch = (isJsonObject(job.request.metadata) ? job.request.metadata : {}) as JsonObject;
     const filename = typeof job.request.filename === 'string' ? job.request.filename : undefined;
-    const all = store.activeGenerationsOf(job.documentId);
+    const all = await store.activeGenerationsOf(job.documentId);
     const targets = job.versionKey === null ? all : all.filter((generation) => generation.versionKey === job.versionKey);
     const counts = { versions_total: targets.length, versions_completed: 0, versions_unchanged: 0, updated_chunks: 0, cleanup_tasks_scheduled: 0 };
     if (targets.length === 0) return { status: 'failed', error: METADATA_UPDATE_FAILED, result: counts };
-    if (deps.authority.mode !== 'READY') throw new RetryableJobError('Publication is not ready');
+    // Publication paused: wait (no attempt spent) before preparing anything; nothing expensive is redone.
+    await deps.publisher.assertReady();
 
     const replacements: { loaded: LoadedGeneration; input: GenerationInput; expected: number }[] = [];
     for (const target of targets) {
@@ -133,20 +141,15 @@ export function createMetadataUpdateHandler(deps: { storage: Storage; authority:
         counts.versions_unchanged++;
         continue;
       }
-      const loaded = store.loadGeneration(target.generation);
+      const loaded = await store.loadGeneration(target.generation);
       if (!loaded) throw new RetryableJobError('The version moved while the update was prepared');
       replacements.push({ loaded, input: successorOf(loaded, { canonicalMetadata, leaves: metadataLeaves(canonicalMetadata), jobId: job.jobId }), expected: target.generation });
     }
     if (replacements.length > 0) {
-      const activations = store.replaceGenerations(replacements.map(({ input, expected }) => ({ input, expected })));
+      // One transaction for every version of the update: a search sees all of it or none of it.
+      const activations = await deps.publisher.replace(job.clientId, replacements.map(({ input, expected }) => ({ input, expected })));
       if (!activations) throw new RetryableJobError('A version moved while the update was applied');
-      // One publication for every version of the update: a search sees all of it or none of it.
-      deps.authority.publish(job.clientId, {
-        activated: activations.map(({ generation }, index) => ({ ...store.generation(generation)!, chunks: replacements[index].loaded.chunks, leaves: replacements[index].input.leaves })),
-      });
-      const retired = activations.flatMap(({ previousGeneration }) => (previousGeneration === null ? [] : [previousGeneration]));
-      store.cleanupRetired(retired);
-      counts.cleanup_tasks_scheduled = retired.length;
+      counts.cleanup_tasks_scheduled = activations.filter(({ previousGeneration }) => previousGeneration !== null).length;
       counts.updated_chunks = replacements.reduce((sum, { loaded }) => sum + loaded.chunks.length, 0);
     }
     counts.versions_completed = targets.length;

@@ -4,10 +4,10 @@
 
 import { drainSorted, newTopK, offer } from './top-k.ts';
 import type { SparseHit, TopK } from './top-k.ts';
-import type { Bm25Segment } from './bm25-segment.ts';
+import type { Bm25Segment } from '../serving/bm25-segment.ts';
 
-export { buildBm25Segment, mergeBm25Segments, MAX_STORED_TERM_FREQUENCY } from './bm25-segment.ts';
-export type { Bm25Segment, FieldAnalyzer, SparseDoc } from './bm25-segment.ts';
+export { buildBm25Segment, mergeBm25Segments, MAX_STORED_TERM_FREQUENCY } from '../serving/bm25-segment.ts';
+export type { Bm25Segment, FieldAnalyzer, SparseDoc } from '../serving/bm25-segment.ts';
 export type { SparseHit } from './top-k.ts';
 
 /**

@@ -1,9 +1,9 @@
 // The content lane: normalized query -> sparse (BM25) and dense (cosine) chunk hits -> weighted fusion by
 // alpha -> chunk hits grouped into Document Versions. alpha 0 never runs dense, alpha 1 never runs sparse.
 
-import type { ClientSnapshot } from '../publication/snapshot.ts';
-import { chunkByOrdinal } from '../publication/snapshot.ts';
-import type { ServedChunk, ServedVersion } from '../publication/served-types.ts';
+import type { ClientSnapshot } from '../serving/snapshot.ts';
+import { chunkByOrdinal } from '../serving/snapshot.ts';
+import type { ServedChunk, ServedVersion } from '../serving/served-types.ts';
 import type { Embedder } from '../models/embedder.ts';
 import { searchBm25 } from './bm25.ts';
 import { searchDense } from './dense-lane.ts';

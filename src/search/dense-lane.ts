@@ -1,9 +1,9 @@
 // The dense lane: exact cosine similarity of a unit query vector against every eligible chunk vector.
 // Scores are plain dot products because stored vectors are unit length; nothing here is approximate.
 
-import type { Segment } from '../publication/segment.ts';
+import type { Segment } from '../serving/segment.ts';
 import { newTopK, offer, drainSorted } from './top-k.ts';
-import { topRowsByInnerProduct } from './quantized-scan.ts';
+import { topRowsByInnerProduct } from '../serving/quantized-scan.ts';
 
 /** Chunks below this cosine are not dense candidates (they would only add noise and inflate totals). */
 export const DENSE_CANDIDATE_FLOOR = 0.2;

@@ -6,7 +6,7 @@ import { isEntityType } from '../domain/entities.ts';
 import type { EntityType } from '../domain/entities.ts';
 import { RESERVED_KEYS, isJsonObject } from '../domain/canonical-metadata.ts';
 import type { JsonValue } from '../domain/canonical-metadata.ts';
-import type { ServedChunk, ServedVersion } from '../publication/served-types.ts';
+import type { ServedChunk, ServedVersion } from '../serving/served-types.ts';
 
 export const TOP_LEVEL_FILTER_KEYS = ['document_id', 'created_at'] as const;
 export const SYSTEM_FILTER_KEYS = [

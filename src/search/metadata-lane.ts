@@ -2,9 +2,9 @@
 // lexical token containment, then semantic similarity of the value alone. Only lossless normalization:
 // no expansion, correction or reranking. Structured values and queries admit whole-value equality only.
 
-import type { ClientSnapshot } from '../publication/snapshot.ts';
-import type { ServedVersion } from '../publication/served-types.ts';
-import type { MetadataLeaf } from '../storage/client-store.ts';
+import type { ClientSnapshot } from '../serving/snapshot.ts';
+import type { ServedVersion } from '../serving/served-types.ts';
+import type { MetadataLeaf } from '../domain/generation.ts';
 import type { Embedder } from '../models/embedder.ts';
 import { normalizeText } from '../text/normalize.ts';
 import { isStopword } from '../text/stopwords.ts';

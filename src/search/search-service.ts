@@ -1,13 +1,13 @@
 // POST /search: guard publication, normalize the query, run the lanes of the scope, rerank a prefix,
 // page and count Document Versions. Every row comes from the one snapshot taken at request start.
 
-import type { PublicationAuthority } from '../publication/authority.ts';
-import type { ClientSnapshot } from '../publication/snapshot.ts';
-import { snapshotVocabulary } from '../publication/snapshot.ts';
-import type { ServedVersion } from '../publication/served-types.ts';
+import type { ReadGuard } from '../serving/read-guard.ts';
+import type { ClientSnapshot } from '../serving/snapshot.ts';
+import { snapshotVocabulary } from '../serving/snapshot.ts';
+import type { ServedVersion } from '../serving/served-types.ts';
 import type { Embedder } from '../models/embedder.ts';
 import type { Reranker } from '../models/reranker.ts';
-import type { JobStore } from '../storage/job-store.ts';
+import type { JobStorePort } from '../storage/port.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
 import { compileFilters } from './filters.ts';
@@ -40,8 +40,8 @@ export interface SearchRequest {
 }
 
 export interface SearchDependencies {
-  authority: PublicationAuthority;
-  jobs: JobStore;
+  readGuard: ReadGuard;
+  jobs: JobStorePort;
   embedder: Embedder;
   reranker: Reranker;
   defaultAlpha: number;
@@ -168,8 +168,8 @@ export class SearchService {
 
   async search(clientId: string, request: SearchRequest): Promise<JsonObject> {
     const started = performance.now();
-    const guard = this.deps.authority.guardRead(clientId);
-    if (request.scope !== 'content') this.requireDiscoveryReadiness(clientId);
+    const guard = await this.deps.readGuard.guard(clientId);
+    if (request.scope !== 'content') await this.requireDiscoveryReadiness(clientId);
     const filters = compileFilters(request.filters);
     const alpha = request.alpha ?? this.deps.defaultAlpha;
     const snapshot = guard.snapshot;
@@ -227,8 +227,8 @@ export class SearchService {
       },
     };
   }
-  private requireDiscoveryReadiness(clientId: string): void {
-    const state = this.deps.jobs.readiness(clientId).state;
+  private async requireDiscoveryReadiness(clientId: string): Promise<void> {
+    const { state } = await this.deps.jobs.readiness(clientId);
     if (state === 'ready') return;
     throw new ServiceError('metadata_discovery_not_ready', 'Metadata Discovery is not ready for this Client', {
       details: { code: 'METADATA_DISCOVERY_NOT_READY', state, readiness: '/discovery/readiness', scopes_available: ['content'] },

@@ -1,5 +1,5 @@
 // Schema of one Client's database: Document Versions, their immutable generations, chunks with vectors,
-// metadata leaves and the hard-delete purge journal. One file per Client isolates Clients by construction.
+// metadata leaves, the hard-delete purge journal and the publication log. One file per Client isolates Clients by construction.
 
 export const CLIENT_MIGRATIONS: readonly string[] = [
   `
@@ -55,5 +55,16 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
     started_at TEXT NOT NULL,
     PRIMARY KEY (document_id, version_key)
   ) WITHOUT ROWID;
+  `,
+  `
+  CREATE TABLE publication_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL CHECK (kind IN ('activate', 'remove')),
+    document_id TEXT NOT NULL,
+    version_key TEXT NOT NULL,
+    generation INTEGER,
+    at TEXT NOT NULL
+  );
+  CREATE INDEX generations_by_job ON generations (job_id, state);
   `,
 ];

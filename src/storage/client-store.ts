@@ -2,58 +2,10 @@
 // Staging and activation are single transactions; nothing here decides visibility rules beyond that.
 
 import type { Database } from './sqlite.ts';
-import { transaction } from './sqlite.ts';
-import type { CanonicalMetadata, JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
-import type { Entities } from '../domain/entities.ts';
-
-export interface ChunkRecord {
-  chunkIndex: number;
-  page: number | null;
-  pageLabel: string | null;
-  text: string;
-  entities: Entities;
-  vector: Float32Array;
-}
-
-export interface MetadataLeaf {
-  path: string[];
-  value: JsonValue;
-  valueType: string;
-}
-
-export interface DeletionMarkers {
-  deleted: boolean;
-  deletedAt: string | null;
-  deletedBy: string | null;
-}
-
-export interface GenerationInput {
-  documentId: string;
-  versionKey: string;
-  jobId: string | null;
-  /** When the Document Version's content was created (kept across metadata-only generations). */
-  createdAt: string;
-  canonicalMetadata: CanonicalMetadata;
-  entities: Entities;
-  embedding: JsonObject;
-  deletion: DeletionMarkers;
-  chunks: ChunkRecord[];
-  leaves: MetadataLeaf[];
-  manifest: JsonObject;
-}
-
-export interface GenerationRecord extends Omit<GenerationInput, 'chunks' | 'leaves'> {
-  generation: number;
-  state: 'staged' | 'active' | 'retired';
-  stagedAt: string;
-  activatedAt: string | null;
-  chunkCount: number;
-}
-
-export interface LoadedGeneration extends GenerationRecord {
-  chunks: ChunkRecord[];
-  leaves: MetadataLeaf[];
-}
+import { readTransaction, transaction } from './sqlite.ts';
+import type { JsonObject } from '../domain/canonical-metadata.ts';
+import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration } from '../domain/generation.ts';
+import type { PublicationLogEntry } from '../domain/publication-log.ts';
 
 interface GenerationRow {
   generation: number;
@@ -130,35 +82,84 @@ export class GenerationMoved extends Error {
   }
 }
 
-export interface ActivationResult {
-  generation: number;
-  previousGeneration: number | null;
+
+/** What a follower must apply to move from one log position to the head, read in one consistent state. */
+export interface PublicationChanges {
+  head: number;
+  /** The oldest entry still in the log (0 when the log is empty). */
+  floor: number;
+  entries: PublicationLogEntry[];
+  /** The generations named by the entries that are still active, with chunks and leaves. */
+  generations: Map<number, LoadedGeneration>;
+}
+
+interface LogRow {
+  seq: number;
+  kind: 'activate' | 'remove';
+  document_id: string;
+  version_key: string;
+  generation: number | null;
 }
 
 export class ClientStore {
   readonly clientId: string;
   private readonly db: Database;
   private readonly now: () => number;
+  private readonly logRetained: number;
 
-  constructor(clientId: string, db: Database, now: () => number = Date.now) {
+  constructor(clientId: string, db: Database, options: { now?: () => number; logRetained: number }) {
     this.clientId = clientId;
     this.db = db;
-    this.now = now;
+    this.now = options.now ?? Date.now;
+    this.logRetained = options.logRetained;
   }
 
   close(): void {
     this.db.close();
   }
 
+  private at(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  /** Writes a generation in state staged (invisible to every read) and returns its number. */
+  async stage(input: GenerationInput): Promise<number> {
+    return transaction(this.db, () => this.insertGeneration(input));
+  }
+
+  /** The staged generation a job left behind while it waited for publication, if any. */
+  async stagedGenerationOf(jobId: string): Promise<number | null> {
+    const row = this.db.prepare(`SELECT generation FROM generations WHERE job_id = ? AND state = 'staged' ORDER BY generation DESC LIMIT 1`).get(jobId) as
+      | { generation: number }
+      | undefined;
+    return row?.generation ?? null;
+  }
+
+  /** Removes a staged generation that will never be activated (its job was superseded or failed). */
+  async discardStaged(generation: number): Promise<void> {
+    this.db.prepare(`DELETE FROM generations WHERE generation = ? AND state = 'staged'`).run(generation);
+  }
+
   /**
-   * Writes a staged generation and, in the same transaction, activates it when `beforeActivate` agrees.
-   * `beforeActivate` sees the version's current active generation and may veto (return false): the
-   * staged rows are then rolled back and null is returned. Visibility changes happen only on commit.
+   * Activates a staged generation when `allow` agrees, in one transaction that also retires the version's
+   * previous generation and appends the publication log entry. Null when vetoed or no longer staged.
    */
-  stageAndActivate(input: GenerationInput, beforeActivate: (current: GenerationRecord | null) => boolean = () => true): ActivationResult | null {
+  async activateStaged(generation: number, allow: (current: GenerationRecord | null) => boolean = () => true): Promise<ActivationResult | null> {
     return transaction(this.db, () => {
-      const current = this.activeGeneration(input.documentId, input.versionKey);
-      if (!beforeActivate(current)) return null;
+      const staged = this.generationSync(generation);
+      if (!staged || staged.state !== 'staged') return null;
+      const current = this.activeGenerationSync(staged.documentId, staged.versionKey);
+      if (!allow(current)) return null;
+      this.activate(staged.documentId, staged.versionKey, generation, current?.generation ?? null, staged.createdAt);
+      return { generation, previousGeneration: current?.generation ?? null };
+    });
+  }
+
+  /** Stages and activates one generation in a single transaction when `allow` agrees; null when vetoed. */
+  async stageAndActivate(input: GenerationInput, allow: (current: GenerationRecord | null) => boolean = () => true): Promise<ActivationResult | null> {
+    return transaction(this.db, () => {
+      const current = this.activeGenerationSync(input.documentId, input.versionKey);
+      if (!allow(current)) return null;
       const generation = this.insertGeneration(input);
       this.activate(input.documentId, input.versionKey, generation, current?.generation ?? null, input.createdAt);
       return { generation, previousGeneration: current?.generation ?? null };
@@ -169,31 +170,24 @@ export class ClientStore {
    * Stages and activates several generations in one transaction, each replacing the generation its caller
    * read (`expected`). If any version moved meanwhile, nothing is written and null is returned.
    */
-  replaceGenerations(replacements: { input: GenerationInput; expected: number | null }[]): ActivationResult[] | null {
+  async replaceGenerations(replacements: { input: GenerationInput; expected: number | null }[]): Promise<ActivationResult[] | null> {
     try {
-      return this.replaceAll(replacements);
+      return transaction(this.db, () =>
+        replacements.map(({ input, expected }) => {
+          const current = this.activeGenerationSync(input.documentId, input.versionKey);
+          if ((current?.generation ?? null) !== expected) throw new GenerationMoved();
+          const generation = this.insertGeneration(input);
+          this.activate(input.documentId, input.versionKey, generation, current?.generation ?? null, input.createdAt);
+          return { generation, previousGeneration: current?.generation ?? null };
+        }),
+      );
     } catch (error) {
       if (error instanceof GenerationMoved) return null;
       throw error;
     }
   }
 
-  private replaceAll(replacements: { input: GenerationInput; expected: number | null }[]): ActivationResult[] {
-    return transaction(this.db, () => {
-      const results: ActivationResult[] = [];
-      for (const { input, expected } of replacements) {
-        const current = this.activeGeneration(input.documentId, input.versionKey);
-        if ((current?.generation ?? null) !== expected) throw new GenerationMoved();
-        const generation = this.insertGeneration(input);
-        this.activate(input.documentId, input.versionKey, generation, current?.generation ?? null, input.createdAt);
-        results.push({ generation, previousGeneration: current?.generation ?? null });
-      }
-      return results;
-    });
-  }
-
   private insertGeneration(input: GenerationInput): number {
-    const at = new Date(this.now()).toISOString();
     const row = this.db
       .prepare(
         `INSERT INTO generations (document_id, version_key, job_id, state, created_at, staged_at, canonical_metadata, entities, embedding,
@@ -205,7 +199,7 @@ export class ClientStore {
         input.versionKey,
         input.jobId,
         input.createdAt,
-        at,
+        this.at(),
         JSON.stringify(input.canonicalMetadata),
         JSON.stringify(input.entities),
         JSON.stringify(input.embedding),
@@ -228,8 +222,9 @@ export class ClientStore {
     return row.generation;
   }
 
+  /** Inside a write transaction: retire, activate, point the version at it, and log the publication. */
   private activate(documentId: string, versionKey: string, generation: number, previous: number | null, createdAt: string): void {
-    const at = new Date(this.now()).toISOString();
+    const at = this.at();
     if (previous !== null) {
       this.db.prepare(`UPDATE generations SET state = 'retired', retired_at = ? WHERE generation = ?`).run(at, previous);
     }
@@ -240,9 +235,18 @@ export class ClientStore {
          ON CONFLICT (document_id, version_key) DO UPDATE SET active_generation = excluded.active_generation`,
       )
       .run(documentId, versionKey, generation, createdAt);
+    this.appendLog('activate', documentId, versionKey, generation);
   }
 
-  activeGeneration(documentId: string, versionKey: string): GenerationRecord | null {
+  /** Appends one log entry and drops entries older than the retained window (followers that far behind rebuild). */
+  private appendLog(kind: 'activate' | 'remove', documentId: string, versionKey: string, generation: number | null): void {
+    const { seq } = this.db
+      .prepare('INSERT INTO publication_log (kind, document_id, version_key, generation, at) VALUES (?, ?, ?, ?, ?) RETURNING seq')
+      .get(kind, documentId, versionKey, generation, this.at()) as { seq: number };
+    if (seq % 64 === 0) this.db.prepare('DELETE FROM publication_log WHERE seq <= ?').run(seq - this.logRetained);
+  }
+
+  private activeGenerationSync(documentId: string, versionKey: string): GenerationRecord | null {
     const row = this.db
       .prepare(
         `SELECT g.* FROM versions v JOIN generations g ON g.generation = v.active_generation
@@ -252,21 +256,13 @@ export class ClientStore {
     return row ? toGeneration(row) : null;
   }
 
-  generation(generation: number): GenerationRecord | null {
+  private generationSync(generation: number): GenerationRecord | null {
     const row = this.db.prepare('SELECT * FROM generations WHERE generation = ?').get(generation) as GenerationRow | undefined;
     return row ? toGeneration(row) : null;
   }
 
-  /** Only the manifest of a generation (what publication-ready polls may read). */
-  manifest(generation: number): { state: string; documentId: string; versionKey: string; manifest: JsonObject } | null {
-    const row = this.db.prepare('SELECT state, document_id, version_key, manifest FROM generations WHERE generation = ?').get(generation) as
-      | { state: string; document_id: string; version_key: string; manifest: string }
-      | undefined;
-    return row ? { state: row.state, documentId: row.document_id, versionKey: row.version_key, manifest: JSON.parse(row.manifest) } : null;
-  }
-
-  loadGeneration(generation: number): LoadedGeneration | null {
-    const record = this.generation(generation);
+  private loadGenerationSync(generation: number): LoadedGeneration | null {
+    const record = this.generationSync(generation);
     if (!record) return null;
     const chunks = (this.db.prepare('SELECT * FROM chunks WHERE generation = ? ORDER BY chunk_index').all(generation) as unknown as ChunkRow[]).map(toChunk);
     const leaves = (this.db.prepare('SELECT path, value, value_type FROM metadata_leaves WHERE generation = ? ORDER BY ordinal').all(generation) as {
@@ -277,8 +273,28 @@ export class ClientStore {
     return { ...record, chunks, leaves };
   }
 
+  async activeGeneration(documentId: string, versionKey: string): Promise<GenerationRecord | null> {
+    return this.activeGenerationSync(documentId, versionKey);
+  }
+
+  async generation(generation: number): Promise<GenerationRecord | null> {
+    return this.generationSync(generation);
+  }
+
+  /** Only the manifest of a generation (what publication-ready polls may read). */
+  async manifest(generation: number): Promise<{ state: string; documentId: string; versionKey: string; manifest: JsonObject } | null> {
+    const row = this.db.prepare('SELECT state, document_id, version_key, manifest FROM generations WHERE generation = ?').get(generation) as
+      | { state: string; document_id: string; version_key: string; manifest: string }
+      | undefined;
+    return row ? { state: row.state, documentId: row.document_id, versionKey: row.version_key, manifest: JSON.parse(row.manifest) } : null;
+  }
+
+  async loadGeneration(generation: number): Promise<LoadedGeneration | null> {
+    return this.loadGenerationSync(generation);
+  }
+
   /** Active generations of every version of one document. */
-  activeGenerationsOf(documentId: string): GenerationRecord[] {
+  async activeGenerationsOf(documentId: string): Promise<GenerationRecord[]> {
     const rows = this.db
       .prepare(
         `SELECT g.* FROM versions v JOIN generations g ON g.generation = v.active_generation
@@ -288,43 +304,91 @@ export class ClientStore {
     return rows.map(toGeneration);
   }
 
-  /**
-   * Every active generation with its chunks, in activation order (start-up snapshot rebuild). Versions
-   * under an unfinished hard-delete purge are left out: their purge resumes when the request is repeated.
-   */
-  *activeGenerations(): Generator<LoadedGeneration> {
-    const ids = this.db
+  private servedGenerationIds(): number[] {
+    return (this.db
       .prepare(
         `SELECT g.generation FROM generations g
          WHERE g.state = 'active'
            AND NOT EXISTS (SELECT 1 FROM purge_journal p WHERE p.document_id = g.document_id AND p.version_key = g.version_key)
          ORDER BY g.generation`,
       )
-      .all() as { generation: number }[];
-    for (const { generation } of ids) {
-      const loaded = this.loadGeneration(generation);
-      if (loaded) yield loaded;
+      .all() as { generation: number }[]).map((row) => row.generation);
+  }
+
+  /**
+   * Every active generation with its chunks, in activation order. Versions under an unfinished hard-delete
+   * purge are left out: their purge resumes when the request is repeated.
+   */
+  async *activeGenerations(): AsyncGenerator<LoadedGeneration> {
+    for (const generation of this.servedGenerationIds()) {
+      const loaded = this.loadGenerationSync(generation);
+      if (loaded?.state === 'active') yield loaded;
     }
   }
 
-  /** Records the intent to purge these versions before anything is removed (the hard-delete journal). */
-  beginPurge(documentId: string, versionKeys: string[]): void {
-    const at = new Date(this.now()).toISOString();
+  /** The serving state at one log position, read in one transaction (a follower's rebuild). */
+  async servingState(): Promise<{ head: number; generations: LoadedGeneration[] }> {
+    return readTransaction(this.db, () => ({
+      head: this.logHeadSync(),
+      generations: this.servedGenerationIds().flatMap((generation) => this.loadGenerationSync(generation) ?? []),
+    }));
+  }
+
+  private logHeadSync(): number {
+    const row = this.db.prepare('SELECT MAX(seq) AS head FROM publication_log').get() as { head: number | null };
+    return row.head ?? 0;
+  }
+
+  /** The sequence number of the newest publication (0 before the first): one indexed read. */
+  async logHead(): Promise<number> {
+    return this.logHeadSync();
+  }
+
+  /**
+   * Entries after `since` up to the head, at most `maxEntries` of them, and the still-active generations they
+   * name, read in one transaction so a generation retired later cannot be half-read.
+   */
+  async changesSince(since: number, maxEntries: number): Promise<PublicationChanges> {
+    return readTransaction(this.db, () => {
+      const head = this.logHeadSync();
+      const floorRow = this.db.prepare('SELECT MIN(seq) AS floor FROM publication_log').get() as { floor: number | null };
+      const floor = floorRow.floor ?? 0;
+      const generations = new Map<number, LoadedGeneration>();
+      if (head <= since || head - since > maxEntries || floor > since + 1) return { head, floor, entries: [], generations };
+      const rows = this.db
+        .prepare('SELECT seq, kind, document_id, version_key, generation FROM publication_log WHERE seq > ? ORDER BY seq')
+        .all(since) as unknown as LogRow[];
+      const entries = rows.map((row) => ({ seq: row.seq, kind: row.kind, documentId: row.document_id, versionKey: row.version_key, generation: row.generation }));
+      for (const entry of entries) {
+        if (entry.generation === null || generations.has(entry.generation)) continue;
+        const loaded = this.loadGenerationSync(entry.generation);
+        if (loaded && loaded.state === 'active') generations.set(entry.generation, loaded);
+      }
+      return { head, floor, entries, generations };
+    });
+  }
+
+  /** Records the intent to purge these versions and hides them (a removal in the log), in one transaction. */
+  async beginPurge(documentId: string, versionKeys: string[]): Promise<void> {
+    const at = this.at();
     transaction(this.db, () => {
       const insert = this.db.prepare('INSERT OR IGNORE INTO purge_journal (document_id, version_key, started_at) VALUES (?, ?, ?)');
-      for (const versionKey of versionKeys) insert.run(documentId, versionKey, at);
+      for (const versionKey of versionKeys) {
+        insert.run(documentId, versionKey, at);
+        this.appendLog('remove', documentId, versionKey, null);
+      }
     });
   }
 
   /** Version keys of this document whose purge was started and not finished. */
-  openPurges(documentId: string): string[] {
+  async openPurges(documentId: string): Promise<string[]> {
     return (this.db.prepare('SELECT version_key FROM purge_journal WHERE document_id = ? ORDER BY version_key').all(documentId) as { version_key: string }[]).map(
       (row) => row.version_key,
     );
   }
 
   /** Physically removes every generation of a version, its chunks and leaves, and closes its journal entry. */
-  purgeVersion(documentId: string, versionKey: string): number {
+  async purgeVersion(documentId: string, versionKey: string): Promise<number> {
     return transaction(this.db, () => {
       const chunks = this.db
         .prepare('SELECT COUNT(*) AS n FROM chunks c JOIN generations g ON g.generation = c.generation WHERE g.document_id = ? AND g.version_key = ?')
@@ -337,18 +401,23 @@ export class ClientStore {
   }
 
   /** Counts what is left of a version in every lane (used to verify a purge). */
-  remainingRecords(documentId: string, versionKey: string): number {
+  async remainingRecords(documentId: string, versionKey: string): Promise<number> {
     const row = this.db.prepare('SELECT COUNT(*) AS n FROM generations WHERE document_id = ? AND version_key = ?').get(documentId, versionKey) as { n: number };
     return row.n;
   }
 
   /** Drops the chunk and leaf rows of retired generations; their manifests stay for successor checks. */
-  cleanupRetired(generations: number[]): number {
+  async cleanupRetired(generations: number[]): Promise<number> {
     let removed = 0;
     for (const generation of generations) {
       removed += Number(this.db.prepare(`DELETE FROM chunks WHERE generation = ? AND ? IN (SELECT generation FROM generations WHERE state = 'retired')`).run(generation, generation).changes);
       this.db.prepare(`DELETE FROM metadata_leaves WHERE generation = ? AND ? IN (SELECT generation FROM generations WHERE state = 'retired')`).run(generation, generation);
     }
     return removed;
+  }
+
+  /** A cheap read that proves the Client's database answers (health probes). */
+  async probe(): Promise<void> {
+    this.db.prepare('SELECT 1 FROM publication_log LIMIT 1').get();
   }
 }

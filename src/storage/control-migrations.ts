@@ -1,4 +1,5 @@
-// Schema of the control database: durable jobs with their leases, and per-Client discovery readiness.
+// Schema of the control database: durable jobs with their leases, per-Client discovery readiness, the
+// publication authority record, named leases (fences, single-writer locks) and rate-limit windows.
 // Append new migrations; never edit one that has shipped.
 
 export const CONTROL_MIGRATIONS: readonly string[] = [
@@ -32,5 +33,27 @@ export const CONTROL_MIGRATIONS: readonly string[] = [
     backfill_job_id TEXT,
     updated_at TEXT NOT NULL
   );
+  `,
+  `
+  ALTER TABLE jobs ADD COLUMN publication_wait_since INTEGER;
+  CREATE TABLE IF NOT EXISTS client_files (client_id TEXT PRIMARY KEY, file TEXT NOT NULL);
+  CREATE TABLE authority (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    mode TEXT NOT NULL CHECK (mode IN ('READY', 'FENCING', 'MAINTENANCE')),
+    authority_id TEXT NOT NULL,
+    changed_at TEXT NOT NULL
+  );
+  CREATE TABLE leases (
+    name TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE rate_hits (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    client_id TEXT NOT NULL,
+    bucket TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX rate_hits_window ON rate_hits (client_id, bucket, at);
   `,
 ];

@@ -5,39 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from './sqlite.ts';
 import { transaction } from './sqlite.ts';
 import type { JobOperation, JobState, ReadinessState } from '../domain/job-states.ts';
+import type { JobRecord, NewJob } from '../domain/jobs.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
-
-export interface JobRecord {
-  seq: number;
-  jobId: string;
-  clientId: string;
-  operation: JobOperation;
-  documentId: string;
-  /** Storage key of the target version ('' = null version); null when a job targets every version. */
-  versionKey: string | null;
-  status: JobState;
-  request: JsonObject;
-  result: JsonObject | null;
-  error: string | null;
-  errorDetails: JsonObject | null;
-  attempts: number;
-  maxAttempts: number;
-  nextRunAt: number;
-  leaseOwner: string | null;
-  leaseExpiresAt: number | null;
-  createdAt: string;
-  updatedAt: string;
-  completedAt: string | null;
-}
-
-export interface NewJob {
-  clientId: string;
-  operation: JobOperation;
-  documentId: string;
-  versionKey: string | null;
-  request: JsonObject;
-  maxAttempts: number;
-}
 
 interface JobRow {
   seq: number;
@@ -56,6 +25,7 @@ interface JobRow {
   next_run_at: number;
   lease_owner: string | null;
   lease_expires_at: number | null;
+  publication_wait_since: number | null;
   created_at: string;
   updated_at: string;
   completed_at: string | null;
@@ -79,6 +49,7 @@ function toRecord(row: JobRow): JobRecord {
     nextRunAt: row.next_run_at,
     leaseOwner: row.lease_owner,
     leaseExpiresAt: row.lease_expires_at,
+    publicationWaitSince: row.publication_wait_since,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     completedAt: row.completed_at,
@@ -94,7 +65,7 @@ export class JobStore {
     this.now = now;
   }
 
-  enqueue(job: NewJob): JobRecord {
+  async enqueue(job: NewJob): Promise<JobRecord> {
     const at = new Date(this.now()).toISOString();
     const row = this.db
       .prepare(
@@ -106,12 +77,12 @@ export class JobStore {
   }
 
   /** The Client's job, or null for an unknown id and for another Client's id alike. */
-  get(clientId: string, jobId: string): JobRecord | null {
+  async get(clientId: string, jobId: string): Promise<JobRecord | null> {
     const row = this.db.prepare('SELECT * FROM jobs WHERE job_id = ? AND client_id = ?').get(jobId, clientId) as JobRow | undefined;
     return row ? toRecord(row) : null;
   }
 
-  getById(jobId: string): JobRecord | null {
+  async getById(jobId: string): Promise<JobRecord | null> {
     const row = this.db.prepare('SELECT * FROM jobs WHERE job_id = ?').get(jobId) as JobRow | undefined;
     return row ? toRecord(row) : null;
   }
@@ -120,7 +91,7 @@ export class JobStore {
    * Claims the oldest runnable job: pending or retrying and due, or started/processing with an expired
    * lease (its worker died). Each claim counts one attempt.
    */
-  claim(owner: string, leaseMs: number): JobRecord | null {
+  async claim(owner: string, leaseMs: number): Promise<JobRecord | null> {
     const now = this.now();
     return transaction(this.db, () => {
       const row = this.db
@@ -143,7 +114,7 @@ export class JobStore {
   }
 
   /** Extends a lease and optionally moves the job to another in-flight state; false when the lease was lost. */
-  heartbeat(jobId: string, owner: string, leaseMs: number, status?: JobState): boolean {
+  async heartbeat(jobId: string, owner: string, leaseMs: number, status?: JobState): Promise<boolean> {
     const now = this.now();
     const changes = this.db
       .prepare(
@@ -155,7 +126,7 @@ export class JobStore {
   }
 
   /** Records a terminal outcome; false when this owner no longer holds the job. */
-  finish(jobId: string, owner: string, outcome: { status: JobState; result?: JsonObject | null; error?: string | null; errorDetails?: JsonObject | null }): boolean {
+  async finish(jobId: string, owner: string, outcome: { status: JobState; result?: JsonObject | null; error?: string | null; errorDetails?: JsonObject | null }): Promise<boolean> {
     const at = new Date(this.now()).toISOString();
     const changes = this.db
       .prepare(
@@ -176,7 +147,7 @@ export class JobStore {
     return Number(changes) === 1;
   }
 
-  scheduleRetry(jobId: string, owner: string, error: string, delayMs: number): boolean {
+  async scheduleRetry(jobId: string, owner: string, error: string, delayMs: number): Promise<boolean> {
     const now = this.now();
     const changes = this.db
       .prepare(
@@ -187,8 +158,30 @@ export class JobStore {
     return Number(changes) === 1;
   }
 
+  /** Keeps a running job's intermediate facts (what it staged) so a later attempt can resume from them. */
+  async recordProgress(jobId: string, owner: string, progress: JsonObject): Promise<boolean> {
+    const changes = this.db.prepare('UPDATE jobs SET result = ? WHERE job_id = ? AND lease_owner = ?').run(JSON.stringify(progress), jobId, owner).changes;
+    return Number(changes) === 1;
+  }
+
+  /**
+   * Publication is paused: the job waits for it without spending an attempt (the claim's attempt is given
+   * back), remembering when the wait began. False when this owner no longer holds the job.
+   */
+  async waitForPublication(jobId: string, owner: string, message: string, delayMs: number): Promise<boolean> {
+    const now = this.now();
+    const changes = this.db
+      .prepare(
+        `UPDATE jobs SET status = 'retrying', error = ?, next_run_at = ?, attempts = attempts - 1,
+           publication_wait_since = COALESCE(publication_wait_since, ?), lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+         WHERE job_id = ? AND lease_owner = ?`,
+      )
+      .run(message, now + delayMs, now, new Date(now).toISOString(), jobId, owner).changes;
+    return Number(changes) === 1;
+  }
+
   /** Hands a claimed job back untouched (graceful shutdown): the attempt does not count. */
-  release(jobId: string, owner: string): void {
+  async release(jobId: string, owner: string): Promise<void> {
     this.db
       .prepare(
         `UPDATE jobs SET status = CASE WHEN attempts > 1 THEN 'retrying' ELSE 'pending' END, attempts = attempts - 1,
@@ -199,7 +192,7 @@ export class JobStore {
   }
 
   /** The newest upload job accepted for a Document Version (the one that owns it). */
-  newestEmbedJob(clientId: string, documentId: string, versionKey: string): JobRecord | null {
+  async newestEmbedJob(clientId: string, documentId: string, versionKey: string): Promise<JobRecord | null> {
     const row = this.db
       .prepare(
         `SELECT * FROM jobs WHERE client_id = ? AND document_id = ? AND version_key = ? AND operation = 'embed'
@@ -210,7 +203,7 @@ export class JobStore {
   }
 
   /** Another job of this operation for the Client that a live worker holds right now, if any. */
-  activeJobOf(clientId: string, operation: JobOperation, exceptJobId: string): JobRecord | null {
+  async activeJobOf(clientId: string, operation: JobOperation, exceptJobId: string): Promise<JobRecord | null> {
     const row = this.db
       .prepare(
         `SELECT * FROM jobs WHERE client_id = ? AND operation = ? AND job_id <> ?
@@ -222,7 +215,7 @@ export class JobStore {
   }
 
   /** Removes job bindings of a hard-deleted document (all versions when versionKey is null). */
-  deleteForDocument(clientId: string, documentId: string, versionKey: string | null): string[] {
+  async deleteForDocument(clientId: string, documentId: string, versionKey: string | null): Promise<string[]> {
     const rows = (versionKey === null
       ? this.db.prepare('DELETE FROM jobs WHERE client_id = ? AND document_id = ? RETURNING job_id').all(clientId, documentId)
       : this.db
@@ -231,7 +224,7 @@ export class JobStore {
     return rows.map((row) => row.job_id);
   }
 
-  countsByOperationAndState(): { operation: string; status: string; count: number }[] {
+  async countsByOperationAndState(): Promise<{ operation: string; status: string; count: number }[]> {
     return this.db.prepare('SELECT operation, status, COUNT(*) AS count FROM jobs GROUP BY operation, status').all() as {
       operation: string;
       status: string;
@@ -240,7 +233,7 @@ export class JobStore {
   }
 
   /** Upload files that jobs not yet terminal still need. */
-  liveUploadNames(): Set<string> {
+  async liveUploadNames(): Promise<Set<string>> {
     const rows = this.db
       .prepare(`SELECT json_extract(request, '$.upload') AS upload FROM jobs WHERE status NOT IN ('completed', 'superseded', 'failed', 'partial_failed')`)
       .all() as { upload: string | null }[];
@@ -251,7 +244,7 @@ export class JobStore {
    * The Client's durable discovery readiness. Every version this service writes indexes its metadata leaves
    * inline, so a Client without a recorded state has no pre-discovery data and has converged to ready.
    */
-  readiness(clientId: string): { state: ReadinessState; backfillJobId: string | null; updatedAt: string | null } {
+  async readiness(clientId: string): Promise<{ state: ReadinessState; backfillJobId: string | null; updatedAt: string | null }> {
     const row = this.db.prepare('SELECT state, backfill_job_id, updated_at FROM readiness WHERE client_id = ?').get(clientId) as
       | { state: string; backfill_job_id: string | null; updated_at: string }
       | undefined;
@@ -259,7 +252,7 @@ export class JobStore {
     return { state: row.state as ReadinessState, backfillJobId: row.backfill_job_id, updatedAt: row.updated_at };
   }
 
-  setReadiness(clientId: string, state: ReadinessState, backfillJobId: string | null = null): void {
+  async setReadiness(clientId: string, state: ReadinessState, backfillJobId: string | null = null): Promise<void> {
     this.db
       .prepare(
         `INSERT INTO readiness (client_id, state, backfill_job_id, updated_at) VALUES (?, ?, ?, ?)

@@ -13,18 +13,34 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 export function openDatabase(path: string, migrations: readonly string[]): Database {
   mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path);
-  db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS};`);
+  // The busy timeout comes first: several processes open the same files, and switching to WAL takes a lock.
+  db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;`);
   migrate(db, migrations);
   return db;
 }
 
+/** Applies each missing migration in its own write transaction, re-reading the version under the lock, so
+ * processes that open the same file at once apply every migration exactly once. */
 function migrate(db: Database, migrations: readonly string[]): void {
-  const row = db.prepare('PRAGMA user_version').get() as { user_version: number };
-  for (let version = row.user_version; version < migrations.length; version++) {
-    transaction(db, () => {
+  for (;;) {
+    const applied = transaction(db, () => {
+      const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
+      if (version >= migrations.length) return false;
       db.exec(migrations[version]);
       db.exec(`PRAGMA user_version = ${version + 1}`);
+      return true;
     });
+    if (!applied) return;
+  }
+}
+
+/** Runs fn inside a read transaction: every SELECT in it sees one committed state of the database. */
+export function readTransaction<T>(db: Database, fn: () => T): T {
+  db.exec('BEGIN');
+  try {
+    return fn();
+  } finally {
+    db.exec('COMMIT');
   }
 }
 

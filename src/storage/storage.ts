@@ -1,5 +1,6 @@
-// The embedded storage adapter: a control database for jobs and readiness, one database file per Client,
-// and durable upload files. It hands out per-Client stores; it never interprets documents.
+// The embedded storage adapter (SQLite, safe for several processes): a control database for jobs, readiness,
+// the authority record, leases and rate windows; one database file per Client; durable upload files.
+// It hands out per-Client stores; it never interprets documents.
 
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, existsSync, openSync, writeSync, fsyncSync, closeSync, renameSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +11,9 @@ import { CONTROL_MIGRATIONS } from './control-migrations.ts';
 import { CLIENT_MIGRATIONS } from './client-migrations.ts';
 import { JobStore } from './job-store.ts';
 import { ClientStore } from './client-store.ts';
+import { ControlStore } from './control-store.ts';
+import type { StoragePort } from './port.ts';
+import { PUBLICATION_LOG_RETAINED_ENTRIES } from '../domain/publication-log.ts';
 
 const CLIENT_FILE_SUFFIX = '.db';
 
@@ -20,10 +24,11 @@ function clientFileName(clientId: string): string {
   return `${readable}-${digest}${CLIENT_FILE_SUFFIX}`;
 }
 
-export class Storage {
+export class Storage implements StoragePort {
   readonly jobs: JobStore;
+  readonly control: ControlStore;
   readonly dataDir: string;
-  private readonly control: Database;
+  private readonly controlDb: Database;
   private readonly clients = new Map<string, ClientStore>();
   private readonly clientsDir: string;
   private readonly uploadsDir: string;
@@ -34,9 +39,9 @@ export class Storage {
     this.uploadsDir = join(dataDir, 'uploads');
     mkdirSync(this.clientsDir, { recursive: true });
     mkdirSync(this.uploadsDir, { recursive: true });
-    this.control = openDatabase(join(dataDir, 'control.db'), CONTROL_MIGRATIONS);
-    this.control.exec(`CREATE TABLE IF NOT EXISTS client_files (client_id TEXT PRIMARY KEY, file TEXT NOT NULL)`);
-    this.jobs = new JobStore(this.control);
+    this.controlDb = openDatabase(join(dataDir, 'control.db'), CONTROL_MIGRATIONS);
+    this.jobs = new JobStore(this.controlDb);
+    this.control = new ControlStore(this.controlDb);
   }
 
   /** The Client's store, created on first use. */
@@ -44,22 +49,22 @@ export class Storage {
     let store = this.clients.get(clientId);
     if (!store) {
       const file = clientFileName(clientId);
-      this.control.prepare('INSERT OR IGNORE INTO client_files (client_id, file) VALUES (?, ?)').run(clientId, file);
-      store = new ClientStore(clientId, openDatabase(join(this.clientsDir, file), CLIENT_MIGRATIONS));
+      this.controlDb.prepare('INSERT OR IGNORE INTO client_files (client_id, file) VALUES (?, ?)').run(clientId, file);
+      store = new ClientStore(clientId, openDatabase(join(this.clientsDir, file), CLIENT_MIGRATIONS), { logRetained: PUBLICATION_LOG_RETAINED_ENTRIES });
       this.clients.set(clientId, store);
     }
     return store;
   }
 
   /** Clients that have a database on disk (used to rebuild serving snapshots at start-up). */
-  knownClientIds(): string[] {
-    const rows = this.control.prepare('SELECT client_id, file FROM client_files').all() as { client_id: string; file: string }[];
+  async knownClientIds(): Promise<string[]> {
+    const rows = this.controlDb.prepare('SELECT client_id, file FROM client_files').all() as { client_id: string; file: string }[];
     const files = new Set(readdirSync(this.clientsDir));
     return rows.filter((row) => files.has(row.file)).map((row) => row.client_id);
   }
 
   /** Writes upload bytes durably (fsync, then atomic rename) before the job that needs them is recorded. */
-  saveUpload(name: string, bytes: Uint8Array): void {
+  async saveUpload(name: string, bytes: Uint8Array): Promise<void> {
     const path = join(this.uploadsDir, name);
     const temp = `${path}.partial`;
     const fd = openSync(temp, 'w');
@@ -72,17 +77,17 @@ export class Storage {
     renameSync(temp, path);
   }
 
-  readUpload(name: string): Buffer | null {
+  async readUpload(name: string): Promise<Buffer | null> {
     const path = join(this.uploadsDir, name);
     return existsSync(path) ? readFileSync(path) : null;
   }
 
-  deleteUpload(name: string): void {
+  async deleteUpload(name: string): Promise<void> {
     rmSync(join(this.uploadsDir, name), { force: true });
   }
 
   /** Removes upload files no live job refers to (left by a crash between write and enqueue). */
-  sweepUploads(liveNames: Set<string>): number {
+  async sweepUploads(liveNames: Set<string>): Promise<number> {
     let removed = 0;
     for (const file of readdirSync(this.uploadsDir)) {
       if (!liveNames.has(file)) {
@@ -93,19 +98,14 @@ export class Storage {
     return removed;
   }
 
-  /** A cheap liveness probe of the durable store for /health. */
-  probe(): boolean {
-    try {
-      this.control.prepare('SELECT 1').get();
-      return true;
-    } catch {
-      return false;
-    }
+  /** A cheap liveness probe of the durable store for /health; rejects when it cannot be read. */
+  async probe(): Promise<void> {
+    await this.control.probe();
   }
 
   close(): void {
     for (const store of this.clients.values()) store.close();
     this.clients.clear();
-    this.control.close();
+    this.controlDb.close();
   }
 }

@@ -4,7 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTestServer, api, KEYS, uploadText, waitForJob } from '../helpers/server.ts';
-import { successorOf } from '../../src/publication/lifecycle-service.ts';
+import { successorOf } from '../../src/publication/successor.ts';
+import { Publisher } from '../../src/publication/publisher.ts';
+import { Storage } from '../../src/storage/storage.ts';
 
 const server = useTestServer();
 const backfill = (clientId: string) => api(server.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: clientId } });
@@ -48,12 +50,18 @@ test('a version over the contract blocks readiness; metadata scopes answer 409, 
   // Pre-discovery data: a version imported before the contract existed (written straight to the store).
   const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'legacy', text: 'Legacy ledger export.' });
   await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
-  const { storage, authority } = server.service.services;
-  const store = storage.client('client-alpha');
-  const current = store.loadGeneration(store.activeGeneration('legacy', 'legacy')!.generation)!;
-  const legacy = { ...current.canonicalMetadata, custom: { blob: 'y'.repeat(70_000) } };
-  const [activation] = store.replaceGenerations([{ input: successorOf(current, { canonicalMetadata: legacy }), expected: current.generation }])!;
-  authority.publish('client-alpha', { activated: [{ ...store.generation(activation.generation)!, chunks: current.chunks, leaves: current.leaves }] });
+  // Another process on the same durable store, as an import tool would be: the api processes learn of
+  // its publication from the log.
+  const storage = new Storage(server.dataDir);
+  try {
+    const store = storage.client('client-alpha');
+    const current = (await store.loadGeneration((await store.activeGeneration('legacy', 'legacy'))!.generation))!;
+    const legacy = { ...current.canonicalMetadata, custom: { blob: 'y'.repeat(70_000) } };
+    const publisher = new Publisher(storage, { enabled: true });
+    assert.ok(await publisher.replace('client-alpha', [{ input: successorOf(current, { canonicalMetadata: legacy }), expected: current.generation }]));
+  } finally {
+    storage.close();
+  }
 
   const run = await backfill('client-alpha');
   const job = await waitForJob(server.url, KEYS.alpha, run.json.job_id);

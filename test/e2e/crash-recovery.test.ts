@@ -12,7 +12,7 @@ test('an accepted job completes after the process is killed mid-way and restarte
     assert.equal(accepted.status, 202);
     const processing = await waitForJob(first.url, KEYS.alpha, accepted.json.job_id, { until: (job) => job.status === 'processing' });
     assert.equal(processing.status, 'processing');
-    first.child.kill('SIGKILL');
+    await first.crash();
     await first.exited;
 
     const second = await spawnServer({ ...env, JOB_STAGE_DELAY_MS: '0' });

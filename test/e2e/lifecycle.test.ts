@@ -128,7 +128,7 @@ test('a hard delete killed mid-purge is finished by repeating the request', asyn
     }
     const pending = api(first.url, '/document/purge-me?mode=hard', { method: 'DELETE', key: KEYS.alpha }).catch(() => null);
     await new Promise((resolve) => setTimeout(resolve, 600)); // the first version is purged, the rest wait
-    first.child.kill('SIGKILL');
+    await first.crash();
     await first.exited;
     await pending;
 

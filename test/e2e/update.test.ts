@@ -187,14 +187,18 @@ test('job status caps updated_fields at 64 and reports the full count', async ()
   assert.equal((await customOf('wide')).custom.field_69, 69);
 });
 
-test('an update that cannot be published fails with "Metadata update failed" and its counters', async () => {
-  const fenced = await startTestServer({ JOB_RETRY_BASE_SECONDS: '0.05' });
+test('an update that cannot be published waits, then fails with "Metadata update failed" and its counters', async () => {
+  // SPEC.md PATCH rule 3: while FENCED the worker retries until publication is possible or a bounded failure.
+  const fenced = await startTestServer({ PUBLICATION_WAIT_SECONDS: '2' });
   try {
     const upload = await uploadText(fenced.url, KEYS.alpha, { document_id: 'f', text: 'Fenced statement.' });
     await waitForJob(fenced.url, KEYS.alpha, upload.json.job_id);
     await api(fenced.url, '/admin/authority/mode', { key: KEYS.operator, body: { mode: 'FENCING' } });
     const accepted = await api(fenced.url, '/update', { method: 'PATCH', key: KEYS.alpha, body: { document_id: 'f', metadata: { x: 1 } } });
     assert.equal(accepted.status, 202, 'acceptance still means queued');
+    const waiting = await waitForJob(fenced.url, KEYS.alpha, accepted.json.job_id, { until: (job) => job.status === 'retrying' });
+    assert.equal(waiting.error, 'Waiting for publication (authority FENCING)');
+    assert.equal(waiting.retry_count, 0, 'waiting spends no attempt');
     const job = await waitForJob(fenced.url, KEYS.alpha, accepted.json.job_id);
     assert.equal(job.status, 'failed');
     assert.equal(job.error, 'Metadata update failed');

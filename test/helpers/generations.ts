@@ -1,6 +1,6 @@
 // Builds in-memory generations (as the durable store would load them) for snapshot and lane tests.
 
-import type { LoadedGeneration } from '../../src/storage/client-store.ts';
+import type { LoadedGeneration } from '../../src/domain/generation.ts';
 import { emptyEntities } from '../../src/domain/entities.ts';
 
 let nextGeneration = 1;

@@ -1,5 +1,5 @@
-// Test harness: start the real service on a random port with a temporary DATA_DIR, in-process or as a
-// child process (for crash tests), and talk to it over HTTP like a client would.
+// Test harness: start the real service (the supervisor of `npm start` with its api and worker processes)
+// on a random port with a temporary DATA_DIR, and talk to it over HTTP like a client would.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { before, after } from 'node:test';
@@ -8,14 +8,13 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config.ts';
-import { startService } from '../../src/service.ts';
-import type { RunningService } from '../../src/service.ts';
 
 export const KEYS = { alpha: 'key-alpha-1', alpha2: 'key-alpha-2', beta: 'key-beta-1', operator: 'op-key-1' } as const;
 export const API_KEY_CLIENTS = JSON.stringify({ [KEYS.alpha]: 'client-alpha', [KEYS.alpha2]: 'client-alpha', [KEYS.beta]: 'client-beta' });
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** How long a supervisor may take to start its processes and build their snapshots. */
+const START_TIMEOUT_MS = 60_000;
 
 export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'hds-test-'));
@@ -32,26 +31,88 @@ export function baseEnv(dataDir: string, overrides: Record<string, string> = {})
     RATE_LIMIT_PER_MINUTE: '100000',
     SEARCH_RATE_LIMIT_PER_MINUTE: '100000',
     WORKER_POLL_MS: '50',
+    FOLLOWER_POLL_MS: '50',
     JOB_RETRY_BASE_SECONDS: '0.2',
     ...overrides,
   };
 }
 
+export interface ChildServer {
+  url: string;
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+  /** A crash of everything: SIGKILL to the supervisor and all its api and worker processes at once. */
+  crash(): Promise<void>;
+  /** Graceful stop (SIGTERM to the supervisor, which drains its processes); resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `node src/main.ts` (the supervisor) in its own process group, resolving once it says every api
+ * process has built its snapshots ("ready on URL").
+ */
+export function spawnServer(env: Record<string, string>): Promise<ChildServer> {
+  const child = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const crash = async () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void crash();
+      reject(new Error(`server did not become ready in ${START_TIMEOUT_MS} ms: ${stdout}\n${stderr}`));
+    }, START_TIMEOUT_MS);
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /ready on (http:\/\/\S+)/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve({
+          url: match[1],
+          child,
+          stdout: () => stdout,
+          stderr: () => stderr,
+          exited,
+          crash,
+          async stop() {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    });
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before it was ready: ${stderr}`));
+    });
+  });
+}
+
 export interface TestServer {
   url: string;
   dataDir: string;
-  service: RunningService;
+  server: ChildServer;
   close(): Promise<void>;
 }
 
 export async function startTestServer(overrides: Record<string, string> = {}, dataDir = tempDataDir()): Promise<TestServer> {
-  const service = await startService(loadConfig(baseEnv(dataDir, overrides)));
+  const server = await spawnServer(baseEnv(dataDir, overrides));
   return {
-    url: service.url,
+    url: server.url,
     dataDir,
-    service,
+    server,
     async close() {
-      await service.close();
+      await server.stop();
     },
   };
 }
@@ -82,8 +143,8 @@ export function useTestServer(overrides: Record<string, string> = {}, setup?: (s
     get dataDir() {
       return running().dataDir;
     },
-    get service() {
-      return running().service;
+    get server() {
+      return running().server;
     },
     close: () => running().close(),
   };
@@ -91,30 +152,6 @@ export function useTestServer(overrides: Record<string, string> = {}, setup?: (s
 
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
-}
-
-export interface ChildServer {
-  url: string;
-  child: ChildProcess;
-  stderr(): string;
-  exited: Promise<number | null>;
-}
-
-/** Starts `node src/main.ts` as its own process, resolving once it prints its address. */
-export function spawnServer(env: Record<string, string>): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk) => {
-      stdout += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
-      if (match) resolve({ url: match[1], child, stderr: () => stderr, exited });
-    });
-    exited.then((code) => reject(new Error(`server exited with ${code} before listening: ${stderr}`)));
-  });
 }
 
 export async function api(url: string, path: string, options: { method?: string; key?: string | null; body?: unknown; headers?: Record<string, string> } = {}) {

@@ -1,35 +1,51 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Storage } from '../../src/storage/storage.ts';
-import { PublicationAuthority } from '../../src/publication/authority.ts';
+import { Publisher } from '../../src/publication/publisher.ts';
 import { createBackfillHandler, enqueueBackfill, BACKFILL_ALREADY_RUNNING } from '../../src/publication/backfill.ts';
+import type { JobContext } from '../../src/domain/jobs.ts';
 import { tempDataDir, removeDir } from '../helpers/server.ts';
+
+const context: JobContext = { heartbeat: async () => {}, recordProgress: async () => {} };
 
 test('a second backfill while one is running is refused with a retry hint bounded by the lease', async () => {
   const dir = tempDataDir();
-  const storage = new Storage(dir);
+  // Two workers in two processes: two connections to one store.
+  const storageA = new Storage(dir);
+  const storageB = new Storage(dir);
   try {
-    const authority = new PublicationAuthority({ enabled: true, dimensions: 4, authorityId: 'test' });
-    authority.recover(storage);
     const leaseMs = 30_000;
-    const handler = createBackfillHandler({ storage, authority, leaseMs });
-    const first = enqueueBackfill(storage, 'c1', () => {});
-    const second = enqueueBackfill(storage, 'c1', () => {});
-    assert.equal(storage.jobs.claim('worker-a', leaseMs)!.jobId, first.jobId, 'the first run is in flight');
-    const claimed = storage.jobs.claim('worker-b', leaseMs)!;
+    const handlerA = createBackfillHandler({ storage: storageA, publisher: new Publisher(storageA, { enabled: true }), leaseMs });
+    const handlerB = createBackfillHandler({ storage: storageB, publisher: new Publisher(storageB, { enabled: true }), leaseMs });
+    const first = await enqueueBackfill(storageA, 'c1', () => {});
+    const second = await enqueueBackfill(storageA, 'c1', () => {});
+    const claimedFirst = (await storageA.jobs.claim('worker-a', leaseMs))!;
+    assert.equal(claimedFirst.jobId, first.jobId);
+    // The first run holds the Client's single-writer lease while it works.
+    let releaseFirst!: () => void;
+    const holding = new Promise<void>((resolve) => (releaseFirst = resolve));
+    assert.equal(await storageA.control.acquireLease(`backfill:c1`, first.jobId, leaseMs), true);
+    const claimed = (await storageB.jobs.claim('worker-b', leaseMs))!;
     assert.equal(claimed.jobId, second.jobId);
-    const outcome = await handler(claimed, { heartbeat: async () => {} });
+    const outcome = await handlerB(claimed, context);
     assert.equal(outcome.status, 'failed');
     assert.equal(outcome.errorDetails!.code, BACKFILL_ALREADY_RUNNING);
+    assert.equal(outcome.errorDetails!.running_job_id, first.jobId);
     const retry = outcome.result!.next_retry_in_seconds as number;
     assert.ok(retry >= 1 && retry <= leaseMs / 1000);
     // Another Client's backfill is not blocked by it.
-    const other = enqueueBackfill(storage, 'c2', () => {});
-    const otherClaim = storage.jobs.claim('worker-c', leaseMs)!;
+    const other = await enqueueBackfill(storageA, 'c2', () => {});
+    const otherClaim = (await storageB.jobs.claim('worker-c', leaseMs))!;
     assert.equal(otherClaim.jobId, other.jobId);
-    assert.equal((await handler(otherClaim, { heartbeat: async () => {} })).status, 'completed');
+    assert.equal((await handlerB(otherClaim, context)).status, 'completed');
+    // The first run itself proceeds (it holds the lease) and frees it when done.
+    releaseFirst();
+    await holding;
+    assert.equal((await handlerA(claimedFirst, context)).status, 'completed');
+    assert.equal(await storageA.control.leaseHolder('backfill:c1'), null);
   } finally {
-    storage.close();
+    storageA.close();
+    storageB.close();
     removeDir(dir);
   }
 });

@@ -16,91 +16,91 @@ function store() {
 
 const NEW_JOB = { clientId: 'c1', operation: 'embed' as const, documentId: 'd1', versionKey: 'd1', request: { source: 'text' }, maxAttempts: 3 };
 
-test('a claim takes the oldest pending job with a lease and counts an attempt', () => {
+test('a claim takes the oldest pending job with a lease and counts an attempt', async () => {
   const { jobs, close } = store();
   try {
-    const first = jobs.enqueue(NEW_JOB);
-    jobs.enqueue({ ...NEW_JOB, documentId: 'd2' });
-    const claimed = jobs.claim('w1', 1000)!;
+    const first = await jobs.enqueue(NEW_JOB);
+    await jobs.enqueue({ ...NEW_JOB, documentId: 'd2' });
+    const claimed = (await jobs.claim('w1', 1000))!;
     assert.equal(claimed.jobId, first.jobId);
     assert.equal(claimed.status, 'started');
     assert.equal(claimed.attempts, 1);
     assert.equal(claimed.leaseOwner, 'w1');
-    assert.equal(jobs.claim('w2', 1000)!.documentId, 'd2');
-    assert.equal(jobs.claim('w3', 1000), null);
+    assert.equal((await jobs.claim('w2', 1000))!.documentId, 'd2');
+    assert.equal(await jobs.claim('w3', 1000), null);
   } finally {
     close();
   }
 });
 
-test('an expired lease is claimed again by another worker; the old owner can no longer finish', () => {
+test('an expired lease is claimed again by another worker; the old owner can no longer finish', async () => {
   const { jobs, advance, close } = store();
   try {
-    const job = jobs.enqueue(NEW_JOB);
-    jobs.claim('dead-worker', 1000);
-    assert.equal(jobs.claim('w2', 1000), null, 'lease still valid');
+    const job = await jobs.enqueue(NEW_JOB);
+    await jobs.claim('dead-worker', 1000);
+    assert.equal(await jobs.claim('w2', 1000), null, 'lease still valid');
     advance(1001);
-    const reclaimed = jobs.claim('w2', 1000)!;
+    const reclaimed = (await jobs.claim('w2', 1000))!;
     assert.equal(reclaimed.jobId, job.jobId);
     assert.equal(reclaimed.attempts, 2);
-    assert.equal(jobs.finish(job.jobId, 'dead-worker', { status: 'completed' }), false);
-    assert.equal(jobs.finish(job.jobId, 'w2', { status: 'completed', result: { chunks_created: 1 } }), true);
-    assert.equal(jobs.get('c1', job.jobId)!.status, 'completed');
+    assert.equal(await jobs.finish(job.jobId, 'dead-worker', { status: 'completed' }), false);
+    assert.equal(await jobs.finish(job.jobId, 'w2', { status: 'completed', result: { chunks_created: 1 } }), true);
+    assert.equal((await jobs.get('c1', job.jobId))!.status, 'completed');
   } finally {
     close();
   }
 });
 
-test('a retry waits for its backoff and keeps the error', () => {
+test('a retry waits for its backoff and keeps the error', async () => {
   const { jobs, advance, close } = store();
   try {
-    const job = jobs.enqueue(NEW_JOB);
-    jobs.claim('w1', 1000);
-    assert.equal(jobs.scheduleRetry(job.jobId, 'w1', 'provider timed out', 2000), true);
-    const retrying = jobs.get('c1', job.jobId)!;
+    const job = await jobs.enqueue(NEW_JOB);
+    await jobs.claim('w1', 1000);
+    assert.equal(await jobs.scheduleRetry(job.jobId, 'w1', 'provider timed out', 2000), true);
+    const retrying = (await jobs.get('c1', job.jobId))!;
     assert.equal(retrying.status, 'retrying');
     assert.equal(retrying.error, 'provider timed out');
-    assert.equal(jobs.claim('w1', 1000), null);
+    assert.equal(await jobs.claim('w1', 1000), null);
     advance(2000);
-    assert.equal(jobs.claim('w1', 1000)!.attempts, 2);
+    assert.equal((await jobs.claim('w1', 1000))!.attempts, 2);
   } finally {
     close();
   }
 });
 
-test('a job is visible only to its own Client', () => {
+test('a job is visible only to its own Client', async () => {
   const { jobs, close } = store();
   try {
-    const job = jobs.enqueue(NEW_JOB);
-    assert.ok(jobs.get('c1', job.jobId));
-    assert.equal(jobs.get('c2', job.jobId), null);
+    const job = await jobs.enqueue(NEW_JOB);
+    assert.ok(await jobs.get('c1', job.jobId));
+    assert.equal(await jobs.get('c2', job.jobId), null);
   } finally {
     close();
   }
 });
 
-test('release hands a claimed job back without spending the attempt', () => {
+test('release hands a claimed job back without spending the attempt', async () => {
   const { jobs, close } = store();
   try {
-    const job = jobs.enqueue(NEW_JOB);
-    jobs.claim('w1', 60_000);
-    jobs.release(job.jobId, 'w1');
-    const released = jobs.get('c1', job.jobId)!;
+    const job = await jobs.enqueue(NEW_JOB);
+    await jobs.claim('w1', 60_000);
+    await jobs.release(job.jobId, 'w1');
+    const released = (await jobs.get('c1', job.jobId))!;
     assert.equal(released.status, 'pending');
     assert.equal(released.attempts, 0);
-    assert.equal(jobs.claim('w2', 1000)!.attempts, 1);
+    assert.equal((await jobs.claim('w2', 1000))!.attempts, 1);
   } finally {
     close();
   }
 });
 
-test('the newest upload job of a version is the one that owns it', () => {
+test('the newest upload job of a version is the one that owns it', async () => {
   const { jobs, close } = store();
   try {
-    jobs.enqueue(NEW_JOB);
-    const newer = jobs.enqueue(NEW_JOB);
-    jobs.enqueue({ ...NEW_JOB, versionKey: 'other' });
-    assert.equal(jobs.newestEmbedJob('c1', 'd1', 'd1')!.jobId, newer.jobId);
+    await jobs.enqueue(NEW_JOB);
+    const newer = await jobs.enqueue(NEW_JOB);
+    await jobs.enqueue({ ...NEW_JOB, versionKey: 'other' });
+    assert.equal((await jobs.newestEmbedJob('c1', 'd1', 'd1'))!.jobId, newer.jobId);
   } finally {
     close();
   }

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { searchDense } from '../../src/search/dense-lane.ts';
-import { buildSegment, QUANTIZED_MIN_ROWS } from '../../src/publication/segment.ts';
-import { quantizationAvailable } from '../../src/search/quantized-scan.ts';
-import type { ServedChunk, ServedVersion } from '../../src/publication/served-types.ts';
+import { buildSegment, QUANTIZED_MIN_ROWS } from '../../src/serving/segment.ts';
+import { quantizationAvailable } from '../../src/serving/quantized-scan.ts';
+import type { ServedChunk, ServedVersion } from '../../src/serving/served-types.ts';
 import { emptyEntities } from '../../src/domain/entities.ts';
 
 const DIMS = 64;

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileFilters } from '../../src/search/filters.ts';
 import { ServiceError } from '../../src/domain/service-error.ts';
-import type { ServedChunk, ServedVersion } from '../../src/publication/served-types.ts';
+import type { ServedChunk, ServedVersion } from '../../src/serving/served-types.ts';
 import { emptyEntities } from '../../src/domain/entities.ts';
 
 function version(overrides: Partial<ServedVersion> = {}): ServedVersion {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyChange, emptySnapshot } from '../../src/publication/snapshot.ts';
-import type { ClientSnapshot } from '../../src/publication/snapshot.ts';
+import { applyChange, emptySnapshot } from '../../src/serving/snapshot.ts';
+import type { ClientSnapshot } from '../../src/serving/snapshot.ts';
 import { searchContent } from '../../src/search/content-lane.ts';
 import { ServiceError } from '../../src/domain/service-error.ts';
 import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';

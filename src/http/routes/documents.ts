@@ -124,7 +124,7 @@ export function registerLifecycleRoutes(app: FastifyInstance, services: Services
       if (request.body.metadata === undefined && request.body.filename === undefined) {
         throw validationError({ type: 'missing', loc: ['body', 'metadata'], msg: 'One of metadata or filename is required', input: request.body });
       }
-      return reply.code(202).send(services.updates.accept(request.clientId!, request.body));
+      return reply.code(202).send(await services.updates.accept(request.clientId!, request.body));
     },
   );
 }

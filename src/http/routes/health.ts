@@ -11,8 +11,6 @@ export const SCHEMA_CACHE_MAX_AGE_MS = 5 * 60_000;
 /** SPEC.md: readiness and diagnostic reads each have a 2-second deadline. */
 export const HEALTH_PROBE_DEADLINE_MS = 2_000;
 
-const SERVING_SAFE_MODES = new Set(['READY', 'FENCING']);
-
 function schemaDigestCache(dimensions: number) {
   let cached: { digest: string; at: number } | null = null;
   return (): string => {
@@ -26,14 +24,31 @@ function schemaDigestCache(dimensions: number) {
   };
 }
 
+/** Resolves with the probe's value, or null when it fails or misses the deadline. */
+async function probeWithin<T>(probe: () => Promise<T>, deadlineMs: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      probe().catch(() => null),
+      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deadlineMs))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function registerHealthRoutes(app: FastifyInstance, services: Services): void {
   const schemaDigest = schemaDigestCache(services.embedder.dimensions);
   app.get('/health', { schema: { tags: ['operations'], security: [] } }, async (_request, reply) => {
-    const { authority, storage, config } = services;
-    const started = Date.now();
-    const stateStoreOk = storage.probe() && Date.now() - started < HEALTH_PROBE_DEADLINE_MS;
-    const mode = authority.mode;
-    const vectorStoreOk = mode !== 'RECOVERING';
+    const { readGuard, storage, config } = services;
+    // Probes run side by side, each bounded by its own deadline.
+    const [stateStore, authority] = await Promise.all([
+      probeWithin(() => storage.probe().then(() => true), HEALTH_PROBE_DEADLINE_MS),
+      readGuard.enabled ? probeWithin(() => storage.control.authority(), HEALTH_PROBE_DEADLINE_MS) : Promise.resolve(null),
+    ]);
+    const stateStoreOk = stateStore === true;
+    const recovering = readGuard.isRecovering;
+    const vectorStoreOk = !recovering;
     const components: Record<string, string> = {
       api: 'ok',
       state_store: stateStoreOk ? 'ok' : 'error',
@@ -41,7 +56,7 @@ export function registerHealthRoutes(app: FastifyInstance, services: Services): 
       worker_queue: 'ok',
     };
     if (config.classificationEnabled) components.classifier = 'ok';
-    if (!authority.enabled) {
+    if (!readGuard.enabled) {
       const healthy = stateStoreOk && vectorStoreOk;
       return reply.code(200).send({
         status: healthy ? 'healthy' : 'degraded',
@@ -50,15 +65,19 @@ export function registerHealthRoutes(app: FastifyInstance, services: Services): 
         publishing: { status: 'ready', reason: null, authority_mode: 'DISABLED' },
       });
     }
-    const servingSafe = SERVING_SAFE_MODES.has(mode) && stateStoreOk;
+    // RECOVERING is this process's own; otherwise the durable record decides (unreadable means unsafe).
+    const mode = recovering ? 'RECOVERING' : (authority?.mode ?? null);
+    const servingSafe = (mode === 'READY' || mode === 'FENCING') && stateStoreOk;
     components.publication = servingSafe ? 'ok' : 'error';
+    const reportedMode = mode ?? 'UNKNOWN';
     const publishing = servingSafe
       ? mode === 'FENCING'
-        ? { status: 'degraded', reason: 'fencing', authority_mode: mode }
-        : { status: 'ready', reason: null, authority_mode: mode }
-      : { status: 'unavailable', reason: mode.toLowerCase(), authority_mode: mode };
+        ? { status: 'degraded', reason: 'fencing', authority_mode: reportedMode }
+        : { status: 'ready', reason: null, authority_mode: reportedMode }
+      : { status: 'unavailable', reason: mode ? mode.toLowerCase() : 'authority_unreadable', authority_mode: reportedMode };
+    // FENCING stays healthy when every serving component is (SPEC.md health rule 1).
     const healthy = Object.values(components).every((value) => value === 'ok');
-    const stats = authority.servingStats();
+    const stats = services.serving.stats();
     return reply.code(servingSafe ? 200 : 503).send({
       status: healthy ? 'healthy' : 'degraded',
       version: services.version,
@@ -69,12 +88,12 @@ export function registerHealthRoutes(app: FastifyInstance, services: Services): 
           status: servingSafe ? 'ok' : 'error',
           serving_status: servingSafe ? 'serving' : 'unavailable',
           publishing_status: publishing.status,
-          authority_mode: mode,
-          authority_id: authority.authorityId,
+          authority_mode: reportedMode,
+          authority_id: authority?.authorityId ?? null,
           state_store_id: 'sqlite',
           vector_store_id: 'in-memory-snapshot',
           collection_schema_digest: schemaDigest(),
-          recovery_evidence: { recovered_at: authority.recoveredAt, clients: stats.clients, versions: stats.versions, chunks: stats.chunks },
+          recovery_evidence: { recovered_at: readGuard.recoveredAt, process_id: process.pid, clients: stats.clients, versions: stats.versions, chunks: stats.chunks },
         },
       },
     });

@@ -10,17 +10,17 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
 
   app.get('/metrics', { schema: { tags: ['operations'] } }, async (_request, reply) => {
     reply.header('Content-Type', services.metrics.registry.contentType);
-    return services.metrics.registry.metrics();
+    return services.metrics.exposition();
   });
 
   app.get('/discovery/readiness', { schema: { tags: ['discovery'] } }, async (request) => {
     const clientId = request.clientId!;
-    const readiness = services.storage.jobs.readiness(clientId);
-    const { snapshot } = services.authority.guardRead(clientId);
+    const readiness = await services.storage.jobs.readiness(clientId);
+    const { snapshot } = await services.readGuard.guard(clientId);
     const total = snapshot.versions.size;
     const state = readiness.state;
     // The latest backfill's counts, when one ran; otherwise every version indexed its leaves inline.
-    const backfill = readiness.backfillJobId ? services.storage.jobs.get(clientId, readiness.backfillJobId) : null;
+    const backfill = readiness.backfillJobId ? await services.storage.jobs.get(clientId, readiness.backfillJobId) : null;
     const blocked = typeof backfill?.result?.versions_blocked === 'number' ? backfill.result.versions_blocked : 0;
     return {
       readiness_state: state,
@@ -34,13 +34,19 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
     };
   });
 
-  app.get('/admin/authority', { schema: { tags: ['admin'] } }, async () => ({
-    authority_mode: services.authority.mode,
-    authority_id: services.authority.authorityId,
-    enabled: services.authority.enabled,
-    recovered_at: services.authority.recoveredAt,
-    serving: services.authority.servingStats(),
-  }));
+  app.get('/admin/authority', { schema: { tags: ['admin'] } }, async () => {
+    const record = services.readGuard.enabled ? await services.storage.control.authority() : null;
+    return {
+      authority_mode: await services.readGuard.mode(),
+      authority_id: record?.authorityId ?? null,
+      changed_at: record?.changedAt ?? null,
+      enabled: services.readGuard.enabled,
+      // The answering api process's own view: its recovery and the snapshots it serves.
+      process_id: process.pid,
+      recovered_at: services.readGuard.recoveredAt,
+      serving: services.serving.stats(),
+    };
+  });
 
   app.post<{ Body: { mode: 'READY' | 'MAINTENANCE' | 'FENCING' } }>(
     '/admin/authority/mode',
@@ -51,9 +57,9 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
       },
     },
     async (request) => {
-      if (!services.authority.enabled) throw new ServiceError('publication_disabled', 'Publication is disabled');
-      services.authority.setMode(request.body.mode);
-      return { authority_mode: services.authority.mode };
+      if (!services.readGuard.enabled) throw new ServiceError('publication_disabled', 'Publication is disabled');
+      const record = await services.storage.control.setAuthorityMode(request.body.mode);
+      return { authority_mode: record.mode };
     },
   );
 }
@@ -68,7 +74,7 @@ export function registerBackfillRoute(app: FastifyInstance, services: Services):
       },
     },
     async (request, reply) => {
-      const job = services.startBackfill(request.body.client_id);
+      const job = await services.startBackfill(request.body.client_id);
       return reply.code(202).send({ job_id: job.jobId, status: job.status, operation: job.operation, client_id: job.clientId });
     },
   );

@@ -15,9 +15,11 @@ export function registerStatusRoutes(app: FastifyInstance, services: Services): 
       },
     },
     async (request) => {
-      const job = services.storage.jobs.get(request.clientId!, request.params.job_id);
+      const clientId = request.clientId!;
+      const job = await services.storage.jobs.get(clientId, request.params.job_id);
       if (!job) throw new ServiceError('not_found', 'Job not found');
-      return renderJob(job, { storage: services.storage, authority: services.authority });
+      const snapshot = await services.readGuard.observe(clientId);
+      return renderJob(job, { storage: services.storage, publicationEnabled: services.config.publicationEnabled, snapshot });
     },
   );
 }

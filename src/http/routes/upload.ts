@@ -64,7 +64,7 @@ export function registerUploadRoutes(app: FastifyInstance, services: Services): 
         filename: fields.filename ?? fileName ?? undefined,
         metadata: fields.metadata,
       });
-      const accepted = services.uploads.acceptFile(clientId, { ...upload, filename: upload.filename ?? 'upload' }, file);
+      const accepted = await services.uploads.acceptFile(clientId, { ...upload, filename: upload.filename ?? 'upload' }, file);
       return reply.code(202).send(accepted);
     }
     const contentType = request.headers['content-type'] ?? '';
@@ -73,6 +73,6 @@ export function registerUploadRoutes(app: FastifyInstance, services: Services): 
     if (checked.error) throw checked.error;
     const body = request.body as { document_id: string; version_id?: string | null; text: string; filename?: string; metadata?: unknown };
     const upload = validateUploadFields({ documentId: body.document_id, versionId: body.version_id, filename: body.filename, metadata: body.metadata });
-    return reply.code(202).send(services.uploads.acceptText(clientId, upload, body.text));
+    return reply.code(202).send(await services.uploads.acceptText(clientId, upload, body.text));
   });
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyChange, emptySnapshot, chunkByOrdinal, MAX_SEGMENTS } from '../../src/publication/snapshot.ts';
+import { applyChange, emptySnapshot, chunkByOrdinal, MAX_SEGMENTS } from '../../src/serving/snapshot.ts';
 import { loadedGeneration } from '../helpers/generations.ts';
 import { versionIdentity } from '../../src/domain/identity.ts';
 import { searchBm25 } from '../../src/search/bm25.ts';

@@ -1,10 +1,10 @@
 // An immutable slice of a Client's serving index: chunks with consecutive-or-sorted ordinals, their BM25
 // postings and their dense vectors. Segments are built once and merged by rebuilding, never mutated.
 
-import { buildBm25Segment, mergeBm25Segments } from '../search/bm25.ts';
-import type { Bm25Segment } from '../search/bm25.ts';
+import { buildBm25Segment, mergeBm25Segments } from './bm25-segment.ts';
+import type { Bm25Segment } from './bm25-segment.ts';
 import type { ServedChunk } from './served-types.ts';
-import { quantize, quantizationAvailable } from '../search/quantized-scan.ts';
+import { quantize, quantizationAvailable } from './quantized-scan.ts';
 import { vocabularyFromTexts } from '../text/vocabulary.ts';
 import type { Vocabulary } from '../text/vocabulary.ts';
 

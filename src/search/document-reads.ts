@@ -1,12 +1,12 @@
-// Document reads (GET /documents, GET /document/{id}/text) served from the Client's serving snapshot,
-// so a read sees exactly one published state. Lifecycle writes live beside it, never in routes.
+// Document reads (GET /documents, GET /document/{id}/text) served from the Client's serving snapshot after
+// the read guard, so a read sees exactly one published state, current as of its start.
 
-import type { PublicationAuthority } from './authority.ts';
-import type { ServedVersion } from './served-types.ts';
+import type { ReadGuard } from '../serving/read-guard.ts';
+import type { ServedVersion } from '../serving/served-types.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
-import { compileFilters } from '../search/filters.ts';
+import { compileFilters } from './filters.ts';
 
 export interface ListRequest {
   limit: number;
@@ -99,24 +99,24 @@ function summaryOf(versions: ServedVersion[]): { row: JsonObject; version: Serve
 }
 
 export class DocumentService {
-  private readonly authority: PublicationAuthority;
+  private readonly readGuard: ReadGuard;
   private readonly models: () => ModelInfo;
 
-  constructor(authority: PublicationAuthority, models: () => ModelInfo) {
-    this.authority = authority;
+  constructor(readGuard: ReadGuard, models: () => ModelInfo) {
+    this.readGuard = readGuard;
     this.models = models;
   }
 
-  list(clientId: string, request: ListRequest): JsonObject {
+  async list(clientId: string, request: ListRequest): Promise<JsonObject> {
     const filter = parseMetadataFilter(request.metadataFilter);
     const compiled = compileFilters(filter);
-    const { snapshot } = this.authority.guardRead(clientId);
+    const { snapshot } = await this.readGuard.guard(clientId);
     const rows = [...snapshot.versions.values()]
       .filter((version) => request.includeDeleted || !version.deletion.deleted)
       .filter((version) => compiled.matchesVersion(version) && (!compiled.hasChunkConditions || version.chunks.some((chunk) => compiled.matchesChunk(chunk))))
       .sort(byIdentity);
     // SPEC.md: with publication, one row per (document_id, version_id); without, one row per document.
-    const summaries = this.authority.enabled ? rows.map((version) => summaryOf([version])) : groupByDocument(rows).map(summaryOf);
+    const summaries = this.readGuard.enabled ? rows.map((version) => summaryOf([version])) : groupByDocument(rows).map(summaryOf);
     const page = summaries.slice(request.offset, request.offset + request.limit).map((summary) => {
       const { row, version } = summary;
       return request.includeDeleted ? { ...row, ...deletionFields(version) } : row;
@@ -124,8 +124,8 @@ export class DocumentService {
     return { documents: page, total: summaries.length, limit: request.limit, offset: request.offset, has_more: summaries.length > request.offset + request.limit };
   }
 
-  text(clientId: string, documentId: string, options: { includeDeleted: boolean; includeVector: boolean }): JsonObject {
-    const { snapshot } = this.authority.guardRead(clientId);
+  async text(clientId: string, documentId: string, options: { includeDeleted: boolean; includeVector: boolean }): Promise<JsonObject> {
+    const { snapshot } = await this.readGuard.guard(clientId);
     const candidates = [...snapshot.versions.values()]
       .filter((version) => version.documentId === documentId && (options.includeDeleted || !version.deletion.deleted))
       .sort(newestFirst);

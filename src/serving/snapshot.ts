@@ -1,7 +1,7 @@
 // A Client's immutable serving snapshot and the copy-on-write step that publishes a new one.
 // Search holds the snapshot it started with; publishing never changes an existing snapshot.
 
-import type { LoadedGeneration } from '../storage/client-store.ts';
+import type { LoadedGeneration } from '../domain/generation.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import { buildSegment, chunkInSegment, mergeSegments, segmentVocabulary } from './segment.ts';
 import type { Segment } from './segment.ts';

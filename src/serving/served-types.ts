@@ -3,7 +3,7 @@
 
 import type { CanonicalMetadata, JsonObject } from '../domain/canonical-metadata.ts';
 import type { Entities } from '../domain/entities.ts';
-import type { ChunkRecord, DeletionMarkers, MetadataLeaf } from '../storage/client-store.ts';
+import type { ChunkRecord, DeletionMarkers, MetadataLeaf } from '../domain/generation.ts';
 
 export interface ServedVersion {
   documentId: string;

@@ -1,0 +1,163 @@
+// One api process: HTTP on PORT (shared with the other api processes under the supervisor), authentication,
+// limits, reads from its own serving snapshots, and the accepting of writes. It listens at once and reports
+// RECOVERING until its snapshots are built; heavy work (parsing, embedding, publishing jobs) is for workers.
+// Run alone with `npm run api`; `npm start` runs several under the supervisor (src/main.ts).
+
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, ConfigError } from './config.ts';
+import type { Config } from './config.ts';
+import { PRODUCT_VERSION } from './version.ts';
+import { Storage } from './storage/storage.ts';
+import { ServingIndex } from './serving/serving-index.ts';
+import { ReadGuard } from './serving/read-guard.ts';
+import { Follower } from './serving/follower.ts';
+import { Publisher } from './publication/publisher.ts';
+import { LifecycleService } from './publication/lifecycle-service.ts';
+import { UpdateService } from './publication/update-service.ts';
+import { enqueueBackfill } from './publication/backfill.ts';
+import { DocumentService } from './search/document-reads.ts';
+import { SearchService } from './search/search-service.ts';
+import { UploadService } from './ingest/upload-service.ts';
+import { ServiceMetrics } from './http/metrics.ts';
+import { RateLimiter } from './http/rate-limit.ts';
+import { buildApp } from './http/app.ts';
+import type { Services } from './http/services.ts';
+import { createModels } from './models/compose.ts';
+import { WebSearchService } from './websearch/web-search.ts';
+import { braveProvider, searxngProvider } from './websearch/providers.ts';
+import type { WebProvider } from './websearch/providers.ts';
+import { requestClusterMetrics, tellSupervisor, underSupervisor, wakeWorkers } from './supervisor-link.ts';
+
+export interface RunningApi {
+  app: FastifyInstance;
+  services: Services;
+  url: string;
+  /** Settles when this process's snapshots are built (RECOVERING ends). */
+  recovered: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The configured public web search provider, or null when its settings are incomplete. */
+function webProviderOf(config: Config): WebProvider | null {
+  if (config.webSearchProvider === 'searxng' && config.webSearchUrl) return searxngProvider(config.webSearchUrl);
+  if (config.webSearchProvider === 'brave' && config.webSearchApiKey) return braveProvider(config.webSearchApiKey, config.webSearchUrl ?? undefined);
+  return null;
+}
+
+
+export async function startApi(config: Config): Promise<RunningApi> {
+  const storage = new Storage(config.dataDir);
+  const models = await createModels(config);
+  const serving = new ServingIndex(storage, models.embedder.dimensions);
+  const readGuard = new ReadGuard(storage, serving, { enabled: config.publicationEnabled, catchUpDeadlineMs: config.readCatchUpTimeoutMs });
+  const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
+  const metrics = new ServiceMetrics(storage.jobs, underSupervisor() ? { clusterExposition: requestClusterMetrics } : {});
+  if (underSupervisor()) metrics.joinCluster();
+  const services: Services = {
+    version: PRODUCT_VERSION,
+    config,
+    storage,
+    readGuard,
+    serving,
+    metrics,
+    rateLimiter: new RateLimiter(storage.control, { all: config.rateLimitPerMinute, search: config.searchRateLimitPerMinute }),
+    embedder: models.embedder,
+    reranker: models.reranker,
+    startedAt: new Date().toISOString(),
+    startBackfill: (clientId: string) => enqueueBackfill(storage, clientId, wakeWorkers),
+    webSearch: new WebSearchService({ enabled: config.webSearchEnabled, provider: webProviderOf(config), timeoutMs: config.webSearchTimeoutMs }),
+    uploads: new UploadService(storage, wakeWorkers, config.jobMaxAttempts),
+    updates: new UpdateService(storage, { enabled: config.publicationEnabled, mode: () => readGuard.mode(), wake: wakeWorkers }),
+    lifecycle: new LifecycleService(storage, publisher, {
+      enabled: config.publicationEnabled,
+      fenceWaitMs: config.publicationLifecycleFenceWaitSeconds * 1000,
+      stepDelayMs: config.lifecycleStepDelayMs,
+    }),
+    search: new SearchService({ readGuard, jobs: storage.jobs, embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap }),
+    documents: new DocumentService(readGuard, () => ({
+      denseModel: models.embedder.model,
+      denseDimensions: models.embedder.dimensions,
+      denseRuntime: models.embedder.provider,
+      sparseModel: 'bm25',
+      rerankerModel: models.reranker.model,
+      classifierModel: models.classifier.model,
+      classifierModelFile: models.classifier.modelFile,
+      classificationEnabled: config.classificationEnabled,
+    })),
+  };
+  const app = await buildApp(services);
+  if (config.apiKeyClientsProblem) app.log.warn(`${config.apiKeyClientsProblem}: every protected route answers 401`);
+  // Listen first: RECOVERING is observable (health 503, reads 503 with Retry-After) while snapshots build.
+  await app.listen({ host: config.host, port: config.port });
+  const follower = new Follower({ storage, index: serving, guard: readGuard, pollMs: config.followerPollMs, onError: (error) => app.log.warn({ err: error }, 'follower pass failed') });
+  const recovered = (async () => {
+    for (const clientId of await storage.knownClientIds()) await serving.rebuild(clientId);
+    readGuard.recovered();
+    app.log.info({ serving: serving.stats() }, 'serving snapshots rebuilt');
+    follower.start();
+  })();
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+
+  let closing: Promise<void> | null = null;
+  return {
+    app,
+    services,
+    url,
+    recovered,
+    close() {
+      closing ??= (async () => {
+        follower.stop();
+        await app.close();
+        await recovered.catch(() => {});
+        storage.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Runs one api process until SIGTERM/SIGINT; reports listening and recovered to a supervisor when there is one. */
+async function runApiProcess(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const api = await startApi(config);
+  // Under the supervisor the process reports to it (it announces once for all); alone, it says so itself.
+  const report = (type: 'listening' | 'ready') => (underSupervisor() ? tellSupervisor({ type, url: api.url }) : process.stdout.write(`${type} on ${api.url}\n`));
+  report('listening');
+  api.recovered.then(
+    () => report('ready'),
+    (error) => {
+      process.stderr.write(`recovery failed: ${error instanceof Error ? error.stack : error}\n`);
+      process.exit(1);
+    },
+  );
+  const shutdown = () => {
+    api.close().then(
+      () => process.exit(0),
+      (error) => {
+        process.stderr.write(`shutdown failed: ${error}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+  process.on('disconnect', shutdown); // the supervisor is gone
+}
+
+if (import.meta.main) {
+  runApiProcess().catch((error) => {
+    process.stderr.write(`api start-up failed: ${error instanceof Error ? error.stack : error}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,28 @@
+// A successor generation: a copy of an active generation with other deletion markers, metadata or leaves,
+// with its manifest recomputed. Lifecycle writes, metadata updates and the backfill all republish this way.
+
+import type { DeletionMarkers, GenerationInput, LoadedGeneration } from '../domain/generation.ts';
+import type { JsonObject } from '../domain/canonical-metadata.ts';
+import { versionIdFromKey } from '../domain/identity.ts';
+import { computeManifest } from './manifest.ts';
+
+export function successorOf(
+  loaded: LoadedGeneration,
+  changes: { deletion?: DeletionMarkers; canonicalMetadata?: GenerationInput['canonicalMetadata']; leaves?: GenerationInput['leaves']; jobId?: string | null },
+): GenerationInput {
+  const jobId = changes.jobId === undefined ? loaded.jobId : changes.jobId;
+  const leaves = changes.leaves ?? loaded.leaves;
+  return {
+    documentId: loaded.documentId,
+    versionKey: loaded.versionKey,
+    jobId,
+    createdAt: loaded.createdAt,
+    canonicalMetadata: changes.canonicalMetadata ?? loaded.canonicalMetadata,
+    entities: loaded.entities,
+    embedding: loaded.embedding,
+    deletion: changes.deletion ?? loaded.deletion,
+    chunks: loaded.chunks,
+    leaves,
+    manifest: computeManifest({ documentId: loaded.documentId, versionId: versionIdFromKey(loaded.versionKey), jobId }, loaded.chunks, leaves) as unknown as JsonObject,
+  };
+}

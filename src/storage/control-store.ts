@@ -1,0 +1,99 @@
+// The shared control records every process reads from the store, never from another process's memory: the
+// publication authority record, named leases (lifecycle fences, single-writer locks) and rate-limit windows.
+
+import { randomUUID } from 'node:crypto';
+import type { Database } from './sqlite.ts';
+import { transaction } from './sqlite.ts';
+import type { DurableAuthorityMode } from '../domain/publication-log.ts';
+
+export interface AuthorityRecord {
+  mode: DurableAuthorityMode;
+  authorityId: string;
+  changedAt: string;
+}
+
+export interface RateWindowDecision {
+  allowed: boolean;
+  /** When refused: ms until the oldest hit in the window leaves it. */
+  retryAfterMs: number;
+}
+
+export class ControlStore {
+  private readonly db: Database;
+  private readonly now: () => number;
+
+  constructor(db: Database, now: () => number = Date.now) {
+    this.db = db;
+    this.now = now;
+    // The first process to open a new store creates the record in READY.
+    this.db
+      .prepare(`INSERT OR IGNORE INTO authority (id, mode, authority_id, changed_at) VALUES (1, 'READY', ?, ?)`)
+      .run(randomUUID(), new Date(this.now()).toISOString());
+  }
+
+  async authority(): Promise<AuthorityRecord> {
+    const row = this.db.prepare('SELECT mode, authority_id, changed_at FROM authority WHERE id = 1').get() as
+      | { mode: DurableAuthorityMode; authority_id: string; changed_at: string }
+      | undefined;
+    if (!row) throw new Error('the publication authority record is missing');
+    return { mode: row.mode, authorityId: row.authority_id, changedAt: row.changed_at };
+  }
+
+  async setAuthorityMode(mode: DurableAuthorityMode): Promise<AuthorityRecord> {
+    this.db.prepare('UPDATE authority SET mode = ?, changed_at = ? WHERE id = 1').run(mode, new Date(this.now()).toISOString());
+    return this.authority();
+  }
+
+  /** Takes the named lease for `owner` when it is free, expired or already this owner's (then renews it). */
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const now = this.now();
+    const changes = this.db
+      .prepare(
+        `INSERT INTO leases (name, owner, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+         WHERE leases.owner = excluded.owner OR leases.expires_at < ?`,
+      )
+      .run(name, owner, now + ttlMs, now).changes;
+    return Number(changes) === 1;
+  }
+
+  /** Extends a lease this owner holds; false when it was lost (expired and taken). */
+  async renewLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const changes = this.db.prepare('UPDATE leases SET expires_at = ? WHERE name = ? AND owner = ?').run(this.now() + ttlMs, name, owner).changes;
+    return Number(changes) === 1;
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    this.db.prepare('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner);
+  }
+
+  /** The live holder of a lease, or null. */
+  async leaseHolder(name: string): Promise<{ owner: string; expiresAt: number } | null> {
+    const row = this.db.prepare('SELECT owner, expires_at FROM leases WHERE name = ? AND expires_at >= ?').get(name, this.now()) as
+      | { owner: string; expires_at: number }
+      | undefined;
+    return row ? { owner: row.owner, expiresAt: row.expires_at } : null;
+  }
+
+  /**
+   * One sliding window per (Client, bucket), shared by every process: counts a hit when the window has room.
+   * A refused request is not counted.
+   */
+  async takeRateSlot(clientId: string, bucket: string, limit: number, windowMs: number): Promise<RateWindowDecision> {
+    const now = this.now();
+    return transaction(this.db, () => {
+      this.db.prepare('DELETE FROM rate_hits WHERE client_id = ? AND bucket = ? AND at <= ?').run(clientId, bucket, now - windowMs);
+      const row = this.db.prepare('SELECT COUNT(*) AS n, MIN(at) AS oldest FROM rate_hits WHERE client_id = ? AND bucket = ?').get(clientId, bucket) as {
+        n: number;
+        oldest: number | null;
+      };
+      if (row.n >= limit) return { allowed: false, retryAfterMs: (row.oldest ?? now) + windowMs - now };
+      this.db.prepare('INSERT INTO rate_hits (client_id, bucket, at) VALUES (?, ?, ?)').run(clientId, bucket, now);
+      return { allowed: true, retryAfterMs: 0 };
+    });
+  }
+
+  async probe(): Promise<void> {
+    this.db.prepare('SELECT 1 FROM authority WHERE id = 1').get();
+  }
+}

@@ -1,0 +1,27 @@
+// The storage port: what services may ask of the durable store, Promise-based so that a network store
+// (PostgreSQL) fits behind it as well as the embedded SQLite adapter. Services import these types only.
+
+import type { ClientStore } from './client-store.ts';
+import type { JobStore } from './job-store.ts';
+import type { ControlStore } from './control-store.ts';
+
+/** Public methods of an adapter class, as an interface another adapter can implement. */
+type PortOf<T> = { [K in keyof T]: T[K] };
+
+export type ClientStorePort = PortOf<ClientStore>;
+export type JobStorePort = PortOf<JobStore>;
+export type ControlStorePort = PortOf<ControlStore>;
+
+export interface StoragePort {
+  readonly jobs: JobStorePort;
+  readonly control: ControlStorePort;
+  /** The Client's store (opened on first use; no I/O is needed to name it). */
+  client(clientId: string): ClientStorePort;
+  knownClientIds(): Promise<string[]>;
+  saveUpload(name: string, bytes: Uint8Array): Promise<void>;
+  readUpload(name: string): Promise<Buffer | null>;
+  deleteUpload(name: string): Promise<void>;
+  sweepUploads(liveNames: Set<string>): Promise<number>;
+  probe(): Promise<void>;
+  close(): void;
+}

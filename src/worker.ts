@@ -1,0 +1,122 @@
+// One worker process: claims durable jobs and runs them (parse, OCR, embed, stage, activate through the
+// publisher, metadata updates, backfill). It serves no HTTP and holds no serving snapshot. Run alone with
+// `npm run worker`; `npm start` runs WORKER_PROCESSES of them under the supervisor (src/main.ts).
+
+import { loadConfig, ConfigError } from './config.ts';
+import type { Config } from './config.ts';
+import { Storage } from './storage/storage.ts';
+import { Publisher } from './publication/publisher.ts';
+import { createMetadataUpdateHandler, METADATA_UPDATE_FAILED } from './publication/update-service.ts';
+import { createBackfillHandler } from './publication/backfill.ts';
+import { Worker } from './jobs/worker.ts';
+import { createEmbedJobHandler } from './jobs/embed-job.ts';
+import { createModels } from './models/compose.ts';
+import { createIngestDependencies } from './ingest/compose.ts';
+import { ServiceMetrics } from './http/metrics.ts';
+import { tellSupervisor, underSupervisor } from './supervisor-link.ts';
+import type { SupervisorMessage } from './supervisor-link.ts';
+
+/** How long shutdown waits for running jobs before handing them back to the queue. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+/** How often a job waiting for publication looks at the authority again. */
+export const PUBLICATION_WAIT_POLL_MS = 500;
+
+export interface RunningWorker {
+  worker: Worker;
+  close(): Promise<void>;
+}
+
+function log(config: Config, entry: Record<string, unknown>): void {
+  if (config.logLevel === 'silent') return;
+  process.stdout.write(`${JSON.stringify({ time: Date.now(), pid: process.pid, ...entry })}\n`);
+}
+
+export async function startWorker(config: Config): Promise<RunningWorker> {
+  const storage = new Storage(config.dataDir);
+  const models = await createModels(config);
+  const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
+  await storage.sweepUploads(await storage.jobs.liveUploadNames());
+  // Job transitions are counted here, where jobs run; the supervisor adds them to every /metrics answer.
+  const metrics = new ServiceMetrics(storage.jobs);
+  if (underSupervisor()) metrics.joinCluster();
+  const worker = new Worker(
+    storage.jobs,
+    {
+      embed: createEmbedJobHandler({
+        storage,
+        publisher,
+        ingest: createIngestDependencies(config, models),
+        chunkerName: `paragraph-v1:${config.chunkTargetChars}/${config.chunkOverlapChars}`,
+        stageDelayMs: config.jobStageDelayMs,
+        onIngest: (job) => log(config, { event: 'ingest', job_id: job.jobId, attempt: job.attempts }),
+      }),
+      metadata_update: createMetadataUpdateHandler({ storage, publisher }),
+      metadata_backfill: createBackfillHandler({ storage, publisher, leaseMs: config.jobLeaseSeconds * 1000 }),
+    },
+    {
+      concurrency: config.workerConcurrency,
+      pollMs: config.workerPollMs,
+      leaseMs: config.jobLeaseSeconds * 1000,
+      retryBaseMs: config.jobRetryBaseSeconds * 1000,
+      publicationWaitMs: config.publicationWaitSeconds * 1000,
+      publicationPollMs: PUBLICATION_WAIT_POLL_MS,
+      onTransition: (operation, state) => {
+        metrics.jobTransitions.inc({ operation, state });
+        if (config.logLevel === 'debug' || config.logLevel === 'trace') log(config, { event: 'job_transition', operation, state });
+      },
+      // SPEC.md: a metadata update fails with "Metadata update failed" for every reason but a contract violation.
+      failureMessage: (job, message) => (job.operation === 'metadata_update' ? METADATA_UPDATE_FAILED : message),
+    },
+  );
+  worker.start();
+  let closing: Promise<void> | null = null;
+  return {
+    worker,
+    close() {
+      closing ??= (async () => {
+        await worker.stop(SHUTDOWN_GRACE_MS);
+        storage.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function runWorkerProcess(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const running = await startWorker(config);
+  if (underSupervisor()) tellSupervisor({ type: 'ready' });
+  else process.stdout.write(`worker ${process.pid} started\n`);
+  // The supervisor relays api processes' "a job is waiting" so work starts before the next poll.
+  process.on('message', (message: SupervisorMessage) => {
+    if (message?.type === 'wake') running.worker.wake();
+  });
+  const shutdown = () => {
+    running.close().then(
+      () => process.exit(0),
+      (error) => {
+        process.stderr.write(`shutdown failed: ${error}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+  process.on('disconnect', shutdown);
+}
+
+if (import.meta.main) {
+  runWorkerProcess().catch((error) => {
+    process.stderr.write(`worker start-up failed: ${error instanceof Error ? error.stack : error}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,353 @@
+// DESIGN.md "Architecture": walks the imports of every .ts file under src/ and fails on a forbidden
+// arrow between top-level folders or on a folder-level cycle. Type-only imports count: a type is a
+// dependency too. Files directly in src/ (main.ts, api.ts, worker.ts, cli.ts, version.ts) are the
+// composition root, "root", which may import anything; src/config.ts is its own leaf node, "config",
+// which every folder may read and which imports nothing of ours.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ALL = '*';
+
+/**
+ * What each folder of src/ must not import (besides the two rules below the table). ALL: nothing of
+ * ours at all. A folder that does not exist yet is tolerated; a folder that exists must have a row.
+ *
+ *   folder         must not import
+ */
+const FORBIDDEN: Record<string, readonly string[] | typeof ALL> = {
+  config: ALL, // the typed settings: a leaf every layer may read
+  domain: ALL, // pure types and rules: depends on nothing of ours (not even text)
+  text: ALL, // analyzers: depend on nothing of ours (not even domain)
+  storage: ['http', 'search', 'serving', 'publication', 'ingest', 'jobs'],
+  serving: ['publication', 'http', 'jobs', 'ingest'],
+  search: ['publication', 'http', 'jobs', 'ingest'],
+  models: ['http', 'publication', 'serving', 'search', 'jobs', 'storage'],
+  ingest: ['http', 'publication', 'serving', 'search', 'jobs'], // accepting uploads uses the storage port
+  publication: ['http', 'search'],
+  jobs: ['http'],
+  websearch: ['http'],
+  http: [], // may import the services and anything below them
+};
+/** Nothing imports http except the composition root. */
+const ONLY_ROOT_IMPORTS = 'http';
+/** The SQLite driver stays behind the storage port. */
+const DRIVER = 'node:sqlite';
+const DRIVER_ALLOWED = new Set(['storage', 'root']);
+
+const ROOT = 'root';
+const CONFIG = 'config';
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+
+interface ImportEdge {
+  /** Path relative to the repository, for example src/search/filters.ts. */
+  from: string;
+  /** The resolved path (relative ones) or the bare specifier. */
+  to: string;
+  fromFolder: string;
+  /** The folder under src/ of a relative import, or null for a package or node: builtin. */
+  toFolder: string | null;
+  specifier: string;
+}
+
+/** `root` for files directly in src/, else the first folder under src/. */
+function folderOf(srcRelative: string): string {
+  const parts = srcRelative.split(sep);
+  if (srcRelative === 'config.ts') return CONFIG;
+  return parts.length === 1 ? ROOT : parts[0];
+}
+
+/**
+ * Static `import ... from '...'`, `import '...'`, `export ... from '...'`, and `import('...')` with a
+ * literal specifier. Comment lines are skipped; declarations are read where they start a line.
+ */
+function importSpecifiers(source: string): string[] {
+  const code: string[] = [];
+  let inBlockComment = false;
+  for (const line of source.split('\n')) {
+    const trimmed = line.trimStart();
+    if (inBlockComment) {
+      if (trimmed.includes('*/')) {
+        inBlockComment = false;
+        code.push(trimmed.slice(trimmed.indexOf('*/') + 2));
+      } else {
+        code.push('');
+      }
+      continue;
+    }
+    if (trimmed.startsWith('/*')) {
+      const end = trimmed.indexOf('*/', 2);
+      if (end === -1) inBlockComment = true;
+      code.push(end === -1 ? '' : trimmed.slice(end + 2));
+      continue;
+    }
+    code.push(trimmed.startsWith('//') ? '' : line);
+  }
+  const text = code.join('\n');
+  const patterns = [
+    // import x from, import { a, b } from (multi-line), import * as x from, import type ... from
+    /^[ \t]*import\s+(?:type\s+)?(?:[\w$]+\s*,?\s*)?(?:\{[^}]*\}|\*\s*as\s+[\w$]+)?\s*from\s*(['"])([^'"\n]+)\1/gm,
+    // import './side-effect.ts'
+    /^[ \t]*import\s*(['"])([^'"\n]+)\1/gm,
+    // export { a } from, export * from, export * as x from, export type { a } from
+    /^[ \t]*export\s+(?:type\s+)?(?:\{[^}]*\}|\*(?:\s*as\s+[\w$]+)?)\s*from\s*(['"])([^'"\n]+)\1/gm,
+    // await import('./parsers/pdf.ts')
+    /\bimport\(\s*(['"])([^'"\n]+)\1\s*\)/g,
+  ];
+  return patterns.flatMap((pattern) => [...text.matchAll(pattern)].map((match) => match[2]));
+}
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+function readEdges(): ImportEdge[] {
+  const repo = resolve(SRC, '..');
+  const edges: ImportEdge[] = [];
+  for (const file of tsFiles(SRC)) {
+    const fromFolder = folderOf(relative(SRC, file));
+    // A file that imports both values and types of one module is one arrow.
+    for (const specifier of new Set(importSpecifiers(readFileSync(file, 'utf8')))) {
+      const from = relative(repo, file);
+      if (!specifier.startsWith('.')) {
+        edges.push({ from, to: specifier, fromFolder, toFolder: null, specifier });
+        continue;
+      }
+      const target = resolve(dirname(file), specifier);
+      const inSrc = relative(SRC, target);
+      const toFolder = inSrc.startsWith('..') ? `outside src (${relative(repo, target)})` : folderOf(inSrc);
+      edges.push({ from, to: relative(repo, target), fromFolder, toFolder, specifier });
+    }
+  }
+  return edges;
+}
+
+type Graph = Map<string, Set<string>>;
+
+/** Tarjan's strongly connected components. */
+function stronglyConnected(graph: Graph): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const components: string[][] = [];
+  let next = 0;
+  const nodes = new Set([...graph.keys(), ...[...graph.values()].flatMap((targets) => [...targets])]);
+  const visit = (node: string): void => {
+    index.set(node, next);
+    low.set(node, next);
+    next++;
+    stack.push(node);
+    onStack.add(node);
+    for (const target of graph.get(node) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(node, Math.min(low.get(node)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(node, Math.min(low.get(node)!, index.get(target)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      components.push(component.sort());
+    }
+  };
+  for (const node of [...nodes].sort()) if (!index.has(node)) visit(node);
+  return components;
+}
+
+/** The shortest path from `start` back to itself inside `members` (breadth first), as [start, ..., start]. */
+function shortestCycleThrough(graph: Graph, start: string, members: Set<string>): string[] {
+  const previous = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const node = queue.shift()!;
+    for (const target of [...(graph.get(node) ?? [])].sort()) {
+      if (!members.has(target)) continue;
+      if (target === start) {
+        const path: string[] = [];
+        for (let at = node; at !== start; at = previous.get(at)!) path.unshift(at);
+        return [start, ...path, start];
+      }
+      if (!previous.has(target)) {
+        previous.set(target, node);
+        queue.push(target);
+      }
+    }
+  }
+  return [];
+}
+
+/**
+ * The cycles of a graph, self-arrows ignored: for every node that lies on one, the shortest cycle
+ * through it, as a path [a, b, ..., a] that starts at its alphabetically first node; duplicates
+ * dropped. Empty when the graph is acyclic.
+ */
+function findCycles(graph: Graph): string[][] {
+  const withoutSelf: Graph = new Map([...graph].map(([node, targets]) => [node, new Set([...targets].filter((target) => target !== node))]));
+  const cycles = new Map<string, string[]>();
+  for (const component of stronglyConnected(withoutSelf).filter((members) => members.length > 1)) {
+    for (const member of component) {
+      const cycle = shortestCycleThrough(withoutSelf, member, new Set(component)).slice(0, -1);
+      const first = cycle.indexOf([...cycle].sort()[0]);
+      const rotated = [...cycle.slice(first), ...cycle.slice(0, first)];
+      cycles.set(rotated.join(' -> '), [...rotated, rotated[0]]);
+    }
+  }
+  return [...cycles.values()];
+}
+
+/** The strongly connected groups of folders (more than one folder each): every arrow inside one is on a cycle. */
+function cyclicGroups(graph: Graph): string[][] {
+  return stronglyConnected(graph).filter((members) => members.length > 1);
+}
+
+function folderGraph(edges: ImportEdge[]): Graph {
+  const graph: Graph = new Map();
+  for (const edge of edges) {
+    if (edge.toFolder === null || edge.toFolder === edge.fromFolder) continue;
+    if (!graph.has(edge.fromFolder)) graph.set(edge.fromFolder, new Set());
+    graph.get(edge.fromFolder)!.add(edge.toFolder);
+  }
+  return graph;
+}
+
+function evidence(edges: ImportEdge[], fromFolder: string, toFolder: string): string[] {
+  return edges.filter((edge) => edge.fromFolder === fromFolder && edge.toFolder === toFolder).map((edge) => `    ${edge.from} -> ${edge.to}`);
+}
+
+/** Every forbidden arrow, one line per importing file and target. */
+function forbiddenArrows(edges: ImportEdge[]): string[] {
+  const offences: string[] = [];
+  for (const edge of edges) {
+    if (edge.toFolder === null) {
+      if (edge.specifier === DRIVER && !DRIVER_ALLOWED.has(edge.fromFolder)) offences.push(`${edge.fromFolder} -> ${DRIVER}: ${edge.from} imports ${DRIVER} (only storage and the root may)`);
+      continue;
+    }
+    if (edge.toFolder === edge.fromFolder) continue;
+    const arrow = `${edge.fromFolder} -> ${edge.toFolder}: ${edge.from} -> ${edge.to}`;
+    if (edge.toFolder === ONLY_ROOT_IMPORTS && edge.fromFolder !== ROOT) {
+      offences.push(`${arrow} (nothing but the composition root imports ${ONLY_ROOT_IMPORTS})`);
+      continue;
+    }
+    const forbidden = FORBIDDEN[edge.fromFolder];
+    if (forbidden === ALL) offences.push(`${arrow} (${edge.fromFolder} depends on nothing of ours)`);
+    else if (forbidden?.includes(edge.toFolder)) offences.push(`${arrow} (${edge.fromFolder} must not import ${edge.toFolder})`);
+  }
+  return offences;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+test('the cycle finder finds a folder cycle and its path, and nothing in a DAG', () => {
+  const graph = (arrows: Record<string, string[]>): Graph => new Map(Object.entries(arrows).map(([node, targets]) => [node, new Set(targets)]));
+  // A diamond is not a cycle (a visited-set bug would call it one); self-arrows are ignored.
+  assert.deepEqual(findCycles(graph({ root: ['http', 'search'], http: ['search', 'domain', 'http'], search: ['domain'], domain: [] })), []);
+  assert.deepEqual(findCycles(graph({ search: ['publication'], publication: ['search'] })), [['publication', 'search', 'publication']]);
+  assert.deepEqual(findCycles(graph({ a: ['b'], b: ['c'], c: ['a', 'd'], d: [] })), [['a', 'b', 'c', 'a']]);
+  // Two separate cycles are both reported.
+  const two = findCycles(graph({ a: ['b'], b: ['a'], c: ['d'], d: ['e'], e: ['c'] }));
+  assert.deepEqual(two.sort(), [['a', 'b', 'a'], ['c', 'd', 'e', 'c']]);
+  // The shortest cycle through every node on one, each once.
+  assert.deepEqual(findCycles(graph({ a: ['b', 'x'], b: ['a'], x: ['y'], y: ['a'] })), [['a', 'b', 'a'], ['a', 'x', 'y', 'a']]);
+  assert.deepEqual(cyclicGroups(graph({ a: ['b'], b: ['a', 'c'], c: [] })), [['a', 'b']]);
+});
+
+test('the import reader sees every form of import and ignores comments', () => {
+  const source = `// import { nope } from './commented.ts';
+/**
+ * import { alsoNope } from './doc-comment.ts';
+ */
+import { a } from './a.ts';
+import type { B } from '../b/b.ts';
+import Default, { c } from "./c.ts";
+import * as d from './d.ts';
+import {
+  e,
+  type E,
+} from './e.ts';
+import './side-effect.ts';
+export { f } from './f.ts';
+export type { G } from './g.ts';
+export * from './h.ts';
+export * as i from './i.ts';
+import { DatabaseSync } from 'node:sqlite';
+const lazy = async () => (await import('./lazy.ts')).run;
+const text = 'something from elsewhere';
+export const value = 1;`;
+  assert.deepEqual(importSpecifiers(source).sort(), [
+    '../b/b.ts',
+    './a.ts',
+    './c.ts',
+    './d.ts',
+    './e.ts',
+    './f.ts',
+    './g.ts',
+    './h.ts',
+    './i.ts',
+    './lazy.ts',
+    './side-effect.ts',
+    'node:sqlite',
+  ]);
+});
+
+test('the rules flag forbidden arrows, imports of http and the SQLite driver', () => {
+  const edge = (fromFolder: string, toFolder: string | null, specifier = './x.ts'): ImportEdge => ({
+    from: `src/${fromFolder}/x.ts`,
+    to: toFolder ? `src/${toFolder}/x.ts` : specifier,
+    fromFolder,
+    toFolder,
+    specifier,
+  });
+  assert.deepEqual(forbiddenArrows([edge('root', 'http'), edge('http', 'storage'), edge('publication', 'serving'), edge('storage', null, 'node:sqlite'), edge('root', null, 'node:sqlite')]), []);
+  assert.equal(forbiddenArrows([edge('jobs', 'http')]).length, 1, 'only the root imports http');
+  assert.equal(forbiddenArrows([edge('serving', 'http')]).length, 1, 'a folder without a row may not import http either');
+  assert.equal(forbiddenArrows([edge('domain', 'text')]).length, 1, 'domain depends on nothing of ours');
+  assert.equal(forbiddenArrows([edge('text', 'domain')]).length, 1, 'text depends on nothing of ours');
+  assert.equal(forbiddenArrows([edge('search', 'publication')]).length, 1);
+  assert.equal(forbiddenArrows([edge('search', null, 'node:sqlite')]).length, 1, 'the driver stays in storage');
+});
+
+test('every folder of src/ has a row in the rules table', () => {
+  const folders = readdirSync(SRC, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  assert.ok(folders.includes('domain') && folders.includes('http'), 'src/ was read');
+  // The other way round is fine: a row for a folder that does not exist yet is tolerated.
+  assert.deepEqual(folders.filter((folder) => !(folder in FORBIDDEN)), [], 'add the new folder to FORBIDDEN with what it must not import');
+});
+
+test('no folder-level import cycle under src/', () => {
+  const edges = readEdges();
+  assert.ok(edges.length > 100, 'the imports of src/ were read');
+  const graph = folderGraph(edges);
+  const cycles = findCycles(graph);
+  // Each arrow of a reported cycle once, with the imports that make it: break one arrow per cycle.
+  const arrows = [...new Set(cycles.flatMap((cycle) => cycle.slice(0, -1).map((from, position) => `${from} -> ${cycle[position + 1]}`)))].sort();
+  const report = [
+    ...cyclicGroups(graph).map((group) => `folders on one or more cycles: ${group.join(', ')}`),
+    ...cycles.map((cycle) => `cycle: ${cycle.join(' -> ')}`),
+    'arrows on those cycles:',
+    ...arrows.flatMap((arrow) => {
+      const [from, to] = arrow.split(' -> ');
+      return [`  ${arrow}:`, ...evidence(edges, from, to)];
+    }),
+  ];
+  assert.deepEqual(cycles, [], `folder-level import cycles:\n${report.join('\n')}`);
+});
+
+test('no forbidden import arrow under src/ (DESIGN.md "Architecture")', () => {
+  const edges = readEdges();
+  const offences = forbiddenArrows(edges);
+  assert.deepEqual(offences, [], `forbidden arrows:\n${offences.join('\n')}`);
+});

@@ -1,0 +1,45 @@
+// Writes Document Versions straight into a durable store, as another process (an import tool) would:
+// through the one publisher, so that every api process learns of them from the publication log.
+
+import { Storage } from '../../src/storage/storage.ts';
+import { Publisher } from '../../src/publication/publisher.ts';
+import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
+import { emptyEntities } from '../../src/domain/entities.ts';
+import { computeManifest } from '../../src/publication/manifest.ts';
+import { canonicalMetadataOf } from '../../src/ingest/pipeline.ts';
+import { metadataLeaves } from '../../src/domain/metadata-leaves.ts';
+import { versionKey } from '../../src/domain/identity.ts';
+import type { JsonObject } from '../../src/domain/canonical-metadata.ts';
+
+/** Seeds `versions.length` versions of one document, one chunk each, embedded with the default hashing embedder. */
+export async function seedVersions(dataDir: string, clientId: string, documentId: string, versions: { versionId: string; text: string }[]): Promise<void> {
+  const storage = new Storage(dataDir);
+  const publisher = new Publisher(storage, { enabled: true });
+  const embedder = createHashingEmbedder();
+  try {
+    const vectors = await embedder.embed(versions.map((version) => version.text));
+    for (const [index, { versionId, text }] of versions.entries()) {
+      const pages = [{ pageNumber: null, pageLabel: null, text }];
+      const parsed = { mimeType: 'text/plain', extension: 'txt', pages, pageCount: null, textExtraction: 'native' as const, ocrUsed: false, warnings: [], properties: { title: null, author: null, createdAt: null } };
+      const canonicalMetadata = canonicalMetadataOf(parsed, `${documentId}.txt`, { status: 'disabled', categories: [] }, {});
+      const leaves = metadataLeaves(canonicalMetadata);
+      const chunks = [{ chunkIndex: 0, page: null, pageLabel: null, text, entities: emptyEntities(), vector: vectors[index] }];
+      const activation = await publisher.stageAndActivate(clientId, {
+        documentId,
+        versionKey: versionKey(versionId),
+        jobId: null,
+        createdAt: new Date().toISOString(),
+        canonicalMetadata,
+        entities: emptyEntities(),
+        embedding: {},
+        deletion: { deleted: false, deletedAt: null, deletedBy: null },
+        chunks,
+        leaves,
+        manifest: computeManifest({ documentId, versionId, jobId: null }, chunks, leaves) as unknown as JsonObject,
+      });
+      if (!activation) throw new Error(`version ${versionId} was not activated`);
+    }
+  } finally {
+    storage.close();
+  }
+}
