@@ -52,6 +52,11 @@ export const image = (extension: string, minChars: number, more: Partial<Complet
 export const scannedPdf = (minChars: number, more: Partial<Completed> = {}): Expectation =>
   TESSERACT && PDFTOPPM ? done('pdf', minChars, { extraction: 'ocr', ocrUsed: true, ...more }) : OCR_UNAVAILABLE;
 export const pageText = (index: number, pattern: RegExp) => (doc: ParsedDocument): void => assert.match(doc.pages[index]!.text, pattern);
+/** Text that exists only inside an embedded object or image, which the OOXML reader does not open yet. */
+export const lacksEmbedded = (pattern: RegExp) => (doc: ParsedDocument): void =>
+  assert.doesNotMatch(doc.pages.map((page) => page.text).join('\n\n'), pattern, 'text of an embedded object or image is not extracted yet');
+/** Any OLE2 container without an EncryptedPackage stream: refused by the detector before parsing. */
+export const LEGACY_OFFICE = fails('unsupported_format', /legacy binary Office document \(OLE2: \.doc\/\.xls\/\.ppt\); save it as \.docx, \.xlsx or \.pptx/);
 
 export const EXPECTATIONS: Record<string, Expectation> = {
   'docx/mammoth_comments.docx': done('docx', 30, { phrases: ['A tachyon walks into a bar.', 'Ouch'] }),
@@ -74,6 +79,43 @@ export const EXPECTATIONS: Record<string, Expectation> = {
   }),
   'docx/tika_testWORD_various.docx': done('docx', 500, {
     phrases: ['This is the header text.', 'This is the footer text.', 'This is a footnote.', 'Row 1 Col 1\tRow 1 Col 2', 'ゾルゲと尾崎'],
+  }),
+
+  // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'embedded/poi_ConditionalFormattingSamples.xlsx': done('xlsx', 15_000, {
+    phrases: ['Data bars\tCompare heights of the tallest mountains', 'Everest\tNepal-China', 'Regional sales'],
+    check: lacksEmbedded(/by using data bars/),
+  }),
+  // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'embedded/poi_WithGIF.docx': done('docx', 500, {
+    phrases: ['Lorem ipsum dolor sit amet, consetetur sadipscing elitr'],
+    check: lacksEmbedded(/GIF with transparency|recognized as GIF/),
+  }),
+  // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'embedded/tika_testEXCEL_embeded.xlsx': done('xlsx', 200, {
+    phrases: ['The quick brown fox jumps over the lazy dog', 'Special characters: !"£$%^&*()', 'A\tB\tAB', 'SKIP1\tSKIP2'],
+    check: lacksEmbedded(/The Alfresco logo is above this|The end!/),
+  }),
+  // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'embedded/tika_testPDFEmbeddingAndEmbedded.docx': done('docx', 70, {
+    phrases: ['Outer_haystack'],
+    check: lacksEmbedded(/pdf_haystack|Needle/),
+  }),
+  // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'embedded/tika_testPPT_embeded.pptx': done('pptx', 40, {
+    phrases: ['The quick brown fox jumps over the lazy dog'],
+    pageCount: 1,
+    check: lacksEmbedded(/The Alfresco logo is above this|Special characters|SKIP1/),
+  }),
+  // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'embedded/tika_testWORD_EMFAndAttachments.docx': done('docx', 30, {
+    phrases: ['This is test word document for parser.'],
+    check: lacksEmbedded(/This is Text File|This is test PDF document/),
+  }),
+  // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'embedded/tika_testWORD_embeded.docx': done('docx', 100, {
+    phrases: ['The quick brown fox jumps over the lazy dog', 'The Alfresco logo is above this', 'More images follow....', 'The end!'],
+    check: lacksEmbedded(/Special characters|SKIP1/),
   }),
 
   'hostile/pdfjs_ContentStreamCycleType3insideType3.pdf': done('pdf', 2, { phrases: ['ab'] }),
@@ -101,6 +143,9 @@ export const EXPECTATIONS: Record<string, Expectation> = {
     warning: /Skipped 661 bytes/,
   }),
   'hostile/tika_testAppleSingleFile.pdf': done('pdf', 5, { phrases: ['Hello World'], warning: /AppleSingle/ }),
+  // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  // (an RC4-encrypted .doc has no EncryptedPackage stream, so it is refused as legacy Office, not reported as encrypted)
+  'hostile/tika_testWORD_protected_passtika.doc': LEGACY_OFFICE,
   'hostile/tika_testWORD_truncated.docx': fails('unreadable', GENERIC),
   'hostile/tika_testZIP_corrupted_oom.zip': fails('unreadable', GENERIC),
   'hostile/zb_zbsm.zip': fails('archive_rejected', /overlap/, { maxMs: BOMB_LIMIT_MS }),
@@ -139,6 +184,16 @@ export const EXPECTATIONS: Record<string, Expectation> = {
       assert.match(doc.pages[1]!.text, /Page 2/);
     },
   }),
+
+  'legacy/poi_61045_govdocs1_626534.xls': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'legacy/poi_aida-tour_maldives_august_october.xls': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'legacy/poi_bug58718_008558.ppt': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'legacy/poi_utas_International-Travel-Approval-Request-Form.doc': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'legacy/tika_testEXCEL.xls': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'legacy/tika_testPPT.ppt': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'legacy/tika_testPPT_various.ppt': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'legacy/tika_testWORD.doc': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'legacy/tika_testWORD_embeded.doc': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
 
   'pdf/inv_AmazonWebServices.pdf': done('pdf', 1000, { phrases: ['Amazon Elastic Compute Cloud $1.87', 'Total for this invoice $4.11'], pageCount: 1 }),
   'pdf/inv_FlipkartInvoice.pdf': done('pdf', 1000, { phrases: ['WS Retail Services Pvt. Ltd'] }),
