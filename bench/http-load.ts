@@ -1,0 +1,394 @@
+// HTTP load on POST /search against the real service started as a child process (`node src/main.ts`), once
+// per API_PROCESSES value, over one seeded DATA_DIR. The load comes from autocannon in a third process (this
+// file started again with --runner), so neither the server nor the process that manages it generates it.
+// Reports requests/s, p50/p99 latency, non-2xx and errors per run, and the speedup of 2 api processes over 1
+// (goal: >= 1.5x).
+//
+// Usage: node bench/http-load.ts [--chunks 100000] [--connections 16] [--duration 20] [--processes 1,2]
+//                                [--warmup 200]
+// (`npm run bench:http-load -- --chunks 5000 --duration 5` for a quick run.)
+
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadDataset } from './datasets.ts';
+
+const CLIENT = 'load-client';
+const KEY = 'load-key';
+/** The highest value src/config.ts accepts for RATE_LIMIT_PER_MINUTE and SEARCH_RATE_LIMIT_PER_MINUTE. */
+const UNLIMITED_RATE = '1000000';
+const READY_TIMEOUT_MS = 5 * 60_000;
+/** Several api processes share the port: every one must answer before the load starts. */
+const CONSECUTIVE_HEALTHY_PROBES = 20;
+const STOP_TIMEOUT_MS = 60_000;
+const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+const THIS_FILE = fileURLToPath(import.meta.url);
+
+interface RunnerConfig {
+  url: string;
+  key: string;
+  connections: number;
+  durationSeconds: number;
+  warmupRequests: number;
+}
+
+interface LoadFigures {
+  requestsPerSecond: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencyMeanMs: number;
+  ok2xx: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  durationSeconds: number;
+  warmupNon2xx: number;
+  warmupErrors: number;
+}
+
+/** The SciFact queries that have train judgments, in file order. */
+function trainQueries(): string[] {
+  const scifact = loadDataset('scifact', 'train.tsv');
+  const queries = [...scifact.qrels.keys()].map((id) => scifact.queries.get(id)).filter((text): text is string => typeof text === 'string');
+  if (queries.length === 0) throw new Error('no SciFact train queries found');
+  return queries;
+}
+
+function searchBody(query: string): string {
+  return JSON.stringify({ query, scope: 'content', limit: 10 });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Runner mode: the load generator, in its own process. Prints one JSON line of LoadFigures on stdout.
+
+async function runLoad(config: RunnerConfig): Promise<LoadFigures> {
+  const { default: autocannon } = await import('autocannon');
+  const queries = trainQueries();
+  let next = 0; // shared by all connections: they cycle through the queries together
+  const options = {
+    url: `${config.url}/search`,
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json', 'x-api-key': config.key },
+    connections: config.connections,
+    timeout: 30,
+    requests: [{ setupRequest: (request: object) => ({ ...request, body: searchBody(queries[next++ % queries.length]) }) }],
+  };
+  const warmup = config.warmupRequests > 0 ? await autocannon({ ...options, amount: config.warmupRequests }) : null;
+  const result = await autocannon({ ...options, duration: config.durationSeconds });
+  return {
+    requestsPerSecond: result.requests.average,
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+    latencyMeanMs: result.latency.average,
+    ok2xx: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    durationSeconds: result.duration,
+    warmupNon2xx: warmup?.non2xx ?? 0,
+    warmupErrors: warmup?.errors ?? 0,
+  };
+}
+
+/** The load runner while it runs, so that an interrupted bench can stop it. */
+let activeRunner: ChildProcess | null = null;
+
+/** Starts the runner process and returns its figures. */
+function spawnRunner(config: RunnerConfig): Promise<LoadFigures> {
+  return new Promise((resolve, reject) => {
+    const runner = spawn(process.execPath, [THIS_FILE, '--runner', JSON.stringify(config)], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    runner.stdout!.setEncoding('utf8').on('data', (data: string) => (stdout += data));
+    activeRunner = runner;
+    runner.on('error', reject);
+    runner.on('exit', (code, signal) => {
+      activeRunner = null;
+      const last = stdout.trim().split('\n').pop() ?? '';
+      if (code !== 0) return reject(new Error(`load runner exited with ${signal ?? `code ${code}`}: ${last}`));
+      try {
+        resolve(JSON.parse(last) as LoadFigures);
+      } catch {
+        reject(new Error(`load runner printed no figures: ${stdout.slice(-500)}`));
+      }
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The service under test, as a child process in its own process group.
+
+interface ServiceProcess {
+  child: ChildProcess;
+  port: number;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  hasExited(): boolean;
+  outputTail(): string;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function startServiceProcess(dataDir: string, port: number, apiProcesses: number): ServiceProcess {
+  const env = {
+    ...process.env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    API_PROCESSES: String(apiProcesses),
+    WORKER_PROCESSES: '1',
+    LOG_LEVEL: 'silent',
+    API_KEY_CLIENTS: JSON.stringify({ [KEY]: CLIENT }),
+    RATE_LIMIT_PER_MINUTE: UNLIMITED_RATE,
+    SEARCH_RATE_LIMIT_PER_MINUTE: UNLIMITED_RATE,
+  };
+  // detached: its own process group, so that any api/worker processes it forks can be found and cleaned up.
+  const child = spawn(process.execPath, ['src/main.ts'], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (data: string) => {
+    output = (output + data).slice(-4000);
+  };
+  child.stdout!.setEncoding('utf8').on('data', keep);
+  child.stderr!.setEncoding('utf8').on('data', keep);
+  let done = false;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => {
+      done = true;
+      resolve({ code, signal });
+    });
+    child.on('error', (error) => {
+      keep(`spawn failed: ${error.message}\n`);
+      done = true;
+      resolve({ code: null, signal: null });
+    });
+  });
+  return { child, port, exited, hasExited: () => done, outputTail: () => output.trim() };
+}
+
+/** GET /health on a fresh connection (no keep-alive), so that successive probes may reach different processes. */
+function probeHealth(port: number): Promise<number> {
+  return new Promise((resolve) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path: '/health', method: 'GET', agent: false, timeout: 3000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', () => resolve(0));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve(0));
+    req.end();
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitUntilHealthy(service: ServiceProcess): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let consecutive = 0;
+  let lastStatus = 0;
+  while (consecutive < CONSECUTIVE_HEALTHY_PROBES) {
+    if (service.hasExited()) throw new Error(`service exited during start-up:\n${service.outputTail()}`);
+    if (Date.now() > deadline) {
+      throw new Error(`service not healthy after ${READY_TIMEOUT_MS / 1000} s (last /health status ${lastStatus || 'no answer'}):\n${service.outputTail()}`);
+    }
+    lastStatus = await probeHealth(service.port);
+    if (lastStatus === 200) {
+      consecutive++;
+      await sleep(25);
+    } else {
+      consecutive = 0;
+      await sleep(250);
+    }
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM to the service, wait for it to exit; SIGKILL its process group if it does not, or leaves processes behind. */
+async function stopService(service: ServiceProcess): Promise<void> {
+  const pid = service.child.pid;
+  if (!service.hasExited()) {
+    service.child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), STOP_TIMEOUT_MS)));
+    const outcome = await Promise.race([service.exited, timedOut]);
+    clearTimeout(timer);
+    if (outcome === null) console.warn(`warning: service did not exit within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM; killing its process group`);
+    else if (outcome.code !== 0) console.warn(`warning: service exited with ${outcome.signal ?? `code ${outcome.code}`}:\n${service.outputTail()}`);
+  }
+  if (pid === undefined) return;
+  for (let i = 0; i < 50 && groupAlive(pid); i++) await sleep(100);
+  if (groupAlive(pid)) {
+    console.warn('warning: processes of the service outlived it; killing its process group');
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  await service.exited;
+}
+
+/** One authenticated search before the load: fails fast, with the answer, when the setup is wrong. */
+async function checkSearch(port: number, query: string): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${port}/search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+    body: searchBody(query),
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`POST /search answered ${response.status}: ${text.slice(0, 500)}`);
+  const body = JSON.parse(text) as { results?: unknown[] };
+  return Array.isArray(body.results) ? body.results.length : 0;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+interface RunRow {
+  apiProcesses: number;
+  readySeconds: number;
+  figures: LoadFigures;
+}
+
+function positiveInt(name: string, value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`--${name} must be a positive integer, got "${value}"`);
+  return parsed;
+}
+
+function printTable(rows: RunRow[]): void {
+  const header = ['API_PROCESSES', 'req/s (mean)', 'p50 ms', 'p99 ms', 'mean ms', '2xx', 'non-2xx', 'errors', 'timeouts', 'ready s'];
+  const lines = rows.map((row) => [
+    String(row.apiProcesses),
+    row.figures.requestsPerSecond.toFixed(1),
+    row.figures.latencyP50Ms.toFixed(1),
+    row.figures.latencyP99Ms.toFixed(1),
+    row.figures.latencyMeanMs.toFixed(1),
+    String(row.figures.ok2xx),
+    String(row.figures.non2xx),
+    String(row.figures.errors),
+    String(row.figures.timeouts),
+    row.readySeconds.toFixed(1),
+  ]);
+  const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i].length)));
+  const format = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  console.log(format(header));
+  console.log(widths.map((width) => '-'.repeat(width)).join('  '));
+  for (const line of lines) console.log(format(line));
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      chunks: { type: 'string', default: '100000' },
+      connections: { type: 'string', default: '16' },
+      duration: { type: 'string', default: '20' },
+      processes: { type: 'string', default: '1,2' },
+      warmup: { type: 'string', default: '200' },
+    },
+    strict: true,
+  });
+  const chunks = positiveInt('chunks', values.chunks);
+  const connections = positiveInt('connections', values.connections);
+  const durationSeconds = positiveInt('duration', values.duration);
+  const warmupRequests = Number(values.warmup);
+  if (!Number.isInteger(warmupRequests) || warmupRequests < 0) throw new Error(`--warmup must be a non-negative integer, got "${values.warmup}"`);
+  const processCounts = values.processes.split(',').map((value) => positiveInt('processes', value.trim()));
+  const firstQuery = trainQueries()[0];
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'hds-http-load-'));
+  let current: ServiceProcess | null = null;
+  const abort = (signal: NodeJS.Signals) => {
+    console.error(`\n${signal}: stopping`);
+    activeRunner?.kill('SIGKILL');
+    const pid = current?.child.pid;
+    if (pid !== undefined && !current!.hasExited()) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(130);
+  };
+  process.once('SIGINT', abort);
+  process.once('SIGTERM', abort);
+
+  const rows: RunRow[] = [];
+  try {
+    const seedStarted = performance.now();
+    const { seedScifactChunks } = await import('./seed-store.ts');
+    const seeded = await seedScifactChunks(dataDir, CLIENT, chunks);
+    console.log(`seeded ${seeded.chunks} chunks in ${seeded.documents} versions in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s (${dataDir})`);
+
+    for (const apiProcesses of processCounts) {
+      const port = await freePort();
+      console.log(`\nAPI_PROCESSES=${apiProcesses}: starting the service on port ${port}`);
+      const started = performance.now();
+      current = startServiceProcess(dataDir, port, apiProcesses);
+      try {
+        await waitUntilHealthy(current);
+        const readySeconds = (performance.now() - started) / 1000;
+        const results = await checkSearch(port, firstQuery);
+        console.log(`  healthy after ${readySeconds.toFixed(1)} s (${CONSECUTIVE_HEALTHY_PROBES} consecutive /health 200s); a search returns ${results} results`);
+        console.log(`  load: ${connections} connections for ${durationSeconds} s after ${warmupRequests} warm-up requests`);
+        const figures = await spawnRunner({ url: `http://127.0.0.1:${port}`, key: KEY, connections, durationSeconds, warmupRequests });
+        if (current.hasExited()) throw new Error(`service exited during the load:\n${current.outputTail()}`);
+        if (figures.warmupNon2xx > 0 || figures.warmupErrors > 0) console.warn(`  warning: warm-up had ${figures.warmupNon2xx} non-2xx answers and ${figures.warmupErrors} errors`);
+        if (figures.non2xx > 0 || figures.errors > 0) console.warn(`  warning: ${figures.non2xx} non-2xx answers and ${figures.errors} errors: figures are not comparable`);
+        console.log(`  ${figures.requestsPerSecond.toFixed(1)} requests/s, p50 ${figures.latencyP50Ms.toFixed(1)} ms, p99 ${figures.latencyP99Ms.toFixed(1)} ms`);
+        rows.push({ apiProcesses, readySeconds, figures });
+      } finally {
+        await stopService(current);
+        current = null;
+      }
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+    process.off('SIGINT', abort);
+    process.off('SIGTERM', abort);
+  }
+
+  console.log(`\nPOST /search over ${chunks} chunks, ${connections} connections, ${durationSeconds} s per run (load from a separate autocannon process):\n`);
+  printTable(rows);
+  const one = rows.find((row) => row.apiProcesses === 1);
+  const two = rows.find((row) => row.apiProcesses === 2);
+  if (one && two) {
+    const ratio = two.figures.requestsPerSecond / one.figures.requestsPerSecond;
+    console.log(`\nspeedup 2 vs 1 api processes: ${ratio.toFixed(2)}x (goal >= 1.5x: ${ratio >= 1.5 ? 'met' : 'NOT met'})`);
+  }
+}
+
+const runnerArg = process.argv.indexOf('--runner');
+if (runnerArg !== -1) {
+  const figures = await runLoad(JSON.parse(process.argv[runnerArg + 1]) as RunnerConfig);
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
+} else {
+  try {
+    await main();
+  } catch (error) {
+    console.error(`http-load failed: ${error instanceof Error ? error.message : error}`);
+    process.exitCode = 1;
+  }
+}

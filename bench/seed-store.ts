@@ -1,0 +1,86 @@
+// Seeds a DATA_DIR for benchmarks: SciFact abstracts (10 per document, repeated in rounds) chunked,
+// embedded with the hashing embedder and written as active generations straight into the durable store,
+// so that the service's start-up recovery rebuilds its serving snapshot from them.
+
+import { loadDataset } from './datasets.ts';
+import { Storage } from '../src/storage/storage.ts';
+import { chunkPages } from '../src/ingest/chunk.ts';
+import { createHashingEmbedder } from '../src/models/hashing-embedder.ts';
+import { emptyEntities } from '../src/domain/entities.ts';
+import { computeManifest } from '../src/publication/manifest.ts';
+import { canonicalMetadataOf } from '../src/ingest/pipeline.ts';
+import { metadataLeaves } from '../src/domain/metadata-leaves.ts';
+import type { JsonObject } from '../src/domain/canonical-metadata.ts';
+
+const ABSTRACTS_PER_DOCUMENT = 10;
+
+/** Derived from the port rather than imported, so that it survives the type moving between modules. */
+type GenerationInput = Parameters<Awaited<ReturnType<Storage['client']>>['stageAndActivate']>[0];
+
+interface SeedTarget {
+  write(input: GenerationInput): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The only code here that touches the storage port. Written with `await` throughout so that it keeps
+ * working when the port becomes Promise-based; if the constructor becomes `await Storage.open(dataDir)`,
+ * change the first line only.
+ */
+async function openSeedTarget(dataDir: string, clientId: string): Promise<SeedTarget> {
+  const storage = new Storage(dataDir);
+  const store = await storage.client(clientId);
+  return {
+    async write(input) {
+      const activated = await store.stageAndActivate(input);
+      if (activated === null) throw new Error(`generation of ${input.documentId} was not activated`);
+    },
+    async close() {
+      await storage.close();
+    },
+  };
+}
+
+/** Writes about `targetChunks` chunks (exactly, unless the corpus yields none) for `clientId` into `dataDir`. */
+export async function seedScifactChunks(dataDir: string, clientId: string, targetChunks: number): Promise<{ documents: number; chunks: number }> {
+  const scifact = loadDataset('scifact', 'train.tsv');
+  const embedder = createHashingEmbedder();
+  const target = await openSeedTarget(dataDir, clientId);
+  let chunkCount = 0;
+  let documentCount = 0;
+  try {
+    for (let round = 0; chunkCount < targetChunks; round++) {
+      const before = chunkCount;
+      for (let start = 0; start < scifact.documents.length && chunkCount < targetChunks; start += ABSTRACTS_PER_DOCUMENT) {
+        const group = scifact.documents.slice(start, start + ABSTRACTS_PER_DOCUMENT);
+        const pages = group.map((doc) => ({ pageNumber: null, pageLabel: null, text: `${doc.title}\n\n${doc.text}` }));
+        const texts = chunkPages(pages, { targetChars: 1000, overlapChars: 150 }).slice(0, targetChunks - chunkCount);
+        const vectors = await embedder.embed(texts.map((chunk) => chunk.text));
+        const chunks = texts.map((chunk, i) => ({ chunkIndex: chunk.chunkIndex, page: null, pageLabel: null, text: chunk.text, entities: emptyEntities(), vector: vectors[i] }));
+        const documentId = `doc-${round}-${start}`;
+        const parsed = { mimeType: 'text/markdown', extension: 'md', pages, pageCount: null, textExtraction: 'native' as const, ocrUsed: false, warnings: [], properties: { title: null, author: null, createdAt: null } };
+        const metadata = canonicalMetadataOf(parsed, `${documentId}.md`, { status: 'disabled', categories: [] }, {});
+        const leaves = metadataLeaves(metadata);
+        await target.write({
+          documentId,
+          versionKey: documentId,
+          jobId: null,
+          createdAt: new Date().toISOString(),
+          canonicalMetadata: metadata,
+          entities: emptyEntities(),
+          embedding: { dense_model: embedder.model, dense_dimensions: embedder.dimensions, sparse_model: 'bm25', embedded_at: new Date().toISOString() },
+          deletion: { deleted: false, deletedAt: null, deletedBy: null },
+          chunks,
+          leaves,
+          manifest: computeManifest({ documentId, versionId: documentId, jobId: null }, chunks, leaves) as unknown as JsonObject,
+        });
+        chunkCount += chunks.length;
+        documentCount++;
+      }
+      if (chunkCount === before) break; // an empty corpus would otherwise loop forever
+    }
+  } finally {
+    await target.close();
+  }
+  return { documents: documentCount, chunks: chunkCount };
+}
