@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import { PRODUCT_VERSION } from './version.ts';
 import { Storage } from './storage/storage.ts';
 import { ServingIndex } from './serving/serving-index.ts';
+import { ThreadedSegmentBuilder } from './serving/threaded-segment-builder.ts';
 import { ReadGuard } from './serving/read-guard.ts';
 import { Follower } from './serving/follower.ts';
 import { Publisher } from './publication/publisher.ts';
@@ -48,7 +49,9 @@ function webProviderOf(config: Config): WebProvider | null {
 export async function startApi(config: Config): Promise<RunningApi> {
   const storage = new Storage(config.dataDir);
   const models = await createModels(config);
-  const serving = new ServingIndex(storage, models.embedder.dimensions);
+  // Segments are built and merged on a thread of this process: publishing never stalls reads or /health.
+  const segmentBuilder = new ThreadedSegmentBuilder();
+  const serving = new ServingIndex(storage, models.embedder.dimensions, segmentBuilder);
   const readGuard = new ReadGuard(storage, serving, { enabled: config.publicationEnabled, catchUpDeadlineMs: config.readCatchUpTimeoutMs });
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
   const metrics = new ServiceMetrics(storage.jobs, underSupervisor() ? { clusterExposition: requestClusterMetrics } : {});
@@ -89,8 +92,10 @@ export async function startApi(config: Config): Promise<RunningApi> {
   if (config.apiKeyClientsProblem) app.log.warn(`${config.apiKeyClientsProblem}: every protected route answers 401`);
   // Listen first: RECOVERING is observable (health 503, reads 503 with Retry-After) while snapshots build.
   await app.listen({ host: config.host, port: config.port });
+  serving.onCompactionError = (error) => app.log.warn({ err: error }, 'segment merge failed');
   const follower = new Follower({ storage, index: serving, guard: readGuard, pollMs: config.followerPollMs, onError: (error) => app.log.warn({ err: error }, 'follower pass failed') });
   const recovered = (async () => {
+    if (config.recoveryDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.recoveryDelayMs));
     for (const clientId of await storage.knownClientIds()) await serving.rebuild(clientId);
     readGuard.recovered();
     app.log.info({ serving: serving.stats() }, 'serving snapshots rebuilt');
@@ -109,8 +114,10 @@ export async function startApi(config: Config): Promise<RunningApi> {
     close() {
       closing ??= (async () => {
         follower.stop();
+        serving.close();
         await app.close();
         await recovered.catch(() => {});
+        await segmentBuilder.close();
         storage.close();
       })();
       return closing;

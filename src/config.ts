@@ -86,6 +86,8 @@ export interface Config {
   jobRetryBaseSeconds: number;
   /** Fault-injection pause between ingestion stages; 0 in production. */
   jobStageDelayMs: number;
+  /** Fault-injection pause before an api process builds its snapshots (keeps RECOVERING observable); 0 in production. */
+  recoveryDelayMs: number;
   /** Fault-injection pause after each version step of delete/restore/purge; 0 in production. */
   lifecycleStepDelayMs: number;
   webSearchEnabled: boolean;
@@ -250,6 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobRetryBaseSeconds: float(env, 'JOB_RETRY_BASE_SECONDS', 2, 0, 3600),
     jobStageDelayMs: int(env, 'JOB_STAGE_DELAY_MS', 0, 0, 600_000),
     lifecycleStepDelayMs: int(env, 'LIFECYCLE_STEP_DELAY_MS', 0, 0, 600_000),
+    recoveryDelayMs: int(env, 'RECOVERY_DELAY_MS', 0, 0, 600_000),
     webSearchEnabled: bool(env, 'WEB_SEARCH_ENABLED', false),
     webSearchProvider,
     webSearchUrl: optionalStr(env, 'WEB_SEARCH_URL'),

@@ -107,7 +107,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
     // Ids may be up to MAX_ID_LENGTH characters, percent-encoded in the path.
-    maxParamLength: 4 * MAX_ID_LENGTH,
+    routerOptions: { maxParamLength: 4 * MAX_ID_LENGTH },
     // Router-level failures (malformed escapes, over-long parameters) still get the envelope and a request id.
     frameworkErrors: (error, request, reply) => {
       // Set here as well: these may be answered before the request reaches the hooks.

@@ -2,6 +2,7 @@
 // version's custom metadata against the contract, re-indexes stale metadata leaves, and converges the
 // Client's readiness to ready, or to blocked with remediation entries that never carry a value.
 
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { StoragePort } from '../storage/port.ts';
 import type { Publisher } from './publisher.ts';
 import { successorOf } from './successor.ts';
@@ -68,6 +69,8 @@ async function backfill(job: JobRecord, deps: { storage: StoragePort; publisher:
   const violations: BackfillViolation[] = [];
   let violationsTotal = 0;
   for await (const generation of versions) {
+    // The store answers without real I/O: yield, so the job's lease heartbeat keeps running.
+    await yieldToEventLoop();
     counts.versions_total++;
     const violation = checkMetadataContract(generation.canonicalMetadata.custom as JsonValue);
     if (violation) {

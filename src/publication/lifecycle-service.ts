@@ -2,6 +2,7 @@
 // republished one version at a time under the Client's durable fence) and the journaled hard-delete purge.
 // Each version is one bounded transaction through the publisher; readers see it through the publication log.
 
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { StoragePort } from '../storage/port.ts';
 import type { DeletionMarkers, GenerationRecord } from '../domain/generation.ts';
 import { PublicationPaused } from '../domain/jobs.ts';
@@ -23,6 +24,16 @@ export interface LifecycleOptions {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Ends one version step. The embedded store answers without real I/O, so without this a request over
+ * thousands of versions would hold the event loop from its first version to its last: every other request
+ * of this api process (searches, /health) gets its turn between two versions.
+ */
+async function endOfStep(stepDelayMs: number): Promise<void> {
+  if (stepDelayMs > 0) await sleep(stepDelayMs);
+  else await yieldToEventLoop();
 }
 
 export class LifecycleService {
@@ -109,7 +120,7 @@ export class LifecycleService {
       }
       changed.push(versionIdFromKey(target.versionKey) ?? '');
       chunks += loaded.chunks.length;
-      if (this.options.stepDelayMs > 0) await sleep(this.options.stepDelayMs);
+      await endOfStep(this.options.stepDelayMs);
     }
     return chunks;
   }
@@ -139,7 +150,7 @@ export class LifecycleService {
         throw new ServiceError('publication_purge_timeout', 'Records remain after the purge; repeat the request to resume it');
       }
       await this.storage.jobs.deleteForDocument(clientId, documentId, key);
-      if (this.options.stepDelayMs > 0) await sleep(this.options.stepDelayMs);
+      await endOfStep(this.options.stepDelayMs);
     }
     if (versionId === undefined) await this.storage.jobs.deleteForDocument(clientId, documentId, null);
     return { document_id: documentId, deleted_chunks: chunks, status: 'hard_deleted' };

@@ -1,26 +1,40 @@
-// An immutable slice of a Client's serving index: chunks with consecutive-or-sorted ordinals, their BM25
-// postings and their dense vectors. Segments are built once and merged by rebuilding, never mutated.
+// An immutable slice of a Client's serving index: chunks with sorted ordinals, their BM25 postings, dense
+// vectors and fuzzy-lane vocabulary. The index part is built from plain data by pure functions, so that it
+// can be built or merged off the event loop (segment-thread.ts); segments are never mutated once returned.
 
 import { buildBm25Segment, mergeBm25Segments } from './bm25-segment.ts';
 import type { Bm25Segment } from './bm25-segment.ts';
 import type { ServedChunk } from './served-types.ts';
 import { quantize, quantizationAvailable } from './quantized-scan.ts';
-import { vocabularyFromTexts } from '../text/vocabulary.ts';
+import { buildVocabulary, vocabularyEntries, vocabularyFromTexts, vocabularyWordsOf } from '../text/vocabulary.ts';
 import type { Vocabulary } from '../text/vocabulary.ts';
 
-export interface Segment {
+/** The searchable structures of a segment: plain data only (structured-cloneable). */
+export interface SegmentIndex {
+  readonly bm25: Bm25Segment;
+  /** Row-major unit vectors, one row of `dimensions` per chunk, in ordinal order. */
+  readonly vectors: Float32Array;
+  /** int8 copy of `vectors` for the native first pass of the dense lane (large segments only). */
+  readonly quantized: Int8Array | null;
+  /** The fuzzy lane: surface words of the segment's chunks with chunk counts. */
+  readonly vocabulary: Vocabulary;
+}
+
+export interface Segment extends SegmentIndex {
   /** Chunks in ascending ordinal order. */
   readonly chunks: readonly ServedChunk[];
   /** Their ordinals, for tight loops. */
   readonly ordinals: Int32Array;
   readonly minOrdinal: number;
   readonly maxOrdinal: number;
-  readonly bm25: Bm25Segment;
-  /** Row-major unit vectors, one row of `dimensions` per chunk, in `chunks` order. */
-  readonly vectors: Float32Array;
   readonly dimensions: number;
-  /** int8 copy of `vectors` for the native first pass of the dense lane (large segments only). */
-  readonly quantized: Int8Array | null;
+}
+
+/** What indexing needs of one chunk. */
+export interface IndexDoc {
+  ordinal: number;
+  text: string;
+  title: string | undefined;
 }
 
 /** Segments with fewer rows are scanned in JavaScript: the native call would not pay for itself. */
@@ -30,53 +44,107 @@ function quantizedCopy(vectors: Float32Array, rows: number): Int8Array | null {
   return rows >= QUANTIZED_MIN_ROWS && quantizationAvailable() ? quantize(vectors) : null;
 }
 
-function titleOf(chunk: ServedChunk): string | undefined {
-  const metadata = chunk.version.canonicalMetadata;
-  return metadata.extracted.title ?? undefined;
+/** Builds the index of docs sorted by ordinal, with their vectors packed row by row. */
+export function indexDocs(docs: readonly IndexDoc[], vectors: Float32Array): SegmentIndex {
+  return {
+    bm25: buildBm25Segment(docs.map((doc) => ({ id: doc.ordinal, text: doc.text, title: doc.title }))),
+    vectors,
+    quantized: quantizedCopy(vectors, docs.length),
+    vocabulary: vocabularyFromTexts(docs.map((doc) => doc.text)),
+  };
 }
 
-export function buildSegment(chunks: readonly ServedChunk[], dimensions: number): Segment {
+/**
+ * The vocabulary of the live chunks of merged parts: the parts' word counts less the words of the chunks
+ * that died since (`deadTexts`), so a purged document's words leave the fuzzy lane with it.
+ */
+function liveVocabulary(parts: readonly SegmentIndex[], deadTexts: readonly string[]): Vocabulary {
+  const counts = new Map<string, number>();
+  for (const part of parts) for (const [word, count] of vocabularyEntries(part.vocabulary)) counts.set(word, (counts.get(word) ?? 0) + count);
+  for (const text of deadTexts) {
+    for (const word of vocabularyWordsOf(text)) {
+      const left = (counts.get(word) ?? 0) - 1;
+      if (left > 0) counts.set(word, left);
+      else counts.delete(word);
+    }
+  }
+  return buildVocabulary(counts);
+}
+
+/** Merges adjacent segment indexes, keeping the docs live in `live` (by ordinal), in order. */
+export function mergeIndexes(parts: readonly SegmentIndex[], live: Uint8Array, dimensions: number, deadTexts: readonly string[]): SegmentIndex {
+  const isLive = (ordinal: number) => live[ordinal] === 1;
+  const bm25 = mergeBm25Segments(parts.map((part) => part.bm25), isLive);
+  const vectors = new Float32Array(bm25.docCount * dimensions);
+  let row = 0;
+  for (const part of parts) {
+    for (let d = 0; d < part.bm25.docCount; d++) {
+      if (!isLive(part.bm25.docIds[d])) continue;
+      vectors.set(part.vectors.subarray(d * dimensions, (d + 1) * dimensions), row * dimensions);
+      row++;
+    }
+  }
+  return { bm25, vectors, quantized: quantizedCopy(vectors, bm25.docCount), vocabulary: liveVocabulary(parts, deadTexts) };
+}
+
+function titleOf(chunk: ServedChunk): string | undefined {
+  return chunk.version.canonicalMetadata.extracted.title ?? undefined;
+}
+
+/** The plain indexing input of chunks: docs in ordinal order and their vectors packed row by row. */
+export function indexInputOf(chunks: readonly ServedChunk[], dimensions: number): { sorted: ServedChunk[]; docs: IndexDoc[]; vectors: Float32Array } {
   const sorted = [...chunks].sort((a, b) => a.ordinal - b.ordinal);
   const vectors = new Float32Array(sorted.length * dimensions);
   sorted.forEach((chunk, row) => {
     if (chunk.vector.length === dimensions) vectors.set(chunk.vector, row * dimensions);
   });
+  return { sorted, docs: sorted.map((chunk) => ({ ordinal: chunk.ordinal, text: chunk.text, title: titleOf(chunk) })), vectors };
+}
+
+/** A segment from chunks sorted by ordinal and the index built from them. */
+export function assembleSegment(sorted: readonly ServedChunk[], index: SegmentIndex, dimensions: number): Segment {
   return {
+    ...index,
     chunks: sorted,
     ordinals: Int32Array.from(sorted, (chunk) => chunk.ordinal),
     minOrdinal: sorted.length ? sorted[0].ordinal : 0,
     maxOrdinal: sorted.length ? sorted[sorted.length - 1].ordinal : -1,
-    bm25: buildBm25Segment(sorted.map((chunk) => ({ id: chunk.ordinal, text: chunk.text, title: titleOf(chunk) }))),
-    vectors,
     dimensions,
-    quantized: quantizedCopy(vectors, sorted.length),
   };
 }
 
-/** Merges adjacent segments into one, dropping chunks that are no longer live. */
-export function mergeSegments(segments: readonly Segment[], isLive: (ordinal: number) => boolean): Segment {
-  const dimensions = segments[0].dimensions;
-  const chunks = segments.flatMap((segment) => segment.chunks.filter((chunk) => isLive(chunk.ordinal)));
-  const vectors = new Float32Array(chunks.length * dimensions);
-  let row = 0;
-  for (const segment of segments) {
-    segment.chunks.forEach((chunk, index) => {
-      if (!isLive(chunk.ordinal)) return;
-      vectors.set(segment.vectors.subarray(index * dimensions, (index + 1) * dimensions), row * dimensions);
-      row++;
-    });
-  }
-  return {
-    chunks,
-    ordinals: Int32Array.from(chunks, (chunk) => chunk.ordinal),
-    minOrdinal: chunks.length ? chunks[0].ordinal : 0,
-    maxOrdinal: chunks.length ? chunks[chunks.length - 1].ordinal : -1,
-    bm25: mergeBm25Segments(segments.map((segment) => segment.bm25), isLive),
-    vectors,
-    dimensions,
-    quantized: quantizedCopy(vectors, chunks.length),
-  };
+/** The chunks of adjacent segments that are still live, in ordinal order (the merge's chunk list). */
+export function liveChunksOf(segments: readonly Segment[], live: Uint8Array): ServedChunk[] {
+  return segments.flatMap((segment) => segment.chunks.filter((chunk) => live[chunk.ordinal] === 1));
 }
+
+/** The texts of the chunks of segments that died since they were indexed. */
+export function deadTextsOf(segments: readonly Segment[], live: Uint8Array): string[] {
+  return segments.flatMap((segment) => segment.chunks.filter((chunk) => live[chunk.ordinal] !== 1).map((chunk) => chunk.text));
+}
+
+/** Builds and merges segments; an implementation may do the work on another thread. */
+export interface SegmentBuilder {
+  build(chunks: readonly ServedChunk[], dimensions: number): Promise<Segment>;
+  /** Merges adjacent segments into one, dropping chunks not live in `live`. */
+  merge(segments: readonly Segment[], live: Uint8Array): Promise<Segment>;
+}
+
+export function buildSegment(chunks: readonly ServedChunk[], dimensions: number): Segment {
+  const { sorted, docs, vectors } = indexInputOf(chunks, dimensions);
+  return assembleSegment(sorted, indexDocs(docs, vectors), dimensions);
+}
+
+export function mergeSegments(segments: readonly Segment[], live: Uint8Array): Segment {
+  const dimensions = segments[0].dimensions;
+  return assembleSegment(liveChunksOf(segments, live), mergeIndexes(segments, live, dimensions, deadTextsOf(segments, live)), dimensions);
+}
+
+/** Builds on the calling thread: for tests, tools and small publications. */
+export const inlineSegmentBuilder: SegmentBuilder = {
+  build: async (chunks, dimensions) => buildSegment(chunks, dimensions),
+  merge: async (segments, live) => mergeSegments(segments, live),
+};
 
 /** The chunk with this ordinal in the segment, or undefined. */
 export function chunkInSegment(segment: Segment, ordinal: number): ServedChunk | undefined {
@@ -91,19 +159,4 @@ export function chunkInSegment(segment: Segment, ordinal: number): ServedChunk |
     else high = middle - 1;
   }
   return undefined;
-}
-
-const vocabularies = new WeakMap<Segment, Vocabulary>();
-
-/**
- * The fuzzy lane of a segment: surface words of its live-at-build chunks with chunk counts. Built on first
- * use and kept with the immutable segment, so a publication rebuilds only the small segments it adds.
- */
-export function segmentVocabulary(segment: Segment): Vocabulary {
-  let vocabulary = vocabularies.get(segment);
-  if (!vocabulary) {
-    vocabulary = vocabularyFromTexts(segment.chunks.map((chunk) => chunk.text));
-    vocabularies.set(segment, vocabulary);
-  }
-  return vocabulary;
 }

@@ -1,13 +1,22 @@
 // The serving index of one api process: every Client's immutable snapshot and the publication-log position
-// it reflects. It moves only by applying the durable log (or rebuilding from the store); never by a write here.
+// it reflects. It moves only by applying the durable log (or rebuilding from the store), never by a write
+// here. Segments are built and merged by a SegmentBuilder (off the event loop in api processes); merges run
+// in the background and are swapped in only if the segments they replace are still served.
 
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { StoragePort } from '../storage/port.ts';
 import type { LoadedGeneration } from '../domain/generation.ts';
 import { PUBLICATION_LOG_REPLAY_LIMIT } from '../domain/publication-log.ts';
 import type { PublicationLogEntry } from '../domain/publication-log.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
-import { applyChange, emptySnapshot } from './snapshot.ts';
-import type { ClientSnapshot } from './snapshot.ts';
+import { commitChange, compactionPlan, emptySnapshot, planChange, replaceSegments } from './snapshot.ts';
+import type { ClientSnapshot, SnapshotChange } from './snapshot.ts';
+import type { SegmentBuilder } from './segment.ts';
+
+/** A rebuild loads and indexes generations in batches of about this many chunks, yielding between them. */
+export const REBUILD_BATCH_CHUNKS = 20_000;
+/** Generations read from the store per query during a rebuild. */
+const REBUILD_READ_BATCH = 200;
 
 interface Served {
   snapshot: ClientSnapshot;
@@ -19,6 +28,7 @@ export interface ServingStats {
   clients: number;
   versions: number;
   chunks: number;
+  segments: number;
 }
 
 function identityOf(entry: { documentId: string; versionKey: string }): string {
@@ -35,14 +45,21 @@ function coalesce(entries: PublicationLogEntry[]): Map<string, PublicationLogEnt
 export class ServingIndex {
   private readonly storage: StoragePort;
   private readonly dimensions: number;
+  private readonly builder: SegmentBuilder;
   private readonly served = new Map<string, Served>();
   /** One catch-up at a time per Client, so entries are applied once and in order. */
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Clients with a background merge running (one at a time per Client). */
+  private readonly compacting = new Set<string>();
+  private closed = false;
+  /** Rebuilds from the store so far (start-up ones included): a follower that keeps rebuilding is lagging. */
   rebuilds = 0;
+  onCompactionError: (error: unknown) => void = () => {};
 
-  constructor(storage: StoragePort, dimensions: number) {
+  constructor(storage: StoragePort, dimensions: number, builder: SegmentBuilder) {
     this.storage = storage;
     this.dimensions = dimensions;
+    this.builder = builder;
   }
 
   snapshot(clientId: string): ClientSnapshot {
@@ -53,11 +70,44 @@ export class ServingIndex {
     return this.served.get(clientId)?.appliedSeq ?? 0;
   }
 
-  /** Builds the Client's snapshot from the store's current state (start-up, or a follower too far behind). */
+  /**
+   * Builds the Client's snapshot from the store (start-up, or a follower too far behind): the log head is
+   * read first, then the active generations in batches; entries committed meanwhile are applied afterwards
+   * from that head by the next catch-up, so nothing committed during the rebuild is missed.
+   */
   async rebuild(clientId: string): Promise<void> {
-    const state = await this.storage.client(clientId).servingState();
-    this.served.set(clientId, { snapshot: applyChange(emptySnapshot(clientId, this.dimensions), { activated: state.generations }), appliedSeq: state.head });
+    const store = this.storage.client(clientId);
+    const head = await store.logHead();
+    const ids = await store.servedGenerationIds();
+    let snapshot = emptySnapshot(clientId, this.dimensions);
+    let batch: LoadedGeneration[] = [];
+    let batchChunks = 0;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      snapshot = await this.applied(snapshot, { activated: batch });
+      batch = [];
+      batchChunks = 0;
+      await yieldToEventLoop();
+    };
+    for (let start = 0; start < ids.length; start += REBUILD_READ_BATCH) {
+      for (const generation of await store.loadActiveGenerations(ids.slice(start, start + REBUILD_READ_BATCH))) {
+        batch.push(generation);
+        batchChunks += generation.chunks.length;
+        if (batchChunks >= REBUILD_BATCH_CHUNKS) await flush();
+      }
+      await yieldToEventLoop();
+    }
+    await flush();
+    this.served.set(clientId, { snapshot, appliedSeq: head });
     this.rebuilds++;
+    this.scheduleCompaction(clientId);
+  }
+
+  /** A new snapshot with the change applied; its new segment is built by the builder. */
+  private async applied(snapshot: ClientSnapshot, change: SnapshotChange): Promise<ClientSnapshot> {
+    const plan = planChange(snapshot, change);
+    const segment = plan.added.length > 0 ? await this.builder.build(plan.added, snapshot.dimensions) : null;
+    return commitChange(snapshot, plan, segment);
   }
 
   /** Applies every log entry committed up to now (at least up to `atLeast`); concurrent callers share one pass. */
@@ -83,7 +133,7 @@ export class ServingIndex {
     if (changes.entries.length === 0) {
       // Too far behind, or the entries were compacted away: rebuild instead of replaying.
       await this.rebuild(clientId);
-      return;
+      return this.applyPending(clientId);
     }
     const activated: LoadedGeneration[] = [];
     const removed: string[] = [];
@@ -92,18 +142,53 @@ export class ServingIndex {
       if (loaded) activated.push(loaded);
       else removed.push(identity);
     }
-    const current = this.snapshot(clientId);
-    this.served.set(clientId, { snapshot: applyChange(current, { activated, removed }), appliedSeq: changes.entries[changes.entries.length - 1].seq });
+    const plan = planChange(this.snapshot(clientId), { activated, removed });
+    const segment = plan.added.length > 0 ? await this.builder.build(plan.added, this.dimensions) : null;
+    // Only a background merge can have replaced segments meanwhile (it never touches versions or liveness),
+    // so the plan commits onto the snapshot served now.
+    this.served.set(clientId, { snapshot: commitChange(this.snapshot(clientId), plan, segment), appliedSeq: changes.entries[changes.entries.length - 1].seq });
+    this.scheduleCompaction(clientId);
   }
 
-  /** Counts for health and the operator view: loaded Clients, versions and live chunks. */
+  /** Starts background merging for the Client if its segments call for it and none is running. */
+  private scheduleCompaction(clientId: string): void {
+    if (this.closed || this.compacting.has(clientId) || !compactionPlan(this.snapshot(clientId))) return;
+    this.compacting.add(clientId);
+    void this.compact(clientId)
+      .catch((error) => this.onCompactionError(error))
+      .finally(() => this.compacting.delete(clientId));
+  }
+
+  private async compact(clientId: string): Promise<void> {
+    for (let plan = compactionPlan(this.snapshot(clientId)); plan && !this.closed; plan = compactionPlan(this.snapshot(clientId))) {
+      const merged = await this.builder.merge(plan, this.snapshot(clientId).live);
+      const current = this.served.get(clientId);
+      const next = current ? replaceSegments(current.snapshot, plan, merged) : null;
+      if (!current || !next) return; // the snapshot moved on (rebuilt); a later publication schedules again
+      this.served.set(clientId, { snapshot: next, appliedSeq: current.appliedSeq });
+    }
+  }
+
+  /** Stops scheduling merges (shutdown). */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** True while a background merge runs for some Client (tests and the operator view). */
+  get compactionsRunning(): number {
+    return this.compacting.size;
+  }
+
+  /** Counts for health and the operator view: loaded Clients, versions, live chunks and segments. */
   stats(): ServingStats {
     let versions = 0;
     let chunks = 0;
+    let segments = 0;
     for (const { snapshot } of this.served.values()) {
       versions += snapshot.versions.size;
       chunks += snapshot.liveChunkCount;
+      segments += snapshot.segments.length;
     }
-    return { clients: this.served.size, versions, chunks };
+    return { clients: this.served.size, versions, chunks, segments };
   }
 }

@@ -3,8 +3,8 @@
 
 import type { LoadedGeneration } from '../domain/generation.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
-import { buildSegment, chunkInSegment, mergeSegments, segmentVocabulary } from './segment.ts';
-import type { Segment } from './segment.ts';
+import { chunkInSegment, inlineSegmentBuilder } from './segment.ts';
+import type { Segment, SegmentBuilder } from './segment.ts';
 import type { VocabularyParts } from '../text/vocabulary.ts';
 import { chunkIdOf } from './served-types.ts';
 import type { ServedChunk, ServedVersion } from './served-types.ts';
@@ -78,8 +78,18 @@ export interface SnapshotChange {
   removed?: string[];
 }
 
-/** Publishes a change: returns a new snapshot sharing every untouched segment with the old one. */
-export function applyChange(snapshot: ClientSnapshot, change: SnapshotChange): ClientSnapshot {
+/** A change worked out against a snapshot: everything but the new segment, which may be built elsewhere. */
+export interface PlannedChange {
+  versions: Map<string, ServedVersion>;
+  live: Uint8Array;
+  nextOrdinal: number;
+  liveChunkCount: number;
+  deletedVersionCount: number;
+  /** Chunks of the generations that entered, with their ordinals: the new segment's content. */
+  added: ServedChunk[];
+}
+
+export function planChange(snapshot: ClientSnapshot, change: SnapshotChange): PlannedChange {
   const versions = new Map(snapshot.versions);
   let nextOrdinal = snapshot.nextOrdinal;
   const added: ServedChunk[] = [];
@@ -114,41 +124,74 @@ export function applyChange(snapshot: ClientSnapshot, change: SnapshotChange): C
   }
   for (const chunk of added) live[chunk.ordinal] = 1;
   liveChunkCount += added.length;
-  let segments = snapshot.segments.slice();
-  if (added.length > 0) segments.push(buildSegment(added, snapshot.dimensions));
-  segments = compact(segments, (ordinal) => live[ordinal] === 1);
+  return { versions, live, nextOrdinal, liveChunkCount, deletedVersionCount, added };
+}
+
+function hasLiveChunk(segment: Segment, live: Uint8Array): boolean {
+  return segment.chunks.some((chunk) => live[chunk.ordinal] === 1);
+}
+
+/**
+ * Publishes a planned change on `snapshot` (the one it was planned against, or a later one that differs only
+ * by compacted segments): a new snapshot sharing every untouched segment; segments left with no live chunk go.
+ */
+export function commitChange(snapshot: ClientSnapshot, plan: PlannedChange, segment: Segment | null): ClientSnapshot {
+  const segments = [...snapshot.segments, ...(segment ? [segment] : [])].filter((candidate) => hasLiveChunk(candidate, plan.live));
   return {
     clientId: snapshot.clientId,
     sequence: snapshot.sequence + 1,
-    versions,
+    versions: plan.versions,
     segments,
-    live,
-    nextOrdinal,
+    live: plan.live,
+    nextOrdinal: plan.nextOrdinal,
     dimensions: snapshot.dimensions,
-    liveChunkCount,
-    deletedVersionCount,
+    liveChunkCount: plan.liveChunkCount,
+    deletedVersionCount: plan.deletedVersionCount,
   };
 }
 
-function hasLiveChunk(segment: Segment, isLive: (ordinal: number) => boolean): boolean {
-  return segment.chunks.some((chunk) => isLive(chunk.ordinal));
+/** Publishes a change: the new chunks become one new segment (built by `builder`); nothing is merged here. */
+export async function applyChange(snapshot: ClientSnapshot, change: SnapshotChange, builder: SegmentBuilder = inlineSegmentBuilder): Promise<ClientSnapshot> {
+  const plan = planChange(snapshot, change);
+  const segment = plan.added.length > 0 ? await builder.build(plan.added, snapshot.dimensions) : null;
+  return commitChange(snapshot, plan, segment);
 }
 
 /**
  * Log-structured merging: the newest segment is folded into its predecessor while it has grown to a
- * comparable size, so a Client with n chunks keeps O(log n) segments and each chunk is rebuilt O(log n) times.
+ * comparable size (or there are too many segments), so a Client with n chunks keeps O(log n) segments and
+ * each chunk is rebuilt O(log n) times. Returns the adjacent run to merge next, or null.
  */
-function compact(segments: Segment[], isLive: (ordinal: number) => boolean): Segment[] {
-  const result = segments.filter((segment) => hasLiveChunk(segment, isLive));
-  while (result.length >= 2) {
-    const last = result[result.length - 1];
-    const before = result[result.length - 2];
-    const tooMany = result.length > MAX_SEGMENTS;
-    // Sizes count dead chunks too: cheap, and a segment full of dead chunks is worth rewriting anyway.
-    if (!tooMany && last.chunks.length < before.chunks.length * SEGMENT_MERGE_RATIO) break;
-    result.splice(result.length - 2, 2, mergeSegments([before, last], isLive));
+export function compactionPlan(snapshot: ClientSnapshot): Segment[] | null {
+  const segments = snapshot.segments;
+  if (segments.length < 2) return null;
+  const last = segments[segments.length - 1];
+  const before = segments[segments.length - 2];
+  // Sizes count dead chunks too: cheap, and a segment full of dead chunks is worth rewriting anyway.
+  if (segments.length > MAX_SEGMENTS || last.chunks.length >= before.chunks.length * SEGMENT_MERGE_RATIO) return [before, last];
+  return null;
+}
+
+/**
+ * Replaces merged segments by their merge in the current snapshot, if they are all still there (a merge
+ * runs while publications go on; only segments change, so versions and liveness are kept as they are now).
+ * Null when the snapshot moved on in a way that makes the merge stale.
+ */
+export function replaceSegments(snapshot: ClientSnapshot, inputs: readonly Segment[], merged: Segment): ClientSnapshot | null {
+  const at = snapshot.segments.indexOf(inputs[0]);
+  if (at < 0 || inputs.some((input, offset) => snapshot.segments[at + offset] !== input)) return null;
+  const segments = snapshot.segments.slice();
+  segments.splice(at, inputs.length, ...(merged.chunks.length > 0 ? [merged] : []));
+  return { ...snapshot, segments };
+}
+
+/** Runs merges until the policy asks for none (inline: tests and tools; api processes compact in the background). */
+export async function compactFully(snapshot: ClientSnapshot, builder: SegmentBuilder = inlineSegmentBuilder): Promise<ClientSnapshot> {
+  let current = snapshot;
+  for (let plan = compactionPlan(current); plan; plan = compactionPlan(current)) {
+    current = replaceSegments(current, plan, await builder.merge(plan, current.live))!;
   }
-  return result;
+  return current;
 }
 
 /** The chunk with this ordinal, live or not, or undefined when no segment holds it any more. */
@@ -172,5 +215,5 @@ export function chunkByOrdinal(snapshot: ClientSnapshot, ordinal: number): Serve
  * publication only adds the words of its own small segment.
  */
 export function snapshotVocabulary(snapshot: ClientSnapshot): VocabularyParts {
-  return snapshot.segments.map(segmentVocabulary);
+  return snapshot.segments.map((segment) => segment.vocabulary);
 }

@@ -93,6 +93,9 @@ export interface PublicationChanges {
   generations: Map<number, LoadedGeneration>;
 }
 
+/** The log is compacted on every this-many-th append (a cheap indexed delete). */
+export const PUBLICATION_LOG_COMPACTION_EVERY = 64;
+
 interface LogRow {
   seq: number;
   kind: 'activate' | 'remove';
@@ -243,7 +246,7 @@ export class ClientStore {
     const { seq } = this.db
       .prepare('INSERT INTO publication_log (kind, document_id, version_key, generation, at) VALUES (?, ?, ?, ?, ?) RETURNING seq')
       .get(kind, documentId, versionKey, generation, this.at()) as { seq: number };
-    if (seq % 64 === 0) this.db.prepare('DELETE FROM publication_log WHERE seq <= ?').run(seq - this.logRetained);
+    if (seq % PUBLICATION_LOG_COMPACTION_EVERY === 0) this.db.prepare('DELETE FROM publication_log WHERE seq <= ?').run(seq - this.logRetained);
   }
 
   private activeGenerationSync(documentId: string, versionKey: string): GenerationRecord | null {
@@ -304,7 +307,7 @@ export class ClientStore {
     return rows.map(toGeneration);
   }
 
-  private servedGenerationIds(): number[] {
+  private servedGenerationIdsSync(): number[] {
     return (this.db
       .prepare(
         `SELECT g.generation FROM generations g
@@ -320,17 +323,22 @@ export class ClientStore {
    * purge are left out: their purge resumes when the request is repeated.
    */
   async *activeGenerations(): AsyncGenerator<LoadedGeneration> {
-    for (const generation of this.servedGenerationIds()) {
+    for (const generation of this.servedGenerationIdsSync()) {
       const loaded = this.loadGenerationSync(generation);
       if (loaded?.state === 'active') yield loaded;
     }
   }
 
-  /** The serving state at one log position, read in one transaction (a follower's rebuild). */
-  async servingState(): Promise<{ head: number; generations: LoadedGeneration[] }> {
-    return readTransaction(this.db, () => ({
-      head: this.logHeadSync(),
-      generations: this.servedGenerationIds().flatMap((generation) => this.loadGenerationSync(generation) ?? []),
+  /** Active generations a serving snapshot holds (not under purge), in activation order: ids only. */
+  async servedGenerationIds(): Promise<number[]> {
+    return this.servedGenerationIdsSync();
+  }
+
+  /** These generations with chunks and leaves, those still active only (a rebuild loads them in batches). */
+  async loadActiveGenerations(generations: readonly number[]): Promise<LoadedGeneration[]> {
+    return readTransaction(this.db, () => generations.flatMap((generation) => {
+      const loaded = this.loadGenerationSync(generation);
+      return loaded?.state === 'active' ? [loaded] : [];
     }));
   }
 

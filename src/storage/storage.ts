@@ -33,7 +33,11 @@ export class Storage implements StoragePort {
   private readonly clientsDir: string;
   private readonly uploadsDir: string;
 
-  constructor(dataDir: string) {
+  private readonly logRetained: number;
+
+  /** `logRetained`: publication-log entries kept per Client (tests make it small to exercise compaction). */
+  constructor(dataDir: string, options: { logRetained?: number } = {}) {
+    this.logRetained = options.logRetained ?? PUBLICATION_LOG_RETAINED_ENTRIES;
     this.dataDir = dataDir;
     this.clientsDir = join(dataDir, 'clients');
     this.uploadsDir = join(dataDir, 'uploads');
@@ -50,7 +54,7 @@ export class Storage implements StoragePort {
     if (!store) {
       const file = clientFileName(clientId);
       this.controlDb.prepare('INSERT OR IGNORE INTO client_files (client_id, file) VALUES (?, ?)').run(clientId, file);
-      store = new ClientStore(clientId, openDatabase(join(this.clientsDir, file), CLIENT_MIGRATIONS), { logRetained: PUBLICATION_LOG_RETAINED_ENTRIES });
+      store = new ClientStore(clientId, openDatabase(join(this.clientsDir, file), CLIENT_MIGRATIONS), { logRetained: this.logRetained });
       this.clients.set(clientId, store);
     }
     return store;

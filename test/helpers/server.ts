@@ -39,6 +39,8 @@ export function baseEnv(dataDir: string, overrides: Record<string, string> = {})
 
 export interface ChildServer {
   url: string;
+  /** Resolves when every api process has built its snapshots (the supervisor's "ready on" line). */
+  ready: Promise<void>;
   child: ChildProcess;
   stdout(): string;
   stderr(): string;
@@ -51,13 +53,30 @@ export interface ChildServer {
 
 /**
  * Starts `node src/main.ts` (the supervisor) in its own process group, resolving once it says every api
- * process has built its snapshots ("ready on URL").
+ * process has built its snapshots ("ready on URL"), or, with `until: 'listening'`, once they all listen.
  */
-export function spawnServer(env: Record<string, string>): Promise<ChildServer> {
+/** Process groups of supervisors still running: killed if the test process exits without stopping them. */
+const runningGroups = new Set<number>();
+process.once('exit', () => {
+  for (const pid of runningGroups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+export function spawnServer(env: Record<string, string>, options: { until?: 'listening' | 'ready' } = {}): Promise<ChildServer> {
+  const announcement = options.until === 'listening' ? /listening on (http:\/\/\S+)/ : /ready on (http:\/\/\S+)/;
   const child = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stdout = '';
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  runningGroups.add(child.pid!);
+  void exited.then(() => runningGroups.delete(child.pid!));
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const crash = async () => {
     try {
@@ -74,11 +93,13 @@ export function spawnServer(env: Record<string, string>): Promise<ChildServer> {
     }, START_TIMEOUT_MS);
     child.stdout!.on('data', (chunk) => {
       stdout += chunk;
-      const match = /ready on (http:\/\/\S+)/.exec(stdout);
+      if (/ready on http/.test(stdout)) markReady();
+      const match = announcement.exec(stdout);
       if (match) {
         clearTimeout(timer);
         resolve({
           url: match[1],
+          ready,
           child,
           stdout: () => stdout,
           stderr: () => stderr,

@@ -15,7 +15,7 @@ async function generation(documentId: string, text: string) {
 }
 
 test('a lane point without stored evidence fails the search with 500 naming the lane and point', async () => {
-  const snapshot = applyChange(emptySnapshot('c', embedder.dimensions), { activated: [await generation('d', 'escrow account statement')] });
+  const snapshot = await applyChange(emptySnapshot('c', embedder.dimensions), { activated: [await generation('d', 'escrow account statement')] });
   const healthy = await searchContent(snapshot, 'escrow', 0, snapshot.live, embedder);
   assert.equal(healthy.versions.length, 1);
   // Corrupt the segment: its postings still name ordinal 0, its chunk list no longer does.

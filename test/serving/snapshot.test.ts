@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyChange, emptySnapshot, chunkByOrdinal, MAX_SEGMENTS } from '../../src/serving/snapshot.ts';
+import { applyChange, compactFully, compactionPlan, emptySnapshot, chunkByOrdinal, replaceSegments, MAX_SEGMENTS } from '../../src/serving/snapshot.ts';
+import { inlineSegmentBuilder } from '../../src/serving/segment.ts';
 import { loadedGeneration } from '../helpers/generations.ts';
 import { versionIdentity } from '../../src/domain/identity.ts';
 import { searchBm25 } from '../../src/search/bm25.ts';
@@ -17,10 +18,10 @@ function sparseIds(snapshot: ReturnType<typeof emptySnapshot>, query: string): s
   return hits.map((hit) => chunkByOrdinal(snapshot, hit.id)!.version.documentId).sort();
 }
 
-test('publishing never changes an older snapshot', () => {
+test('publishing never changes an older snapshot', async () => {
   const s0 = emptySnapshot('c', DIMS);
-  const s1 = applyChange(s0, { activated: [generation('a', ['quarterly ledger'])] });
-  const s2 = applyChange(s1, { activated: [generation('a', ['annual budget'])] });
+  const s1 = await applyChange(s0, { activated: [generation('a', ['quarterly ledger'])] });
+  const s2 = await applyChange(s1, { activated: [generation('a', ['annual budget'])] });
   assert.deepEqual(sparseIds(s1, 'ledger'), ['a']);
   assert.deepEqual(sparseIds(s1, 'budget'), []);
   assert.deepEqual(sparseIds(s2, 'ledger'), [], 'the retired generation is gone from the new snapshot');
@@ -30,27 +31,66 @@ test('publishing never changes an older snapshot', () => {
   assert.equal(s2.liveChunkCount, 1);
 });
 
-test('a version never moves backwards to an older generation', () => {
+test('a version never moves backwards to an older generation', async () => {
   const newer = generation('a', ['newer text']);
   const older = { ...generation('a', ['older text']), generation: newer.generation - 100 };
-  const snapshot = applyChange(applyChange(emptySnapshot('c', DIMS), { activated: [newer] }), { activated: [older] });
+  const snapshot = await applyChange((await applyChange(emptySnapshot('c', DIMS), { activated: [newer] })), { activated: [older] });
   assert.deepEqual(sparseIds(snapshot, 'newer'), ['a']);
   assert.deepEqual(sparseIds(snapshot, 'older'), []);
 });
 
-test('many small publications are merged into few segments with identical results', () => {
+test('many small publications are merged into few segments with identical results', async () => {
   let snapshot = emptySnapshot('c', DIMS);
   for (let i = 0; i < 300; i++) {
-    snapshot = applyChange(snapshot, { activated: [generation(`doc-${i}`, [`common term unique${i}`, `second chunk ${i % 7}`])] });
+    snapshot = await applyChange(snapshot, { activated: [generation(`doc-${i}`, [`common term unique${i}`, `second chunk ${i % 7}`])] });
   }
   // Replace a third of them, then remove some.
-  for (let i = 0; i < 100; i++) snapshot = applyChange(snapshot, { activated: [generation(`doc-${i}`, [`replaced text ${i}`])] });
-  snapshot = applyChange(snapshot, { activated: [], removed: [versionIdentity({ documentId: 'doc-250', versionId: 'doc-250' })] });
-  assert.ok(snapshot.segments.length <= MAX_SEGMENTS, `${snapshot.segments.length} segments`);
-  assert.equal(snapshot.versions.size, 299);
-  assert.equal(sparseIds(snapshot, 'common').length, 199);
-  assert.equal(sparseIds(snapshot, 'replaced').length, 100);
-  assert.deepEqual(sparseIds(snapshot, 'unique250'), []);
-  assert.deepEqual(sparseIds(snapshot, 'unique251'), ['doc-251']);
-  assert.equal(snapshot.liveChunkCount, 100 + 199 * 2);
+  for (let i = 0; i < 100; i++) snapshot = await applyChange(snapshot, { activated: [generation(`doc-${i}`, [`replaced text ${i}`])] });
+  snapshot = await applyChange(snapshot, { activated: [], removed: [versionIdentity({ documentId: 'doc-250', versionId: 'doc-250' })] });
+  const check = (candidate: typeof snapshot) => {
+    assert.equal(candidate.versions.size, 299);
+    assert.equal(sparseIds(candidate, 'common').length, 199);
+    assert.equal(sparseIds(candidate, 'replaced').length, 100);
+    assert.deepEqual(sparseIds(candidate, 'unique250'), []);
+    assert.deepEqual(sparseIds(candidate, 'unique251'), ['doc-251']);
+    assert.equal(candidate.liveChunkCount, 100 + 199 * 2);
+  };
+  // Publishing only appends (merging is background work); segments left with no live chunk are dropped.
+  assert.ok(snapshot.segments.length > MAX_SEGMENTS);
+  assert.ok(snapshot.segments.length < 401, 'the 100 fully replaced segments were dropped');
+  check(snapshot);
+  const compacted = await compactFully(snapshot);
+  assert.ok(compacted.segments.length <= MAX_SEGMENTS, `${compacted.segments.length} segments`);
+  assert.equal(compactionPlan(compacted), null);
+  check(compacted);
+  check(snapshot); // the older snapshot is untouched
+});
+
+test('a merge replaces its segments only while they are still served', async () => {
+  let snapshot = emptySnapshot('c', DIMS);
+  for (const id of ['a', 'b']) snapshot = await applyChange(snapshot, { activated: [generation(id, [`text of ${id}`])] });
+  const plan = compactionPlan(snapshot)!;
+  assert.equal(plan.length, 2);
+  const merged = await inlineSegmentBuilder.merge(plan, snapshot.live);
+  const later = await applyChange(snapshot, { activated: [generation('c2', ['third'])] });
+  const swapped = replaceSegments(later, plan, merged)!;
+  assert.equal(swapped.segments.length, 2, 'the two merged plus the newer one');
+  assert.deepEqual(sparseIds(swapped, 'text'), ['a', 'b']);
+  assert.deepEqual(sparseIds(swapped, 'third'), ['c2']);
+  const rebuilt = await applyChange(emptySnapshot('c', DIMS), { activated: [generation('z', ['other'])] });
+  assert.equal(replaceSegments(rebuilt, plan, merged), null, 'a snapshot without those segments is left alone');
+});
+
+test('a merged segment keeps no word of a chunk that died (the fuzzy lane forgets purged documents)', async () => {
+  let snapshot = emptySnapshot('c', DIMS);
+  // One segment holds both; only one of them dies.
+  snapshot = await applyChange(snapshot, { activated: [generation('keep', ['ledger reconciliation']), generation('gone', ['confidential zanzibar'])] });
+  snapshot = await applyChange(snapshot, { activated: [], removed: [versionIdentity({ documentId: 'gone', versionId: 'gone' })] });
+  snapshot = await applyChange(snapshot, { activated: [generation('more', ['ledger summary'])] });
+  assert.ok(snapshot.segments[0].vocabulary.words.includes('zanzibar'), 'before the merge the word is still indexed');
+  const compacted = await compactFully(snapshot);
+  assert.equal(compacted.segments.length, 1);
+  const words = compacted.segments.flatMap((segment) => segment.vocabulary.words);
+  assert.ok(words.includes('ledger'));
+  assert.ok(!words.includes('zanzibar'), 'a removed chunk left the vocabulary');
 });

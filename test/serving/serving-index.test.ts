@@ -1,0 +1,105 @@
+// The serving index of an api process against a real store: it follows the publication log, rebuilds when
+// the entries it needs were compacted away, and builds segments on its segment thread.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Storage } from '../../src/storage/storage.ts';
+import { PUBLICATION_LOG_COMPACTION_EVERY } from '../../src/storage/client-store.ts';
+import { ServingIndex } from '../../src/serving/serving-index.ts';
+import { ThreadedSegmentBuilder } from '../../src/serving/threaded-segment-builder.ts';
+import { inlineSegmentBuilder } from '../../src/serving/segment.ts';
+import { Publisher } from '../../src/publication/publisher.ts';
+import { successorOf } from '../../src/publication/successor.ts';
+import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
+import { removeDir, tempDataDir } from '../helpers/server.ts';
+import { seedVersions } from '../helpers/seed.ts';
+
+const DIMENSIONS = createHashingEmbedder().dimensions;
+
+function ids(index: ServingIndex, clientId: string): string[] {
+  return [...index.snapshot(clientId).versions.values()].map((version) => `${version.documentId}/${version.versionId}${version.deletion.deleted ? ' (deleted)' : ''}`).sort();
+}
+
+test('a follower applies activations, replacements and removals from the log, on its segment thread', async () => {
+  const dir = tempDataDir();
+  const storage = new Storage(dir);
+  const builder = new ThreadedSegmentBuilder();
+  try {
+    const index = new ServingIndex(storage, DIMENSIONS, builder);
+    await seedVersions(dir, 'c', 'doc', [{ versionId: 'v1', text: 'Monthly ledger for March.' }, { versionId: 'v2', text: 'Monthly ledger for April.' }]);
+    assert.deepEqual(ids(index, 'c'), [], 'nothing until the log is applied');
+    const store = storage.client('c');
+    await index.catchUp('c');
+    assert.deepEqual(ids(index, 'c'), ['doc/v1', 'doc/v2']);
+    assert.equal(index.appliedSeq('c'), await store.logHead());
+
+    // Another process soft-deletes v1 and purges v2: two more log entries.
+    const publisher = new Publisher(storage, { enabled: true });
+    const v1 = (await store.activeGeneration('doc', 'v1'))!;
+    await publisher.replace('c', [{ input: successorOf((await store.loadGeneration(v1.generation))!, { deletion: { deleted: true, deletedAt: 'now', deletedBy: 'c' } }), expected: v1.generation }]);
+    await publisher.beginRemoval('c', 'doc', ['v2']);
+    await index.catchUp('c');
+    assert.deepEqual(ids(index, 'c'), ['doc/v1 (deleted)']);
+    assert.equal(index.snapshot('c').liveChunkCount, 1);
+    assert.equal(index.rebuilds, 0, 'followed, not rebuilt');
+  } finally {
+    await builder.close();
+    storage.close();
+    removeDir(dir);
+  }
+});
+
+test('a follower whose entries were compacted away rebuilds from the store and then follows again', async () => {
+  const dir = tempDataDir();
+  const retained = PUBLICATION_LOG_COMPACTION_EVERY;
+  const storage = new Storage(dir, { logRetained: retained });
+  try {
+    const index = new ServingIndex(storage, DIMENSIONS, inlineSegmentBuilder);
+    await index.catchUp('c');
+    // More publications than the log keeps, written by another process with the same retention.
+    const writer = new Storage(dir, { logRetained: retained });
+    const publisher = new Publisher(writer, { enabled: true });
+    try {
+      await seedVersions(dir, 'c', 'first', [{ versionId: 'v0', text: 'Opening balance.' }]);
+      const store = writer.client('c');
+      for (let i = 0; i < retained * 3; i++) {
+        const current = (await store.activeGeneration('first', 'v0'))!;
+        const loaded = (await store.loadGeneration(current.generation))!;
+        await publisher.replace('c', [{ input: successorOf(loaded, { canonicalMetadata: { ...loaded.canonicalMetadata, custom: { round: i } } }), expected: current.generation }]);
+      }
+    } finally {
+      writer.close();
+    }
+    await index.catchUp('c');
+    assert.equal(index.rebuilds, 1, 'rebuilt instead of replaying');
+    assert.deepEqual(ids(index, 'c'), ['first/v0']);
+    assert.deepEqual([...index.snapshot('c').versions.values()][0].canonicalMetadata.custom, { round: retained * 3 - 1 });
+    assert.equal(index.appliedSeq('c'), await storage.client('c').logHead());
+    await seedVersions(dir, 'c', 'second', [{ versionId: 'v0', text: 'Closing balance.' }]);
+    await index.catchUp('c');
+    assert.equal(index.rebuilds, 1, 'then follows entry by entry again');
+    assert.deepEqual(ids(index, 'c'), ['first/v0', 'second/v0']);
+  } finally {
+    storage.close();
+    removeDir(dir);
+  }
+});
+
+test('a rebuild at start-up serves exactly the active, unpurged generations', async () => {
+  const dir = tempDataDir();
+  await seedVersions(dir, 'c', 'doc', Array.from({ length: 30 }, (_, i) => ({ versionId: `v${i}`, text: `Entry ${i} of the cash book.` })));
+  const storage = new Storage(dir);
+  const builder = new ThreadedSegmentBuilder();
+  try {
+    await new Publisher(storage, { enabled: true }).beginRemoval('c', 'doc', ['v3']);
+    const index = new ServingIndex(storage, DIMENSIONS, builder);
+    await index.rebuild('c');
+    assert.equal(index.snapshot('c').versions.size, 29);
+    assert.equal(index.snapshot('c').liveChunkCount, 29);
+    assert.equal(index.appliedSeq('c'), await storage.client('c').logHead());
+  } finally {
+    await builder.close();
+    storage.close();
+    removeDir(dir);
+  }
+});
