@@ -157,6 +157,8 @@ export interface SupervisorProcess {
   apiProcesses: number;
   workerProcesses: number;
   outputTail(): string;
+  /** Whether the supervisor has exited (say, crashed after it was ready) or was stopped. */
+  hasExited(): boolean;
   /** SIGTERM (the supervisor drains its processes); SIGKILL to its process group if it or they linger. */
   stop(): Promise<void>;
 }
@@ -183,8 +185,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Spawns `node src/main.ts` in its own process group with `env` over this process's environment (so that
  * e.g. API_PROCESSES given to the bench reaches it) and resolves once it prints "ready on". PORT 0 is fine:
- * the api processes share the one port the cluster picks, and the ready line names it. SIGINT/SIGTERM to the
- * bench while it runs kill its process group, run `onAbort` (e.g. remove the DATA_DIR) and exit.
+ * the api processes share the one port the cluster picks, and the ready line names it (a bench may also pass
+ * a port of its own). SIGINT/SIGTERM to the bench while it runs kill its process group, run `onAbort` (e.g.
+ * remove the DATA_DIR) and exit; this runs before any SIGINT/SIGTERM listener the bench added earlier, so the
+ * service is gone before the bench's own clean-up (which then does not run: pass it as `onAbort`).
  */
 export function spawnSupervisor(env: Record<string, string>, options: { onAbort?: () => void } = {}): Promise<SupervisorProcess> {
   const child = spawn(process.execPath, ['src/main.ts'], { cwd: REPO_ROOT, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -216,8 +220,8 @@ export function spawnSupervisor(env: Record<string, string>, options: { onAbort?
   const onExit = () => {
     if (pid !== undefined && groupAlive(pid)) killGroup(pid);
   };
-  process.once('SIGINT', abort);
-  process.once('SIGTERM', abort);
+  process.prependOnceListener('SIGINT', abort);
+  process.prependOnceListener('SIGTERM', abort);
   process.once('exit', onExit);
   const release = () => {
     process.off('SIGINT', abort);
@@ -266,7 +270,7 @@ export function spawnSupervisor(env: Record<string, string>, options: { onAbort?
       if (!match) return;
       ready = true;
       clearTimeout(timer);
-      resolve({ url: match[1], apiProcesses: Number(match[2]), workerProcesses: Number(match[3]), outputTail: () => output.trim(), stop });
+      resolve({ url: match[1], apiProcesses: Number(match[2]), workerProcesses: Number(match[3]), outputTail: () => output.trim(), hasExited: () => done, stop });
     });
     void exited.then(({ code, signal }) => {
       if (!ready && stopping === null) fail(`the service exited with ${signal ?? `code ${code}`} before it was ready`);

@@ -18,6 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { spawnSupervisor } from './bench-service.ts';
+import type { SupervisorProcess } from './bench-service.ts';
 import { loadDataset } from './datasets.ts';
 
 const CLIENT = 'load-client';
@@ -27,7 +29,6 @@ const UNLIMITED_RATE = '1000000';
 const READY_TIMEOUT_MS = 5 * 60_000;
 /** Several api processes share the port: every one must answer before the load starts. */
 const CONSECUTIVE_HEALTHY_PROBES = 20;
-const STOP_TIMEOUT_MS = 60_000;
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const THIS_FILE = fileURLToPath(import.meta.url);
 
@@ -122,15 +123,7 @@ function spawnRunner(config: RunnerConfig): Promise<LoadFigures> {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// The service under test, as a child process in its own process group.
-
-interface ServiceProcess {
-  child: ChildProcess;
-  port: number;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  hasExited(): boolean;
-  outputTail(): string;
-}
+// The service under test: the supervisor as a child process in its own process group (bench-service.ts).
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -143,9 +136,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function startServiceProcess(dataDir: string, port: number, apiProcesses: number): ServiceProcess {
+/** Resolves once the supervisor has printed "ready on" (every api process has built its snapshots). */
+function startService(dataDir: string, port: number, apiProcesses: number, onAbort: () => void): Promise<SupervisorProcess> {
   const env = {
-    ...process.env,
     HOST: '127.0.0.1',
     PORT: String(port),
     DATA_DIR: dataDir,
@@ -156,27 +149,7 @@ function startServiceProcess(dataDir: string, port: number, apiProcesses: number
     RATE_LIMIT_PER_MINUTE: UNLIMITED_RATE,
     SEARCH_RATE_LIMIT_PER_MINUTE: UNLIMITED_RATE,
   };
-  // detached: its own process group, so that any api/worker processes it forks can be found and cleaned up.
-  const child = spawn(process.execPath, ['src/main.ts'], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (data: string) => {
-    output = (output + data).slice(-4000);
-  };
-  child.stdout!.setEncoding('utf8').on('data', keep);
-  child.stderr!.setEncoding('utf8').on('data', keep);
-  let done = false;
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('exit', (code, signal) => {
-      done = true;
-      resolve({ code, signal });
-    });
-    child.on('error', (error) => {
-      keep(`spawn failed: ${error.message}\n`);
-      done = true;
-      resolve({ code: null, signal: null });
-    });
-  });
-  return { child, port, exited, hasExited: () => done, outputTail: () => output.trim() };
+  return spawnSupervisor(env, { onAbort });
 }
 
 /** GET /health on a fresh connection (no keep-alive), so that successive probes may reach different processes. */
@@ -195,7 +168,7 @@ function probeHealth(port: number): Promise<number> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitUntilHealthy(service: ServiceProcess): Promise<void> {
+async function waitUntilHealthy(service: SupervisorProcess, port: number): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   let consecutive = 0;
   let lastStatus = 0;
@@ -204,7 +177,7 @@ async function waitUntilHealthy(service: ServiceProcess): Promise<void> {
     if (Date.now() > deadline) {
       throw new Error(`service not healthy after ${READY_TIMEOUT_MS / 1000} s (last /health status ${lastStatus || 'no answer'}):\n${service.outputTail()}`);
     }
-    lastStatus = await probeHealth(service.port);
+    lastStatus = await probeHealth(port);
     if (lastStatus === 200) {
       consecutive++;
       await sleep(25);
@@ -213,40 +186,6 @@ async function waitUntilHealthy(service: ServiceProcess): Promise<void> {
       await sleep(250);
     }
   }
-}
-
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** SIGTERM to the service, wait for it to exit; SIGKILL its process group if it does not, or leaves processes behind. */
-async function stopService(service: ServiceProcess): Promise<void> {
-  const pid = service.child.pid;
-  if (!service.hasExited()) {
-    service.child.kill('SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), STOP_TIMEOUT_MS)));
-    const outcome = await Promise.race([service.exited, timedOut]);
-    clearTimeout(timer);
-    if (outcome === null) console.warn(`warning: service did not exit within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM; killing its process group`);
-    else if (outcome.code !== 0) console.warn(`warning: service exited with ${outcome.signal ?? `code ${outcome.code}`}:\n${service.outputTail()}`);
-  }
-  if (pid === undefined) return;
-  for (let i = 0; i < 50 && groupAlive(pid); i++) await sleep(100);
-  if (groupAlive(pid)) {
-    console.warn('warning: processes of the service outlived it; killing its process group');
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-  await service.exited;
 }
 
 /** One authenticated search before the load: fails fast, with the answer, when the setup is wrong. */
@@ -317,19 +256,15 @@ async function main(): Promise<void> {
   const firstQuery = trainQueries()[0];
 
   const dataDir = mkdtempSync(join(tmpdir(), 'hds-http-load-'));
-  let current: ServiceProcess | null = null;
+  const cleanUp = () => {
+    activeRunner?.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  // While a service runs, spawnSupervisor's own handler comes first: it kills the service's process group,
+  // runs cleanUp and exits. This one covers the rest (seeding, between runs).
   const abort = (signal: NodeJS.Signals) => {
     console.error(`\n${signal}: stopping`);
-    activeRunner?.kill('SIGKILL');
-    const pid = current?.child.pid;
-    if (pid !== undefined && !current!.hasExited()) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-    rmSync(dataDir, { recursive: true, force: true });
+    cleanUp();
     process.exit(130);
   };
   process.once('SIGINT', abort);
@@ -346,22 +281,21 @@ async function main(): Promise<void> {
       const port = await freePort();
       console.log(`\nAPI_PROCESSES=${apiProcesses}: starting the service on port ${port}`);
       const started = performance.now();
-      current = startServiceProcess(dataDir, port, apiProcesses);
+      const service = await startService(dataDir, port, apiProcesses, cleanUp);
       try {
-        await waitUntilHealthy(current);
+        await waitUntilHealthy(service, port);
         const readySeconds = (performance.now() - started) / 1000;
         const results = await checkSearch(port, firstQuery);
         console.log(`  healthy after ${readySeconds.toFixed(1)} s (${CONSECUTIVE_HEALTHY_PROBES} consecutive /health 200s); a search returns ${results} results`);
         console.log(`  load: ${connections} connections for ${durationSeconds} s after ${warmupRequests} warm-up requests`);
         const figures = await spawnRunner({ url: `http://127.0.0.1:${port}`, key: KEY, connections, durationSeconds, warmupRequests });
-        if (current.hasExited()) throw new Error(`service exited during the load:\n${current.outputTail()}`);
+        if (service.hasExited()) throw new Error(`service exited during the load:\n${service.outputTail()}`);
         if (figures.warmupNon2xx > 0 || figures.warmupErrors > 0) console.warn(`  warning: warm-up had ${figures.warmupNon2xx} non-2xx answers and ${figures.warmupErrors} errors`);
         if (figures.non2xx > 0 || figures.errors > 0) console.warn(`  warning: ${figures.non2xx} non-2xx answers and ${figures.errors} errors: figures are not comparable`);
         console.log(`  ${figures.requestsPerSecond.toFixed(1)} requests/s, p50 ${figures.latencyP50Ms.toFixed(1)} ms, p99 ${figures.latencyP99Ms.toFixed(1)} ms`);
         rows.push({ apiProcesses, readySeconds, figures });
       } finally {
-        await stopService(current);
-        current = null;
+        await service.stop();
       }
     }
   } finally {

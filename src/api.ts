@@ -4,7 +4,7 @@
 // Run alone with `npm run api`; `npm start` runs several under the supervisor (src/main.ts).
 
 import type { FastifyInstance } from 'fastify';
-import { loadConfig, ConfigError } from './config.ts';
+import { loadConfigOrExit, runProcess, stopOnSignals } from './process-runner.ts';
 import type { Config } from './config.ts';
 import { PRODUCT_VERSION } from './version.ts';
 import { Storage } from './storage/storage.ts';
@@ -127,17 +127,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
 
 /** Runs one api process until SIGTERM/SIGINT; reports listening and recovered to a supervisor when there is one. */
 async function runApiProcess(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
-  const api = await startApi(config);
+  const api = await startApi(loadConfigOrExit());
   // Under the supervisor the process reports to it (it announces once for all); alone, it says so itself.
   const report = (type: 'listening' | 'ready') => (underSupervisor() ? tellSupervisor({ type, url: api.url }) : process.stdout.write(`${type} on ${api.url}\n`));
   report('listening');
@@ -148,23 +138,7 @@ async function runApiProcess(): Promise<void> {
       process.exit(1);
     },
   );
-  const shutdown = () => {
-    api.close().then(
-      () => process.exit(0),
-      (error) => {
-        process.stderr.write(`shutdown failed: ${error}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
-  process.on('disconnect', shutdown); // the supervisor is gone
+  stopOnSignals(() => api.close(), { whenSupervisorGone: true });
 }
 
-if (import.meta.main) {
-  runApiProcess().catch((error) => {
-    process.stderr.write(`api start-up failed: ${error instanceof Error ? error.stack : error}\n`);
-    process.exit(1);
-  });
-}
+if (import.meta.main) runProcess('api', runApiProcess);

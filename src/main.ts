@@ -6,7 +6,7 @@ import cluster from 'node:cluster';
 import type { Worker as ClusterChild } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { AggregatorRegistry } from 'prom-client';
-import { loadConfig, ConfigError } from './config.ts';
+import { loadConfigOrExit } from './process-runner.ts';
 import type { SupervisorMessage } from './supervisor-link.ts';
 import type { Config } from './config.ts';
 
@@ -119,18 +119,4 @@ function supervise(config: Config): void {
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
-function main(): void {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
-  supervise(config);
-}
-
-main();
+supervise(loadConfigOrExit());

@@ -2,7 +2,7 @@
 // publisher, metadata updates, backfill). It serves no HTTP and holds no serving snapshot. Run alone with
 // `npm run worker`; `npm start` runs WORKER_PROCESSES of them under the supervisor (src/main.ts).
 
-import { loadConfig, ConfigError } from './config.ts';
+import { loadConfigOrExit, runProcess, stopOnSignals } from './process-runner.ts';
 import type { Config } from './config.ts';
 import { Storage } from './storage/storage.ts';
 import { Publisher } from './publication/publisher.ts';
@@ -83,40 +83,14 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
 }
 
 async function runWorkerProcess(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
-  const running = await startWorker(config);
+  const running = await startWorker(loadConfigOrExit());
   if (underSupervisor()) tellSupervisor({ type: 'ready' });
   else process.stdout.write(`worker ${process.pid} started\n`);
   // The supervisor relays api processes' "a job is waiting" so work starts before the next poll.
   process.on('message', (message: SupervisorMessage) => {
     if (message?.type === 'wake') running.worker.wake();
   });
-  const shutdown = () => {
-    running.close().then(
-      () => process.exit(0),
-      (error) => {
-        process.stderr.write(`shutdown failed: ${error}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
-  process.on('disconnect', shutdown);
+  stopOnSignals(() => running.close(), { whenSupervisorGone: true });
 }
 
-if (import.meta.main) {
-  runWorkerProcess().catch((error) => {
-    process.stderr.write(`worker start-up failed: ${error instanceof Error ? error.stack : error}\n`);
-    process.exit(1);
-  });
-}
+if (import.meta.main) runProcess('worker', runWorkerProcess);

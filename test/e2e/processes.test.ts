@@ -4,85 +4,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
-import { readdirSync, readFileSync } from 'node:fs';
 import { api, baseEnv, KEYS, removeDir, spawnServer, startTestServer, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
-import type { ChildServer } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
-
-/** How long one request may go unanswered before the test treats it as a failed connection. */
-const FRESH_TIMEOUT_MS = 10_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** One HTTP request on its own connection (no keep-alive pool), so the kernel hands it to any api process. */
-function fresh(url: string, path: string, options: { method?: string; key?: string; body?: unknown } = {}): Promise<{ status: number; json: any; headers: Record<string, unknown> }> {
-  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, {
-      method: options.method ?? (body ? 'POST' : 'GET'),
-      agent: false,
-      headers: { ...(options.key ? { 'X-API-Key': options.key } : {}), ...(body ? { 'Content-Type': 'application/json' } : {}), Connection: 'close' },
-    });
-    req.on('response', (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => {
-        let json: any = null;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = null;
-        }
-        resolve({ status: response.statusCode ?? 0, json, headers: response.headers });
-      });
-    });
-    req.on('error', reject);
-    // A connection handed to an api process at the moment it is killed may never be answered.
-    req.setTimeout(FRESH_TIMEOUT_MS, () => req.destroy(new Error(`no answer in ${FRESH_TIMEOUT_MS} ms`)));
-    req.end(body);
-  });
-}
-
-/** Children of a process, with their command lines (Linux /proc). */
-function childrenOf(pid: number): { pid: number; args: string }[] {
-  const children: { pid: number; args: string }[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) children.push({ pid: Number(entry), args: readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ') });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return children;
-}
-
-function childPids(server: ChildServer, role: 'api' | 'worker'): number[] {
-  return childrenOf(server.child.pid!).filter((child) => child.args.includes(`src/${role}.ts`)).map((child) => child.pid);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-async function searchIds(url: string, query: string, key: string = KEYS.alpha): Promise<{ status: number; view: string; ids: string[] }> {
-  const response = await fresh(url, '/search', { key, body: { query, scope: 'content', limit: 20 } });
-  return { status: response.status, view: response.json?.meta?.publication_view, ids: (response.json?.results ?? []).map((row: any) => `${row.document_version.document_id}/${row.document_version.version_id}`) };
-}
-
-async function setMode(url: string, mode: string): Promise<void> {
-  const response = await fresh(url, '/admin/authority/mode', { key: KEYS.operator, body: { mode } });
-  assert.equal(response.status, 200, JSON.stringify(response.json));
-}
+import { childPids, fresh, searchIds, setMode, sleep, until } from '../helpers/processes.ts';
 
 test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PROCESSES workers', async () => {
   const server = await spawnServer(baseEnv(tempDataDir(), { API_PROCESSES: '2', WORKER_PROCESSES: '1' }));
@@ -276,59 +200,5 @@ test('SIGKILL of a worker mid-job and of an api process under search load: nothi
   } finally {
     await server.stop();
     removeDir(dataDir);
-  }
-});
-
-test('a backfill and a soft delete of 2,000 versions run while searches stay fast and /health answers', async () => {
-  const server = await startTestServer({ API_PROCESSES: '2' });
-  try {
-    const VERSIONS = 2000;
-    await seedVersions(server.dataDir, 'client-alpha', 'bulk', Array.from({ length: VERSIONS }, (_, i) => ({ versionId: `v${i}`, text: `Bulk ledger entry ${i}: transfer to savings account ${1000 + i}.` })));
-    const other = await uploadText(server.url, KEYS.alpha, { document_id: 'probe', text: 'Cheque clearing report for the Seremban branch.' });
-    await waitForJob(server.url, KEYS.alpha, other.json.job_id);
-    assert.equal((await fresh(server.url, '/documents?limit=1', { key: KEYS.alpha })).json.total, VERSIONS + 1);
-
-    let stop = false;
-    const searchLatencies: number[] = [];
-    const healthLatencies: number[] = [];
-    const searchers = Array.from({ length: 2 }, async () => {
-      while (!stop) {
-        const started = performance.now();
-        const response = await fresh(server.url, '/search', { key: KEYS.alpha, body: { query: 'cheque clearing Seremban', limit: 10 } });
-        searchLatencies.push(performance.now() - started);
-        assert.equal(response.status, 200);
-        await sleep(10);
-      }
-    });
-    const health = (async () => {
-      while (!stop) {
-        const started = performance.now();
-        const response = await fresh(server.url, '/health');
-        healthLatencies.push(performance.now() - started);
-        assert.equal(response.status, 200);
-        await sleep(100);
-      }
-    })();
-    const backfill = await fresh(server.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: 'client-alpha' } });
-    assert.equal(backfill.status, 202);
-    const deleted = await fresh(server.url, '/document/bulk', { method: 'DELETE', key: KEYS.alpha });
-    assert.equal(deleted.status, 200, JSON.stringify(deleted.json));
-    assert.equal(deleted.json.deleted_chunks, VERSIONS);
-    const backfillJob = await waitForJob(server.url, KEYS.alpha, backfill.json.job_id, { timeoutMs: 60_000 });
-    assert.equal(backfillJob.status, 'completed', JSON.stringify(backfillJob));
-    await sleep(300);
-    stop = true;
-    await Promise.all([...searchers, health]);
-    assert.equal((await fresh(server.url, '/documents?limit=1', { key: KEYS.alpha })).json.total, 1);
-
-    const sorted = [...searchLatencies].sort((a, b) => a - b);
-    const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
-    assert.ok(sorted.length >= 50, `enough searches were measured (${sorted.length})`);
-    process.stderr.write(server.server.stderr().split("\n").filter((l) => l.includes("DEBUG")).slice(-60).join("\n"));
-    assert.ok(p99 < 100, `search p99 ${p99.toFixed(1)} ms stays under 100 ms (p50 ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms, n=${sorted.length})`);
-    assert.ok(Math.max(...healthLatencies) < 2000, `/health answered within 2 s (max ${Math.max(...healthLatencies).toFixed(0)} ms)`);
-  } finally {
-    await server.close();
-    removeDir(server.dataDir);
   }
 });

@@ -1,0 +1,45 @@
+// How each entry point of ours runs as a process: settings read once (a bad one stops start-up with exit
+// code 2, naming it), a graceful stop on SIGTERM/SIGINT or when the supervisor goes away, and exit code 1
+// with the cause when start-up fails.
+
+import { loadConfig, ConfigError } from './config.ts';
+import type { Config } from './config.ts';
+
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+/** Runs `stop` once on SIGTERM, SIGINT or (for a supervised child) the loss of the supervisor, then exits. */
+export function stopOnSignals(stop: () => Promise<void>, options: { whenSupervisorGone: boolean }): void {
+  let stopping = false;
+  const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
+    stop().then(
+      () => process.exit(0),
+      (error) => {
+        process.stderr.write(`shutdown failed: ${error instanceof Error ? error.stack : error}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+  if (options.whenSupervisorGone) process.once('disconnect', shutdown);
+}
+
+/** Starts an entry point; a failure to start is reported with its cause and exit code 1. */
+export function runProcess(name: string, start: () => Promise<void>): void {
+  start().catch((error) => {
+    process.stderr.write(`${name} start-up failed: ${error instanceof Error ? error.stack : error}\n`);
+    process.exit(1);
+  });
+}
