@@ -1,5 +1,6 @@
 // The follower of an api process: applies new publication-log entries of every Client in the background,
-// so the read guard rarely has to catch up on the request path. It pauses while the authority is FENCING.
+// so the read guard rarely has to catch up on the request path. While FENCING it applies only what was
+// committed before the fence began; in MAINTENANCE and while recovering it waits.
 
 import type { StoragePort } from '../storage/port.ts';
 import type { ServingIndex } from './serving-index.ts';
@@ -39,14 +40,14 @@ export class Follower {
     this.timer.unref();
   }
 
-  /** One pass: every known Client whose log moved is caught up (unless reads are pinned by FENCING). */
+  /** One pass: every known Client whose log moved is caught up, as far as the authority mode allows. */
   async tick(): Promise<void> {
-    const mode = await this.guard.mode();
-    if (mode !== 'READY' && mode !== 'DISABLED') return;
+    const until = await this.guard.applicableUntil();
+    if (until === false) return;
     for (const clientId of await this.storage.knownClientIds()) {
       if (this.stopped) return;
-      const head = await this.storage.client(clientId).logHead();
-      if (head > this.index.appliedSeq(clientId)) await this.index.catchUp(clientId, head);
+      const head = await this.storage.client(clientId).logHead(until ?? undefined);
+      if (head > this.index.appliedSeq(clientId)) await this.index.catchUp(clientId, head, until ?? undefined);
     }
   }
 }

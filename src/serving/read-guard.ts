@@ -48,26 +48,43 @@ export class ReadGuard {
     this.recoveredAt = new Date().toISOString();
   }
 
+  /** The mode this process reports and, in FENCING, when the fence began (reads are pinned to what came before). */
+  private async state(): Promise<{ mode: AuthorityMode; fencedAt: string | null }> {
+    if (this.recovering) return { mode: 'RECOVERING', fencedAt: null };
+    if (!this.options.enabled) return { mode: 'DISABLED', fencedAt: null };
+    const record = await this.storage.control.authority();
+    return { mode: record.mode, fencedAt: record.mode === 'FENCING' ? record.changedAt : null };
+  }
+
   /** The mode this process reports: its own RECOVERING first, then the durable record (DISABLED without publication). */
   async mode(): Promise<AuthorityMode> {
-    if (this.recovering) return 'RECOVERING';
-    if (!this.options.enabled) return 'DISABLED';
-    return (await this.storage.control.authority()).mode;
+    return (await this.state()).mode;
   }
 
   /**
-   * READY and DISABLED serve the snapshot caught up to the Client's log head; FENCING pins the last READY
-   * snapshot (the follower stops applying while fenced, and writers do not activate); every other mode fails
-   * closed with a retryable 503.
+   * How far the log may be applied now: everything (null), what was committed before the fence began (an
+   * ISO time), or nothing (false: recovering or in maintenance).
+   */
+  async applicableUntil(): Promise<string | null | false> {
+    const { mode, fencedAt } = await this.state();
+    if (mode === 'READY' || mode === 'DISABLED') return null;
+    return mode === 'FENCING' ? fencedAt : false;
+  }
+
+  /**
+   * READY and DISABLED serve the snapshot caught up to the Client's log head. FENCING pins the last READY
+   * publication: the snapshot caught up to what was committed before the fence began (writers stage but do
+   * not activate meanwhile). Every other mode fails closed with a retryable 503.
    */
   async guard(clientId: string): Promise<GuardedRead> {
-    const mode = await this.mode();
+    const { mode, fencedAt } = await this.state();
     switch (mode) {
       case 'RECOVERING':
         throw new ServiceError('publication_unavailable', 'Publication authority is recovering');
       case 'MAINTENANCE':
         throw new ServiceError('publication_busy', 'Publication authority is in maintenance');
       case 'FENCING':
+        await this.catchUp(clientId, fencedAt ?? undefined);
         return { view: 'pinned_ready', snapshot: this.index.snapshot(clientId) };
       case 'READY':
       case 'DISABLED':
@@ -77,22 +94,22 @@ export class ReadGuard {
   }
 
   /**
-   * For status polls, which must stay readable in every mode: the snapshot, caught up first when the mode
-   * lets the follower apply the log (READY, DISABLED). Never refuses.
+   * For status polls, which must stay readable in every mode: the snapshot, caught up first as far as the
+   * mode lets the log be applied. Never refuses.
    */
   async observe(clientId: string): Promise<ClientSnapshot> {
-    const mode = await this.mode();
-    if (mode === 'READY' || mode === 'DISABLED') await this.catchUp(clientId);
+    const until = await this.applicableUntil();
+    if (until !== false) await this.catchUp(clientId, until ?? undefined);
     return this.index.snapshot(clientId);
   }
 
-  private async catchUp(clientId: string): Promise<void> {
-    const head = await this.storage.client(clientId).logHead();
+  private async catchUp(clientId: string, until?: string): Promise<void> {
+    const head = await this.storage.client(clientId).logHead(until);
     if (this.index.appliedSeq(clientId) >= head) return;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.options.catchUpDeadlineMs)));
     try {
-      const outcome = await Promise.race([this.index.catchUp(clientId, head).then(() => 'done' as const), deadline]);
+      const outcome = await Promise.race([this.index.catchUp(clientId, head, until).then(() => 'done' as const), deadline]);
       if (outcome === 'late') throw new ServiceError('publication_unavailable', 'The serving snapshot could not catch up with the publication log in time');
     } finally {
       clearTimeout(timer);

@@ -110,8 +110,11 @@ export class ServingIndex {
     return commitChange(snapshot, plan, segment);
   }
 
-  /** Applies every log entry committed up to now (at least up to `atLeast`); concurrent callers share one pass. */
-  async catchUp(clientId: string, atLeast = 0): Promise<void> {
+  /**
+   * Applies every log entry committed up to now (at least up to `atLeast`), or, with `until` (an ISO time),
+   * those committed by then; concurrent callers share one pass.
+   */
+  async catchUp(clientId: string, atLeast = 0, until?: string): Promise<void> {
     for (;;) {
       const running = this.inFlight.get(clientId);
       if (running) {
@@ -119,28 +122,33 @@ export class ServingIndex {
         if (this.appliedSeq(clientId) >= atLeast) return;
         continue;
       }
-      const pass = this.applyPending(clientId).finally(() => this.inFlight.delete(clientId));
+      const pass = this.applyPending(clientId, until).finally(() => this.inFlight.delete(clientId));
       this.inFlight.set(clientId, pass);
       await pass;
       return;
     }
   }
 
-  private async applyPending(clientId: string): Promise<void> {
+  private async applyPending(clientId: string, until?: string): Promise<void> {
     const applied = this.appliedSeq(clientId);
-    const changes = await this.storage.client(clientId).changesSince(applied, PUBLICATION_LOG_REPLAY_LIMIT);
+    const changes = await this.storage.client(clientId).changesSince(applied, PUBLICATION_LOG_REPLAY_LIMIT, until);
     if (changes.head <= applied) return;
     if (changes.entries.length === 0) {
       // Too far behind, or the entries were compacted away: rebuild instead of replaying.
       await this.rebuild(clientId);
-      return this.applyPending(clientId);
+      return this.applyPending(clientId, until);
     }
     const activated: LoadedGeneration[] = [];
     const removed: string[] = [];
     for (const [identity, entry] of coalesce(changes.entries)) {
+      if (entry.kind === 'remove') {
+        removed.push(identity);
+        continue;
+      }
+      // Read in one transaction up to the head, the last activation of a version names its active generation.
+      // Only a catch-up bounded in time (FENCING) can meet one retired since; that later change is not applied.
       const loaded = entry.generation === null ? undefined : changes.generations.get(entry.generation);
       if (loaded) activated.push(loaded);
-      else removed.push(identity);
     }
     const plan = planChange(this.snapshot(clientId), { activated, removed });
     const segment = plan.added.length > 0 ? await this.builder.build(plan.added, this.dimensions) : null;

@@ -65,6 +65,7 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
     generation INTEGER,
     at TEXT NOT NULL
   );
+  CREATE INDEX publication_log_by_time ON publication_log (at);
   CREATE INDEX generations_by_job ON generations (job_id, state);
   `,
 ];

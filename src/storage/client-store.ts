@@ -342,30 +342,36 @@ export class ClientStore {
     }));
   }
 
-  private logHeadSync(): number {
-    const row = this.db.prepare('SELECT MAX(seq) AS head FROM publication_log').get() as { head: number | null };
+  private logHeadSync(until?: string): number {
+    const row = (until === undefined
+      ? this.db.prepare('SELECT MAX(seq) AS head FROM publication_log').get()
+      : this.db.prepare('SELECT MAX(seq) AS head FROM publication_log WHERE at <= ?').get(until)) as { head: number | null };
     return row.head ?? 0;
   }
 
-  /** The sequence number of the newest publication (0 before the first): one indexed read. */
-  async logHead(): Promise<number> {
-    return this.logHeadSync();
+  /**
+   * The sequence number of the newest publication (0 before the first): one indexed read. With `until`
+   * (an ISO time), the newest one committed at or before it (what FENCING pins reads to).
+   */
+  async logHead(until?: string): Promise<number> {
+    return this.logHeadSync(until);
   }
 
   /**
-   * Entries after `since` up to the head, at most `maxEntries` of them, and the still-active generations they
-   * name, read in one transaction so a generation retired later cannot be half-read.
+   * Entries after `since` up to the head (or the last one committed by `until`), at most `maxEntries` of
+   * them, and the still-active generations they name, read in one transaction so a generation retired
+   * later cannot be half-read.
    */
-  async changesSince(since: number, maxEntries: number): Promise<PublicationChanges> {
+  async changesSince(since: number, maxEntries: number, until?: string): Promise<PublicationChanges> {
     return readTransaction(this.db, () => {
-      const head = this.logHeadSync();
+      const head = this.logHeadSync(until);
       const floorRow = this.db.prepare('SELECT MIN(seq) AS floor FROM publication_log').get() as { floor: number | null };
       const floor = floorRow.floor ?? 0;
       const generations = new Map<number, LoadedGeneration>();
       if (head <= since || head - since > maxEntries || floor > since + 1) return { head, floor, entries: [], generations };
       const rows = this.db
-        .prepare('SELECT seq, kind, document_id, version_key, generation FROM publication_log WHERE seq > ? ORDER BY seq')
-        .all(since) as unknown as LogRow[];
+        .prepare('SELECT seq, kind, document_id, version_key, generation FROM publication_log WHERE seq > ? AND seq <= ? ORDER BY seq')
+        .all(since, head) as unknown as LogRow[];
       const entries = rows.map((row) => ({ seq: row.seq, kind: row.kind, documentId: row.document_id, versionKey: row.version_key, generation: row.generation }));
       for (const entry of entries) {
         if (entry.generation === null || generations.has(entry.generation)) continue;

@@ -96,11 +96,14 @@ test('two keys of one Client share one rate-limit budget whichever api process a
 });
 
 test('FENCING pins reads to the last READY publication: an upload made meanwhile appears only after READY', async () => {
-  const server = await startTestServer({ API_PROCESSES: '2' });
+  // The background follower is slowed to a minute: what an api process serves comes from its read guard.
+  const server = await startTestServer({ API_PROCESSES: '2', FOLLOWER_POLL_MS: '60000' });
   try {
     const before = await uploadText(server.url, KEYS.alpha, { document_id: 'before', text: 'Overdraft facility letter for the Ipoh office.' });
     await waitForJob(server.url, KEYS.alpha, before.json.job_id);
     await setMode(server.url, 'FENCING');
+    // Every api process serves what was published before the fence, whether or not it had applied it yet.
+    for (let i = 0; i < 6; i++) assert.deepEqual((await searchIds(server.url, 'overdraft facility Ipoh')).ids, ['before/before'], `pinned read ${i}`);
     const during = await uploadText(server.url, KEYS.alpha, { document_id: 'during', text: 'Overdraft facility renewal notice for the Ipoh office.' });
     assert.equal(during.status, 202);
     // The writer stages and waits; reads stay pinned to what was READY.
