@@ -67,7 +67,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     embedder: models.embedder,
     reranker: models.reranker,
     startedAt: new Date().toISOString(),
-    startBackfill: (clientId: string) => enqueueBackfill(storage, clientId, wakeWorkers),
+    startBackfill: (clientId: string) => enqueueBackfill(storage, clientId, wakeWorkers, new Set(config.apiKeyClients.values())),
     webSearch: new WebSearchService({ enabled: config.webSearchEnabled, provider: webProviderOf(config), timeoutMs: config.webSearchTimeoutMs }),
     uploads: new UploadService(storage, wakeWorkers, config.jobMaxAttempts),
     updates: new UpdateService(storage, { enabled: config.publicationEnabled, mode: () => readGuard.mode(), wake: wakeWorkers }),

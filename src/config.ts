@@ -247,7 +247,8 @@ export function loadConfig(env: Env = process.env): Config {
     parseMaxHeapMb: int(env, 'PARSE_MAX_HEAP_MB', 768, 64, 16_384),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 0, 64),
     workerPollMs: int(env, 'WORKER_POLL_MS', 250, 10, 60_000),
-    jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 1, 86_400),
+    // Short: a running job renews its lease every third of it, so only a dead worker's jobs wait it out.
+    jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 10, 1, 86_400),
     jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 3, 1, 3),
     jobRetryBaseSeconds: float(env, 'JOB_RETRY_BASE_SECONDS', 2, 0, 3600),
     jobStageDelayMs: int(env, 'JOB_STAGE_DELAY_MS', 0, 0, 600_000),

@@ -5,6 +5,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { StoragePort } from '../storage/port.ts';
 import type { Publisher } from './publisher.ts';
+import { ServiceError } from '../domain/service-error.ts';
 import { successorOf } from './successor.ts';
 import { checkMetadataContract } from '../domain/metadata-contract.ts';
 import { metadataLeaves } from '../domain/metadata-leaves.ts';
@@ -28,8 +29,14 @@ export function backfillLockName(clientId: string): string {
   return `backfill:${clientId}`;
 }
 
-/** Accepts a backfill for a Client (an operator action); the worker does the work. */
-export async function enqueueBackfill(storage: StoragePort, clientId: string, wake: () => void): Promise<JobRecord> {
+/**
+ * Accepts a backfill for a Client (an operator action); the worker does the work. The Client must be known:
+ * mapped by API_KEY_CLIENTS or holding data. An unknown one is refused and no storage is created for it.
+ */
+export async function enqueueBackfill(storage: StoragePort, clientId: string, wake: () => void, configuredClients: ReadonlySet<string>): Promise<JobRecord> {
+  if (!configuredClients.has(clientId) && !(await storage.knownClientIds()).includes(clientId)) {
+    throw new ServiceError('not_found', `Unknown client: ${clientId}`);
+  }
   const job = await storage.jobs.enqueue({ clientId, operation: 'metadata_backfill', documentId: '', versionKey: null, request: {}, maxAttempts: 1 });
   wake();
   return job;

@@ -7,9 +7,21 @@ import { useTestServer, api, KEYS, uploadText, waitForJob } from '../helpers/ser
 import { successorOf } from '../../src/publication/successor.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { Storage } from '../../src/storage/storage.ts';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 const server = useTestServer();
 const backfill = (clientId: string) => api(server.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: clientId } });
+
+test('a backfill for an unknown Client is refused and creates no storage for it', async () => {
+  const clientFiles = () => readdirSync(join(server.dataDir, 'clients')).sort();
+  const before = clientFiles();
+  const refused = await backfill('nobody-at-all');
+  assert.equal(refused.status, 404);
+  assert.equal(refused.json.error_code, 'not_found');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.deepEqual(clientFiles(), before, 'no database file was created');
+});
 
 test('a backfill over compliant versions converges to ready with its counters', async () => {
   for (const id of ['b1', 'b2']) {

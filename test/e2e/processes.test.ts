@@ -205,3 +205,36 @@ test('SIGKILL of a worker mid-job and of an api process under search load: nothi
     removeDir(dataDir);
   }
 });
+
+test('a job longer than its lease keeps it through heartbeats and is processed once', async () => {
+  // Four ingestion stages of 800 ms each: about three times the one-second lease.
+  const server = await startTestServer({ JOB_LEASE_SECONDS: '1', JOB_STAGE_DELAY_MS: '800', LOG_LEVEL: 'warn' });
+  try {
+    const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'long', text: 'Standing instruction renewal for the Kota Bharu branch.' });
+    const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 30_000 });
+    assert.equal(job.status, 'completed');
+    const ingests = server.server.stdout().split('\n').filter((line) => line.includes('"event":"ingest"') && line.includes(accepted.json.job_id));
+    assert.equal(ingests.length, 1, 'no other claim took the job over while it ran');
+  } finally {
+    await server.close();
+    removeDir(server.dataDir);
+  }
+});
+
+test('a crashed worker\'s job is taken over within seconds with the default lease', async () => {
+  const server = await startTestServer({ JOB_STAGE_DELAY_MS: '500' });
+  try {
+    const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'orphan', text: 'Bank guarantee for the Kuantan port tender.' });
+    await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { until: (job) => job.status === 'processing' });
+    const [worker] = childPids(server.server, 'worker');
+    process.kill(worker, 'SIGKILL');
+    const killedAt = Date.now();
+    const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 40_000 });
+    assert.equal(job.status, 'completed');
+    const seconds = (Date.now() - killedAt) / 1000;
+    assert.ok(seconds < 20, `taken over and finished ${seconds.toFixed(1)} s after the crash`);
+  } finally {
+    await server.close();
+    removeDir(server.dataDir);
+  }
+});

@@ -6,6 +6,7 @@ import { createBackfillHandler, enqueueBackfill, BACKFILL_ALREADY_RUNNING } from
 import type { JobContext } from '../../src/domain/jobs.ts';
 import { tempDataDir, removeDir } from '../helpers/server.ts';
 
+const CONFIGURED = new Set(['c1', 'c2']);
 const context: JobContext = { heartbeat: async () => {}, recordProgress: async () => {} };
 
 test('a second backfill while one is running is refused with a retry hint bounded by the lease', async () => {
@@ -17,8 +18,8 @@ test('a second backfill while one is running is refused with a retry hint bounde
     const leaseMs = 30_000;
     const handlerA = createBackfillHandler({ storage: storageA, publisher: new Publisher(storageA, { enabled: true }), leaseMs });
     const handlerB = createBackfillHandler({ storage: storageB, publisher: new Publisher(storageB, { enabled: true }), leaseMs });
-    const first = await enqueueBackfill(storageA, 'c1', () => {});
-    const second = await enqueueBackfill(storageA, 'c1', () => {});
+    const first = await enqueueBackfill(storageA, 'c1', () => {}, CONFIGURED);
+    const second = await enqueueBackfill(storageA, 'c1', () => {}, CONFIGURED);
     const claimedFirst = (await storageA.jobs.claim('worker-a', leaseMs))!;
     assert.equal(claimedFirst.jobId, first.jobId);
     // The first run holds the Client's single-writer lease while it works.
@@ -34,7 +35,7 @@ test('a second backfill while one is running is refused with a retry hint bounde
     const retry = outcome.result!.next_retry_in_seconds as number;
     assert.ok(retry >= 1 && retry <= leaseMs / 1000);
     // Another Client's backfill is not blocked by it.
-    const other = await enqueueBackfill(storageA, 'c2', () => {});
+    const other = await enqueueBackfill(storageA, 'c2', () => {}, CONFIGURED);
     const otherClaim = (await storageB.jobs.claim('worker-c', leaseMs))!;
     assert.equal(otherClaim.jobId, other.jobId);
     assert.equal((await handlerB(otherClaim, context)).status, 'completed');
