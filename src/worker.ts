@@ -51,7 +51,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
         onIngest: (job) => log(config, { event: 'ingest', job_id: job.jobId, attempt: job.attempts }),
       }),
       metadata_update: createMetadataUpdateHandler({ storage, publisher }),
-      metadata_backfill: createBackfillHandler({ storage, publisher, leaseMs: config.jobLeaseSeconds * 1000 }),
+      metadata_backfill: createBackfillHandler({ storage, publisher, leaseMs: config.jobLeaseSeconds * 1000, batchDelayMs: config.jobStageDelayMs }),
     },
     {
       concurrency: config.workerConcurrency,

@@ -36,10 +36,11 @@ export async function renderJob(job: JobRecord, deps: JobViewDependencies): Prom
     case 'pending':
     case 'started':
     case 'processing':
-      return view;
+      return { ...view, ...backfillProgress(job) };
     case 'retrying':
       return {
         ...view,
+        ...backfillProgress(job),
         error: job.error,
         retry_count: job.attempts,
         max_retries: job.maxAttempts,
@@ -67,6 +68,18 @@ export async function renderJob(job: JobRecord, deps: JobViewDependencies): Prom
       if (job.operation === 'embed') return { ...view, ...(await completedUpload(job, result, deps)) };
       return { ...view, ...operationFields(job, result) };
   }
+}
+
+/**
+ * A running backfill's progress, once it has planned (counted its versions): readiness_state backfilling and
+ * the counters so far. A job still planning shows none of them (SPEC.md backfill job).
+ */
+function backfillProgress(job: JobRecord): JsonObject {
+  const progress = job.result;
+  if (job.operation !== 'metadata_backfill' || !progress || typeof progress.versions_total !== 'number') return {};
+  const { cursor: _cursor, violations, violations_total: total, ...counts } = progress;
+  const shown = Array.isArray(violations) ? violations : [];
+  return { ...counts, violations: shown, violations_total: total ?? 0, violations_truncated: typeof total === 'number' && total > shown.length };
 }
 
 /** Counters of a metadata update that ended before it counted anything. */

@@ -12,11 +12,15 @@ import { metadataLeaves } from '../domain/metadata-leaves.ts';
 import { canonicalJson } from '../domain/merge-patch.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
 import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
-import type { JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
+import type { JobContext, JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
+import type { LoadedGeneration } from '../domain/generation.ts';
+import { MAX_JOB_ATTEMPTS } from '../domain/job-states.ts';
 
 /** Remediation entries kept on the job; the total is always reported. */
 export const MAX_BACKFILL_VIOLATIONS = 100;
 export const BACKFILL_ALREADY_RUNNING = 'backfill_already_running';
+/** Versions handled between two progress records (what a crashed run may have to redo). */
+export const BACKFILL_BATCH_VERSIONS = 100;
 
 export interface BackfillViolation {
   document_id: string;
@@ -37,13 +41,21 @@ export async function enqueueBackfill(storage: StoragePort, clientId: string, wa
   if (!configuredClients.has(clientId) && !(await storage.knownClientIds()).includes(clientId)) {
     throw new ServiceError('not_found', `Unknown client: ${clientId}`);
   }
-  const job = await storage.jobs.enqueue({ clientId, operation: 'metadata_backfill', documentId: '', versionKey: null, request: {}, maxAttempts: 1 });
+  const job = await storage.jobs.enqueue({ clientId, operation: 'metadata_backfill', documentId: '', versionKey: null, request: {}, maxAttempts: MAX_JOB_ATTEMPTS });
   wake();
   return job;
 }
 
-export function createBackfillHandler(deps: { storage: StoragePort; publisher: Publisher; leaseMs: number }): JobHandler {
-  return async (job): Promise<JobOutcome> => {
+export interface BackfillDependencies {
+  storage: StoragePort;
+  publisher: Publisher;
+  leaseMs: number;
+  /** Fault injection for tests: pause after each recorded batch. 0 in production. */
+  batchDelayMs?: number;
+}
+
+export function createBackfillHandler(deps: BackfillDependencies): JobHandler {
+  return async (job, context): Promise<JobOutcome> => {
     // Single writer: the Client's backfill lock is a lease in the store, so it holds across worker processes.
     const lock = backfillLockName(job.clientId);
     if (!(await deps.storage.control.acquireLease(lock, job.jobId, deps.leaseMs))) {
@@ -58,7 +70,7 @@ export function createBackfillHandler(deps: { storage: StoragePort; publisher: P
     }
     const renew = setInterval(() => void deps.storage.control.renewLease(lock, job.jobId, deps.leaseMs).catch(() => {}), deps.leaseMs / 3);
     try {
-      return await backfill(job, deps);
+      return await backfill(job, context, deps);
     } finally {
       clearInterval(renew);
       await deps.storage.control.releaseLease(lock, job.jobId);
@@ -66,48 +78,88 @@ export function createBackfillHandler(deps: { storage: StoragePort; publisher: P
   };
 }
 
-async function backfill(job: JobRecord, deps: { storage: StoragePort; publisher: Publisher }): Promise<JobOutcome> {
-  // Publication paused: the job waits for READY (no attempt spent) and starts over; done versions are skipped.
+/** What a running backfill records, so a crashed run resumes where it stopped and polls show its progress. */
+interface BackfillProgress {
+  readiness_state: 'backfilling';
+  versions_total: number;
+  versions_completed: number;
+  versions_backfilled: number;
+  versions_pending: number;
+  versions_blocked: number;
+  violations: BackfillViolation[];
+  violations_total: number;
+  /** The last version handled, in identity order. */
+  cursor: { document_id: string; version_key: string } | null;
+}
+
+function progressOf(job: JobRecord): BackfillProgress | null {
+  const recorded = job.result;
+  return recorded && recorded.readiness_state === 'backfilling' && typeof recorded.versions_total === 'number' ? (recorded as unknown as BackfillProgress) : null;
+}
+
+async function backfill(job: JobRecord, context: JobContext, deps: BackfillDependencies): Promise<JobOutcome> {
+  // Publication paused: the job waits for READY (no attempt spent), then continues where it stopped.
   await deps.publisher.assertReady();
   await deps.storage.jobs.setReadiness(job.clientId, 'backfilling', job.jobId);
+  await context.heartbeat('processing');
   const store = deps.storage.client(job.clientId);
-  const versions = store.activeGenerations();
-  const counts = { versions_total: 0, versions_completed: 0, versions_backfilled: 0, versions_pending: 0, versions_blocked: 0 };
-  const violations: BackfillViolation[] = [];
-  let violationsTotal = 0;
-  for await (const generation of versions) {
+  // Planning counts the versions; a run that crashed resumes from its recorded progress instead.
+  const progress: BackfillProgress = progressOf(job) ?? {
+    readiness_state: 'backfilling',
+    versions_total: await store.activeVersionCount(),
+    versions_completed: 0,
+    versions_backfilled: 0,
+    versions_pending: 0,
+    versions_blocked: 0,
+    violations: [],
+    violations_total: 0,
+    cursor: null,
+  };
+  await context.recordProgress(progress as unknown as JsonObject);
+  for (;;) {
+    const cursor = progress.cursor ? { documentId: progress.cursor.document_id, versionKey: progress.cursor.version_key } : null;
+    const batch = await store.activeGenerationsAfter(cursor, BACKFILL_BATCH_VERSIONS);
+    if (batch.length === 0) break;
+    for (const generation of batch) await backfillVersion(job.clientId, generation, progress, deps.publisher);
+    const last = batch[batch.length - 1];
+    progress.cursor = { document_id: last.documentId, version_key: last.versionKey };
+    await context.recordProgress(progress as unknown as JsonObject);
     // The store answers without real I/O: yield, so the job's lease heartbeat keeps running.
-    await yieldToEventLoop();
-    counts.versions_total++;
-    const violation = checkMetadataContract(generation.canonicalMetadata.custom as JsonValue);
-    if (violation) {
-      counts.versions_blocked++;
-      violationsTotal++;
-      if (violations.length < MAX_BACKFILL_VIOLATIONS) {
-        violations.push({ document_id: generation.documentId, version_id: versionIdFromKey(generation.versionKey), path: violation.path, cap: violation.limit });
-      }
-      continue;
-    }
-    const leaves = metadataLeaves(generation.canonicalMetadata);
-    const current = generation.leaves.map((leaf) => ({ path: leaf.path, value: leaf.value, valueType: leaf.valueType }));
-    if (canonicalJson(leaves as unknown as JsonValue) !== canonicalJson(current as unknown as JsonValue)) {
-      const activation = await deps.publisher.replace(job.clientId, [{ input: successorOf(generation, { leaves, jobId: generation.jobId }), expected: generation.generation }]);
-      if (!activation) {
-        counts.versions_pending++;
-        continue;
-      }
-      counts.versions_backfilled++;
-    }
-    counts.versions_completed++;
+    if (deps.batchDelayMs) await new Promise((resolve) => setTimeout(resolve, deps.batchDelayMs));
+    else await yieldToEventLoop();
   }
-  const readiness = counts.versions_blocked > 0 || counts.versions_pending > 0 ? 'blocked' : 'ready';
+  const readiness = progress.versions_blocked > 0 || progress.versions_pending > 0 ? 'blocked' : 'ready';
   await deps.storage.jobs.setReadiness(job.clientId, readiness, job.jobId);
+  const { cursor: _cursor, violations, ...counts } = progress;
   const result: JsonObject = {
-    readiness_state: readiness,
     ...counts,
+    readiness_state: readiness,
     violations: violations as unknown as JsonValue,
-    violations_total: violationsTotal,
-    violations_truncated: violationsTotal > violations.length,
+    violations_truncated: progress.violations_total > violations.length,
   };
   return { status: 'completed', result };
+}
+
+/** Checks one version against the contract and re-indexes its leaves when they are stale. */
+async function backfillVersion(clientId: string, generation: LoadedGeneration, progress: BackfillProgress, publisher: Publisher): Promise<void> {
+  const violation = checkMetadataContract(generation.canonicalMetadata.custom as JsonValue);
+  if (violation) {
+    progress.versions_blocked++;
+    progress.violations_total++;
+    if (progress.violations.length < MAX_BACKFILL_VIOLATIONS) {
+      progress.violations.push({ document_id: generation.documentId, version_id: versionIdFromKey(generation.versionKey), path: violation.path, cap: violation.limit });
+    }
+    return;
+  }
+  const leaves = metadataLeaves(generation.canonicalMetadata);
+  const current = generation.leaves.map((leaf) => ({ path: leaf.path, value: leaf.value, valueType: leaf.valueType }));
+  if (canonicalJson(leaves as unknown as JsonValue) !== canonicalJson(current as unknown as JsonValue)) {
+    const activation = await publisher.replace(clientId, [{ input: successorOf(generation, { leaves, jobId: generation.jobId }), expected: generation.generation }]);
+    if (!activation) {
+      progress.versions_pending++;
+      return;
+    }
+    progress.versions_backfilled++;
+  }
+  progress.versions_completed++;
 }

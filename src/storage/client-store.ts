@@ -319,14 +319,25 @@ export class ClientStore {
   }
 
   /**
-   * Every active generation with its chunks, in activation order. Versions under an unfinished hard-delete
-   * purge are left out: their purge resumes when the request is repeated.
+   * The next active versions (not under purge) after `cursor` in identity order, loaded: a scan that can
+   * stop and resume where it left off, since a replacement keeps its version's place.
    */
-  async *activeGenerations(): AsyncGenerator<LoadedGeneration> {
-    for (const generation of this.servedGenerationIdsSync()) {
-      const loaded = this.loadGenerationSync(generation);
-      if (loaded?.state === 'active') yield loaded;
-    }
+  async activeGenerationsAfter(cursor: { documentId: string; versionKey: string } | null, limit: number): Promise<LoadedGeneration[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT v.active_generation AS generation FROM versions v
+         WHERE v.active_generation IS NOT NULL
+           AND (v.document_id > ? OR (v.document_id = ? AND v.version_key > ?))
+           AND NOT EXISTS (SELECT 1 FROM purge_journal p WHERE p.document_id = v.document_id AND p.version_key = v.version_key)
+         ORDER BY v.document_id, v.version_key LIMIT ?`,
+      )
+      .all(cursor?.documentId ?? '', cursor?.documentId ?? '', cursor?.versionKey ?? '', limit) as { generation: number }[];
+    return this.loadActiveGenerations(rows.map((row) => row.generation));
+  }
+
+  /** How many active versions (not under purge) the Client has. */
+  async activeVersionCount(): Promise<number> {
+    return this.servedGenerationIdsSync().length;
   }
 
   /** Active generations a serving snapshot holds (not under purge), in activation order: ids only. */

@@ -245,11 +245,17 @@ export class JobStore {
    * inline, so a Client without a recorded state has no pre-discovery data and has converged to ready.
    */
   async readiness(clientId: string): Promise<{ state: ReadinessState; backfillJobId: string | null; updatedAt: string | null }> {
-    const row = this.db.prepare('SELECT state, backfill_job_id, updated_at FROM readiness WHERE client_id = ?').get(clientId) as
-      | { state: string; backfill_job_id: string | null; updated_at: string }
-      | undefined;
+    const row = this.db
+      .prepare(
+        `SELECT r.state, r.backfill_job_id, r.updated_at, j.status AS job_status FROM readiness r
+         LEFT JOIN jobs j ON j.job_id = r.backfill_job_id WHERE r.client_id = ?`,
+      )
+      .get(clientId) as { state: string; backfill_job_id: string | null; updated_at: string; job_status: string | null } | undefined;
     if (!row) return { state: 'ready', backfillJobId: null, updatedAt: null };
-    return { state: row.state as ReadinessState, backfillJobId: row.backfill_job_id, updatedAt: row.updated_at };
+    // Readiness never sticks at backfilling: a backfill that ended without converging (it failed, or its
+    // job is gone) leaves the Client blocked until an operator runs another.
+    const stuck = row.state === 'backfilling' && (row.job_status === null || row.job_status === 'failed');
+    return { state: stuck ? 'blocked' : (row.state as ReadinessState), backfillJobId: row.backfill_job_id, updatedAt: row.updated_at };
   }
 
   async setReadiness(clientId: string, state: ReadinessState, backfillJobId: string | null = null): Promise<void> {

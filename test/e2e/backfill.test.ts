@@ -3,7 +3,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestServer, api, KEYS, uploadText, waitForJob } from '../helpers/server.ts';
+import { useTestServer, api, baseEnv, KEYS, removeDir, spawnServer, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
+import { seedVersions } from '../helpers/seed.ts';
+import { childPids } from '../helpers/processes.ts';
 import { successorOf } from '../../src/publication/successor.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { Storage } from '../../src/storage/storage.ts';
@@ -103,4 +105,40 @@ test('a version over the contract blocks readiness; metadata scopes answer 409, 
   const again = await waitForJob(server.url, KEYS.alpha, (await backfill('client-alpha')).json.job_id);
   assert.equal(again.readiness_state, 'ready');
   assert.equal((await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'ledger', scope: 'metadata' } })).status, 200);
+});
+
+test('a backfill interrupted by a crash resumes where it stopped; its progress shows while it runs', async () => {
+  const VERSIONS = 350;
+  const dataDir = tempDataDir();
+  await seedVersions(dataDir, 'client-alpha', 'ledger', Array.from({ length: VERSIONS }, (_, i) => ({ versionId: `v${i}`, text: `Ledger page ${i}.` })), {
+    custom: { desk: 'treasury' },
+    staleLeaves: true,
+  });
+  const crashing = await spawnServer(baseEnv(dataDir, { JOB_STAGE_DELAY_MS: '700', JOB_LEASE_SECONDS: '2' }));
+  try {
+    const accepted = await api(crashing.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: 'client-alpha' } });
+    assert.equal(accepted.status, 202);
+    const running = await waitForJob(crashing.url, KEYS.alpha, accepted.json.job_id, { until: (job) => job.versions_completed >= 100 });
+    assert.equal(running.status, 'processing');
+    assert.equal(running.readiness_state, 'backfilling');
+    assert.equal(running.versions_total, VERSIONS);
+    assert.equal((await api(crashing.url, '/discovery/readiness', { key: KEYS.alpha })).json.readiness_state, 'backfilling');
+    const [worker] = childPids(crashing, 'worker');
+    process.kill(worker, 'SIGKILL');
+    const done = await waitForJob(crashing.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 60_000 });
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.equal(done.readiness_state, 'ready');
+    assert.equal(done.versions_total, VERSIONS);
+    assert.equal(done.versions_completed, VERSIONS);
+    // Started over, the versions repaired before the crash would count as completed but not backfilled.
+    assert.equal(done.versions_backfilled, VERSIONS, 'resumed from its recorded progress');
+    assert.equal('cursor' in done, false);
+    assert.equal((await api(crashing.url, '/discovery/readiness', { key: KEYS.alpha })).json.readiness_state, 'ready');
+    const found = await api(crashing.url, '/search', { key: KEYS.alpha, body: { query: 'treasury', scope: 'metadata', limit: 5 } });
+    assert.equal(found.status, 200);
+    assert.equal(found.json.meta.total, VERSIONS, 'every version is in the metadata lane now');
+  } finally {
+    await crashing.stop();
+    removeDir(dataDir);
+  }
 });

@@ -11,8 +11,17 @@ import { metadataLeaves } from '../../src/domain/metadata-leaves.ts';
 import { versionKey } from '../../src/domain/identity.ts';
 import type { JsonObject } from '../../src/domain/canonical-metadata.ts';
 
-/** Seeds `versions.length` versions of one document, one chunk each, embedded with the default hashing embedder. */
-export async function seedVersions(dataDir: string, clientId: string, documentId: string, versions: { versionId: string; text: string }[]): Promise<void> {
+/**
+ * Seeds `versions.length` versions of one document, one chunk each, embedded with the default hashing
+ * embedder; `custom` metadata is the same for all, and `staleLeaves` leaves their metadata lane unindexed.
+ */
+export async function seedVersions(
+  dataDir: string,
+  clientId: string,
+  documentId: string,
+  versions: { versionId: string; text: string }[],
+  options: { custom?: JsonObject; staleLeaves?: boolean } = {},
+): Promise<void> {
   const storage = new Storage(dataDir);
   const publisher = new Publisher(storage, { enabled: true });
   const embedder = createHashingEmbedder();
@@ -21,8 +30,9 @@ export async function seedVersions(dataDir: string, clientId: string, documentId
     for (const [index, { versionId, text }] of versions.entries()) {
       const pages = [{ pageNumber: null, pageLabel: null, text }];
       const parsed = { mimeType: 'text/plain', extension: 'txt', pages, pageCount: null, textExtraction: 'native' as const, ocrUsed: false, warnings: [], properties: { title: null, author: null, createdAt: null } };
-      const canonicalMetadata = canonicalMetadataOf(parsed, `${documentId}.txt`, { status: 'disabled', categories: [] }, {});
-      const leaves = metadataLeaves(canonicalMetadata);
+      const canonicalMetadata = canonicalMetadataOf(parsed, `${documentId}.txt`, { status: 'disabled', categories: [] }, options.custom ?? {});
+      // Stale leaves: data written before Metadata Discovery indexed them (what a backfill repairs).
+      const leaves = options.staleLeaves ? [] : metadataLeaves(canonicalMetadata);
       const chunks = [{ chunkIndex: 0, page: null, pageLabel: null, text, entities: emptyEntities(), vector: vectors[index] }];
       const activation = await publisher.stageAndActivate(clientId, {
         documentId,

@@ -105,3 +105,19 @@ test('the newest upload job of a version is the one that owns it', async () => {
     close();
   }
 });
+
+test('readiness never sticks at backfilling: a backfill that failed leaves the Client blocked', async () => {
+  const { jobs, close } = store();
+  try {
+    const backfill = await jobs.enqueue({ clientId: 'c1', operation: 'metadata_backfill', documentId: '', versionKey: null, request: {}, maxAttempts: 3 });
+    await jobs.setReadiness('c1', 'backfilling', backfill.jobId);
+    assert.equal((await jobs.readiness('c1')).state, 'backfilling', 'while its job is alive');
+    await jobs.claim('w1', 1000);
+    await jobs.finish(backfill.jobId, 'w1', { status: 'failed', error: 'gave up' });
+    assert.equal((await jobs.readiness('c1')).state, 'blocked');
+    await jobs.setReadiness('c2', 'backfilling', 'a-job-that-was-purged');
+    assert.equal((await jobs.readiness('c2')).state, 'blocked');
+  } finally {
+    close();
+  }
+});
