@@ -56,8 +56,19 @@ async function readCapped(response: Response, what: string): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Socket-level codes of a connection that dropped mid-request (not a refusal, not a timeout). */
+const DROPPED_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+function droppedConnection(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } })?.cause;
+  return typeof cause?.code === 'string' && DROPPED_CONNECTION_CODES.has(cause.code);
+}
+
 function networkError(error: unknown, post: JsonPost): ModelProviderError {
   const name = (error as Error)?.name;
+  if (droppedConnection(error)) {
+    return new ModelProviderError('provider_connection_dropped', `${post.what}: the connection to ${new URL(post.url).origin} was dropped before an answer`, { retryable: true, cause: error });
+  }
   const reason = name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${post.timeoutMs} ms` : `${(error as Error)?.message ?? error}${(error as { cause?: Error })?.cause?.message ? ` (${(error as { cause: Error }).cause.message})` : ''}`;
   return new ModelProviderError('provider_unavailable', `${post.what}: request to ${new URL(post.url).origin} failed: ${reason}`, { retryable: true, cause: error });
 }

@@ -5,6 +5,8 @@ export type ModelErrorCode =
   | 'model_file_invalid'
   | 'tokenizer_unsupported'
   | 'provider_unavailable'
+  /** The connection carrying a request was dropped before an answer (reset, closed by the other side). */
+  | 'provider_connection_dropped'
   | 'provider_rejected'
   | 'provider_response_invalid'
   | 'optional_module_missing'

@@ -69,10 +69,10 @@ function vectorsFromBody(body: unknown, count: number, dimensions: number | null
 
 interface Client { url: string; headers: Record<string, string>; model: string; timeoutMs: number; retry: RetryPolicy; requestDimensions: number | null }
 
-async function requestBatch(client: Client, texts: string[], dimensions: number | null): Promise<number[][]> {
+async function requestBatch(client: Client, texts: string[], dimensions: number | null, singleAttempt = false): Promise<number[][]> {
   const body: Record<string, unknown> = { model: client.model, input: texts };
   if (client.requestDimensions !== null) body.dimensions = client.requestDimensions;
-  return withRetries(client.retry, async () => {
+  return withRetries(singleAttempt ? { ...client.retry, maxRetries: 0 } : client.retry, async () => {
     const answer = await postJson({ url: client.url, body, headers: client.headers, timeoutMs: client.timeoutMs, what: WHAT });
     if (answer.status < 200 || answer.status >= 300) throw httpStatusError(answer, WHAT);
     return vectorsFromBody(answer.body, texts.length, dimensions);
@@ -104,13 +104,13 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
     provider: OPENAI_PROVIDER,
     model: client.model,
     dimensions,
-    async embed(texts) {
+    async embed(texts, options) {
       const out = texts.map(() => new Float32Array(dimensions));
       // Empty texts embed to zeros locally: OpenAI rejects empty inputs and they carry no meaning anyway.
       const pending = texts.flatMap((text, index) => (text.trim() === '' ? [] : [index]));
       for (let start = 0; start < pending.length; start += batchSize) {
         const indexes = pending.slice(start, start + batchSize);
-        const vectors = await requestBatch(client, indexes.map((i) => texts[i]), dimensions);
+        const vectors = await requestBatch(client, indexes.map((i) => texts[i]), dimensions, options?.singleAttempt);
         indexes.forEach((textIndex, k) => (out[textIndex] = l2NormalizeInPlace(Float32Array.from(vectors[k]))));
       }
       return out;

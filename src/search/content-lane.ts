@@ -8,7 +8,7 @@ import type { Embedder } from '../models/embedder.ts';
 import { searchBm25 } from './bm25.ts';
 import { searchDense } from './dense-lane.ts';
 import type { LaneResult } from './dense-lane.ts';
-import { readWithRetry } from './read-retry.ts';
+import { readOverNetwork } from './network-read.ts';
 import { fuseLanes } from './fusion.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { analyzeQueryTerms } from '../text/analyzer.ts';
@@ -61,8 +61,9 @@ export async function searchContent(
       : emptyLane();
   let dense = emptyLane();
   if (alpha > 0) {
-    const [queryVector] = await embedder.embed([normalizedQuery]);
-    dense = await readWithRetry(() => searchDense(snapshot.segments, queryVector, eligible, { cap: candidateCap }));
+    // The query embedding may cross the network (a remote embedder): rule 12 applies to it, not to the scan.
+    const [queryVector] = await readOverNetwork(() => embedder.embed([normalizedQuery], { singleAttempt: true }));
+    dense = searchDense(snapshot.segments, queryVector, eligible, { cap: candidateCap });
   }
 
   const fused = fuseLanes(sparse, dense, alpha);

@@ -11,6 +11,7 @@ import type { JobStorePort } from '../storage/port.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
 import { compileFilters } from './filters.ts';
+import { readOverNetwork } from './network-read.ts';
 import type { CompiledFilters } from './filters.ts';
 import { searchContent } from './content-lane.ts';
 import type { VersionHit } from './content-lane.ts';
@@ -75,9 +76,11 @@ async function rerankPrefix(hits: VersionHit[], query: string, prefix: number, r
   const head = hits.slice(0, count);
   let scores: number[];
   try {
-    scores = await reranker.rerank(query, head.map((hit) => hit.chunks[0]?.chunk.text ?? ''));
-  } catch {
-    // A failing reranker leaves the fused order in place and says so: reranked_count 0.
+    // A remote reranker is a network read: rule 12 retries one dropped connection, fails on a second.
+    scores = await readOverNetwork(() => reranker.rerank(query, head.map((hit) => hit.chunks[0]?.chunk.text ?? '')));
+  } catch (error) {
+    if (error instanceof ServiceError) throw error;
+    // Any other failure of the reranker leaves the fused order in place and says so: reranked_count 0.
     return { hits, count: 0 };
   }
   const order = head.map((hit, index) => ({ hit, index, score: scores[index] ?? Number.NEGATIVE_INFINITY }));

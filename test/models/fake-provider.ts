@@ -5,7 +5,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest { method: string; url: string; headers: IncomingHttpHeaders; body: unknown }
-export interface FakeAnswer { status?: number; body?: unknown; headers?: Record<string, string>; delayMs?: number; rawBody?: string }
+/** `destroy`: drop the connection without an answer (a reset socket). */
+export interface FakeAnswer { status?: number; body?: unknown; headers?: Record<string, string>; delayMs?: number; rawBody?: string; destroy?: boolean }
 export type FakeHandler = (request: RecordedRequest, index: number) => FakeAnswer | Promise<FakeAnswer>;
 
 export interface FakeProvider {
@@ -26,6 +27,10 @@ export async function startFakeProvider(handler: FakeHandler): Promise<FakeProvi
       const answer = await handler(recorded, requests.length - 1);
       if (answer.delayMs) await new Promise((done) => setTimeout(done, answer.delayMs));
       if (res.destroyed) return;
+      if (answer.destroy) {
+        req.socket.destroy();
+        return;
+      }
       res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
       res.end(answer.rawBody ?? JSON.stringify(answer.body ?? null));
     });

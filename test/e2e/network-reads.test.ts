@@ -1,0 +1,139 @@
+// SPEC.md search rule 12 where a search really reads over the network: the query embedding by a remote
+// (OpenAI-compatible) embedder and the http reranker, both played by a real local HTTP server that can drop
+// its connections. One drop is retried; a second gives 503 internal_error with Retry-After 1; other
+// transport errors are not retried.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { api, KEYS, removeDir, startTestServer, uploadText, waitForJob } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { startFakeProvider } from '../models/fake-provider.ts';
+import type { FakeAnswer, FakeProvider, RecordedRequest } from '../models/fake-provider.ts';
+
+const DIMS = 16;
+type Mode = 'answer' | 'drop-once' | 'drop-always' | 'fail-500';
+/** What the fake provider does with the next embedding and rerank requests. */
+let embedMode: Mode = 'answer';
+let rerankMode: Mode = 'answer';
+let dropsLeft = 0;
+
+function toyVector(text: string): number[] {
+  const vector = new Array(DIMS).fill(0);
+  for (const char of text.toLowerCase()) if (char >= 'a' && char <= 'z') vector[char.charCodeAt(0) % DIMS] += 1;
+  return vector;
+}
+
+function answerOrFault(mode: Mode, answer: () => FakeAnswer): FakeAnswer {
+  if (mode === 'drop-always') return { destroy: true };
+  if (mode === 'drop-once' && dropsLeft > 0) {
+    dropsLeft--;
+    return { destroy: true };
+  }
+  if (mode === 'fail-500') return { status: 500, body: { error: { message: 'model crashed' } } };
+  return answer();
+}
+
+function handle(request: RecordedRequest): FakeAnswer {
+  if (request.url.includes('rerank')) {
+    const documents = (request.body as { documents: string[] }).documents;
+    // Scores reverse the fused order, so a reranked page is recognisable.
+    return answerOrFault(rerankMode, () => ({ body: { results: documents.map((_, index) => ({ index, relevance_score: index })) } }));
+  }
+  const input = (request.body as { input: string[] }).input;
+  return answerOrFault(embedMode, () => ({ body: { data: input.map((text, index) => ({ index, embedding: toyVector(text) })), model: 'toy' } }));
+}
+
+let provider: FakeProvider;
+let server: TestServer;
+
+before(async () => {
+  provider = await startFakeProvider(handle);
+  server = await startTestServer({
+    EMBEDDING_PROVIDER: 'openai',
+    EMBEDDING_URL: provider.url,
+    EMBEDDING_MODEL: 'toy',
+    EMBEDDING_DIMENSIONS: String(DIMS),
+    RERANKER_PROVIDER: 'http',
+    RERANKER_URL: `${provider.url}/rerank`,
+  });
+  for (const [id, text] of [['a', 'Ledger of the Penang branch.'], ['b', 'Ledger summary for Melaka.']]) {
+    const accepted = await uploadText(server.url, KEYS.alpha, { document_id: id, text });
+    assert.equal((await waitForJob(server.url, KEYS.alpha, accepted.json.job_id)).status, 'completed');
+  }
+});
+
+after(async () => {
+  await server.close();
+  removeDir(server.dataDir);
+  await provider.close();
+});
+
+/** Requests the fake provider received for `kind` while `fn` ran. */
+async function counting(kind: 'embed' | 'rerank', fn: () => Promise<void>): Promise<number> {
+  const before = provider.requests.length;
+  await fn();
+  return provider.requests.slice(before).filter((request) => request.url.includes('rerank') === (kind === 'rerank')).length;
+}
+
+test('a dropped query-embedding connection is retried once and the search answers', async () => {
+  embedMode = 'drop-once';
+  dropsLeft = 1;
+  const requests = await counting('embed', async () => {
+    const search = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'ledger', alpha: 1 } });
+    assert.equal(search.status, 200, search.text);
+    assert.equal(search.json.results.length, 2);
+  });
+  assert.equal(requests, 2, 'the first attempt dropped, the retry answered');
+  embedMode = 'answer';
+});
+
+test('a second consecutive drop of the query embedding is 503 internal_error with Retry-After 1', async () => {
+  embedMode = 'drop-always';
+  const requests = await counting('embed', async () => {
+    const search = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'ledger', alpha: 1 } });
+    assert.equal(search.status, 503);
+    assert.equal(search.json.error_code, 'internal_error');
+    assert.equal(search.headers.get('retry-after'), '1');
+  });
+  assert.equal(requests, 2, 'exactly one retry');
+  embedMode = 'answer';
+});
+
+test('other transport errors of the query embedding are not retried', async () => {
+  embedMode = 'fail-500';
+  const requests = await counting('embed', async () => {
+    const search = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'ledger', alpha: 1 } });
+    assert.equal(search.status, 500);
+    assert.equal(search.json.error_code, 'internal_error');
+  });
+  assert.equal(requests, 1);
+  embedMode = 'answer';
+});
+
+test('the http reranker: one drop is retried and the page is reranked; a second drop is 503', async () => {
+  rerankMode = 'drop-once';
+  dropsLeft = 1;
+  const once = await counting('rerank', async () => {
+    const search = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'ledger', rerank: true } });
+    assert.equal(search.status, 200, search.text);
+    assert.equal(search.json.meta.retrieval.reranked, true);
+    assert.equal(search.json.meta.retrieval.reranked_count, 2);
+  });
+  assert.equal(once, 2);
+  rerankMode = 'drop-always';
+  const twice = await counting('rerank', async () => {
+    const search = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'ledger', rerank: true } });
+    assert.equal(search.status, 503);
+    assert.equal(search.json.error_code, 'internal_error');
+    assert.equal(search.headers.get('retry-after'), '1');
+  });
+  assert.equal(twice, 2);
+  rerankMode = 'fail-500';
+  const failing = await counting('rerank', async () => {
+    const search = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'ledger', rerank: true } });
+    assert.equal(search.status, 200, 'a failing reranker leaves the fused order');
+    assert.equal(search.json.meta.retrieval.reranked_count, 0);
+  });
+  assert.equal(failing, 1, 'not retried');
+  rerankMode = 'answer';
+});
