@@ -75,6 +75,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
       enabled: config.publicationEnabled,
       fenceWaitMs: config.publicationLifecycleFenceWaitSeconds * 1000,
       stepDelayMs: config.lifecycleStepDelayMs,
+      purgeDeadlineMs: config.purgeDeadlineMs,
     }),
     search: new SearchService({ readGuard, jobs: storage.jobs, embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap }),
     documents: new DocumentService(readGuard, () => ({

@@ -90,6 +90,8 @@ export interface Config {
   recoveryDelayMs: number;
   /** Fault-injection pause after each version step of delete/restore/purge; 0 in production. */
   lifecycleStepDelayMs: number;
+  /** Deadline of a hard-delete request's purge; past it the purge stops with 503 publication_purge_timeout. */
+  purgeDeadlineMs: number;
   webSearchEnabled: boolean;
   webSearchProvider: string | null;
   webSearchUrl: string | null;
@@ -253,6 +255,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobRetryBaseSeconds: float(env, 'JOB_RETRY_BASE_SECONDS', 2, 0, 3600),
     jobStageDelayMs: int(env, 'JOB_STAGE_DELAY_MS', 0, 0, 600_000),
     lifecycleStepDelayMs: int(env, 'LIFECYCLE_STEP_DELAY_MS', 0, 0, 600_000),
+    purgeDeadlineMs: int(env, 'PURGE_DEADLINE_MS', 20_000, 1, 600_000),
     recoveryDelayMs: int(env, 'RECOVERY_DELAY_MS', 0, 0, 600_000),
     webSearchEnabled: bool(env, 'WEB_SEARCH_ENABLED', false),
     webSearchProvider,

@@ -20,6 +20,8 @@ export interface LifecycleOptions {
   fenceWaitMs: number;
   /** Fault injection for tests: pause after each version step. 0 in production. */
   stepDelayMs: number;
+  /** The hard-delete request deadline (PURGE_DEADLINE_MS): past it the purge stops with a retryable 503. */
+  purgeDeadlineMs: number;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -143,8 +145,17 @@ export class LifecycleService {
       if (error instanceof PublicationPaused) throw new ServiceError('publication_busy', 'Publication is not ready');
       throw error;
     }
+    const deadline = Date.now() + this.options.purgeDeadlineMs;
     let chunks = 0;
-    for (const key of versionKeys) {
+    for (const [index, key] of versionKeys.entries()) {
+      if (Date.now() > deadline) {
+        // SPEC.md DELETE rule 6: past the request deadline, re-read the lane; with records left, stop here
+        // (the journal keeps the purge, and repeating the request resumes it).
+        let remaining = 0;
+        for (const left of versionKeys.slice(index)) remaining += await store.remainingRecords(documentId, left);
+        if (remaining > 0) throw new ServiceError('publication_purge_timeout', 'The purge did not finish within its deadline; repeat the request to resume it');
+        break;
+      }
       chunks += await store.purgeVersion(documentId, key);
       if ((await store.remainingRecords(documentId, key)) > 0) {
         throw new ServiceError('publication_purge_timeout', 'Records remain after the purge; repeat the request to resume it');

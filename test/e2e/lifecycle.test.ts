@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestServer, api, KEYS, removeDir, uploadText, waitForJob, spawnServer, baseEnv, tempDataDir } from '../helpers/server.ts';
+import { useTestServer, startTestServer, api, KEYS, removeDir, uploadText, waitForJob, spawnServer, baseEnv, tempDataDir } from '../helpers/server.ts';
 
 const server = useTestServer();
 
@@ -148,5 +148,31 @@ test('a hard delete killed mid-purge is finished by repeating the request', asyn
     }
   } finally {
     removeDir(dataDir);
+  }
+});
+
+test('a purge past its deadline answers 503 publication_purge_timeout; repeating the request finishes it', async () => {
+  const server = await startTestServer({ LIFECYCLE_STEP_DELAY_MS: '300', PURGE_DEADLINE_MS: '100' });
+  try {
+    for (const version of ['v1', 'v2', 'v3']) {
+      const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'slow-purge', version_id: version, text: `Closed account letter ${version}.` });
+      await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
+    }
+    const first = await api(server.url, '/document/slow-purge?mode=hard', { method: 'DELETE', key: KEYS.alpha });
+    assert.equal(first.status, 503, first.text);
+    assert.equal(first.json.error_code, 'publication_purge_timeout');
+    assert.equal(first.headers.get('retry-after'), '1');
+    // Hidden from every read at once, whatever is left of the purge.
+    assert.deepEqual(await versionsFound(server.url, KEYS.alpha, 'closed account letter', true), []);
+    let answer = first;
+    for (let attempt = 0; attempt < 5 && answer.status === 503; attempt++) {
+      answer = await api(server.url, '/document/slow-purge?mode=hard', { method: 'DELETE', key: KEYS.alpha });
+    }
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.json.status, 'hard_deleted');
+    assert.equal((await api(server.url, '/document/slow-purge?mode=hard', { method: 'DELETE', key: KEYS.alpha })).status, 404);
+  } finally {
+    await server.close();
+    removeDir(server.dataDir);
   }
 });
