@@ -84,7 +84,7 @@ export interface Config {
   jobLeaseSeconds: number;
   jobMaxAttempts: number;
   jobRetryBaseSeconds: number;
-  /** Fault-injection pause between ingestion stages and after each backfill batch; 0 in production. */
+  /** Fault-injection pause between job stages (ingestion, staging to activation, backfill batches, update preparation); 0 in production. */
   jobStageDelayMs: number;
   /** Fault-injection pause before an api process builds its snapshots (keeps RECOVERING observable); 0 in production. */
   recoveryDelayMs: number;

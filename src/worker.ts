@@ -50,7 +50,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
         stageDelayMs: config.jobStageDelayMs,
         onIngest: (job) => log(config, { event: 'ingest', job_id: job.jobId, attempt: job.attempts }),
       }),
-      metadata_update: createMetadataUpdateHandler({ storage, publisher }),
+      metadata_update: createMetadataUpdateHandler({ storage, publisher, prepareDelayMs: config.jobStageDelayMs }),
       metadata_backfill: createBackfillHandler({ storage, publisher, leaseMs: config.jobLeaseSeconds * 1000, batchDelayMs: config.jobStageDelayMs }),
     },
     {

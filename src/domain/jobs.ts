@@ -45,6 +45,16 @@ export interface JobOutcome {
   errorDetails?: JsonObject | null;
 }
 
+/**
+ * SPEC.md: a later publication of the same Document Version landed between a job's staging and its activation;
+ * the job neither overwrites it nor merges onto it, and ends superseded.
+ */
+export const REPLACEMENT_OVERTAKEN: JobOutcome = {
+  status: 'superseded',
+  result: { publication_status: 'superseded', superseded_by_job_id: null, superseded_reason: 'replacement_overtaken' },
+  error: null,
+};
+
 /** A failure worth another attempt (a flaky provider, a busy file system). */
 export class RetryableJobError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

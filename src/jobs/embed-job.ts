@@ -14,6 +14,7 @@ import { versionIdFromKey } from '../domain/identity.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
 import type { EmbedJobRequest } from '../domain/upload.ts';
+import { REPLACEMENT_OVERTAKEN } from '../domain/jobs.ts';
 import type { JobContext, JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
 
 export interface EmbedJobDependencies {
@@ -29,6 +30,8 @@ export interface EmbedJobDependencies {
 /** What a job remembers about its staged generation while it waits for publication. */
 interface StagedProgress {
   staged_generation: number;
+  /** The version's active generation when this job staged (null: none); a different one at activation means overtaken. */
+  source_generation: number | null;
   failed_chunks: number;
   first_error: string | null;
 }
@@ -94,20 +97,25 @@ export function createEmbedJobHandler(deps: EmbedJobDependencies): JobHandler {
       await deps.publisher.discard(job.clientId, progress.staged_generation);
       return finishWith(deps, request, supersededBy(newer.jobId));
     }
-    let overtakenBy: string | null = null;
+    let outcome: JobOutcome | null = null;
     // Throws PublicationPaused while the authority is not READY: the worker keeps the job (and the staged
-    // generation) waiting, without spending an attempt. Inside the activating transaction, a version whose
-    // content came from a later upload is never moved back to this one.
+    // generation) waiting, without spending an attempt. Inside the activating transaction: a version whose
+    // content came from a later upload is never moved back to this one (newer_upload), and a version that any
+    // other publication changed since this job staged is not overwritten (replacement_overtaken).
     const activation = await deps.publisher.activateStaged(job.clientId, progress.staged_generation, (current) => {
       if (current?.jobId && current.jobId !== job.jobId && current.createdAt > job.createdAt) {
-        overtakenBy = current.jobId;
+        outcome = supersededBy(current.jobId);
+        return false;
+      }
+      if (progress.source_generation !== undefined && (current?.generation ?? null) !== progress.source_generation) {
+        outcome = REPLACEMENT_OVERTAKEN;
         return false;
       }
       return true;
     });
     if (!activation) {
       await deps.publisher.discard(job.clientId, progress.staged_generation);
-      return finishWith(deps, request, supersededBy(overtakenBy ?? ''));
+      return finishWith(deps, request, outcome ?? supersededBy(''));
     }
     const generation = (await store.generation(activation.generation))!;
     const result = completedResult(generation, job, progress.failed_chunks);
@@ -142,12 +150,15 @@ async function ingestAndStage(job: JobRecord, request: EmbedJobRequest, context:
     leaves,
     manifest: computeManifest({ documentId: job.documentId, versionId: versionIdFromKey(versionKey), jobId: job.jobId }, output.chunks, leaves) as unknown as JsonObject,
   };
+  const replaced = await deps.storage.client(job.clientId).activeGeneration(job.documentId, versionKey);
   const progress: StagedProgress = {
+    source_generation: replaced?.generation ?? null,
     staged_generation: await deps.publisher.stage(job.clientId, input),
     failed_chunks: output.failedChunks,
     first_error: output.firstError,
   };
   await context.recordProgress(progress as unknown as JsonObject);
+  await onStage(); // fault injection: the same pause between staging and activation
   return progress;
 }
 

@@ -14,7 +14,7 @@ import { mergePatch, canonicalJson } from '../domain/merge-patch.ts';
 import { checkMetadataContract } from '../domain/metadata-contract.ts';
 import { metadataLeaves } from '../domain/metadata-leaves.ts';
 import { MAX_JOB_ATTEMPTS } from '../domain/job-states.ts';
-import { RetryableJobError } from '../domain/jobs.ts';
+import { REPLACEMENT_OVERTAKEN } from '../domain/jobs.ts';
 import type { JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
 
 /** SPEC.md: updated_fields in job status are capped at 64 entries. */
@@ -115,7 +115,14 @@ export function updatedFieldsView(job: JobRecord): JsonObject {
   };
 }
 
-export function createMetadataUpdateHandler(deps: { storage: StoragePort; publisher: Publisher }): JobHandler {
+export interface MetadataUpdateDependencies {
+  storage: StoragePort;
+  publisher: Publisher;
+  /** Fault injection for tests: pause between preparing the successors and activating them. 0 in production. */
+  prepareDelayMs?: number;
+}
+
+export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): JobHandler {
   return async (job): Promise<JobOutcome> => {
     const store = deps.storage.client(job.clientId);
     const patch = (isJsonObject(job.request.metadata) ? job.request.metadata : {}) as JsonObject;
@@ -142,13 +149,15 @@ export function createMetadataUpdateHandler(deps: { storage: StoragePort; publis
         continue;
       }
       const loaded = await store.loadGeneration(target.generation);
-      if (!loaded) throw new RetryableJobError('The version moved while the update was prepared');
+      if (!loaded || loaded.state !== 'active') return REPLACEMENT_OVERTAKEN;
       replacements.push({ loaded, input: successorOf(loaded, { canonicalMetadata, leaves: metadataLeaves(canonicalMetadata), jobId: job.jobId }), expected: target.generation });
     }
     if (replacements.length > 0) {
-      // One transaction for every version of the update: a search sees all of it or none of it.
+      if (deps.prepareDelayMs) await new Promise((resolve) => setTimeout(resolve, deps.prepareDelayMs));
+      // One transaction for every version of the update: a search sees all of it or none of it. A version
+      // that moved since it was read makes the whole update superseded, never merged onto the newer state.
       const activations = await deps.publisher.replace(job.clientId, replacements.map(({ input, expected }) => ({ input, expected })));
-      if (!activations) throw new RetryableJobError('A version moved while the update was applied');
+      if (!activations) return REPLACEMENT_OVERTAKEN;
       counts.cleanup_tasks_scheduled = activations.filter(({ previousGeneration }) => previousGeneration !== null).length;
       counts.updated_chunks = replacements.reduce((sum, { loaded }) => sum + loaded.chunks.length, 0);
     }

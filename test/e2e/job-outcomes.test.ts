@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '../helpers/server.ts';
 import { startFakeProvider } from '../models/fake-provider.ts';
+import { Storage } from '../../src/storage/storage.ts';
+import { seedVersions } from '../helpers/seed.ts';
 import type { FakeHandler, FakeProvider, RecordedRequest } from '../models/fake-provider.ts';
 
 const DIMS = 8;
@@ -133,4 +135,48 @@ test('chunks whose embedding is rejected are reported; the rest are searchable (
       assert.deepEqual(missing.json.results, []);
     },
   );
+});
+
+test('replacement_overtaken: a publication landing between a job\'s staging and its activation is never overwritten nor merged onto', async () => {
+  const server = await startTestServer({ JOB_STAGE_DELAY_MS: '1500', WORKER_CONCURRENCY: '1' });
+  const storage = new Storage(server.dataDir);
+  try {
+    await seedVersions(server.dataDir, 'client-alpha', 'patched', [{ versionId: 'v1', text: 'Draft facility letter.' }], { custom: { stage: 'draft' } });
+    await seedVersions(server.dataDir, 'client-alpha', 'uploaded', [{ versionId: 'v1', text: 'First scan of the guarantee.' }], { custom: { stage: 'draft' } });
+
+    // A metadata update prepares its successor; a soft delete of the version lands before it activates.
+    const update = await api(server.url, '/update', { method: 'PATCH', key: KEYS.alpha, body: { document_id: 'patched', metadata: { stage: 'final' } } });
+    assert.equal(update.status, 202);
+    await waitForJob(server.url, KEYS.alpha, update.json.job_id, { until: (job) => job.status === 'started' });
+    assert.equal((await api(server.url, '/document/patched', { method: 'DELETE', key: KEYS.alpha })).status, 200);
+    const updated = await waitForJob(server.url, KEYS.alpha, update.json.job_id);
+    assert.equal(updated.status, 'superseded', JSON.stringify(updated));
+    assert.equal(updated.superseded_reason, 'replacement_overtaken');
+    assert.equal(updated.superseded_by_job_id, null);
+    assert.equal(updated.publication_status, 'superseded');
+    assert.equal(updated.error, null);
+    const patched = await api(server.url, '/document/patched/text?include_deleted=true', { key: KEYS.alpha });
+    assert.equal(patched.json.deleted, true, 'the soft delete stands');
+    assert.equal(patched.json.metadata.custom.stage, 'draft', 'the update was not merged onto it');
+
+    // An upload stages its generation; a soft delete lands before it activates.
+    const upload = await uploadText(server.url, KEYS.alpha, { document_id: 'uploaded', version_id: 'v1', text: 'Second scan of the guarantee, signed.' });
+    assert.equal(upload.status, 202, upload.text);
+    const store = storage.client('client-alpha');
+    for (let i = 0; i < 200 && (await store.stagedGenerationOf(upload.json.job_id)) === null; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.notEqual(await store.stagedGenerationOf(upload.json.job_id), null, `the upload staged: ${JSON.stringify((await api(server.url, `/status/${upload.json.job_id}`, { key: KEYS.alpha })).json)}`);
+    assert.equal((await api(server.url, '/document/uploaded', { method: 'DELETE', key: KEYS.alpha })).status, 200);
+    const uploaded = await waitForJob(server.url, KEYS.alpha, upload.json.job_id);
+    assert.equal(uploaded.status, 'superseded', JSON.stringify(uploaded));
+    assert.equal(uploaded.superseded_reason, 'replacement_overtaken');
+    assert.equal(uploaded.superseded_by_job_id, null);
+    const kept = await api(server.url, '/document/uploaded/text?include_deleted=true', { key: KEYS.alpha });
+    assert.equal(kept.json.deleted, true);
+    assert.match(kept.json.chunks[0].text, /First scan/, 'the staged content never replaced it');
+    assert.equal(await store.stagedGenerationOf(upload.json.job_id), null, 'the staged generation was discarded');
+  } finally {
+    storage.close();
+    await server.close();
+    removeDir(server.dataDir);
+  }
 });
