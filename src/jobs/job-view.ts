@@ -4,7 +4,9 @@
 import type { JobRecord } from '../domain/jobs.ts';
 import type { StoragePort } from '../storage/port.ts';
 import type { ClientSnapshot } from '../serving/snapshot.ts';
-import { manifestDigest, manifestIsValid } from '../publication/manifest.ts';
+import { manifestDigest, manifestIsValid, recordIdOf } from '../publication/manifest.ts';
+import type { Manifest } from '../publication/manifest.ts';
+import type { ManifestRecord } from '../storage/client-store.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
@@ -57,6 +59,7 @@ export async function renderJob(job: JobRecord, deps: JobViewDependencies): Prom
         error: null,
       };
     case 'partial_failed':
+      if (deps.publicationEnabled) await verifyPublication(job, result, deps);
       return {
         ...view,
         chunks_created: result.chunks_created ?? 0,
@@ -66,6 +69,8 @@ export async function renderJob(job: JobRecord, deps: JobViewDependencies): Prom
       };
     case 'completed':
       if (job.operation === 'embed') return { ...view, ...(await completedUpload(job, result, deps)) };
+      // publication_status ready is shown only once the update's generations verify.
+      if (job.operation === 'metadata_update' && deps.publicationEnabled) await verifyPublication(job, result, deps);
       return { ...view, ...operationFields(job, result) };
   }
 }
@@ -87,7 +92,10 @@ const EMPTY_UPDATE_COUNTS: JsonObject = { versions_total: 0, versions_completed:
 
 function operationFields(job: JobRecord, result: JsonObject): JsonObject {
   if (job.operation === 'embed') return {};
-  if (job.operation === 'metadata_update') return { ...EMPTY_UPDATE_COUNTS, ...result };
+  if (job.operation === 'metadata_update') {
+    const { published: _published, ...shown } = result; // publication evidence, for verification only
+    return { ...EMPTY_UPDATE_COUNTS, ...shown };
+  }
   return { ...result };
 }
 
@@ -121,29 +129,54 @@ function searchReadiness(job: JobRecord, result: JsonObject, deps: JobViewDepend
 }
 
 /**
- * The job's generation must still carry the manifest it was published with; a retired generation is
- * accepted only when the same version advanced to a strictly newer generation with valid evidence.
+ * A publication record verifies when its manifest is well-formed evidence of this Document Version: the
+ * record id is the one its job published under, and the content count is the generation's chunk count.
  */
-async function verifyPublication(job: JobRecord, result: JsonObject, deps: JobViewDependencies): Promise<void> {
+function manifestVerifies(record: ManifestRecord, documentId: string, versionId: string | null): boolean {
+  const manifest = record.manifest;
+  if (!manifestIsValid(manifest, documentId, versionId)) return false;
+  const evidence = manifest as unknown as Manifest;
+  return evidence.record_id === recordIdOf(documentId, versionId, record.jobId) && evidence.content.count === record.chunkCount;
+}
+
+/**
+ * SPEC.md status rules, reading manifests only: the job's generation must still carry, unchanged, the
+ * manifest it was published with. A retired one is accepted when the version's active successor verifies;
+ * that takes at most three reads, and a read is retried only when a strictly newer generation appeared.
+ */
+async function verifyGeneration(job: JobRecord, published: { generation: number; manifestDigest: unknown; versionKey: string }, deps: JobViewDependencies): Promise<void> {
   const store = deps.storage.client(job.clientId);
-  const versionKey = job.versionKey ?? job.documentId;
-  const versionId = versionIdFromKey(versionKey);
-  const generation = result.generation;
-  if (typeof generation !== 'number') throw new ServiceError('publication_unavailable', 'The job carries no publication evidence');
-  const own = await store.manifest(generation);
-  if (!own || own.documentId !== job.documentId || own.versionKey !== versionKey) {
+  const versionId = versionIdFromKey(published.versionKey);
+  const own = await store.manifest(published.generation);
+  if (!own || own.documentId !== job.documentId || own.versionKey !== published.versionKey) {
     throw new ServiceError('publication_unavailable', 'The job generation has no manifest');
   }
   if (own.state === 'active') {
-    if (!manifestIsValid(own.manifest, job.documentId, versionId) || manifestDigest(own.manifest) !== result.manifest_digest) {
+    if (!manifestVerifies(own, job.documentId, versionId) || manifestDigest(own.manifest!) !== published.manifestDigest) {
       throw new ServiceError('publication_authority_inconsistent', 'The generation manifest does not match its publication record');
     }
     return;
   }
+  let newest = published.generation;
   for (let attempt = 0; attempt < SUCCESSOR_VERIFICATION_ATTEMPTS; attempt++) {
-    const successor = await store.activeGeneration(job.documentId, versionKey);
-    if (!successor || successor.generation <= generation) break;
-    if (manifestIsValid(successor.manifest, job.documentId, versionId)) return;
+    const successor = await store.activeManifest(job.documentId, published.versionKey);
+    if (!successor || successor.generation <= newest) break;
+    if (manifestVerifies(successor, job.documentId, versionId)) return;
+    newest = successor.generation;
   }
   throw new ServiceError('publication_unavailable', 'The generation was retired and no newer generation verifies');
+}
+
+/** The generations a job published, each with the manifest digest it recorded. */
+function publishedBy(job: JobRecord, result: JsonObject): { generation: number; manifestDigest: unknown; versionKey: string }[] {
+  if (job.operation === 'embed') {
+    if (typeof result.generation !== 'number') throw new ServiceError('publication_unavailable', 'The job carries no publication evidence');
+    return [{ generation: result.generation, manifestDigest: result.manifest_digest, versionKey: job.versionKey ?? job.documentId }];
+  }
+  const published = Array.isArray(result.published) ? (result.published as JsonObject[]) : [];
+  return published.map((entry) => ({ generation: Number(entry.generation), manifestDigest: entry.manifest_digest, versionKey: String(entry.version_key) }));
+}
+
+async function verifyPublication(job: JobRecord, result: JsonObject, deps: JobViewDependencies): Promise<void> {
+  for (const published of publishedBy(job, result)) await verifyGeneration(job, published, deps);
 }

@@ -5,6 +5,7 @@ import type { StoragePort } from '../storage/port.ts';
 import type { GenerationInput, LoadedGeneration } from '../domain/generation.ts';
 import type { AuthorityMode } from '../domain/publication-log.ts';
 import { successorOf } from './successor.ts';
+import { manifestDigest } from './manifest.ts';
 import type { Publisher } from './publisher.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { idProblem, versionKey as keyOf, versionIdFromKey } from '../domain/identity.ts';
@@ -152,6 +153,7 @@ export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): J
       if (!loaded || loaded.state !== 'active') return REPLACEMENT_OVERTAKEN;
       replacements.push({ loaded, input: successorOf(loaded, { canonicalMetadata, leaves: metadataLeaves(canonicalMetadata), jobId: job.jobId }), expected: target.generation });
     }
+    let published: JsonObject[] = [];
     if (replacements.length > 0) {
       if (deps.prepareDelayMs) await new Promise((resolve) => setTimeout(resolve, deps.prepareDelayMs));
       // One transaction for every version of the update: a search sees all of it or none of it. A version
@@ -160,8 +162,17 @@ export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): J
       if (!activations) return REPLACEMENT_OVERTAKEN;
       counts.cleanup_tasks_scheduled = activations.filter(({ previousGeneration }) => previousGeneration !== null).length;
       counts.updated_chunks = replacements.reduce((sum, { loaded }) => sum + loaded.chunks.length, 0);
+      // Publication evidence for status polls, which verify these manifests before saying ready.
+      published = activations.map(({ generation }, index) => ({
+        generation,
+        version_key: replacements[index].input.versionKey,
+        manifest_digest: manifestDigest(replacements[index].input.manifest),
+      }));
     }
     counts.versions_completed = targets.length;
-    return { status: 'completed', result: { ...counts, publication_status: 'ready', version_id: job.versionKey === null ? null : versionIdFromKey(job.versionKey) } };
+    return {
+      status: 'completed',
+      result: { ...counts, publication_status: 'ready', version_id: job.versionKey === null ? null : versionIdFromKey(job.versionKey), published: published as unknown as JsonValue },
+    };
   };
 }

@@ -74,6 +74,38 @@ function toChunk(row: ChunkRow): ChunkRecord {
   };
 }
 
+/** A generation's publication record: its manifest and the identity it was published under. */
+export interface ManifestRecord {
+  generation: number;
+  state: string;
+  documentId: string;
+  versionKey: string;
+  jobId: string | null;
+  chunkCount: number;
+  /** Parsed manifest JSON, or null when the stored text is not JSON (corrupt evidence). */
+  manifest: JsonObject | null;
+}
+
+interface ManifestRow {
+  generation: number;
+  state: string;
+  document_id: string;
+  version_key: string;
+  job_id: string | null;
+  chunk_count: number;
+  manifest: string;
+}
+
+function toManifestRecord(row: ManifestRow): ManifestRecord {
+  let manifest: JsonObject | null;
+  try {
+    manifest = JSON.parse(row.manifest);
+  } catch {
+    manifest = null;
+  }
+  return { generation: row.generation, state: row.state, documentId: row.document_id, versionKey: row.version_key, jobId: row.job_id, chunkCount: row.chunk_count, manifest };
+}
+
 /** A version's active generation changed between read and write (a source-generation race). */
 export class GenerationMoved extends Error {
   constructor() {
@@ -285,11 +317,22 @@ export class ClientStore {
   }
 
   /** Only the manifest of a generation (what publication-ready polls may read). */
-  async manifest(generation: number): Promise<{ state: string; documentId: string; versionKey: string; manifest: JsonObject } | null> {
-    const row = this.db.prepare('SELECT state, document_id, version_key, manifest FROM generations WHERE generation = ?').get(generation) as
-      | { state: string; document_id: string; version_key: string; manifest: string }
+  async manifest(generation: number): Promise<ManifestRecord | null> {
+    const row = this.db.prepare('SELECT generation, state, document_id, version_key, job_id, chunk_count, manifest FROM generations WHERE generation = ?').get(generation) as
+      | ManifestRow
       | undefined;
-    return row ? { state: row.state, documentId: row.document_id, versionKey: row.version_key, manifest: JSON.parse(row.manifest) } : null;
+    return row ? toManifestRecord(row) : null;
+  }
+
+  /** The manifest record of a version's active generation (successor verification reads nothing else). */
+  async activeManifest(documentId: string, versionKey: string): Promise<ManifestRecord | null> {
+    const row = this.db
+      .prepare(
+        `SELECT g.generation, g.state, g.document_id, g.version_key, g.job_id, g.chunk_count, g.manifest
+         FROM versions v JOIN generations g ON g.generation = v.active_generation WHERE v.document_id = ? AND v.version_key = ?`,
+      )
+      .get(documentId, versionKey) as ManifestRow | undefined;
+    return row ? toManifestRecord(row) : null;
   }
 
   async loadGeneration(generation: number): Promise<LoadedGeneration | null> {
