@@ -92,7 +92,9 @@ export class MetadataLane {
   async search(snapshot: ClientSnapshot, query: string, isVersionEligible: (version: ServedVersion) => boolean): Promise<MetadataVersionHit[]> {
     const normalizedQuery = normalizeText(query);
     const queryTokens = tokens(normalizedQuery);
-    const structuredQuery = isStructured(normalizedQuery, 'string') && queryTokens.length <= 1;
+    // A whole query that is a date, number, code or identifier ("31 March 2024" as much as "2024-03-31") is
+    // structured however many tokens it splits into: it admits whole-value equality only.
+    const structuredQuery = isStructured(normalizedQuery, 'string');
     const contentTokens = queryTokens.filter((token) => !isStopword(token));
     const required = contentTokens.length > 0 ? contentTokens : queryTokens;
     const digitBearing = queryTokens.filter((token) => /\d/.test(token));
