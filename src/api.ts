@@ -19,15 +19,20 @@ import { enqueueBackfill } from './publication/backfill.ts';
 import { DocumentService } from './search/document-reads.ts';
 import { SearchService } from './search/search-service.ts';
 import { UploadService } from './ingest/upload-service.ts';
+import { clientQuotasOf } from './domain/limits.ts';
 import { ServiceMetrics } from './http/metrics.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { buildApp } from './http/app.ts';
 import type { Services } from './http/services.ts';
 import { createModels } from './models/compose.ts';
+import { loadClassifierModelFile } from './models/classifier-model-file.ts';
 import { WebSearchService } from './websearch/web-search.ts';
 import { braveProvider, searxngProvider } from './websearch/providers.ts';
 import type { WebProvider } from './websearch/providers.ts';
 import { requestClusterMetrics, tellSupervisor, underSupervisor, wakeWorkers } from './supervisor-link.ts';
+
+/** Name of the deployment secret that keys the audit event's query fingerprint. */
+export const AUDIT_FINGERPRINT_SECRET_NAME = 'audit_query_fingerprint';
 
 export interface RunningApi {
   app: FastifyInstance;
@@ -67,9 +72,14 @@ export async function startApi(config: Config): Promise<RunningApi> {
     embedder: models.embedder,
     reranker: models.reranker,
     startedAt: new Date().toISOString(),
+    // One secret for every process of the deployment: set, or created once in the store.
+    auditSecret: config.auditFingerprintSecret ?? (await storage.control.deploymentSecret(AUDIT_FINGERPRINT_SECRET_NAME)),
+    probeClassifier: async () => {
+      if (config.classifierModelFile) await loadClassifierModelFile(config.classifierModelFile);
+    },
     startBackfill: (clientId: string) => enqueueBackfill(storage, clientId, wakeWorkers, new Set(config.apiKeyClients.values())),
     webSearch: new WebSearchService({ enabled: config.webSearchEnabled, provider: webProviderOf(config), timeoutMs: config.webSearchTimeoutMs }),
-    uploads: new UploadService(storage, wakeWorkers, config.jobMaxAttempts),
+    uploads: new UploadService(storage, wakeWorkers, config.jobMaxAttempts, clientQuotasOf(config)),
     updates: new UpdateService(storage, { enabled: config.publicationEnabled, mode: () => readGuard.mode(), wake: wakeWorkers }),
     lifecycle: new LifecycleService(storage, publisher, {
       enabled: config.publicationEnabled,
@@ -87,7 +97,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
       classifierModel: models.classifier.model,
       classifierModelFile: models.classifier.modelFile,
       classificationEnabled: config.classificationEnabled,
-    })),
+    }), { maxChunks: config.textReadMaxChunks, maxChars: config.textReadMaxChars }),
   };
   const app = await buildApp(services);
   if (config.apiKeyClientsProblem) app.log.warn(`${config.apiKeyClientsProblem}: every protected route answers 401`);

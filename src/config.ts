@@ -79,6 +79,19 @@ export interface Config {
   ocrPdfDpi: number;
   parseTimeoutMs: number;
   parseMaxHeapMb: number;
+  /** Per-document limits (issue 9): a document over one is indexed truncated, with a quality warning. */
+  documentMaxChars: number;
+  documentMaxChunks: number;
+  documentMaxPages: number;
+  documentMaxSheets: number;
+  documentMaxCells: number;
+  /** Per-Client quotas over active generations: uploads are refused, jobs fail, once a Client would exceed one. */
+  clientMaxDocuments: number;
+  clientMaxChunks: number;
+  clientMaxTextBytes: number;
+  /** Bound on one GET /document/{id}/text answer (more chunks are read with chunk_offset). */
+  textReadMaxChunks: number;
+  textReadMaxChars: number;
   workerConcurrency: number;
   workerPollMs: number;
   jobLeaseSeconds: number;
@@ -92,6 +105,8 @@ export interface Config {
   lifecycleStepDelayMs: number;
   /** Deadline of a hard-delete request's purge; past it the purge stops with 503 publication_purge_timeout. */
   purgeDeadlineMs: number;
+  /** Key of the publication_unavailable event's query fingerprint; unset: a secret created once per deployment. */
+  auditFingerprintSecret: string | null;
   webSearchEnabled: boolean;
   webSearchProvider: string | null;
   webSearchUrl: string | null;
@@ -247,6 +262,18 @@ export function loadConfig(env: Env = process.env): Config {
     ocrPdfDpi: int(env, 'OCR_PDF_DPI', 300, 50, 1200),
     parseTimeoutMs: int(env, 'PARSE_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     parseMaxHeapMb: int(env, 'PARSE_MAX_HEAP_MB', 768, 64, 16_384),
+    // Limits (README "Limits"): twice the largest real document of the test corpus (a 1 MB CSV, 588 chunks).
+    documentMaxChars: int(env, 'DOCUMENT_MAX_CHARS', 2_000_000, 1_000, 100_000_000),
+    documentMaxChunks: int(env, 'DOCUMENT_MAX_CHUNKS', 2_000, 1, 1_000_000),
+    documentMaxPages: int(env, 'DOCUMENT_MAX_PAGES', 2_000, 1, 1_000_000),
+    documentMaxSheets: int(env, 'DOCUMENT_MAX_SHEETS', 256, 1, 100_000),
+    documentMaxCells: int(env, 'DOCUMENT_MAX_CELLS', 1_000_000, 1, 100_000_000),
+    clientMaxDocuments: int(env, 'CLIENT_MAX_DOCUMENTS', 100_000, 1, 1_000_000_000),
+    // 100,000 chunks: the scale of the search benchmarks; every api process holds them (~16 KiB each, measured).
+    clientMaxChunks: int(env, 'CLIENT_MAX_CHUNKS', 100_000, 1, 1_000_000_000),
+    clientMaxTextBytes: int(env, 'CLIENT_MAX_TEXT_BYTES', 256 * MIB, 1, 1024 * 1024 * MIB),
+    textReadMaxChunks: int(env, 'TEXT_READ_MAX_CHUNKS', 500, 1, 100_000),
+    textReadMaxChars: int(env, 'TEXT_READ_MAX_CHARS', 1_000_000, 1_000, 100_000_000),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 0, 64),
     workerPollMs: int(env, 'WORKER_POLL_MS', 250, 10, 60_000),
     // Short: a running job renews its lease every third of it, so only a dead worker's jobs wait it out.
@@ -257,6 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
     lifecycleStepDelayMs: int(env, 'LIFECYCLE_STEP_DELAY_MS', 0, 0, 600_000),
     purgeDeadlineMs: int(env, 'PURGE_DEADLINE_MS', 20_000, 1, 600_000),
     recoveryDelayMs: int(env, 'RECOVERY_DELAY_MS', 0, 0, 600_000),
+    auditFingerprintSecret: optionalStr(env, 'AUDIT_FINGERPRINT_SECRET'),
     webSearchEnabled: bool(env, 'WEB_SEARCH_ENABLED', false),
     webSearchProvider,
     webSearchUrl: optionalStr(env, 'WEB_SEARCH_URL'),

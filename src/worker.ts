@@ -12,6 +12,7 @@ import { Worker } from './jobs/worker.ts';
 import { createEmbedJobHandler } from './jobs/embed-job.ts';
 import { createModels } from './models/compose.ts';
 import { createIngestDependencies } from './ingest/compose.ts';
+import { clientQuotasOf } from './domain/limits.ts';
 import { ServiceMetrics } from './http/metrics.ts';
 import { tellSupervisor, underSupervisor } from './supervisor-link.ts';
 import type { SupervisorMessage } from './supervisor-link.ts';
@@ -48,6 +49,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
         ingest: createIngestDependencies(config, models),
         chunkerName: `paragraph-v1:${config.chunkTargetChars}/${config.chunkOverlapChars}`,
         stageDelayMs: config.jobStageDelayMs,
+        quotas: clientQuotasOf(config),
         onIngest: (job) => log(config, { event: 'ingest', job_id: job.jobId, attempt: job.attempts }),
       }),
       metadata_update: createMetadataUpdateHandler({ storage, publisher, prepareDelayMs: config.jobStageDelayMs }),

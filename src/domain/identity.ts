@@ -25,10 +25,15 @@ export function versionIdentity(ref: VersionRef): string {
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
-/** Ids are non-empty, bounded and free of control characters. Returns a problem, or null when valid. */
+/**
+ * Ids are non-empty, bounded, well-formed Unicode and free of control characters. Returns a problem, or
+ * null when valid. A lone surrogate ("x\ud800") would be stored as U+FFFD, so two different ids would
+ * name one document: such ids are refused, never repaired.
+ */
 export function idProblem(name: string, value: string): string | null {
   if (value.trim() === '') return `${name} must not be empty`;
   if (value.length > MAX_ID_LENGTH) return `${name} must be at most ${MAX_ID_LENGTH} characters`;
+  if (!value.isWellFormed()) return `${name} must be well-formed Unicode (it holds a lone surrogate)`;
   if (CONTROL_CHARACTERS.test(value)) return `${name} must not contain control characters`;
   return null;
 }

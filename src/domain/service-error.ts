@@ -23,6 +23,7 @@ export type ServiceErrorCode =
   | 'stored_evidence_inconsistent'
   | 'rate_limited'
   | 'payload_too_large'
+  | 'client_quota_exceeded'
   | 'unsupported_media_type'
   | 'internal_error';
 

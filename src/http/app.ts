@@ -5,16 +5,21 @@ import Fastify from 'fastify';
 import type { FastifyInstance, FastifyRequest, FastifyReply, FastifyError } from 'fastify';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { ServiceError } from '../domain/service-error.ts';
 import { MAX_ID_LENGTH } from '../domain/identity.ts';
-import { ERROR_CATALOGUE, jsonDecodeFailure, renderError, validationFailure } from './error-catalogue.ts';
+import { publicationAuditEvent } from './audit-event.ts';
+import { jsonDecodeFailure, renderError, validationFailure } from './error-catalogue.ts';
 import type { ErrorDescriptor } from './error-catalogue.ts';
 import { RequestValidationError, schemaCompiler } from './validation.ts';
+import { parseJsonBody } from './json-body.ts';
+import { contentEncodingProblem, queryEncodingProblems } from './request-guards.ts';
 import type { Services } from './services.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerSearchRoutes } from './routes/search.ts';
-import { registerUploadRoutes } from './routes/upload.ts';
+import { MAX_FORM_FIELD_BYTES, MAX_FORM_FIELDS, registerUploadRoutes } from './routes/upload.ts';
 import { registerStatusRoutes } from './routes/status.ts';
 import { registerDocumentRoutes, registerLifecycleRoutes } from './routes/documents.ts';
 import { registerBackfillRoute, registerOperationalRoutes } from './routes/operational.ts';
@@ -32,28 +37,6 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const PUBLIC_ROUTES = new Set(['/health']);
 const ADMIN_PREFIX = '/admin/';
 
-/**
- * SPEC.md "Events": an info-level publication_unavailable audit event for publication read failures.
- * A failed search carries a fingerprint of its query, never the query text.
- */
-export function publicationAuditEvent(request: FastifyRequest, error: ServiceError): Record<string, unknown> | null {
-  const entry = ERROR_CATALOGUE[error.code];
-  if (entry.status !== 503 || !entry.errorCode.startsWith('publication_')) return null;
-  const event: Record<string, unknown> = {
-    event: 'publication_unavailable',
-    error_code: entry.errorCode,
-    route: request.routeOptions.url ?? request.url.split('?')[0],
-    method: request.method,
-    client_id: request.clientId,
-    request_id: request.id,
-  };
-  const query = (request.body as { query?: unknown } | undefined)?.query;
-  if (request.routeOptions.url === '/search' && typeof query === 'string') {
-    event.query_fingerprint = createHash('sha256').update(query).digest('hex').slice(0, 16);
-  }
-  return event;
-}
-
 /** Sends the catalogue's rendering of an error: every error response of the app goes through here. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ServiceError | ErrorDescriptor): FastifyReply {
   const rendered = renderError(request.id, error);
@@ -68,7 +51,7 @@ export function sendServiceError(request: FastifyRequest, reply: FastifyReply, e
 function handleError(services: Services) {
   return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ServiceError) {
-      const audit = publicationAuditEvent(request, error);
+      const audit = publicationAuditEvent(request, error, services.auditSecret);
       if (audit) request.log.info(audit, 'publication_unavailable');
       return sendServiceError(request, reply, error);
     }
@@ -95,6 +78,26 @@ function handleError(services: Services) {
   };
 }
 
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (raw non-ASCII bytes in the request line,
+ * malformed headers, oversized headers, timeouts) still get the envelope and a request id.
+ */
+function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const detail = status === 408 ? 'Request timed out' : status === 431 ? 'Request headers are too large' : 'Malformed HTTP request';
+    const requestId = randomUUID();
+    const rendered = renderError(requestId, { code: 'invalid_request', detail, status });
+    const body = JSON.stringify(rendered.body);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
@@ -108,6 +111,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
     // Ids may be up to MAX_ID_LENGTH characters, percent-encoded in the path.
     routerOptions: { maxParamLength: 4 * MAX_ID_LENGTH },
+    clientErrorHandler,
     // Router-level failures (malformed escapes, over-long parameters) still get the envelope and a request id.
     frameworkErrors: (error, request, reply) => {
       // Set here as well: these may be answered before the request reaches the hooks.
@@ -119,7 +123,15 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.setErrorHandler(handleError(services));
   app.decorateRequest('clientId', null);
   app.decorateRequest('operator', false);
-
+  // JSON bodies: bounded depth, no duplicate or prototype keys, UTF-8 and well-formed strings (json-body.ts).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as Buffer));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
 
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('X-Request-Id', request.id);
@@ -147,6 +159,19 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     }
   });
 
+  // After authentication: a compressed (or falsely labelled) body is refused before it is read.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    const problem = contentEncodingProblem(request.headers);
+    if (problem) throw problem;
+    return payload;
+  });
+
+  // A query string with malformed or non-UTF-8 escapes is a bad request, not a literal value.
+  app.addHook('preValidation', async (request) => {
+    const problems = queryEncodingProblems(request.url);
+    if (problems.length > 0) throw new RequestValidationError(problems);
+  });
+
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     services.metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
@@ -166,7 +191,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     },
   });
   await app.register(multipart, {
-    limits: { fileSize: config.maxUploadBytes, files: 1, fields: 10, fieldSize: 1024 * 1024 },
+    limits: { fileSize: config.maxUploadBytes, files: 1, fields: MAX_FORM_FIELDS, fieldSize: MAX_FORM_FIELD_BYTES },
     throwFileSizeLimit: true,
   });
 

@@ -70,6 +70,8 @@ export const ERROR_CATALOGUE: Record<ServiceErrorCode, CatalogueEntry> = {
   stored_evidence_inconsistent: { status: 500, errorCode: 'stored_evidence_inconsistent', detail: 'Stored evidence is inconsistent', retryAfterSeconds: null },
   rate_limited: { status: 429, errorCode: 'rate_limited', detail: 'Rate limit exceeded', retryAfterSeconds: null },
   payload_too_large: { status: 413, errorCode: 'payload_too_large', detail: 'Request body is too large', retryAfterSeconds: null },
+  /** A Client at its documents, chunks or text-bytes quota (README "Limits"): retrying does not help, so no Retry-After. */
+  client_quota_exceeded: { status: 403, errorCode: 'client_quota_exceeded', detail: 'Client quota exceeded', retryAfterSeconds: null },
   unsupported_media_type: { status: 415, errorCode: 'unsupported_media_type', detail: 'Unsupported Content-Type', retryAfterSeconds: null },
   internal_error: { status: 500, errorCode: 'internal_error', detail: 'Internal server error', retryAfterSeconds: null },
 };
@@ -81,6 +83,24 @@ export interface ErrorEnvelope {
   request_id: string;
   /** An object, or the array of entries for validation errors; absent when there is nothing to add. */
   details?: unknown;
+}
+
+/**
+ * The JSON schema of the envelope for /openapi.json (routes' response schemas), optionally naming its error_code and
+ * the schema of its details. Documentation only: envelopes are still built by renderError alone.
+ */
+export function envelopeSchema(description: string, errorCode?: ServiceErrorCode, details: object = {}): object {
+  return {
+    description,
+    type: 'object',
+    required: ['detail', 'error_code', 'request_id'],
+    properties: {
+      detail: { type: 'string' },
+      error_code: errorCode ? { type: 'string', enum: [ERROR_CATALOGUE[errorCode].errorCode] } : { type: 'string' },
+      request_id: { type: 'string' },
+      details,
+    },
+  };
 }
 
 /**

@@ -35,7 +35,11 @@ export interface Services {
   embedder: Embedder;
   reranker: Reranker;
   startedAt: string;
+  /** Key of the audit event's query fingerprint (AUDIT_FINGERPRINT_SECRET, or the deployment's own secret). */
+  auditSecret: string;
   webSearch: WebSearchService;
+  /** Health: reads the classifier's model file again (resolves at once for the built-in classifier). */
+  probeClassifier(): Promise<void>;
   /** Operator action: queue a metadata backfill for a Client. */
   startBackfill(clientId: string): Promise<JobRecord>;
 }

@@ -79,12 +79,55 @@ function rootDetail(part: Part, data: unknown): ValidationDetail {
   return { type: 'model_attributes_type', loc: [LOCATION[part]], msg: 'Input should be a valid dictionary or object', input: data ?? null };
 }
 
+/** A query or path integer is written as plain decimal digits: no exponent, hex, sign, blanks or fraction. */
+const PLAIN_INTEGER = /^-?\d+$/;
+
+/**
+ * What the coercing validator would accept too loosely in a query string or path: integers not written as
+ * plain decimals ('1e3', '0x10', ' 5', '5.0' all coerce to numbers), values beyond the safe-integer range,
+ * and strings that are not well-formed Unicode. Returns the entries; the parameters are flat, so no walk.
+ */
+function parameterProblems(schema: unknown, part: Part, data: unknown): ValidationDetail[] {
+  if (data === null || typeof data !== 'object') return [];
+  const properties = ((schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {}) as Record<string, { type?: unknown }>;
+  const problems: ValidationDetail[] = [];
+  for (const [name, value] of Object.entries(data as Record<string, unknown>)) {
+    const loc = [LOCATION[part], name];
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((item) => typeof item === 'string' && !item.isWellFormed())) {
+      problems.push({ type: 'string_unicode', loc, msg: 'Input should be a valid string: it holds a lone surrogate (not well-formed Unicode)', input: null });
+      continue;
+    }
+    if (properties[name]?.type !== 'integer' || typeof value !== 'string') continue;
+    if (!PLAIN_INTEGER.test(value)) {
+      problems.push({ type: 'int_parsing', loc, msg: 'Input should be a valid integer, written as plain decimal digits', input: value });
+    } else if (!Number.isSafeInteger(Number(value))) {
+      problems.push({ type: 'int_parsing', loc, msg: `Input should be a valid integer between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`, input: value });
+    }
+  }
+  return problems;
+}
+
+/**
+ * What a validation error echoes as the sent body. Defaults are filled in at the top level only (no schema
+ * here declares a nested default), so a shallow copy keeps the body as sent without walking it.
+ */
+function asSent(data: unknown): unknown {
+  if (Array.isArray(data)) return [...data];
+  if (data !== null && typeof data === 'object') return { ...data };
+  return data;
+}
+
 export const schemaCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const part = (httpPart ?? 'body') as Part;
   const validate: ValidateFunction = (part === 'body' ? strict : coercing).compile(schema as object);
   return (data: unknown) => {
+    if (part === 'querystring' || part === 'params') {
+      const problems = parameterProblems(schema, part, data);
+      if (problems.length > 0) return { error: new RequestValidationError(problems) };
+    }
     // Defaults are filled in during validation; errors must echo the input as the caller sent it.
-    const sent = part === 'body' && data !== null && typeof data === 'object' ? structuredClone(data) : data;
+    const sent = part === 'body' ? asSent(data) : data;
     if (validate(data)) return { value: data };
     data = sent;
     const errors = validate.errors ?? [];

@@ -56,15 +56,21 @@ function tail(text: string, overlap: number): string {
   return start === -1 ? '' : text.slice(start + 1);
 }
 
-export function chunkPages(pages: readonly ParsedPage[], options: ChunkOptions = DEFAULT_CHUNK_OPTIONS): TextChunk[] {
+/**
+ * Chunks of the pages in document order. With `maxChunks`, chunking stops as soon as one chunk more than that
+ * exists (so a caller can tell the document was longer) and never returns more than maxChunks + 1.
+ */
+export function chunkPages(pages: readonly ParsedPage[], options: ChunkOptions = DEFAULT_CHUNK_OPTIONS, maxChunks = Number.POSITIVE_INFINITY): TextChunk[] {
   const chunks: TextChunk[] = [];
   const push = (page: ParsedPage, text: string) => {
     chunks.push({ chunkIndex: chunks.length, page: page.pageNumber, pageLabel: page.pageLabel, text, charCount: text.length });
   };
   for (const page of pages) {
+    if (chunks.length > maxChunks) break;
     let current = '';
     let fresh = false; // true once current holds text beyond the carried-over overlap
     for (const piece of pieces(page.text, options.targetChars)) {
+      if (chunks.length > maxChunks) break;
       const joined = current ? `${current}\n\n${piece}` : piece;
       if (joined.length <= options.targetChars || !fresh) {
         current = joined;
@@ -76,7 +82,7 @@ export function chunkPages(pages: readonly ParsedPage[], options: ChunkOptions =
       current = carried ? `${carried}\n\n${piece}` : piece;
       fresh = true;
     }
-    if (fresh && current) push(page, current);
+    if (fresh && current && chunks.length <= maxChunks) push(page, current);
   }
   return chunks;
 }

@@ -14,6 +14,10 @@ export function createIngestDependencies(config: Config, models: Models): Omit<I
       parseDocumentIsolated(bytes, filename, {
         timeoutMs: config.parseTimeoutMs,
         maxHeapMb: config.parseMaxHeapMb,
+        maxTextChars: config.documentMaxChars,
+        maxPages: config.documentMaxPages,
+        maxSheets: config.documentMaxSheets,
+        maxCells: config.documentMaxCells,
         ocr: {
           enabled: config.ocrEnabled,
           tesseractPath: config.tesseractPath,
@@ -32,5 +36,6 @@ export function createIngestDependencies(config: Config, models: Models): Omit<I
     },
     embedder: models.embedder,
     chunkOptions: { targetChars: config.chunkTargetChars, overlapChars: config.chunkOverlapChars },
+    limits: { maxChars: config.documentMaxChars, maxChunks: config.documentMaxChunks },
   };
 }

@@ -2,10 +2,19 @@
 // Nothing here reads the environment: the composition root passes settings in (src/config.ts).
 
 import { tmpdir } from 'node:os';
-import type { ParsedDocument } from './parsed-document.ts';
+import type { ParsedDocument, Truncation } from './parsed-document.ts';
 
-/** Upper bound on extracted characters per document; text beyond it is dropped with a warning. */
-export const MAX_DOCUMENT_TEXT_CHARS = 64 * 1024 * 1024;
+/**
+ * Upper bound on extracted characters per document (DOCUMENT_MAX_CHARS); text beyond it is dropped with a warning.
+ * Twice the largest real document of the test corpus (a 1 MB CSV); 2 M characters are about 1,100 chunks.
+ */
+export const MAX_DOCUMENT_TEXT_CHARS = 2_000_000;
+/** Pages read per document (DOCUMENT_MAX_PAGES): PDF pages and presentation slides; later ones are skipped with a warning. */
+export const MAX_DOCUMENT_PAGES = 2_000;
+/** Worksheets read per workbook (DOCUMENT_MAX_SHEETS). */
+export const MAX_WORKBOOK_SHEETS = 256;
+/** Cells read per workbook over all its sheets (DOCUMENT_MAX_CELLS); empty cells count, they cost reading too. */
+export const MAX_WORKBOOK_CELLS = 1_000_000;
 /** OCR languages asked of tesseract; those not installed are dropped with a warning. */
 export const DEFAULT_OCR_LANGUAGES = 'eng+msa';
 export const DEFAULT_TESSERACT_PATH = 'tesseract';
@@ -42,11 +51,17 @@ export interface OcrOptions {
 export interface ParseOptions {
   ocr?: Partial<OcrOptions>;
   maxTextChars?: number;
+  maxPages?: number;
+  maxSheets?: number;
+  maxCells?: number;
 }
 
 export interface ResolvedParseOptions {
   ocr: OcrOptions;
   maxTextChars: number;
+  maxPages: number;
+  maxSheets: number;
+  maxCells: number;
 }
 
 export function resolveParseOptions(options: ParseOptions = {}): ResolvedParseOptions {
@@ -65,6 +80,9 @@ export function resolveParseOptions(options: ParseOptions = {}): ResolvedParseOp
       ...options.ocr,
     },
     maxTextChars: options.maxTextChars ?? MAX_DOCUMENT_TEXT_CHARS,
+    maxPages: options.maxPages ?? MAX_DOCUMENT_PAGES,
+    maxSheets: options.maxSheets ?? MAX_WORKBOOK_SHEETS,
+    maxCells: options.maxCells ?? MAX_WORKBOOK_CELLS,
   };
 }
 
@@ -92,8 +110,12 @@ export interface ParserContext {
   ocr: OcrState;
   options: ResolvedParseOptions;
   budget: TextBudget;
+  /** Cells a workbook reader may still read (maxCells, shared by every sheet); below zero once one more was met. */
+  cellsRemaining: number;
   /** Parsers add legible, non-fatal notes here; they end up in ParsedDocument.warnings. */
   warnings: string[];
+  /** Per-document limits that cut this document short (noteLimit); each also has a warning. */
+  truncations: Truncation[];
 }
 
 export type Parser = (bytes: Buffer, context: ParserContext) => Promise<ParsedDocument>;
@@ -105,8 +127,17 @@ export function createContext(filename: string, format: ParserContext['format'],
     ocr: { unavailable: false, failedPages: 0, recognisedPages: 0 },
     options,
     budget: { remaining: options.maxTextChars, truncated: false },
+    cellsRemaining: options.maxCells,
     warnings: [],
+    truncations: [],
   };
+}
+
+/** Records, once per limit, that the document was cut short by it, with a legible warning (quality.warnings). */
+export function noteLimit(context: ParserContext, limit: Truncation['limit'], max: number, warning: string): void {
+  if (context.truncations.some((truncation) => truncation.limit === limit)) return;
+  context.truncations.push({ limit, max });
+  context.warnings.push(warning);
 }
 
 /** Takes as much of `text` as the budget allows; parsers stop reading once `budget.remaining` is 0. */

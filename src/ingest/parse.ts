@@ -11,7 +11,7 @@ import type { ParsedDocument } from './parsed-document.ts';
 import { IngestError } from './parsed-document.ts';
 import { detectFormat } from './detect.ts';
 import type { FormatKind } from './detect.ts';
-import { createContext, resolveParseOptions } from './parse-options.ts';
+import { createContext, noteLimit, resolveParseOptions } from './parse-options.ts';
 import type { ParseOptions, Parser, ParserContext } from './parse-options.ts';
 import { noText, ocrFailed, unreadable } from './errors.ts';
 
@@ -40,6 +40,21 @@ function explainNoText(doc: ParsedDocument, context: ParserContext): IngestError
   return noText('the document contains no text');
 }
 
+/**
+ * Parsers spend the budget on paragraphs and rows, not on the separators that join them: the last characters over the
+ * limit are cut here, so a document's text never exceeds DOCUMENT_MAX_CHARS.
+ */
+function capText(doc: ParsedDocument, max: number, context: ParserContext): void {
+  let total = 0;
+  for (const page of doc.pages) {
+    if (total + page.text.length > max) {
+      page.text = page.text.slice(0, Math.max(0, max - total));
+      context.budget.truncated = true;
+    }
+    total += page.text.length;
+  }
+}
+
 function asIngestError(error: unknown): IngestError {
   return error instanceof IngestError ? error : unreadable(error);
 }
@@ -60,8 +75,17 @@ export async function parseDocument(bytes: Buffer, filename: string, options: Pa
   } catch (error) {
     throw asIngestError(error);
   }
-  if (context.budget.truncated) doc.warnings.push(`Text beyond ${resolved.maxTextChars} characters was dropped (limit).`);
+  capText(doc, resolved.maxTextChars, context);
+  // Readers stop as soon as the budget is spent, before they could see whether more text followed: a spent budget
+  // counts as a cut (only a document of exactly the limit's length is reported cut without being so).
+  if (context.budget.remaining === 0) context.budget.truncated = true;
+  if (context.budget.truncated) {
+    noteLimit(context, 'characters', resolved.maxTextChars, `Text beyond ${resolved.maxTextChars} characters was dropped (limit); only the beginning of the document is indexed.`);
+  }
   if (!hasText(doc)) throw explainNoText(doc, context);
+  // Parsers return context.warnings itself or a copy taken before the last notes: keep every note exactly once.
+  for (const warning of context.warnings) if (!doc.warnings.includes(warning)) doc.warnings.push(warning);
+  doc.truncations = context.truncations;
   return doc;
 }
 

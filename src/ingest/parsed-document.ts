@@ -23,6 +23,13 @@ export interface DocumentProperties {
   createdAt: string | null;
 }
 
+/** A per-document limit (README "Limits") that cut a document short: what was indexed is a prefix of it. */
+export interface Truncation {
+  limit: 'characters' | 'chunks' | 'pages' | 'sheets' | 'cells';
+  /** The limit's value. */
+  max: number;
+}
+
 export interface ParsedDocument {
   mimeType: string;
   /** Extension without the dot, lower case, of the detected format (pdf, docx, txt...). */
@@ -34,6 +41,8 @@ export interface ParsedDocument {
   ocrUsed: boolean;
   warnings: string[];
   properties: DocumentProperties;
+  /** Limits that cut the document short (absent or empty: the whole document was read). */
+  truncations?: Truncation[];
 }
 
 /**

@@ -1,11 +1,21 @@
 // The ingestion pipeline of one upload: parse -> chunk -> enrich (entities, classification) -> embed.
 // It returns what a generation needs and never touches storage or publication.
+//
+// Per-document limits (README "Limits"): a document over one is TRUNCATED, not failed. The parser stops reading at
+// the character, page, sheet and cell limits (memory stays bounded while parsing), chunking stops at the chunk limit,
+// and only then are entities, classification and embeddings computed, so the cost is never paid beyond the limit.
+// What is indexed is the document's beginning, complete up to the cut; the cut is never silent: each limit hit adds
+// a metadata.quality.warnings entry and the job ends partial_failed with an error naming the limits (embed-job.ts).
+// Why truncate rather than fail: the uploads that reach these limits are real (exports, books, logs); their first
+// 2 M characters are searchable and useful, re-uploading cannot make them smaller, and the caller is told exactly
+// what was left out, so nothing is indexed half-way by accident. A caller who wants all-or-nothing treats
+// partial_failed as a failure and deletes the document.
 
 import type { ParsedDocument } from './parsed-document.ts';
 import { IngestError } from './parsed-document.ts';
 import { chunkPages } from './chunk.ts';
 import { markdownTitle } from './parsers/text.ts';
-import type { ChunkOptions } from './chunk.ts';
+import type { ChunkOptions, TextChunk } from './chunk.ts';
 import type { Embedder } from '../models/embedder.ts';
 import type { Entities } from '../domain/entities.ts';
 import { aggregateEntities } from './entities/aggregate.ts';
@@ -14,6 +24,8 @@ import { CANONICAL_SCHEMA_VERSION } from '../domain/canonical-metadata.ts';
 import type { ClassificationStatus } from '../domain/job-states.ts';
 import type { ChunkRecord } from '../domain/generation.ts';
 import { RetryableJobError } from '../domain/jobs.ts';
+import type { DocumentLimits } from '../domain/limits.ts';
+import type { Truncation } from './parsed-document.ts';
 
 /** Chunks embedded per provider call. */
 export const EMBED_BATCH_SIZE = 64;
@@ -29,6 +41,8 @@ export interface IngestDependencies {
   classify(text: string): Promise<ClassificationOutcome>;
   embedder: Embedder;
   chunkOptions: ChunkOptions;
+  /** Per-document limits; `parse` applies those of parsing, the pipeline the character limit of text uploads and the chunk limit. */
+  limits: Pick<DocumentLimits, 'maxChars' | 'maxChunks'>;
   /** Called between stages so the job can renew its lease (and tests can pause). */
   onStage(stage: 'parsed' | 'chunked' | 'enriched' | 'embedded'): Promise<void>;
 }
@@ -45,10 +59,14 @@ export interface IngestOutput {
   canonicalMetadata: CanonicalMetadata;
   embedding: JsonObject;
   firstError: string | null;
+  /** Per-document limits that cut the document short (empty: it was indexed whole). */
+  truncations: Truncation[];
 }
 
-function textDocument(text: string, filename: string | null): ParsedDocument {
+function textDocument(full: string, filename: string | null, maxChars: number): ParsedDocument {
   const extension = filename?.includes('.') ? filename.split('.').pop()!.toLowerCase() : 'txt';
+  const text = full.length > maxChars ? full.slice(0, maxChars) : full;
+  const cut = text.length < full.length;
   return {
     mimeType: extension === 'md' ? 'text/markdown' : 'text/plain',
     extension,
@@ -56,9 +74,27 @@ function textDocument(text: string, filename: string | null): ParsedDocument {
     pageCount: null,
     textExtraction: 'native',
     ocrUsed: false,
-    warnings: [],
+    warnings: cut ? [charactersWarning(maxChars)] : [],
     properties: { title: extension === 'md' ? markdownTitle(text) : null, author: null, createdAt: null },
+    truncations: cut ? [{ limit: 'characters', max: maxChars }] : [],
   };
+}
+
+function charactersWarning(max: number): string {
+  return `Text beyond ${max} characters was dropped (limit); only the beginning of the document is indexed.`;
+}
+
+/** Chunks of the document up to the chunk limit; a longer document is cut there, with a warning and a truncation. */
+function limitedChunks(parsed: ParsedDocument, deps: IngestDependencies): { chunks: TextChunk[]; truncations: Truncation[] } {
+  const max = deps.limits.maxChunks;
+  const chunks = chunkPages(parsed.pages, deps.chunkOptions, max);
+  const truncations = [...(parsed.truncations ?? [])];
+  if (chunks.length > max) {
+    chunks.length = max;
+    truncations.push({ limit: 'chunks', max });
+    parsed.warnings.push(`Chunks beyond the first ${max} were not indexed (limit); only the beginning of the document is indexed.`);
+  }
+  return { chunks, truncations };
 }
 
 export function canonicalMetadataOf(
@@ -80,9 +116,9 @@ export function canonicalMetadataOf(
 }
 
 export async function runIngest(source: IngestSource, custom: JsonObject, deps: IngestDependencies, chunkerName: string): Promise<IngestOutput> {
-  const parsed = source.kind === 'text' ? textDocument(source.text, source.filename) : await deps.parse(source.bytes, source.filename);
+  const parsed = source.kind === 'text' ? textDocument(source.text, source.filename, deps.limits.maxChars) : await deps.parse(source.bytes, source.filename);
   await deps.onStage('parsed');
-  const textChunks = chunkPages(parsed.pages, deps.chunkOptions);
+  const { chunks: textChunks, truncations } = limitedChunks(parsed, deps);
   if (textChunks.length === 0) throw new IngestError('no_text', 'The document contains no extractable text');
   await deps.onStage('chunked');
   const chunkEntities = textChunks.map((chunk) => deps.extractEntities(chunk.text));
@@ -137,5 +173,6 @@ export async function runIngest(source: IngestSource, custom: JsonObject, deps: 
       extraction: parsed.textExtraction,
     },
     firstError,
+    truncations,
   };
 }

@@ -11,6 +11,9 @@ import { checkMetadataContract } from '../domain/metadata-contract.ts';
 import { RequestValidationError } from '../domain/validation-error.ts';
 import type { ValidationDetail } from '../domain/validation-error.ts';
 import type { EmbedJobRequest } from '../domain/upload.ts';
+import type { ClientQuotas } from '../domain/limits.ts';
+import { quotaMessage, uploadRefusal } from '../domain/limits.ts';
+import { ServiceError } from '../domain/service-error.ts';
 
 export interface UploadAccepted {
   job_id: string;
@@ -57,6 +60,8 @@ export function validateUploadFields(fields: UploadFields): ValidUpload {
   if (filename !== undefined && filename !== null) {
     if (typeof filename !== 'string' || filename.trim() === '' || /[\u0000-\u001f\u007f]/.test(filename)) {
       problems.push(detail('filename', 'filename must be a non-empty string without control characters', filename));
+    } else if (!filename.isWellFormed()) {
+      problems.push(detail('filename', 'filename must be well-formed Unicode (it holds a lone surrogate)', filename, 'string_unicode'));
     }
   }
   let metadata: JsonObject = {};
@@ -91,18 +96,33 @@ export class UploadService {
   private readonly storage: StoragePort;
   private readonly wake: () => void;
   private readonly maxAttempts: number;
+  private readonly quotas: ClientQuotas;
 
-  constructor(storage: StoragePort, wake: () => void, maxAttempts: number = MAX_JOB_ATTEMPTS) {
+  constructor(storage: StoragePort, wake: () => void, maxAttempts: number = MAX_JOB_ATTEMPTS, quotas: ClientQuotas) {
     this.storage = storage;
     this.wake = wake;
     this.maxAttempts = maxAttempts;
+    this.quotas = quotas;
+  }
+
+  /**
+   * Refuses (403 client_quota_exceeded) an upload the Client has no room for: without the version it would replace,
+   * the Client is already at its documents (for a new document), chunks or text-bytes quota. Counted from the
+   * Client's store before anything is written or queued; the job checks again once the document's size is known.
+   */
+  async checkQuota(clientId: string, upload: ValidUpload): Promise<void> {
+    const usage = await this.storage.client(clientId).usage({ documentId: upload.documentId, versionKey: versionKey(upload.versionId) });
+    const found = uploadRefusal(usage, this.quotas);
+    if (found) throw new ServiceError('client_quota_exceeded', quotaMessage(found, 'upload'), { details: found });
   }
 
   async acceptText(clientId: string, upload: ValidUpload, text: string): Promise<UploadAccepted> {
+    await this.checkQuota(clientId, upload);
     return this.enqueue(clientId, upload, { source: 'text', text, filename: upload.filename, metadata: upload.metadata });
   }
 
   async acceptFile(clientId: string, upload: ValidUpload, bytes: Buffer): Promise<UploadAccepted> {
+    await this.checkQuota(clientId, upload);
     const name = `${randomUUID()}.upload`;
     await this.storage.saveUpload(name, bytes);
     try {

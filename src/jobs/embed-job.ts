@@ -1,10 +1,18 @@
 // Runs one upload job: ingest the bytes, stage a generation, then activate it through the publisher.
 // While publication is paused the staged generation waits with the job, so the document is never parsed or
 // embedded twice. An older job never overwrites a newer upload of the same Document Version: it ends superseded.
+//
+// Per-Client quotas (README "Limits") are checked three times, each before the next cost is paid: before parsing (the
+// Client is already at a quota), before staging (this document's chunks and text bytes would take it over) and
+// before activating (other jobs may have activated meanwhile). A breach fails the job legibly, with error_details, and
+// leaves nothing staged or indexed. Jobs activating at the same moment on different workers can each pass the last
+// check, so a quota may be overshot by at most the documents activating concurrently (WORKER_PROCESSES x
+// WORKER_CONCURRENCY - 1); no further upload is accepted after that.
 
 import type { StoragePort } from '../storage/port.ts';
 import type { GenerationInput, GenerationRecord } from '../domain/generation.ts';
 import type { Publisher } from '../publication/publisher.ts';
+
 import { computeManifest, manifestDigest } from '../publication/manifest.ts';
 import { runIngest } from '../ingest/pipeline.ts';
 import type { IngestDependencies, IngestSource } from '../ingest/pipeline.ts';
@@ -16,6 +24,9 @@ import { isJsonObject } from '../domain/canonical-metadata.ts';
 import type { EmbedJobRequest } from '../domain/upload.ts';
 import { REPLACEMENT_OVERTAKEN } from '../domain/jobs.ts';
 import type { JobContext, JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
+import type { ClientQuotas, QuotaBreach } from '../domain/limits.ts';
+import { chunkTextBytes, projectedBreach, quotaMessage, uploadRefusal } from '../domain/limits.ts';
+import type { Truncation } from '../ingest/parsed-document.ts';
 
 export interface EmbedJobDependencies {
   storage: StoragePort;
@@ -23,6 +34,8 @@ export interface EmbedJobDependencies {
   ingest: Omit<IngestDependencies, 'onStage'>;
   chunkerName: string;
   stageDelayMs: number;
+  /** Per-Client quotas (CLIENT_MAX_DOCUMENTS, CLIENT_MAX_CHUNKS, CLIENT_MAX_TEXT_BYTES). */
+  quotas: ClientQuotas;
   /** Called once per ingest run (parse, chunk, enrich, embed) of a job: logs and metrics. */
   onIngest?: (job: JobRecord) => void;
 }
@@ -34,6 +47,29 @@ interface StagedProgress {
   source_generation: number | null;
   failed_chunks: number;
   first_error: string | null;
+  /** Size of the staged generation, for the quota check before activation (absent in progress of older versions). */
+  chunks?: number;
+  text_bytes?: number;
+  /** Per-document limits that cut the document short: the job ends partial_failed. */
+  truncations?: Truncation[];
+}
+
+function quotaFailure(found: QuotaBreach, when: 'upload' | 'job'): JobOutcome {
+  return { status: 'failed', error: quotaMessage(found, when), errorDetails: found as unknown as JsonObject };
+}
+
+/** The job's error when limits cut the document short: which limits, and where the caller can see it. */
+export function truncationMessage(truncations: readonly Truncation[]): string {
+  const limits = truncations.map((truncation) => `${truncation.limit} ${truncation.max}`).join(', ');
+  return `The document exceeds the per-document limits (${limits}): only its beginning was indexed; metadata.quality.warnings says what was left out.`;
+}
+
+/** Why a job that activated ends partial_failed, or null when it completed whole. */
+function partialError(progress: StagedProgress): string | null {
+  const errors: string[] = [];
+  if (progress.truncations && progress.truncations.length > 0) errors.push(truncationMessage(progress.truncations));
+  if (progress.failed_chunks > 0) errors.push(progress.first_error ?? `${progress.failed_chunks} chunks could not be embedded`);
+  return errors.length > 0 ? errors.join(' ') : null;
 }
 
 function completedResult(generation: GenerationRecord, job: JobRecord, failedChunks: number): JsonObject {
@@ -97,6 +133,14 @@ export function createEmbedJobHandler(deps: EmbedJobDependencies): JobHandler {
       await deps.publisher.discard(job.clientId, progress.staged_generation);
       return finishWith(deps, request, supersededBy(newer.jobId));
     }
+    // Other jobs of the Client may have activated since this one staged: the quota is checked against now.
+    if (progress.chunks !== undefined && progress.text_bytes !== undefined) {
+      const found = projectedBreach(await store.usage({ documentId: job.documentId, versionKey }), { chunks: progress.chunks, textBytes: progress.text_bytes }, deps.quotas);
+      if (found) {
+        await deps.publisher.discard(job.clientId, progress.staged_generation);
+        return finishWith(deps, request, quotaFailure(found, 'job'));
+      }
+    }
     let outcome: JobOutcome | null = null;
     // Throws PublicationPaused while the authority is not READY: the worker keeps the job (and the staged
     // generation) waiting, without spending an attempt. Inside the activating transaction: a version whose
@@ -119,13 +163,19 @@ export function createEmbedJobHandler(deps: EmbedJobDependencies): JobHandler {
     }
     const generation = (await store.generation(activation.generation))!;
     const result = completedResult(generation, job, progress.failed_chunks);
-    if (progress.failed_chunks > 0) return finishWith(deps, request, { status: 'partial_failed', result, error: progress.first_error });
+    const partial = partialError(progress);
+    if (partial) return finishWith(deps, request, { status: 'partial_failed', result, error: partial });
     return finishWith(deps, request, { status: 'completed', result });
   };
 }
 
 /** Parses, chunks, enriches and embeds the upload, then stages its generation; a failed outcome when nothing indexed. */
 async function ingestAndStage(job: JobRecord, request: EmbedJobRequest, context: JobContext, deps: EmbedJobDependencies): Promise<StagedProgress | JobOutcome> {
+  const versionKey = job.versionKey ?? job.documentId;
+  const store = deps.storage.client(job.clientId);
+  // A Client already at a quota gets nothing parsed (the upload was accepted before it got there).
+  const refused = uploadRefusal(await store.usage({ documentId: job.documentId, versionKey }), deps.quotas);
+  if (refused) return quotaFailure(refused, 'upload');
   await context.heartbeat('processing');
   deps.onIngest?.(job);
   const onStage = async () => {
@@ -135,7 +185,9 @@ async function ingestAndStage(job: JobRecord, request: EmbedJobRequest, context:
   const source = await sourceOf(job, request, deps.storage);
   const output = await runIngest(source, isJsonObject(request.metadata) ? request.metadata : {}, { ...deps.ingest, onStage }, deps.chunkerName);
   if (output.chunks.length === 0) return { status: 'failed', error: output.firstError ?? 'No chunk could be indexed' };
-  const versionKey = job.versionKey ?? job.documentId;
+  const textBytes = chunkTextBytes(output.chunks);
+  const found = projectedBreach(await store.usage({ documentId: job.documentId, versionKey }), { chunks: output.chunks.length, textBytes }, deps.quotas);
+  if (found) return quotaFailure(found, 'job');
   const leaves = metadataLeaves(output.canonicalMetadata);
   const input: GenerationInput = {
     documentId: job.documentId,
@@ -156,6 +208,9 @@ async function ingestAndStage(job: JobRecord, request: EmbedJobRequest, context:
     staged_generation: await deps.publisher.stage(job.clientId, input),
     failed_chunks: output.failedChunks,
     first_error: output.firstError,
+    chunks: output.chunks.length,
+    text_bytes: textBytes,
+    truncations: output.truncations,
   };
   await context.recordProgress(progress as unknown as JsonObject);
   await onStage(); // fault injection: the same pause between staging and activation

@@ -7,6 +7,16 @@ import { ServiceError } from '../domain/service-error.ts';
 import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
 import { compileFilters } from './filters.ts';
+import type { TextReadLimits } from '../domain/limits.ts';
+
+export interface TextReadRequest {
+  includeDeleted: boolean;
+  includeVector: boolean;
+  /** Index (in document order) of the first chunk to return; default 0. */
+  chunkOffset?: number;
+  /** Chunks to return at most; default and ceiling: TextReadLimits.maxChunks. */
+  chunkLimit?: number;
+}
 
 export interface ListRequest {
   limit: number;
@@ -101,10 +111,12 @@ function summaryOf(versions: ServedVersion[]): { row: JsonObject; version: Serve
 export class DocumentService {
   private readonly readGuard: ReadGuard;
   private readonly models: () => ModelInfo;
+  private readonly textLimits: TextReadLimits;
 
-  constructor(readGuard: ReadGuard, models: () => ModelInfo) {
+  constructor(readGuard: ReadGuard, models: () => ModelInfo, textLimits: TextReadLimits) {
     this.readGuard = readGuard;
     this.models = models;
+    this.textLimits = textLimits;
   }
 
   async list(clientId: string, request: ListRequest): Promise<JsonObject> {
@@ -124,7 +136,13 @@ export class DocumentService {
     return { documents: page, total: summaries.length, limit: request.limit, offset: request.offset, has_more: summaries.length > request.offset + request.limit };
   }
 
-  async text(clientId: string, documentId: string, options: { includeDeleted: boolean; includeVector: boolean }): Promise<JsonObject> {
+  /**
+   * GET /document/{id}/text. One answer is bounded (README "Limits"): from chunk_offset, at most chunk_limit chunks
+   * (TEXT_READ_MAX_CHUNKS by default and at most) and TEXT_READ_MAX_CHARS characters of chunk text (a first chunk
+   * longer than that is still returned whole). chunk_count stays the document's true count; chunks_truncated says
+   * chunks follow this answer and next_chunk_offset (null at the end) is where the next page starts.
+   */
+  async text(clientId: string, documentId: string, options: TextReadRequest): Promise<JsonObject> {
     const { snapshot } = await this.readGuard.guard(clientId);
     const candidates = [...snapshot.versions.values()]
       .filter((version) => version.documentId === documentId && (options.includeDeleted || !version.deletion.deleted))
@@ -132,12 +150,18 @@ export class DocumentService {
     const version = candidates[0];
     if (!version) throw new ServiceError('document_not_found', 'Document not found');
     const metadata = version.canonicalMetadata;
+    const offset = options.chunkOffset ?? 0;
+    const page = this.chunkPage(version.chunks, offset, options.chunkLimit);
+    const next = offset + page.length < version.chunks.length ? offset + page.length : null;
     const body: JsonObject = {
       document_id: version.documentId,
       version_id: version.versionId,
       chunk_count: version.chunks.length,
       created_at: version.createdAt,
-      chunks: version.chunks.map((chunk) => ({
+      chunk_offset: offset,
+      chunks_truncated: next !== null,
+      next_chunk_offset: next,
+      chunks: page.map((chunk) => ({
         id: chunk.chunkId,
         index: chunk.chunkIndex,
         page: chunk.page,
@@ -155,6 +179,20 @@ export class DocumentService {
     };
     if (options.includeDeleted) Object.assign(body, deletionFields(version));
     return body;
+  }
+
+  /** The chunks of one answer: from `offset`, within the chunk and character bounds. */
+  private chunkPage<T extends { text: string }>(chunks: readonly T[], offset: number, limit: number | undefined): T[] {
+    const maxChunks = Math.min(limit ?? this.textLimits.maxChunks, this.textLimits.maxChunks);
+    const page: T[] = [];
+    let chars = 0;
+    for (let index = offset; index < chunks.length && page.length < maxChunks; index++) {
+      const chunk = chunks[index]!;
+      if (page.length > 0 && chars + chunk.text.length > this.textLimits.maxChars) break;
+      page.push(chunk);
+      chars += chunk.text.length;
+    }
+    return page;
   }
 
   /** Provenance rule: captured when the four historical model fields were recorded at indexing. */

@@ -6,6 +6,7 @@ import { readTransaction, transaction } from './sqlite.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration } from '../domain/generation.ts';
 import type { PublicationLogEntry } from '../domain/publication-log.ts';
+import type { UsageBesides } from '../domain/limits.ts';
 
 interface GenerationRow {
   generation: number;
@@ -226,8 +227,8 @@ export class ClientStore {
     const row = this.db
       .prepare(
         `INSERT INTO generations (document_id, version_key, job_id, state, created_at, staged_at, canonical_metadata, entities, embedding,
-           deleted, deleted_at, deleted_by, chunk_count, manifest)
-         VALUES (?, ?, ?, 'staged', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING generation`,
+           deleted, deleted_at, deleted_by, chunk_count, manifest, text_bytes)
+         VALUES (?, ?, ?, 'staged', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING generation`,
       )
       .get(
         input.documentId,
@@ -243,6 +244,7 @@ export class ClientStore {
         input.deletion.deletedBy,
         input.chunks.length,
         JSON.stringify(input.manifest),
+        input.chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.text, 'utf8'), 0),
       ) as { generation: number };
     const insertChunk = this.db.prepare(
       'INSERT INTO chunks (generation, chunk_index, page, page_label, text, entities, vector) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -482,6 +484,32 @@ export class ClientStore {
       this.db.prepare(`DELETE FROM metadata_leaves WHERE generation = ? AND ? IN (SELECT generation FROM generations WHERE state = 'retired')`).run(generation, generation);
     }
     return removed;
+  }
+
+  /**
+   * What the Client holds over its active generations (per-Client quotas), without the given Document Version
+   * (the one an upload would replace); read from generation rows only, never from the chunks.
+   */
+  async usage(besides: { documentId: string; versionKey: string }): Promise<UsageBesides> {
+    const row = this.db
+      .prepare(
+        `SELECT COUNT(DISTINCT document_id) AS documents, COALESCE(SUM(chunk_count), 0) AS chunks, COALESCE(SUM(text_bytes), 0) AS text_bytes,
+           COALESCE(MAX(CASE WHEN document_id = ? THEN 1 ELSE 0 END), 0) AS document_present
+         FROM generations WHERE state = 'active' AND NOT (document_id = ? AND version_key = ?)`,
+      )
+      .get(besides.documentId, besides.documentId, besides.versionKey) as { documents: number; chunks: number; text_bytes: number; document_present: number };
+    return { documents: row.documents, chunks: row.chunks, textBytes: row.text_bytes, documentPresent: row.document_present === 1 };
+  }
+
+  /** The stored schema of the lanes (content, dense vectors, metadata leaves, generations and their log). */
+  async laneSchemas(): Promise<string[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ('versions', 'generations', 'chunks', 'metadata_leaves', 'publication_log')
+         AND sql IS NOT NULL ORDER BY type, name`,
+      )
+      .all() as { type: string; name: string; sql: string }[];
+    return rows.map((row) => `${row.type} ${row.name}: ${row.sql}`);
   }
 
   /** A cheap read that proves the Client's database answers (health probes). */

@@ -56,4 +56,10 @@ export const CONTROL_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX rate_hits_window ON rate_hits (client_id, bucket, at);
   `,
+  `
+  CREATE TABLE deployment_secrets (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];

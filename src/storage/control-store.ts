@@ -1,7 +1,7 @@
 // The shared control records every process reads from the store, never from another process's memory: the
 // publication authority record, named leases (lifecycle fences, single-writer locks) and rate-limit windows.
 
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Database } from './sqlite.ts';
 import { transaction } from './sqlite.ts';
 import type { DurableAuthorityMode } from '../domain/publication-log.ts';
@@ -91,6 +91,15 @@ export class ControlStore {
       this.db.prepare('INSERT INTO rate_hits (client_id, bucket, at) VALUES (?, ?, ?)').run(clientId, bucket, now);
       return { allowed: true, retryAfterMs: 0 };
     });
+  }
+
+  /**
+   * A secret shared by every process of the deployment: the first caller creates it (random, 32 bytes),
+   * everyone after reads the same value. Never logged or returned to callers.
+   */
+  async deploymentSecret(name: string): Promise<string> {
+    this.db.prepare('INSERT OR IGNORE INTO deployment_secrets (name, value) VALUES (?, ?)').run(name, randomBytes(32).toString('hex'));
+    return (this.db.prepare('SELECT value FROM deployment_secrets WHERE name = ?').get(name) as { value: string }).value;
   }
 
   async probe(): Promise<void> {

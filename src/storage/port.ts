@@ -23,5 +23,7 @@ export interface StoragePort {
   deleteUpload(name: string): Promise<void>;
   sweepUploads(liveNames: Set<string>): Promise<number>;
   probe(): Promise<void>;
+  provisionedClients(): Promise<number>;
+  laneSchemas(): Promise<{ engineVersion: string; schemas: string[] }>;
   close(): void;
 }

@@ -44,6 +44,17 @@ export function readTransaction<T>(db: Database, fn: () => T): T {
   }
 }
 
+/** Opens the file read-only on a new connection and reads its schema from disk; throws when it cannot. */
+export function probeDatabaseFile(path: string): void {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    db.prepare('SELECT COUNT(*) FROM sqlite_master').get();
+  } finally {
+    db.close();
+  }
+}
+
 /** Runs fn inside BEGIN IMMEDIATE ... COMMIT, rolling back on any throw. Not re-entrant. */
 export function transaction<T>(db: Database, fn: () => T): T {
   db.exec('BEGIN IMMEDIATE');

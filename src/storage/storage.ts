@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, existsSync, openSync, writeSync, fsyncSync, closeSync, renameSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase } from './sqlite.ts';
+import { openDatabase, probeDatabaseFile } from './sqlite.ts';
 import type { Database } from './sqlite.ts';
 import { CONTROL_MIGRATIONS } from './control-migrations.ts';
 import { CLIENT_MIGRATIONS } from './client-migrations.ts';
@@ -62,7 +62,7 @@ export class Storage implements StoragePort {
 
   /** Clients that have a database on disk (used to rebuild serving snapshots at start-up). */
   async knownClientIds(): Promise<string[]> {
-    const rows = this.controlDb.prepare('SELECT client_id, file FROM client_files').all() as { client_id: string; file: string }[];
+    const rows = this.controlDb.prepare('SELECT client_id, file FROM client_files ORDER BY rowid').all() as { client_id: string; file: string }[];
     const files = new Set(readdirSync(this.clientsDir));
     return rows.filter((row) => files.has(row.file)).map((row) => row.client_id);
   }
@@ -102,9 +102,39 @@ export class Storage implements StoragePort {
     return removed;
   }
 
-  /** A cheap liveness probe of the durable store for /health; rejects when it cannot be read. */
+  /**
+   * A liveness probe of the durable store for /health: the control database, and every Client database file
+   * opened afresh and read from disk (an open connection could answer from its cache after the file broke).
+   */
   async probe(): Promise<void> {
     await this.control.probe();
+    const rows = this.controlDb.prepare('SELECT file FROM client_files').all() as { file: string }[];
+    for (const { file } of rows) {
+      const path = join(this.clientsDir, file);
+      if (!existsSync(path)) continue;
+      probeDatabaseFile(path);
+    }
+  }
+
+  /** How many Client stores have been provisioned (health drops its schema cache when this changes). */
+  async provisionedClients(): Promise<number> {
+    return (this.controlDb.prepare('SELECT COUNT(*) AS n FROM client_files').get() as { n: number }).n;
+  }
+
+  /**
+   * The lane schemas of the Client stores as stored (the first provisioned store's, or a new store's when
+   * there is none yet) and the storage engine's version: what health reports as collection schema.
+   */
+  async laneSchemas(): Promise<{ engineVersion: string; schemas: string[] }> {
+    const engineVersion = (this.controlDb.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+    const [first] = await this.knownClientIds();
+    if (first !== undefined) return { engineVersion, schemas: await this.client(first).laneSchemas() };
+    const blank = openDatabase(':memory:', CLIENT_MIGRATIONS);
+    try {
+      return { engineVersion, schemas: await new ClientStore('', blank, { logRetained: this.logRetained }).laneSchemas() };
+    } finally {
+      blank.close();
+    }
   }
 
   close(): void {

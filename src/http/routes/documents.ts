@@ -3,7 +3,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
 import { validationError } from '../validation.ts';
+import { parseJsonText } from '../json-body.ts';
+import { ServiceError } from '../../domain/service-error.ts';
 import type { UpdateRequest } from '../../publication/update-service.ts';
+import { documentationOnly, TEXT_RESPONSES } from './response-docs.ts';
 
 interface ListQuery {
   limit: number;
@@ -15,10 +18,24 @@ interface ListQuery {
 interface TextQuery {
   include_deleted: boolean;
   include_vector: boolean;
+  chunk_offset: number;
+  chunk_limit?: number;
 }
 
 /** SPEC.md "List limit": 1 to 1000, default 100. */
 export const MAX_LIST_LIMIT = 1000;
+
+/**
+ * A metadata_filter written as JSON obeys the body limits too: bounded depth, no duplicate keys (the last
+ * would silently win), well-formed strings. Plain syntax errors are left to the service, which reports
+ * them as SPEC.md says (Invalid metadata_filter JSON).
+ */
+function checkFilterJson(raw: string | undefined): void {
+  const text = raw?.trim() ?? '';
+  if (!/^[[{"]/.test(text)) return;
+  const parsed = parseJsonText(text, ['query', 'metadata_filter']);
+  if (!parsed.ok && !parsed.syntax) throw new ServiceError('invalid_metadata_filter_json', `Invalid metadata_filter JSON: ${parsed.details[0].msg}`);
+}
 
 export function registerDocumentRoutes(app: FastifyInstance, services: Services): void {
   app.get<{ Querystring: ListQuery }>(
@@ -38,13 +55,15 @@ export function registerDocumentRoutes(app: FastifyInstance, services: Services)
         },
       },
     },
-    async (request) =>
-      services.documents.list(request.clientId!, {
+    async (request) => {
+      checkFilterJson(request.query.metadata_filter);
+      return services.documents.list(request.clientId!, {
         limit: request.query.limit,
         offset: request.query.offset,
         metadataFilter: request.query.metadata_filter,
         includeDeleted: request.query.include_deleted,
-      }),
+      });
+    },
   );
 
   app.get<{ Params: { document_id: string }; Querystring: TextQuery }>(
@@ -59,14 +78,21 @@ export function registerDocumentRoutes(app: FastifyInstance, services: Services)
           properties: {
             include_deleted: { type: 'boolean', default: false },
             include_vector: { type: 'boolean', default: false },
+            // README "Limits": one answer is bounded; a large document is read page by page.
+            chunk_offset: { type: 'integer', minimum: 0, default: 0 },
+            chunk_limit: { type: 'integer', minimum: 1, maximum: services.config.textReadMaxChunks },
           },
         },
+        response: TEXT_RESPONSES,
       },
+      serializerCompiler: documentationOnly,
     },
     async (request) =>
       services.documents.text(request.clientId!, request.params.document_id, {
         includeDeleted: request.query.include_deleted,
         includeVector: request.query.include_vector,
+        chunkOffset: request.query.chunk_offset,
+        chunkLimit: request.query.chunk_limit,
       }),
   );
 }

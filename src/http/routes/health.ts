@@ -4,24 +4,47 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
-import { CLIENT_MIGRATIONS } from '../../storage/client-migrations.ts';
 
 /** SPEC.md: schema data comes from a cache of at most 5 minutes. */
 export const SCHEMA_CACHE_MAX_AGE_MS = 5 * 60_000;
 /** SPEC.md: readiness and diagnostic reads each have a 2-second deadline. */
 export const HEALTH_PROBE_DEADLINE_MS = 2_000;
 
-function schemaDigestCache(dimensions: number) {
-  let cached: { digest: string; at: number } | null = null;
-  return (): string => {
-    const now = Date.now();
-    if (!cached || now - cached.at > SCHEMA_CACHE_MAX_AGE_MS) {
-      const lanes = ['content', 'dense', 'fuzzy', 'metadata'].map((lane) => `${lane}:${lane === 'dense' ? dimensions : 'v1'}`);
-      const digest = createHash('sha256').update(CLIENT_MIGRATIONS.join('\n')).update(lanes.join(';')).digest('hex').slice(0, 16);
-      cached = { digest, at: now };
-    }
-    return cached.digest;
-  };
+export interface SchemaEvidence {
+  vectorStoreVersion: string;
+  collectionSchemaDigest: string;
+}
+
+/**
+ * The vector-store version and collection-schema digest, read from the store's lane schemas and kept at most
+ * SCHEMA_CACHE_MAX_AGE_MS. Provisioning a Client store (seen as a change in the number of stores, whichever
+ * process provisioned it) drops the cache, so the next probe re-reads the schemas; nothing refreshes it in
+ * the background.
+ */
+export class SchemaEvidenceCache {
+  private cached: { evidence: SchemaEvidence; at: number; provisioned: number } | null = null;
+  private readonly read: () => Promise<{ engineVersion: string; schemas: string[] }>;
+  private readonly provisioned: () => Promise<number>;
+  private readonly dimensions: number;
+  private readonly now: () => number;
+
+  constructor(deps: { read: () => Promise<{ engineVersion: string; schemas: string[] }>; provisioned: () => Promise<number>; dimensions: number; now?: () => number }) {
+    this.read = deps.read;
+    this.provisioned = deps.provisioned;
+    this.dimensions = deps.dimensions;
+    this.now = deps.now ?? Date.now;
+  }
+
+  async evidence(): Promise<SchemaEvidence> {
+    const provisioned = await this.provisioned();
+    const cached = this.cached;
+    if (cached && cached.provisioned === provisioned && this.now() - cached.at <= SCHEMA_CACHE_MAX_AGE_MS) return cached.evidence;
+    const { engineVersion, schemas } = await this.read();
+    const digest = createHash('sha256').update(schemas.join('\n')).update(`dense:${this.dimensions}`).digest('hex').slice(0, 16);
+    const evidence = { vectorStoreVersion: `sqlite-${engineVersion}+in-memory-segments-v1`, collectionSchemaDigest: digest };
+    this.cached = { evidence, at: this.now(), provisioned };
+    return evidence;
+  }
 }
 
 /** Resolves with the probe's value, or null when it fails or misses the deadline. */
@@ -38,36 +61,44 @@ async function probeWithin<T>(probe: () => Promise<T>, deadlineMs: number): Prom
 }
 
 export function registerHealthRoutes(app: FastifyInstance, services: Services): void {
-  const schemaDigest = schemaDigestCache(services.embedder.dimensions);
+  const schemaCache = new SchemaEvidenceCache({
+    read: () => services.storage.laneSchemas(),
+    provisioned: () => services.storage.provisionedClients(),
+    dimensions: services.embedder.dimensions,
+  });
   app.get('/health', { schema: { tags: ['operations'], security: [] } }, async (_request, reply) => {
     const { readGuard, storage, config } = services;
-    // Probes run side by side, each bounded by its own deadline.
-    const [stateStore, authority] = await Promise.all([
+    const recovering = readGuard.isRecovering;
+    // Every component is probed, side by side, each within its own 2-second deadline.
+    const [stateStore, authority, schema, classifier] = await Promise.all([
       probeWithin(() => storage.probe().then(() => true), HEALTH_PROBE_DEADLINE_MS),
       readGuard.enabled ? probeWithin(() => storage.control.authority(), HEALTH_PROBE_DEADLINE_MS) : Promise.resolve(null),
+      probeWithin(() => schemaCache.evidence(), HEALTH_PROBE_DEADLINE_MS),
+      config.classificationEnabled ? probeWithin(() => services.probeClassifier().then(() => true), HEALTH_PROBE_DEADLINE_MS) : Promise.resolve(null),
     ]);
     const stateStoreOk = stateStore === true;
-    const recovering = readGuard.isRecovering;
-    const vectorStoreOk = !recovering;
+    // The serving index of this process: built (not recovering) and its lane schemas readable.
+    const vectorStoreOk = !recovering && schema !== null;
     const components: Record<string, string> = {
       api: 'ok',
       state_store: stateStoreOk ? 'ok' : 'error',
       vector_store: vectorStoreOk ? 'ok' : 'error',
-      worker_queue: 'ok',
+      worker_queue: 'ok', // SPEC.md: always ok; workers are not probed
     };
-    if (config.classificationEnabled) components.classifier = 'ok';
+    if (config.classificationEnabled) components.classifier = classifier === true ? 'ok' : 'error';
+    const healthy = () => Object.values(components).every((value) => value === 'ok');
     if (!readGuard.enabled) {
-      const healthy = stateStoreOk && vectorStoreOk;
       return reply.code(200).send({
-        status: healthy ? 'healthy' : 'degraded',
+        status: healthy() ? 'healthy' : 'degraded',
         version: services.version,
         components,
         publishing: { status: 'ready', reason: null, authority_mode: 'DISABLED' },
       });
     }
-    // RECOVERING is this process's own; otherwise the durable record decides (unreadable means unsafe).
+    // Publication alone decides the HTTP status: RECOVERING is this process's own; otherwise the durable
+    // record decides, and an unreadable record is unsafe. Other failing components degrade with 200.
     const mode = recovering ? 'RECOVERING' : (authority?.mode ?? null);
-    const servingSafe = (mode === 'READY' || mode === 'FENCING') && stateStoreOk;
+    const servingSafe = mode === 'READY' || mode === 'FENCING';
     components.publication = servingSafe ? 'ok' : 'error';
     const reportedMode = mode ?? 'UNKNOWN';
     const publishing = servingSafe
@@ -75,11 +106,9 @@ export function registerHealthRoutes(app: FastifyInstance, services: Services): 
         ? { status: 'degraded', reason: 'fencing', authority_mode: reportedMode }
         : { status: 'ready', reason: null, authority_mode: reportedMode }
       : { status: 'unavailable', reason: mode ? mode.toLowerCase() : 'authority_unreadable', authority_mode: reportedMode };
-    // FENCING stays healthy when every serving component is (SPEC.md health rule 1).
-    const healthy = Object.values(components).every((value) => value === 'ok');
     const stats = services.serving.stats();
     return reply.code(servingSafe ? 200 : 503).send({
-      status: healthy ? 'healthy' : 'degraded',
+      status: healthy() ? 'healthy' : 'degraded',
       version: services.version,
       components,
       publishing,
@@ -92,7 +121,8 @@ export function registerHealthRoutes(app: FastifyInstance, services: Services): 
           authority_id: authority?.authorityId ?? null,
           state_store_id: 'sqlite',
           vector_store_id: 'in-memory-snapshot',
-          collection_schema_digest: schemaDigest(),
+          vector_store_version: schema?.vectorStoreVersion ?? null,
+          collection_schema_digest: schema?.collectionSchemaDigest ?? null,
           recovery_evidence: { recovered_at: readGuard.recoveredAt, process_id: process.pid, clients: stats.clients, versions: stats.versions, chunks: stats.chunks },
         },
       },

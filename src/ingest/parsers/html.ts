@@ -75,8 +75,15 @@ function extractHtml(html: string, budget: TextBudget): HtmlText {
         else if (name === 'td' || name === 'th') current += '\t';
       },
       ontext(text) {
-        if (inTitle) title += text;
-        if (hiddenDepth === 0) current += text;
+        if (inTitle && title.length < MAX_PROPERTY_CHARS) title += text;
+        if (hiddenDepth !== 0) return;
+        // The paragraph being collected stays within what the document may still index (with room for the
+        // whitespace that flush folds away); beyond that its text is dropped, which flush's spend could not keep.
+        const room = 2 * budget.remaining + 65_536 - current.length;
+        if (text.length > room) {
+          budget.truncated = true;
+          current += text.slice(0, Math.max(0, room));
+        } else current += text;
       },
       onclosetag(name) {
         if (name === 'title' && inTitle) {

@@ -7,7 +7,7 @@ import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { DocumentProperties, ParsedDocument, ParsedPage } from '../parsed-document.ts';
 import type { Parser, ParserContext } from '../parse-options.ts';
-import { spendText } from '../parse-options.ts';
+import { noteLimit, spendText } from '../parse-options.ts';
 import { encrypted, unreadable } from '../errors.ts';
 import { layoutPageText, pdfDateToIso } from './pdf-text.ts';
 import type { TextItemLike } from './pdf-text.ts';
@@ -117,7 +117,11 @@ interface PageScan {
 
 async function scanPages(doc: PDFDocumentProxy, labels: string[] | null, context: ParserContext): Promise<PageScan> {
   const scan: PageScan = { pages: [], candidates: [] };
-  for (let pageNumber = 1; pageNumber <= doc.numPages; pageNumber++) {
+  const maxPages = context.options.maxPages;
+  if (doc.numPages > maxPages) {
+    noteLimit(context, 'pages', maxPages, `Only the first ${maxPages} of the PDF's ${doc.numPages} pages were read (limit); only the beginning of the document is indexed.`);
+  }
+  for (let pageNumber = 1; pageNumber <= Math.min(doc.numPages, maxPages); pageNumber++) {
     const page = await doc.getPage(pageNumber);
     const text = context.budget.remaining > 0 ? spendText(context.budget, await pageText(page)) : '';
     if (text.replace(/\s/gu, '').length < OCR_MIN_NATIVE_CHARS && (await paintsImages(page))) {
@@ -130,13 +134,13 @@ async function scanPages(doc: PDFDocumentProxy, labels: string[] | null, context
   return scan;
 }
 
-function summarise(pages: ParsedPage[], context: ParserContext, properties: DocumentProperties): ParsedDocument {
+function summarise(pages: ParsedPage[], pageCount: number, context: ParserContext, properties: DocumentProperties): ParsedDocument {
   const nativeText = pages.some((p) => p.textExtraction === 'native' && p.text.trim() !== '');
   return {
     mimeType: 'application/pdf',
     extension: 'pdf',
     pages,
-    pageCount: pages.length,
+    pageCount,
     textExtraction: context.ocr.recognisedPages > 0 && !nativeText ? 'ocr' : 'native',
     ocrUsed: context.ocr.recognisedPages > 0,
     warnings: context.warnings,
@@ -151,7 +155,7 @@ export const parsePdf: Parser = async (bytes, context): Promise<ParsedDocument> 
     const labels = await doc.getPageLabels().catch(() => null);
     const { pages, candidates } = await scanPages(doc, labels, context);
     if (candidates.length > 0) await recognizePdfPages(bytes, candidates, pages, context);
-    return summarise(pages, context, await readProperties(doc));
+    return summarise(pages, doc.numPages, context, await readProperties(doc));
   } finally {
     await doc.destroy().catch(() => undefined);
   }

@@ -80,11 +80,15 @@ export function closeArchive(archive: ZipArchive): void {
   archive.zip.close();
 }
 
-/** Streams one entry's inflated bytes to `onChunk`, metered by the guard; rejects on a limit, bad data or CRC mismatch. */
-export function readEntry(archive: ZipArchive, entry: Entry, onChunk: (chunk: Buffer) => void): Promise<void> {
+/**
+ * Streams one entry's inflated bytes to `onChunk`, metered by the guard; rejects on a limit, bad data or CRC mismatch.
+ * `onChunk` returning false stops the read there (the reader has all it may keep): nothing more is inflated, and the
+ * promise resolves with false instead of true.
+ */
+export function readEntry(archive: ZipArchive, entry: Entry, onChunk: (chunk: Buffer) => boolean | void): Promise<boolean> {
   checkDeclaredEntry(entry);
   if (entry.isEncrypted()) return Promise.reject(encrypted(`ZIP entry ${entry.fileName} is encrypted`));
-  return new Promise((resolve, reject) => {
+  return new Promise<boolean>((resolve, reject) => {
     archive.zip.openReadStream(entry, (openError, stream) => {
       if (openError) return reject(asIngestError(openError));
       let inflated = 0;
@@ -102,7 +106,11 @@ export function readEntry(archive: ZipArchive, entry: Entry, onChunk: (chunk: Bu
           inflated += chunk.length;
           meterInflation(archive.meter, entry, inflated, chunk.length);
           checksum = crc32(chunk, checksum);
-          onChunk(chunk);
+          if (onChunk(chunk) === false) {
+            settled = true;
+            stream.destroy();
+            resolve(false);
+          }
         } catch (error) {
           fail(error);
         }
@@ -112,7 +120,7 @@ export function readEntry(archive: ZipArchive, entry: Entry, onChunk: (chunk: Bu
         if (settled) return;
         if (checksum >>> 0 !== entry.crc32 >>> 0) return fail(new Error(`CRC-32 mismatch in ${entry.fileName}`));
         settled = true;
-        resolve();
+        resolve(true);
       });
     });
   });

@@ -55,10 +55,14 @@ async function mainDocument(pkg: OoxmlPackage): Promise<{ part: string; kind: Oo
   return { part: main.target, kind };
 }
 
-async function extractPages(pkg: OoxmlPackage, kind: OoxmlKind, part: string, context: ParserContext): Promise<ParsedPage[]> {
-  if (kind === 'pptx') return extractPresentationPages(pkg, part, context);
+/** The document's pages, and its page count when the format has pages (every slide, read or not). */
+async function extractPages(pkg: OoxmlPackage, kind: OoxmlKind, part: string, context: ParserContext): Promise<{ pages: ParsedPage[]; pageCount: number | null }> {
+  if (kind === 'pptx') {
+    const { pages, slideCount } = await extractPresentationPages(pkg, part, context);
+    return { pages, pageCount: slideCount };
+  }
   const paragraphs = kind === 'docx' ? await extractWordText(pkg, part, context) : await extractSpreadsheetText(pkg, part, context);
-  return [{ pageNumber: null, pageLabel: null, text: paragraphs.join('\n\n') }];
+  return { pages: [{ pageNumber: null, pageLabel: null, text: paragraphs.join('\n\n') }], pageCount: null };
 }
 
 function noteNameMismatch(kind: OoxmlKind, context: ParserContext): void {
@@ -73,13 +77,13 @@ export const parseOoxml: Parser = async (bytes, context): Promise<ParsedDocument
   try {
     const { part, kind } = await mainDocument(pkg);
     noteNameMismatch(kind, context);
-    const pages = await extractPages(pkg, kind, part, context);
+    const { pages, pageCount } = await extractPages(pkg, kind, part, context);
     const properties = await readCoreProperties(pkg);
     return {
       mimeType: OOXML_MIME_TYPES[kind],
       extension: kind,
       pages,
-      pageCount: kind === 'pptx' ? pages.length : null,
+      pageCount,
       textExtraction: 'native',
       ocrUsed: false,
       warnings: context.warnings,

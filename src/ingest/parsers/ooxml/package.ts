@@ -38,16 +38,22 @@ export function hasPart(pkg: OoxmlPackage, partName: string): boolean {
   return findPart(pkg, partName) !== undefined;
 }
 
-/** Streams one part through the XML guard into `handlers`; a missing part is reported by `false`. */
-export async function readXmlPart(pkg: OoxmlPackage, partName: string, handlers: XmlHandlers): Promise<boolean> {
+/**
+ * Streams one part through the XML guard into `handlers`; a missing part is reported by `false`. `done`, asked after
+ * every inflated chunk, ends the read early once the caller has all it may keep (a per-document limit is reached):
+ * the rest of the part is neither inflated nor parsed, so a huge part costs no more than the limit allows.
+ */
+export async function readXmlPart(pkg: OoxmlPackage, partName: string, handlers: XmlHandlers, done?: () => boolean): Promise<boolean> {
   const entry = findPart(pkg, partName);
   if (!entry) return false;
   const reader = createXmlReader(partName, handlers);
   let decoder: TextDecoder | null = null;
-  await readEntry(pkg.archive, entry, (chunk) => {
+  const complete = await readEntry(pkg.archive, entry, (chunk) => {
     decoder ??= createPartDecoder(chunk);
     reader.write(decoder.decode(chunk, { stream: true }));
+    return done?.() !== true;
   });
+  if (!complete) return true;
   if (decoder) reader.write((decoder as TextDecoder).decode());
   reader.close();
   return true;

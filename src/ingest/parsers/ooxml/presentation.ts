@@ -3,7 +3,7 @@
 
 import type { ParsedPage } from '../../parsed-document.ts';
 import type { ParserContext } from '../../parse-options.ts';
-import { spendText } from '../../parse-options.ts';
+import { noteLimit, spendText } from '../../parse-options.ts';
 import { REL_ATTR_PREFIX } from '../../guards/xml-guard.ts';
 import { createTextCollector } from './text-collector.ts';
 import { chartParagraphs } from './chart.ts';
@@ -30,7 +30,7 @@ async function slideParts(pkg: OoxmlPackage, mainPart: string): Promise<string[]
 
 async function paragraphsOf(pkg: OoxmlPackage, part: string, context: ParserContext): Promise<string[]> {
   const collector = createTextCollector(context.budget);
-  await readXmlPart(pkg, part, collector.handlers);
+  await readXmlPart(pkg, part, collector.handlers, () => context.budget.remaining === 0);
   return collector.paragraphs;
 }
 
@@ -68,11 +68,15 @@ async function relatedText(pkg: OoxmlPackage, rels: Relationship[], context: Par
   return paragraphs;
 }
 
-/** One page per slide; pageNumber is the slide's 1-based position in the deck. */
-export async function extractPresentationPages(pkg: OoxmlPackage, mainPart: string, context: ParserContext): Promise<ParsedPage[]> {
+/** One page per slide (up to the page limit); pageNumber is the slide's 1-based position; slideCount counts them all. */
+export async function extractPresentationPages(pkg: OoxmlPackage, mainPart: string, context: ParserContext): Promise<{ pages: ParsedPage[]; slideCount: number }> {
   const pages: ParsedPage[] = [];
   const slides = await slideParts(pkg, mainPart);
-  for (const [index, slide] of slides.entries()) {
+  const maxPages = context.options.maxPages;
+  if (slides.length > maxPages) {
+    noteLimit(context, 'pages', maxPages, `Only the first ${maxPages} of the presentation's ${slides.length} slides were read (limit); only the beginning of the document is indexed.`);
+  }
+  for (const [index, slide] of slides.slice(0, maxPages).entries()) {
     const paragraphs = context.budget.remaining > 0 ? await paragraphsOf(pkg, slide, context) : [];
     if (context.budget.remaining > 0) {
       const rels = (await readRelationships(pkg, slide)).filter((r) => !r.external);
@@ -80,5 +84,5 @@ export async function extractPresentationPages(pkg: OoxmlPackage, mainPart: stri
     }
     pages.push({ pageNumber: index + 1, pageLabel: null, text: paragraphs.join('\n\n') });
   }
-  return pages;
+  return { pages, slideCount: slides.length };
 }

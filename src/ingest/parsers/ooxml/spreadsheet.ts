@@ -1,8 +1,11 @@
 // Text of a SpreadsheetML workbook: every sheet's cells (shared, inline, numeric, dates), headers/footers and comments.
 // It never pre-allocates from declared counts (count="8876876876876" is ignored) and never evaluates formulas.
+// Memory is bounded while reading, not only after: the shared-string table, the row and the cell being read keep no
+// more characters than the document may still index (DOCUMENT_MAX_CHARS), cells and sheets are counted against
+// DOCUMENT_MAX_CELLS and DOCUMENT_MAX_SHEETS, and a sheet part stops being inflated once a limit is reached.
 
 import type { ParserContext } from '../../parse-options.ts';
-import { spendText } from '../../parse-options.ts';
+import { noteLimit, spendText } from '../../parse-options.ts';
 import { REL_ATTR_PREFIX } from '../../guards/xml-guard.ts';
 import { headerFooterText, isDateFormat, serialToIso } from './spreadsheet-values.ts';
 import { readRelationships, readXmlPart, relatedParts, relType } from './package.ts';
@@ -20,6 +23,8 @@ interface Workbook {
 
 interface CellContext {
   strings: string[];
+  /** The shared-string table was cut at the character or cell limit: a missing index means dropped text. */
+  stringsCut: boolean;
   dateStyles: boolean[];
   date1904: boolean;
 }
@@ -43,32 +48,49 @@ async function readWorkbook(pkg: OoxmlPackage, mainPart: string): Promise<Workbo
   return workbook;
 }
 
-/** Shared strings in order; phonetic runs (rPh) are readings, not text. */
-async function readSharedStrings(pkg: OoxmlPackage, part: string | null): Promise<string[]> {
+/**
+ * Shared strings in order; phonetic runs (rPh) are readings, not text. The table keeps at most the document's character
+ * limit in characters and its cell limit in entries (no cell could show more); past either it is cut (`cut`).
+ */
+async function readSharedStrings(pkg: OoxmlPackage, part: string | null, context: ParserContext): Promise<{ strings: string[]; cut: boolean }> {
   const strings: string[] = [];
-  if (!part) return strings;
+  if (!part) return { strings, cut: false };
+  const { maxTextChars, maxCells } = context.options;
+  let kept = 0;
+  let cut = false;
   let current: string[] | null = null;
   let inPhonetic = 0;
   let inText = false;
-  await readXmlPart(pkg, part, {
-    open(name) {
-      if (name === 'si') current = [];
-      else if (name === 'rPh') inPhonetic++;
-      else if (name === 't') inText = true;
+  await readXmlPart(
+    pkg,
+    part,
+    {
+      open(name) {
+        if (name === 'si') current = [];
+        else if (name === 'rPh') inPhonetic++;
+        else if (name === 't') inText = true;
+      },
+      text(value) {
+        if (!current || !inText || inPhonetic !== 0 || cut) return;
+        const room = maxTextChars - kept;
+        if (value.length > room) cut = true;
+        const piece = value.length > room ? value.slice(0, room) : value;
+        current.push(piece);
+        kept += piece.length;
+      },
+      close(name) {
+        if (name === 't') inText = false;
+        else if (name === 'rPh') inPhonetic--;
+        else if (name === 'si' && current) {
+          if (!cut) strings.push(current.join(''));
+          current = null;
+          if (strings.length >= maxCells) cut = true;
+        }
+      },
     },
-    text(value) {
-      if (current && inText && inPhonetic === 0) current.push(value);
-    },
-    close(name) {
-      if (name === 't') inText = false;
-      else if (name === 'rPh') inPhonetic--;
-      else if (name === 'si' && current) {
-        strings.push(current.join(''));
-        current = null;
-      }
-    },
-  });
-  return strings;
+    () => cut,
+  );
+  return { strings, cut };
 }
 
 /** For each cell style (cellXfs index), whether its number format renders a date. */
@@ -90,10 +112,19 @@ async function readDateStyles(pkg: OoxmlPackage, part: string | null): Promise<b
   return xfFormats.map((id) => isDateFormat(id, customCodes));
 }
 
-function cellText(type: string, style: number, value: string, inline: string, cells: CellContext): string {
+function sharedString(value: string, cells: CellContext, context: ParserContext): string {
+  const index = Number.parseInt(value, 10);
+  const text = cells.strings[index];
+  if (text !== undefined) return text;
+  // An index past a table that was cut at a limit is text the limit dropped, not a damaged reference.
+  if (cells.stringsCut && index >= cells.strings.length) context.budget.truncated = true;
+  return '';
+}
+
+function cellText(type: string, style: number, value: string, inline: string, cells: CellContext, context: ParserContext): string {
   switch (type) {
     case 's':
-      return cells.strings[Number.parseInt(value, 10)] ?? '';
+      return sharedString(value, cells, context);
     case 'inlineStr':
       return inline;
     case 'b':
@@ -110,43 +141,92 @@ function cellText(type: string, style: number, value: string, inline: string, ce
 
 const HEADER_FOOTER = new Set(['oddHeader', 'oddFooter', 'evenHeader', 'evenFooter', 'firstHeader', 'firstFooter']);
 
-/** Lines of one sheet (cells tab-separated) plus its distinct header/footer texts. */
+/** Longest cached value (<v>) kept per cell for numbers, dates, booleans and shared-string indexes (formula strings are text). */
+const MAX_VALUE_CHARS = 1024;
+/** Longest header/footer text kept per element (they are a line of a page, not content). */
+const MAX_HEADER_FOOTER_CHARS = 1024;
+
+/**
+ * Lines of one sheet (cells tab-separated) plus its distinct header/footer texts. The row being read holds no more
+ * characters than the document may still index; cells are counted against the workbook's cell limit; once the text
+ * budget or the cell limit is spent the rest of the part is not read.
+ */
 async function readSheet(pkg: OoxmlPackage, part: string, cells: CellContext, context: ParserContext): Promise<{ rows: string[]; headers: string[] }> {
   const rows: string[] = [];
   const headers = new Set<string>();
+  const budget = context.budget;
   let row: string[] = [];
+  /** Characters held by `row` and the open cell, not yet spent. */
+  let held = 0;
   let cell: { type: string; style: number; value: string; inline: string } | null = null;
   let element = '';
   let inPhonetic = 0;
   let headerText = '';
-  await readXmlPart(pkg, part, {
-    open(name, attributes) {
-      element = name;
-      if (name === 'c') cell = { type: attributes.t ?? 'n', style: Number(attributes.s ?? 0), value: '', inline: '' };
-      else if (name === 'rPh') inPhonetic++;
-      else if (HEADER_FOOTER.has(name)) headerText = '';
+  const room = (): number => budget.remaining - held;
+  await readXmlPart(
+    pkg,
+    part,
+    {
+      open(name, attributes) {
+        element = name;
+        if (name === 'c') {
+          // Below zero once a cell past the limit was seen: the workbook really had more (reading stops there).
+          context.cellsRemaining--;
+          if (context.cellsRemaining < 0) {
+            cell = null;
+            return;
+          }
+          cell = { type: attributes.t ?? 'n', style: Number(attributes.s ?? 0), value: '', inline: '' };
+        } else if (name === 'rPh') inPhonetic++;
+        else if (HEADER_FOOTER.has(name)) headerText = '';
+      },
+      text(value) {
+        if (cell && element === 'v' && cell.type === 'str') {
+          // A formula's string result is text of the cell: held within the budget like inline text.
+          if (value.length > room()) budget.truncated = true;
+          const piece = value.slice(0, Math.max(0, room()));
+          cell.value += piece;
+          held += piece.length;
+        } else if (cell && element === 'v') {
+          if (cell.value.length < MAX_VALUE_CHARS) cell.value += value.slice(0, MAX_VALUE_CHARS - cell.value.length);
+        } else if (cell && element === 't' && inPhonetic === 0) {
+          if (value.length > room()) budget.truncated = true;
+          const piece = value.slice(0, Math.max(0, room()));
+          cell.inline += piece;
+          held += piece.length;
+        } else if (HEADER_FOOTER.has(element) && headerText.length < MAX_HEADER_FOOTER_CHARS) headerText += value;
+      },
+      close(name) {
+        element = '';
+        if (name === 'rPh') inPhonetic--;
+        else if (name === 'c' && cell) {
+          held -= cell.inline.length + (cell.type === 'str' ? cell.value.length : 0);
+          const text = cellText(cell.type, cell.style, cell.value.trim(), cell.inline, cells, context).trim();
+          if (text.length > room()) budget.truncated = true;
+          const kept = text.slice(0, Math.max(0, room()));
+          if (kept) {
+            row.push(kept);
+            held += kept.length + 1;
+          }
+          cell = null;
+        } else if (name === 'row') {
+          if (row.length > 0 && budget.remaining > 0) rows.push(spendText(budget, row.join('\t')));
+          row = [];
+          held = 0;
+        } else if (HEADER_FOOTER.has(name)) {
+          const text = headerFooterText(headerText);
+          if (text) headers.add(text);
+        }
+      },
     },
-    text(value) {
-      if (cell && element === 'v') cell.value += value;
-      else if (cell && element === 't' && inPhonetic === 0) cell.inline += value;
-      else if (HEADER_FOOTER.has(element)) headerText += value;
-    },
-    close(name) {
-      element = '';
-      if (name === 'rPh') inPhonetic--;
-      else if (name === 'c' && cell) {
-        const text = cellText(cell.type, cell.style, cell.value.trim(), cell.inline, cells).trim();
-        if (text) row.push(text);
-        cell = null;
-      } else if (name === 'row') {
-        if (row.length > 0 && context.budget.remaining > 0) rows.push(spendText(context.budget, row.join('\t')));
-        row = [];
-      } else if (HEADER_FOOTER.has(name)) {
-        const text = headerFooterText(headerText);
-        if (text) headers.add(text);
-      }
-    },
-  });
+    () => budget.remaining === 0 || context.cellsRemaining < 0,
+  );
+  // A row cut off by an early stop still holds what was read of it.
+  if (row.length > 0 && budget.remaining > 0) rows.push(spendText(budget, row.join('\t')));
+  if (context.cellsRemaining < 0) {
+    const max = context.options.maxCells;
+    noteLimit(context, 'cells', max, `Cells beyond the first ${max} of the workbook were not read (limit); only the beginning of the document is indexed.`);
+  }
   return { rows, headers: [...headers] };
 }
 
@@ -185,14 +265,20 @@ function groupRows(rows: string[]): string[] {
 /** Paragraphs of the workbook: per sheet its name, its rows in groups, its headers/footers and its comments. */
 export async function extractSpreadsheetText(pkg: OoxmlPackage, mainPart: string, context: ParserContext): Promise<string[]> {
   const workbook = await readWorkbook(pkg, mainPart);
+  const shared = await readSharedStrings(pkg, workbook.sharedStringsPart, context);
   const cells: CellContext = {
-    strings: await readSharedStrings(pkg, workbook.sharedStringsPart),
+    strings: shared.strings,
+    stringsCut: shared.cut,
     dateStyles: await readDateStyles(pkg, workbook.stylesPart),
     date1904: workbook.date1904,
   };
+  const maxSheets = context.options.maxSheets;
+  if (workbook.sheets.length > maxSheets) {
+    noteLimit(context, 'sheets', maxSheets, `Only the first ${maxSheets} of the workbook's ${workbook.sheets.length} sheets were read (limit); only the beginning of the document is indexed.`);
+  }
   const paragraphs: string[] = [];
-  for (const sheet of workbook.sheets) {
-    if (context.budget.remaining === 0) break;
+  for (const sheet of workbook.sheets.slice(0, maxSheets)) {
+    if (context.budget.remaining === 0 || context.cellsRemaining < 0) break;
     const { rows, headers } = await readSheet(pkg, sheet.part, cells, context);
     const comments = await readComments(pkg, sheet.part, context);
     if (rows.length + headers.length + comments.length === 0) continue;

@@ -1,5 +1,7 @@
 // Collects paragraphs from WordprocessingML and DrawingML (they share p / r / t / tbl / tr / tc local names).
-// It never keeps duplicate renditions (mc:Fallback), ruby readings, field codes or deleted text, and stops at the text budget.
+// It never keeps duplicate renditions (mc:Fallback), ruby readings, field codes or deleted text, and stops at the text budget:
+// open paragraphs and tables hold no more characters than the document may still index, so one huge table or paragraph
+// cannot grow past the limit before it closes.
 
 import type { XmlHandlers } from '../../guards/xml-guard.ts';
 import { spendText } from '../../parse-options.ts';
@@ -26,11 +28,15 @@ export function createTextCollector(budget: TextBudget): TextCollector {
   const openParagraphs: string[][] = [];
   const tables: OpenTable[] = [];
   let skipDepth = 0;
+  /** Characters held by open paragraphs and tables, not yet spent from the budget. */
+  let held = 0;
 
   const emit = (text: string): void => {
     const table = tables[tables.length - 1];
     if (table?.cellParts) table.cellParts.push(text);
     else if (budget.remaining > 0) paragraphs.push(spendText(budget, text));
+    // Nothing open any more: nothing is held (whitespace folding makes the held count approximate until then).
+    if (openParagraphs.length === 0 && tables.length === 0) held = 0;
   };
   const append = (text: string): void => {
     openParagraphs[openParagraphs.length - 1]?.push(text);
@@ -86,7 +92,13 @@ export function createTextCollector(budget: TextBudget): TextCollector {
   };
 
   const text = (value: string): void => {
-    if (skipDepth === 0 && stack[stack.length - 1] === 't' && budget.remaining > 0) append(value);
+    if (skipDepth !== 0 || stack[stack.length - 1] !== 't' || budget.remaining === 0) return;
+    const room = budget.remaining - held;
+    if (value.length > room) budget.truncated = true;
+    if (room <= 0) return;
+    const piece = value.length > room ? value.slice(0, room) : value;
+    append(piece);
+    held += piece.length;
   };
 
   return { handlers: { open, close, text }, paragraphs };

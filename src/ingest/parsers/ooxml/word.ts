@@ -13,7 +13,7 @@ const STORY_TYPES = ['footnotes', 'endnotes', 'comments', 'diagramData', 'chart'
 async function paragraphsOf(pkg: OoxmlPackage, part: string, context: ParserContext, type = ''): Promise<string[]> {
   if (type === 'chart') return chartParagraphs(pkg, part, context.budget);
   const collector = createTextCollector(context.budget);
-  await readXmlPart(pkg, part, collector.handlers);
+  await readXmlPart(pkg, part, collector.handlers, () => context.budget.remaining === 0);
   return collector.paragraphs;
 }
 

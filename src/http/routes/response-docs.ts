@@ -1,0 +1,82 @@
+// Response schemas that document routes in /openapi.json (README "Limits"): the POST /embed answers, including the
+// client_quota_exceeded refusal, and the bounded GET /document/{id}/text resource. They document only: routes that
+// carry them use `documentationOnly`, so answers are serialized as before (JSON.stringify), never filtered by a schema.
+
+import { envelopeSchema } from '../error-catalogue.ts';
+
+/** A serializer compiler that ignores the response schema: the schema is documentation, the body is sent as built. */
+export const documentationOnly = () => (data: unknown): string => JSON.stringify(data);
+
+/** POST /embed answers. */
+export const UPLOAD_RESPONSES = {
+  202: {
+    description: 'Accepted: the upload is queued; poll GET /status/{job_id}.',
+    type: 'object',
+    properties: {
+      job_id: { type: 'string' },
+      status: { type: 'string', enum: ['pending'] },
+      document_id: { type: 'string' },
+      version_id: { type: ['string', 'null'] },
+    },
+  },
+  403: envelopeSchema(
+    'error_code client_quota_exceeded: the Client is at one of its quotas (CLIENT_MAX_DOCUMENTS for a new document, ' +
+      'CLIENT_MAX_CHUNKS, CLIENT_MAX_TEXT_BYTES), counted over its active versions without the version this upload ' +
+      'replaces; nothing was stored or queued. Retrying does not help: hard-delete documents or have the quota raised. ' +
+      'An upload accepted while the Client had room can still fail in its job (GET /status: failed, with error_details ' +
+      'of the same shape) when the document itself would take the Client over a quota.',
+    'client_quota_exceeded',
+    {
+      type: 'object',
+      properties: {
+        code: { type: 'string', enum: ['client_quota_exceeded'] },
+        quota: { type: 'string', enum: ['documents', 'chunks', 'text_bytes'] },
+        observed: { type: 'integer', description: 'What the Client holds on this quota.' },
+        limit: { type: 'integer' },
+        unit: { type: 'string', enum: ['documents', 'chunks', 'utf8_bytes'] },
+      },
+    },
+  ),
+  413: envelopeSchema('error_code payload_too_large: the body is larger than MAX_UPLOAD_BYTES.', 'payload_too_large'),
+  422: envelopeSchema('error_code validation_error: missing, extra or invalid fields.', 'validation_error'),
+};
+
+const CHUNK = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    index: { type: 'integer' },
+    page: { type: ['integer', 'null'] },
+    text: { type: 'string' },
+    char_count: { type: 'integer' },
+    entities: { type: 'object' },
+    vector_dim: { type: 'integer' },
+    norm: { type: 'number' },
+    vector: { type: ['array', 'null'], items: { type: 'number' } },
+  },
+} as const;
+
+/** GET /document/{document_id}/text 200: the document text resource, its chunks bounded per answer. */
+export const TEXT_RESPONSES = {
+  200: {
+    description:
+      'The document text resource. One answer holds at most chunk_limit chunks (default and maximum TEXT_READ_MAX_CHUNKS) ' +
+      'and TEXT_READ_MAX_CHARS characters of chunk text, from chunk_offset on. chunk_count is always the true number of ' +
+      'chunks; when more follow, chunks_truncated is true and next_chunk_offset is the chunk_offset of the next page.',
+    type: 'object',
+    properties: {
+      document_id: { type: 'string' },
+      version_id: { type: ['string', 'null'] },
+      chunk_count: { type: 'integer', description: 'All chunks of the document, whatever this answer holds.' },
+      created_at: { type: 'string' },
+      chunk_offset: { type: 'integer', description: 'Index of the first chunk of this answer.' },
+      chunks_truncated: { type: 'boolean', description: 'Chunks after this answer exist (read them from next_chunk_offset).' },
+      next_chunk_offset: { type: ['integer', 'null'], description: 'chunk_offset of the next page; null when this answer reaches the end.' },
+      chunks: { type: 'array', items: CHUNK },
+      metadata: { type: 'object' },
+      classification: { type: 'object' },
+      entities: { type: 'object' },
+      embedding: { type: 'object' },
+    },
+  },
+} as const;
