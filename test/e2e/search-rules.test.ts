@@ -119,6 +119,7 @@ test('invalid filters are 400s', async () => {
   for (const filters of [{ client_id: 'x' }, { deleted: false }, { team: 'ops' }, { 'source.nope': 1 }, { 'metadata.custom.k': { a: 1 } }]) {
     const response = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'ledger', filters } });
     assert.equal(response.status, 400, JSON.stringify(filters));
+    assert.equal(response.json.error_code, 'invalid_filter');
     assert.equal(typeof response.json.detail, 'string');
     assert.equal(typeof response.json.request_id, 'string');
   }

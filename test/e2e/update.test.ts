@@ -86,6 +86,8 @@ test('400s: reserved, system and legacy paths, bad filename, bad ids; nothing is
     const response = await update(body);
     assert.equal(response.status, 400, JSON.stringify(body));
     assert.equal(typeof response.json.detail, 'string');
+    const reserved = body.metadata !== undefined && body.document_id === 'x' && body.version_id === undefined;
+    assert.equal(response.json.error_code, reserved ? 'reserved_metadata_keys' : 'invalid_request', JSON.stringify(body));
   }
 });
 
@@ -142,6 +144,7 @@ test('publication disabled: PATCH /update is 503', async () => {
   try {
     const response = await api(disabled.url, '/update', { method: 'PATCH', key: KEYS.alpha, body: { document_id: 'x', metadata: { a: 1 } } });
     assert.equal(response.status, 503);
+    assert.equal(response.json.error_code, 'publication_disabled');
     assert.equal(typeof response.json.detail, 'string');
   } finally {
     await disabled.close();
