@@ -41,6 +41,8 @@ export const ERROR_CATALOGUE: Record<ServiceErrorCode, CatalogueEntry> = {
     retryAfterSeconds: PUBLICATION_RETRY_AFTER_SECONDS,
   },
   publication_busy: { status: 503, errorCode: 'publication_busy', detail: 'Publication is busy', retryAfterSeconds: PUBLICATION_RETRY_AFTER_SECONDS },
+  // Contract, but never raised by this design: a read serves one immutable snapshot taken after its read guard,
+  // so no snapshot can move, and no ACTIVATE begin or end, under a request (see the catalogue test).
   publication_snapshot_changed: {
     status: 503,
     errorCode: 'publication_snapshot_changed',
