@@ -13,7 +13,7 @@ import type { StoragePort } from '../storage/port.ts';
 import type { GenerationInput, GenerationRecord } from '../domain/generation.ts';
 import type { Publisher } from '../publication/publisher.ts';
 
-import { computeManifest, manifestDigest } from '../publication/manifest.ts';
+import { computeManifest, manifestDigest } from '../serving/manifest.ts';
 import { runIngest } from '../ingest/pipeline.ts';
 import type { IngestDependencies, IngestSource } from '../ingest/pipeline.ts';
 import { IngestError } from '../ingest/parsed-document.ts';

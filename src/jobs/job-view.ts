@@ -4,8 +4,8 @@
 import type { JobRecord } from '../domain/jobs.ts';
 import type { StoragePort } from '../storage/port.ts';
 import type { ClientSnapshot } from '../serving/snapshot.ts';
-import { manifestDigest, manifestIsValid, recordIdOf } from '../publication/manifest.ts';
-import type { Manifest } from '../publication/manifest.ts';
+import { manifestDigest, manifestIsValid, recordIdOf } from '../serving/manifest.ts';
+import type { Manifest } from '../serving/manifest.ts';
 import type { ManifestRecord } from '../storage/client-store.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';

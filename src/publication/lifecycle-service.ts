@@ -12,6 +12,7 @@ import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { FenceTimeout, LifecycleFence } from './fence.ts';
 import type { Publisher } from './publisher.ts';
 import { successorOf } from './successor.ts';
+import { verifyEvidence } from '../serving/evidence.ts';
 
 export type DeleteMode = 'soft' | 'hard';
 
@@ -109,6 +110,12 @@ export class LifecycleService {
     let chunks = 0;
     for (const [index, target] of targets.entries()) {
       const loaded = await store.loadGeneration(target.generation);
+      // SPEC.md DELETE rule 5: a version whose publication evidence does not verify is not republished.
+      if (loaded && verifyEvidence(loaded).state !== 'verified') {
+        const pending = targets.slice(index).map((generation) => versionIdFromKey(generation.versionKey) ?? '');
+        const message = 'The publication evidence of a version is incomplete';
+        throw new ServiceError('publication_unavailable', message, { details: { code: 'publication_unavailable', message, changed_versions: changed, pending_versions: pending } });
+      }
       let activation = null;
       try {
         activation = loaded ? await this.publisher.replace(clientId, [{ input: successorOf(loaded, { deletion }), expected: target.generation }]) : null;

@@ -4,7 +4,7 @@
 import type { DeletionMarkers, GenerationInput, LoadedGeneration } from '../domain/generation.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
-import { computeManifest } from './manifest.ts';
+import { computeManifest } from '../serving/manifest.ts';
 
 export function successorOf(
   loaded: LoadedGeneration,

@@ -7,6 +7,7 @@ import { ServiceError } from '../domain/service-error.ts';
 import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
 import { compileFilters } from './filters.ts';
+import { requireEvidenceOrUnavailable } from './evidence-gate.ts';
 import type { TextReadLimits } from '../domain/limits.ts';
 
 export interface TextReadRequest {
@@ -127,6 +128,7 @@ export class DocumentService {
       .filter((version) => request.includeDeleted || !version.deletion.deleted)
       .filter((version) => compiled.matchesVersion(version) && (!compiled.hasChunkConditions || version.chunks.some((chunk) => compiled.matchesChunk(chunk))))
       .sort(byIdentity);
+    requireEvidenceOrUnavailable(rows);
     // SPEC.md: with publication, one row per (document_id, version_id); without, one row per document.
     const summaries = this.readGuard.enabled ? rows.map((version) => summaryOf([version])) : groupByDocument(rows).map(summaryOf);
     const page = summaries.slice(request.offset, request.offset + request.limit).map((summary) => {
@@ -149,6 +151,8 @@ export class DocumentService {
       .sort(newestFirst);
     const version = candidates[0];
     if (!version) throw new ServiceError('document_not_found', 'Document not found');
+    // Which version is the latest can be proven only when every candidate's evidence verifies.
+    requireEvidenceOrUnavailable(candidates);
     const metadata = version.canonicalMetadata;
     const offset = options.chunkOffset ?? 0;
     const page = this.chunkPage(version.chunks, offset, options.chunkLimit);

@@ -12,6 +12,7 @@ import { ServiceError } from '../domain/service-error.ts';
 import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
 import { compileFilters } from './filters.ts';
 import { readOverNetwork } from './network-read.ts';
+import { requireEvidence } from './evidence-gate.ts';
 import type { CompiledFilters } from './filters.ts';
 import { searchContent } from './content-lane.ts';
 import type { VersionHit } from './content-lane.ts';
@@ -198,6 +199,7 @@ export class SearchService {
       rerankedCount = reranked.count;
     }
     const ranked = mergeLanes(contentRanked, metadata);
+    requireEvidence(ranked.map((row) => row.version));
     const page = ranked.slice(request.offset, request.offset + request.limit);
     const results = page.map((row, index) => {
       const contributions: JsonObject[] = [];

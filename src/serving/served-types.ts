@@ -4,6 +4,7 @@
 import type { CanonicalMetadata, JsonObject } from '../domain/canonical-metadata.ts';
 import type { Entities } from '../domain/entities.ts';
 import type { ChunkRecord, DeletionMarkers, MetadataLeaf } from '../domain/generation.ts';
+import type { Evidence } from './evidence.ts';
 
 export interface ServedVersion {
   documentId: string;
@@ -18,6 +19,8 @@ export interface ServedVersion {
   entities: Entities;
   embedding: JsonObject;
   deletion: DeletionMarkers;
+  /** The generation's publication evidence, verified when it entered the snapshot. */
+  evidence: Evidence;
   manifest: JsonObject;
   leaves: MetadataLeaf[];
   /** Chunks in document order. */

@@ -2,6 +2,8 @@
 // Search holds the snapshot it started with; publishing never changes an existing snapshot.
 
 import type { LoadedGeneration } from '../domain/generation.ts';
+import { VERIFIED } from './evidence.ts';
+import type { Evidence } from './evidence.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import { chunkInSegment, inlineSegmentBuilder } from './segment.ts';
 import type { Segment, SegmentBuilder } from './segment.ts';
@@ -39,7 +41,7 @@ function vectorNorm(vector: Float32Array): number {
   return Math.sqrt(sum);
 }
 
-function toServedVersion(generation: LoadedGeneration, firstOrdinal: number): ServedVersion {
+function toServedVersion(generation: LoadedGeneration, firstOrdinal: number, evidence: Evidence): ServedVersion {
   const version: ServedVersion = {
     documentId: generation.documentId,
     versionId: versionIdFromKey(generation.versionKey),
@@ -52,6 +54,7 @@ function toServedVersion(generation: LoadedGeneration, firstOrdinal: number): Se
     entities: generation.entities,
     embedding: generation.embedding,
     deletion: generation.deletion,
+    evidence,
     manifest: generation.manifest,
     leaves: generation.leaves,
     chunks: [],
@@ -74,6 +77,8 @@ function toServedVersion(generation: LoadedGeneration, firstOrdinal: number): Se
 export interface SnapshotChange {
   /** Generations that become the active one of their version. */
   activated: LoadedGeneration[];
+  /** Their evidence as verified on entry (serving-index.ts); a generation without an entry counts as verified. */
+  evidence?: ReadonlyMap<number, Evidence>;
   /** Version identities that leave the snapshot entirely (hard delete). */
   removed?: string[];
 }
@@ -96,7 +101,7 @@ export function planChange(snapshot: ClientSnapshot, change: SnapshotChange): Pl
   const retired: ServedVersion[] = [];
   const addedVersions: ServedVersion[] = [];
   for (const generation of change.activated) {
-    const version = toServedVersion(generation, nextOrdinal);
+    const version = toServedVersion(generation, nextOrdinal, change.evidence?.get(generation.generation) ?? VERIFIED);
     nextOrdinal += version.chunks.length;
     const previous = versions.get(version.identity);
     if (previous && previous.generation > version.generation) continue; // never move a version backwards

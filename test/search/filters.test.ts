@@ -28,6 +28,7 @@ function version(overrides: Partial<ServedVersion> = {}): ServedVersion {
     entities,
     embedding: {},
     deletion: { deleted: false, deletedAt: null, deletedBy: null },
+    evidence: { state: 'verified' },
     manifest: {},
     leaves: [],
     chunks: [],

@@ -1,0 +1,94 @@
+// Reads fail closed on publication evidence (SPEC.md "What the service does", search rules 10 and 11, DELETE
+// rule 5): real rows of a real store are corrupted while the service is down; on restart each generation's
+// manifest is verified as it enters the serving snapshot.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { api, KEYS, removeDir, startTestServer, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+
+const dataDir = tempDataDir();
+let server: TestServer;
+
+function clientDb(clientId: string): DatabaseSync {
+  const dir = join(dataDir, 'clients');
+  const db = new DatabaseSync(join(dir, readdirSync(dir).find((name) => name.startsWith(`${clientId}-`) && name.endsWith('.db'))!));
+  db.exec('PRAGMA busy_timeout = 5000');
+  return db;
+}
+
+before(async () => {
+  const first = await startTestServer({}, dataDir);
+  for (const [id, text] of [
+    ['good', 'Quarterly ledger for the Ipoh branch.'],
+    ['tampered', 'Cheque clearing report for the Seremban branch.'],
+    ['corrupt', 'Fixed deposit certificate for the Kuantan branch.'],
+  ]) {
+    const accepted = await uploadText(first.url, KEYS.alpha, { document_id: id, text });
+    assert.equal((await waitForJob(first.url, KEYS.alpha, accepted.json.job_id)).status, 'completed');
+  }
+  await first.close();
+  const db = clientDb('client-alpha');
+  try {
+    // A manifest of another record: the generation is no longer authoritative.
+    db.prepare(`UPDATE generations SET manifest = json_set(manifest, '$.record_id', 'ffffffffffffffffffffffffffffffff') WHERE state = 'active' AND document_id = 'tampered'`).run();
+    // The stored content no longer matches an authoritative manifest.
+    db.prepare(`UPDATE chunks SET text = 'Fixed deposit certificate for the Kuantan branch, altered.' WHERE generation = (SELECT generation FROM generations WHERE state = 'active' AND document_id = 'corrupt')`).run();
+  } finally {
+    db.close();
+  }
+  server = await startTestServer({}, dataDir);
+});
+
+after(async () => {
+  await server.close();
+  removeDir(dataDir);
+});
+
+const search = (query: string) => api(server.url, '/search', { key: KEYS.alpha, body: { query } });
+
+test('a search whose candidates are all verified answers; one that needs a non-authoritative generation fails closed', async () => {
+  const good = await search('quarterly ledger Ipoh');
+  assert.equal(good.status, 200, good.text);
+  assert.deepEqual(good.json.results.map((row: any) => row.document_version.document_id), ['good']);
+  const tampered = await search('cheque clearing Seremban');
+  assert.equal(tampered.status, 503);
+  assert.equal(tampered.json.error_code, 'publication_authority_inconsistent');
+  assert.equal(tampered.headers.get('retry-after'), '1');
+  assert.equal('results' in tampered.json, false, 'never a partial page');
+});
+
+test('an authoritative generation with corrupt stored evidence fails 500 naming the lane and point', async () => {
+  const corrupt = await search('fixed deposit Kuantan');
+  assert.equal(corrupt.status, 500);
+  assert.equal(corrupt.json.error_code, 'stored_evidence_inconsistent');
+  assert.equal(corrupt.json.details.lane, 'content');
+  assert.match(corrupt.json.details.point, /^generation \d+$/);
+});
+
+test('list and text fail closed with 503 where they would need an unproven version', async () => {
+  const list = await api(server.url, '/documents', { key: KEYS.alpha });
+  assert.equal(list.status, 503);
+  assert.equal(list.json.error_code, 'publication_authority_inconsistent');
+  assert.equal((await api(server.url, '/documents?metadata_filter=' + encodeURIComponent(JSON.stringify({ document_id: 'good' })), { key: KEYS.alpha })).status, 200, 'a filtered list that needs only verified versions answers');
+  assert.equal((await api(server.url, '/document/good/text', { key: KEYS.alpha })).status, 200);
+  const text = await api(server.url, '/document/tampered/text', { key: KEYS.alpha });
+  assert.equal(text.status, 503);
+  assert.equal(text.headers.get('retry-after'), '1');
+});
+
+test('DELETE rule 5: a version with incomplete publication evidence is not republished (503 publication_unavailable)', async () => {
+  const refused = await api(server.url, '/document/tampered', { method: 'DELETE', key: KEYS.alpha });
+  assert.equal(refused.status, 503);
+  assert.equal(refused.json.error_code, 'publication_unavailable');
+  assert.equal(refused.headers.get('retry-after'), '1');
+  assert.deepEqual(refused.json.details.changed_versions, []);
+  assert.equal((await api(server.url, '/document/tampered/text', { key: KEYS.alpha })).status, 503, 'nothing changed');
+  assert.equal((await api(server.url, '/document/good', { method: 'DELETE', key: KEYS.alpha })).status, 200, 'verified versions are republished as usual');
+  // A hard delete removes the unproven version all the same.
+  assert.equal((await api(server.url, '/document/tampered?mode=hard', { method: 'DELETE', key: KEYS.alpha })).status, 200);
+  assert.equal((await search('cheque clearing Seremban')).status, 200);
+});
