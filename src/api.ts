@@ -8,6 +8,7 @@ import { loadConfigOrExit, runProcess, stopOnSignals } from './process-runner.ts
 import type { Config } from './config.ts';
 import { PRODUCT_VERSION } from './version.ts';
 import { Storage } from './storage/storage.ts';
+import { discoveryReadiness } from './storage/discovery-readiness.ts';
 import { ServingIndex } from './serving/serving-index.ts';
 import { ThreadedSegmentBuilder } from './serving/threaded-segment-builder.ts';
 import { ReadGuard } from './serving/read-guard.ts';
@@ -87,7 +88,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
       stepDelayMs: config.lifecycleStepDelayMs,
       purgeDeadlineMs: config.purgeDeadlineMs,
     }),
-    search: new SearchService({ readGuard, jobs: storage.jobs, embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap }),
+    search: new SearchService({ readGuard, readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap }),
     documents: new DocumentService(readGuard, () => ({
       denseModel: models.embedder.model,
       denseDimensions: models.embedder.dimensions,

@@ -42,6 +42,11 @@ export interface GenerationInput {
   chunks: ChunkRecord[];
   leaves: MetadataLeaf[];
   manifest: JsonObject;
+  /**
+   * False for data imported from before Metadata Discovery, whose metadata lane was never indexed: the Client's
+   * readiness is not_started until a backfill indexes it. Every writer of this service indexes inline (default).
+   */
+  leavesIndexed?: boolean;
 }
 
 export interface GenerationRecord extends Omit<GenerationInput, 'chunks' | 'leaves'> {

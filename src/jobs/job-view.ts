@@ -3,6 +3,7 @@
 
 import type { JobRecord } from '../domain/jobs.ts';
 import type { StoragePort } from '../storage/port.ts';
+import { discoveryReadiness } from '../storage/discovery-readiness.ts';
 import type { ClientSnapshot } from '../serving/snapshot.ts';
 import { manifestDigest, manifestIsValid, recordIdOf } from '../serving/manifest.ts';
 import type { Manifest } from '../serving/manifest.ts';
@@ -111,7 +112,7 @@ async function completedUpload(job: JobRecord, result: JsonObject, deps: JobView
     ...searchReadiness(job, result, deps),
   };
   if (deps.publicationEnabled) {
-    const readiness = await deps.storage.jobs.readiness(job.clientId);
+    const readiness = await discoveryReadiness(deps.storage, job.clientId);
     fields.readiness_state = readiness.state;
     fields.metadata_ready = readiness.state === 'ready';
   }

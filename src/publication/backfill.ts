@@ -7,6 +7,8 @@ import type { StoragePort } from '../storage/port.ts';
 import type { Publisher } from './publisher.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { successorOf } from './successor.ts';
+import { verifyEvidence } from '../serving/evidence.ts';
+import { discoveryReadiness } from '../storage/discovery-readiness.ts';
 import { checkMetadataContract } from '../domain/metadata-contract.ts';
 import { metadataLeaves } from '../domain/metadata-leaves.ts';
 import { canonicalJson } from '../domain/merge-patch.ts';
@@ -65,7 +67,7 @@ export function createBackfillHandler(deps: BackfillDependencies): JobHandler {
         status: 'failed',
         error: 'A metadata backfill is already running for this Client',
         errorDetails: { code: BACKFILL_ALREADY_RUNNING, running_job_id: holder?.owner ?? null },
-        result: { readiness_state: (await deps.storage.jobs.readiness(job.clientId)).state, next_retry_in_seconds: Math.min(waitSeconds, Math.ceil(deps.leaseMs / 1000)) },
+        result: { readiness_state: (await discoveryReadiness(deps.storage, job.clientId)).state, next_retry_in_seconds: Math.min(waitSeconds, Math.ceil(deps.leaseMs / 1000)) },
       };
     }
     const renew = setInterval(() => void deps.storage.control.renewLease(lock, job.jobId, deps.leaseMs).catch(() => {}), deps.leaseMs / 3);
@@ -120,7 +122,21 @@ async function backfill(job: JobRecord, context: JobContext, deps: BackfillDepen
     const cursor = progress.cursor ? { documentId: progress.cursor.document_id, versionKey: progress.cursor.version_key } : null;
     const batch = await store.activeGenerationsAfter(cursor, BACKFILL_BATCH_VERSIONS);
     if (batch.length === 0) break;
-    for (const generation of batch) await backfillVersion(job.clientId, generation, progress, deps.publisher);
+    for (const generation of batch) {
+      // SPEC.md: a backfill on a Client whose authority needs repair says so; it is not an empty corpus.
+      const evidence = verifyEvidence(generation);
+      if (evidence.state !== 'verified') {
+        await deps.storage.jobs.setReadiness(job.clientId, 'blocked', job.jobId);
+        const { cursor: _cursor, violations, ...counts } = progress;
+        return {
+          status: 'failed',
+          error: 'The publication authority of this Client needs repair',
+          errorDetails: { code: 'publication_authority_inconsistent', document_id: generation.documentId, version_id: versionIdFromKey(generation.versionKey) },
+          result: { ...counts, readiness_state: 'blocked', violations: violations as unknown as JsonValue, violations_truncated: progress.violations_total > violations.length },
+        };
+      }
+      await backfillVersion(job.clientId, generation, progress, deps.publisher);
+    }
     const last = batch[batch.length - 1];
     progress.cursor = { document_id: last.documentId, version_key: last.versionKey };
     await context.recordProgress(progress as unknown as JsonObject);

@@ -23,6 +23,8 @@ export function successorOf(
     deletion: changes.deletion ?? loaded.deletion,
     chunks: loaded.chunks,
     leaves,
+    // Leaves given anew are indexed now; otherwise the successor keeps its predecessor's state.
+    leavesIndexed: changes.leaves !== undefined ? true : loaded.leavesIndexed,
     manifest: computeManifest({ documentId: loaded.documentId, versionId: versionIdFromKey(loaded.versionKey), jobId }, loaded.chunks, leaves) as unknown as JsonObject,
   };
 }

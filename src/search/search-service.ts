@@ -7,7 +7,7 @@ import { snapshotVocabulary } from '../serving/snapshot.ts';
 import type { ServedVersion } from '../serving/served-types.ts';
 import type { Embedder } from '../models/embedder.ts';
 import type { Reranker } from '../models/reranker.ts';
-import type { JobStorePort } from '../storage/port.ts';
+import type { ReadinessState } from '../domain/job-states.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
 import { compileFilters } from './filters.ts';
@@ -43,7 +43,8 @@ export interface SearchRequest {
 
 export interface SearchDependencies {
   readGuard: ReadGuard;
-  jobs: JobStorePort;
+  /** The Client's Metadata Discovery readiness (storage/discovery-readiness.ts). */
+  readiness: (clientId: string) => Promise<{ state: ReadinessState }>;
   embedder: Embedder;
   reranker: Reranker;
   defaultAlpha: number;
@@ -233,7 +234,7 @@ export class SearchService {
     };
   }
   private async requireDiscoveryReadiness(clientId: string): Promise<void> {
-    const { state } = await this.deps.jobs.readiness(clientId);
+    const { state } = await this.deps.readiness(clientId);
     if (state === 'ready') return;
     throw new ServiceError('metadata_discovery_not_ready', 'Metadata Discovery is not ready for this Client', {
       details: { code: 'METADATA_DISCOVERY_NOT_READY', state, readiness: '/discovery/readiness', scopes_available: ['content'] },

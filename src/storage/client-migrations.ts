@@ -75,4 +75,10 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
     WHERE state <> 'retired';
   CREATE INDEX generations_usage ON generations (state, document_id, version_key, chunk_count, text_bytes);
   `,
+  // Metadata Discovery readiness: generations whose metadata lane was never indexed (imported pre-discovery data).
+  // Every generation this service wrote before indexed its leaves inline, hence the default.
+  `
+  ALTER TABLE generations ADD COLUMN leaves_indexed INTEGER NOT NULL DEFAULT 1;
+  CREATE INDEX generations_unindexed ON generations (state, leaves_indexed);
+  `,
 ];

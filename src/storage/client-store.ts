@@ -25,6 +25,7 @@ interface GenerationRow {
   deleted_by: string | null;
   chunk_count: number;
   manifest: string;
+  leaves_indexed: number;
 }
 
 interface ChunkRow {
@@ -52,6 +53,7 @@ function toGeneration(row: GenerationRow): GenerationRecord {
     deletion: { deleted: row.deleted === 1, deletedAt: row.deleted_at, deletedBy: row.deleted_by },
     chunkCount: row.chunk_count,
     manifest: JSON.parse(row.manifest),
+    leavesIndexed: row.leaves_indexed !== 0,
   };
 }
 
@@ -227,8 +229,8 @@ export class ClientStore {
     const row = this.db
       .prepare(
         `INSERT INTO generations (document_id, version_key, job_id, state, created_at, staged_at, canonical_metadata, entities, embedding,
-           deleted, deleted_at, deleted_by, chunk_count, manifest, text_bytes)
-         VALUES (?, ?, ?, 'staged', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING generation`,
+           deleted, deleted_at, deleted_by, chunk_count, manifest, text_bytes, leaves_indexed)
+         VALUES (?, ?, ?, 'staged', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING generation`,
       )
       .get(
         input.documentId,
@@ -245,6 +247,7 @@ export class ClientStore {
         input.chunks.length,
         JSON.stringify(input.manifest),
         input.chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.text, 'utf8'), 0),
+        input.leavesIndexed === false ? 0 : 1,
       ) as { generation: number };
     const insertChunk = this.db.prepare(
       'INSERT INTO chunks (generation, chunk_index, page, page_label, text, entities, vector) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -510,6 +513,12 @@ export class ClientStore {
       )
       .all() as { type: string; name: string; sql: string }[];
     return rows.map((row) => `${row.type} ${row.name}: ${row.sql}`);
+  }
+
+  /** True when an active generation's metadata lane was never indexed (pre-discovery data). */
+  async hasUnindexedLeaves(): Promise<boolean> {
+    const row = this.db.prepare(`SELECT EXISTS (SELECT 1 FROM generations WHERE state = 'active' AND leaves_indexed = 0) AS found`).get() as { found: number };
+    return row.found === 1;
   }
 
   /** A cheap read that proves the Client's database answers (health probes). */

@@ -123,6 +123,11 @@ test('a backfill interrupted by a crash resumes where it stopped; its progress s
     assert.equal(running.readiness_state, 'backfilling');
     assert.equal(running.versions_total, VERSIONS);
     assert.equal((await api(crashing.url, '/discovery/readiness', { key: KEYS.alpha })).json.readiness_state, 'backfilling');
+    // Metadata scopes are a capability conflict meanwhile, with a hint of when to come back.
+    const conflict = await api(crashing.url, '/search', { key: KEYS.alpha, body: { query: 'treasury', scope: 'metadata' } });
+    assert.equal(conflict.status, 409);
+    assert.equal(conflict.json.details.state, 'backfilling');
+    assert.ok(Number(conflict.headers.get('retry-after')) >= 1, 'Retry-After while backfilling');
     const [worker] = childPids(crashing, 'worker');
     process.kill(worker, 'SIGKILL');
     const done = await waitForJob(crashing.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 60_000 });
@@ -139,6 +144,64 @@ test('a backfill interrupted by a crash resumes where it stopped; its progress s
     assert.equal(found.json.meta.total, VERSIONS, 'every version is in the metadata lane now');
   } finally {
     await crashing.stop();
+    removeDir(dataDir);
+  }
+});
+
+test('a backfill on a Client whose authority needs repair reports publication_authority_inconsistent', async () => {
+  const dataDir = tempDataDir();
+  await seedVersions(dataDir, 'client-beta', 'broken', [{ versionId: 'v1', text: 'Trade finance ledger.' }, { versionId: 'v2', text: 'Trade finance ledger, amended.' }]);
+  const storage = new Storage(dataDir);
+  try {
+    const store = storage.client('client-beta');
+    const generation = (await store.activeGeneration('broken', 'v2'))!.generation;
+    const { DatabaseSync } = await import('node:sqlite');
+    const file = readdirSync(join(dataDir, 'clients')).find((name) => name.startsWith('client-beta-') && name.endsWith('.db'))!;
+    const db = new DatabaseSync(join(dataDir, 'clients', file));
+    db.prepare(`UPDATE generations SET manifest = '{}' WHERE generation = ?`).run(generation);
+    db.close();
+  } finally {
+    storage.close();
+  }
+  const server = await spawnServer(baseEnv(dataDir));
+  try {
+    const accepted = await api(server.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: 'client-beta' } });
+    const job = await waitForJob(server.url, KEYS.beta, accepted.json.job_id);
+    assert.equal(job.status, 'failed');
+    assert.equal(job.error_details.code, 'publication_authority_inconsistent');
+    assert.deepEqual([job.error_details.document_id, job.error_details.version_id], ['broken', 'v2']);
+    assert.equal((await api(server.url, '/discovery/readiness', { key: KEYS.beta })).json.readiness_state, 'blocked');
+  } finally {
+    await server.stop();
+    removeDir(dataDir);
+  }
+});
+
+test('not_started is reported for a Client whose pre-discovery data has not been backfilled; a backfill makes it ready', async () => {
+  const dataDir = tempDataDir();
+  // Imported data whose metadata lane was never indexed (written as a tool would, with its leaves missing).
+  await seedVersions(dataDir, 'client-alpha', 'imported', [{ versionId: 'v1', text: 'Imported remittance register.' }], { custom: { desk: 'imports' }, staleLeaves: true });
+  const server = await spawnServer(baseEnv(dataDir));
+  try {
+    const readiness = await api(server.url, '/discovery/readiness', { key: KEYS.alpha });
+    assert.equal(readiness.json.readiness_state, 'not_started');
+    assert.deepEqual(readiness.json.scopes_available, ['content']);
+    const metadata = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'imports', scope: 'metadata' } });
+    assert.equal(metadata.status, 409);
+    assert.equal(metadata.json.details.state, 'not_started');
+    assert.equal((await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'remittance register', scope: 'content' } })).status, 200);
+    assert.equal((await api(server.url, '/discovery/readiness', { key: KEYS.beta })).json.readiness_state, 'ready', 'a Client without such data is ready');
+
+    const accepted = await api(server.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: 'client-alpha' } });
+    const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
+    assert.equal(job.status, 'completed');
+    assert.equal(job.versions_backfilled, 1);
+    assert.equal((await api(server.url, '/discovery/readiness', { key: KEYS.alpha })).json.readiness_state, 'ready');
+    const found = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'imports', scope: 'metadata' } });
+    assert.equal(found.status, 200);
+    assert.equal(found.json.results[0].document_version.document_id, 'imported');
+  } finally {
+    await server.stop();
     removeDir(dataDir);
   }
 });

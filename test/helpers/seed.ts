@@ -46,6 +46,7 @@ export async function seedVersions(
         chunks,
         leaves,
         manifest: computeManifest({ documentId, versionId, jobId: null }, chunks, leaves) as unknown as JsonObject,
+        leavesIndexed: !options.staleLeaves,
       });
       if (!activation) throw new Error(`version ${versionId} was not activated`);
     }

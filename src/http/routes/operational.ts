@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
 import { ServiceError } from '../../domain/service-error.ts';
+import { discoveryReadiness } from '../../storage/discovery-readiness.ts';
 
 export function registerOperationalRoutes(app: FastifyInstance, services: Services): void {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -15,7 +16,7 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
 
   app.get('/discovery/readiness', { schema: { tags: ['discovery'] } }, async (request) => {
     const clientId = request.clientId!;
-    const readiness = await services.storage.jobs.readiness(clientId);
+    const readiness = await discoveryReadiness(services.storage, clientId);
     const { snapshot } = await services.readGuard.guard(clientId);
     const total = snapshot.versions.size;
     const state = readiness.state;
