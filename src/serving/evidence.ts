@@ -2,7 +2,7 @@
 // does", search rules 10 and 11): its manifest must be the record its job published (record id), and the
 // content, fuzzy and metadata lanes the store holds must have the manifest's counts and digests.
 
-import type { LoadedGeneration } from '../domain/generation.ts';
+import type { ChunkRecord, LoadedGeneration } from '../domain/generation.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
 import { computeManifest, manifestIsValid, recordIdOf } from './manifest.ts';
 import type { LaneEvidence, Manifest } from './manifest.ts';
@@ -23,7 +23,18 @@ function sameLane(stored: LaneEvidence, computed: LaneEvidence): boolean {
   return stored.count === computed.count && stored.digest === computed.digest;
 }
 
-export function verifyEvidence(generation: LoadedGeneration): Evidence {
+/** What verification reads of a generation: plain data (it may cross to the segment thread). */
+export type EvidenceInput = Pick<LoadedGeneration, 'generation' | 'documentId' | 'versionKey' | 'jobId' | 'manifest' | 'leaves'> & {
+  chunks: Pick<ChunkRecord, 'chunkIndex' | 'text'>[];
+};
+
+/** The verification input of a loaded generation, without its vectors and entities. */
+export function evidenceInputOf(generation: LoadedGeneration): EvidenceInput {
+  const { generation: id, documentId, versionKey, jobId, manifest, leaves } = generation;
+  return { generation: id, documentId, versionKey, jobId, manifest, leaves, chunks: generation.chunks.map(({ chunkIndex, text }) => ({ chunkIndex, text })) };
+}
+
+export function verifyEvidence(generation: EvidenceInput): Evidence {
   const versionId = versionIdFromKey(generation.versionKey);
   if (!manifestIsValid(generation.manifest, generation.documentId, versionId)) return { state: 'unauthoritative', reason: 'missing or malformed manifest' };
   const manifest = generation.manifest as unknown as Manifest;

@@ -33,7 +33,7 @@ export function recordIdOf(documentId: string, versionId: string | null, jobId: 
 
 export function computeManifest(
   ref: { documentId: string; versionId: string | null; jobId: string | null },
-  chunks: readonly ChunkRecord[],
+  chunks: readonly Pick<ChunkRecord, 'chunkIndex' | 'text'>[],
   leaves: readonly MetadataLeaf[],
 ): Manifest {
   // The fuzzy lane holds surface words with the number of chunks each appears in.

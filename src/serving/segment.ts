@@ -5,6 +5,9 @@
 import { buildBm25Segment, mergeBm25Segments } from './bm25-segment.ts';
 import type { Bm25Segment } from './bm25-segment.ts';
 import type { ServedChunk } from './served-types.ts';
+import type { LoadedGeneration } from '../domain/generation.ts';
+import { verifyEvidence } from './evidence.ts';
+import type { Evidence } from './evidence.ts';
 import { quantize, quantizationAvailable } from './quantized-scan.ts';
 import { buildVocabulary, vocabularyEntries, vocabularyFromTexts, vocabularyWordsOf } from '../text/vocabulary.ts';
 import type { Vocabulary } from '../text/vocabulary.ts';
@@ -123,11 +126,13 @@ export function deadTextsOf(segments: readonly Segment[], live: Uint8Array): str
   return segments.flatMap((segment) => segment.chunks.filter((chunk) => live[chunk.ordinal] !== 1).map((chunk) => chunk.text));
 }
 
-/** Builds and merges segments; an implementation may do the work on another thread. */
+/** Builds and merges segments and verifies evidence; an implementation may do the work on another thread. */
 export interface SegmentBuilder {
   build(chunks: readonly ServedChunk[], dimensions: number): Promise<Segment>;
   /** Merges adjacent segments into one, dropping chunks not live in `live`. */
   merge(segments: readonly Segment[], live: Uint8Array): Promise<Segment>;
+  /** Verifies each generation's publication evidence (evidence.ts), in order. */
+  verify(generations: readonly LoadedGeneration[]): Promise<Evidence[]>;
 }
 
 export function buildSegment(chunks: readonly ServedChunk[], dimensions: number): Segment {
@@ -144,6 +149,7 @@ export function mergeSegments(segments: readonly Segment[], live: Uint8Array): S
 export const inlineSegmentBuilder: SegmentBuilder = {
   build: async (chunks, dimensions) => buildSegment(chunks, dimensions),
   merge: async (segments, live) => mergeSegments(segments, live),
+  verify: async (generations) => generations.map(verifyEvidence),
 };
 
 /** The chunk with this ordinal in the segment, or undefined. */

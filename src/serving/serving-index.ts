@@ -12,7 +12,6 @@ import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import { commitChange, compactionPlan, emptySnapshot, planChange, replaceSegments } from './snapshot.ts';
 import type { ClientSnapshot, SnapshotChange } from './snapshot.ts';
 import type { SegmentBuilder } from './segment.ts';
-import { verifyEvidence } from './evidence.ts';
 import type { Evidence } from './evidence.ts';
 
 /** A rebuild indexes generations in segments of up to this many chunks (built off the event loop; fewer segments, fewer merges after start-up). */
@@ -83,20 +82,17 @@ export class ServingIndex {
     const ids = await store.servedGenerationIds();
     let snapshot = emptySnapshot(clientId, this.dimensions);
     let batch: LoadedGeneration[] = [];
-    let evidence = new Map<number, Evidence>();
     let batchChunks = 0;
     const flush = async () => {
       if (batch.length === 0) return;
-      snapshot = await this.applied(snapshot, { activated: batch, evidence });
+      snapshot = await this.applied(snapshot, { activated: batch, evidence: await this.evidenceOf(batch) });
       batch = [];
-      evidence = new Map();
       batchChunks = 0;
       await yieldToEventLoop();
     };
     for (let start = 0; start < ids.length; start += REBUILD_READ_BATCH) {
       for (const generation of await store.loadActiveGenerations(ids.slice(start, start + REBUILD_READ_BATCH))) {
         batch.push(generation);
-        evidence.set(generation.generation, verifyEvidence(generation));
         batchChunks += generation.chunks.length;
         if (batchChunks >= REBUILD_BATCH_CHUNKS) await flush();
       }
@@ -144,7 +140,6 @@ export class ServingIndex {
       return this.applyPending(clientId, until);
     }
     const activated: LoadedGeneration[] = [];
-    const evidence = new Map<number, Evidence>();
     const removed: string[] = [];
     for (const [identity, entry] of coalesce(changes.entries)) {
       if (entry.kind === 'remove') {
@@ -154,17 +149,21 @@ export class ServingIndex {
       // Read in one transaction up to the head, the last activation of a version names its active generation.
       // Only a catch-up bounded in time (FENCING) can meet one retired since; that later change is not applied.
       const loaded = entry.generation === null ? undefined : changes.generations.get(entry.generation);
-      if (loaded) {
-        activated.push(loaded);
-        evidence.set(loaded.generation, verifyEvidence(loaded));
-      }
+      if (loaded) activated.push(loaded);
     }
+    const evidence = await this.evidenceOf(activated);
     const plan = planChange(this.snapshot(clientId), { activated, removed, evidence });
     const segment = plan.added.length > 0 ? await this.builder.build(plan.added, this.dimensions) : null;
     // Only a background merge can have replaced segments meanwhile (it never touches versions or liveness),
     // so the plan commits onto the snapshot served now.
     this.served.set(clientId, { snapshot: commitChange(this.snapshot(clientId), plan, segment), appliedSeq: changes.entries[changes.entries.length - 1].seq });
     this.scheduleCompaction(clientId);
+  }
+
+  /** Each generation's publication evidence, verified by the builder (off the event loop in api processes). */
+  private async evidenceOf(generations: readonly LoadedGeneration[]): Promise<Map<number, Evidence>> {
+    const verified = await this.builder.verify(generations);
+    return new Map(generations.map((generation, index) => [generation.generation, verified[index]]));
   }
 
   /** Starts background merging for the Client if its segments call for it and none is running. */

@@ -103,3 +103,26 @@ test('a rebuild at start-up serves exactly the active, unpurged generations', as
     removeDir(dir);
   }
 });
+
+test('evidence is verified on the segment thread as it is inline: good, non-authoritative and corrupt generations', async () => {
+  const dir = tempDataDir();
+  await seedVersions(dir, 'c', 'doc', [{ versionId: 'v1', text: 'Cash book entry one.' }, { versionId: 'v2', text: 'Cash book entry two.' }, { versionId: 'v3', text: 'Cash book entry three.' }]);
+  const storage = new Storage(dir);
+  const builder = new ThreadedSegmentBuilder();
+  try {
+    const store = storage.client('c');
+    const load = async (key: string) => (await store.loadGeneration((await store.activeGeneration('doc', key))!.generation))!;
+    const good = await load('v1');
+    const foreign = { ...(await load('v2')), manifest: { ...(await load('v2')).manifest, record_id: 'f'.repeat(32) } };
+    const altered = await load('v3');
+    const corrupt = { ...altered, chunks: altered.chunks.map((chunk) => ({ ...chunk, text: `${chunk.text} (altered)` })) };
+    const threaded = await builder.verify([good, foreign, corrupt]);
+    assert.deepEqual(threaded.map((evidence) => evidence.state), ['verified', 'unauthoritative', 'corrupt']);
+    assert.deepEqual(threaded, await inlineSegmentBuilder.verify([good, foreign, corrupt]));
+    assert.equal((threaded[2] as { lane: string }).lane, 'content');
+  } finally {
+    await builder.close();
+    storage.close();
+    removeDir(dir);
+  }
+});
