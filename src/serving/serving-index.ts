@@ -85,7 +85,8 @@ export class ServingIndex {
     let batchChunks = 0;
     const flush = async () => {
       if (batch.length === 0) return;
-      snapshot = await this.applied(snapshot, { activated: batch, evidence: await this.evidenceOf(batch) });
+      const evidence = await this.evidenceOf(batch);
+      snapshot = await this.applied(() => snapshot, { activated: batch, evidence });
       batch = [];
       batchChunks = 0;
       await yieldToEventLoop();
@@ -104,11 +105,15 @@ export class ServingIndex {
     this.scheduleCompaction(clientId);
   }
 
-  /** A new snapshot with the change applied; its new segment is built by the builder. */
-  private async applied(snapshot: ClientSnapshot, change: SnapshotChange): Promise<ClientSnapshot> {
-    const plan = planChange(snapshot, change);
-    const segment = plan.added.length > 0 ? await this.builder.build(plan.added, snapshot.dimensions) : null;
-    return commitChange(snapshot, plan, segment);
+  /**
+   * A new snapshot with the change applied; its new segment is built by the builder. `base` is read again
+   * after the build: only a background merge can have replaced segments meanwhile (it never touches versions
+   * or liveness), so the plan commits onto the snapshot current then.
+   */
+  private async applied(base: () => ClientSnapshot, change: SnapshotChange): Promise<ClientSnapshot> {
+    const plan = planChange(base(), change);
+    const segment = plan.added.length > 0 ? await this.builder.build(plan.added, this.dimensions) : null;
+    return commitChange(base(), plan, segment);
   }
 
   /**
@@ -152,11 +157,8 @@ export class ServingIndex {
       if (loaded) activated.push(loaded);
     }
     const evidence = await this.evidenceOf(activated);
-    const plan = planChange(this.snapshot(clientId), { activated, removed, evidence });
-    const segment = plan.added.length > 0 ? await this.builder.build(plan.added, this.dimensions) : null;
-    // Only a background merge can have replaced segments meanwhile (it never touches versions or liveness),
-    // so the plan commits onto the snapshot served now.
-    this.served.set(clientId, { snapshot: commitChange(this.snapshot(clientId), plan, segment), appliedSeq: changes.entries[changes.entries.length - 1].seq });
+    const snapshot = await this.applied(() => this.snapshot(clientId), { activated, removed, evidence });
+    this.served.set(clientId, { snapshot, appliedSeq: changes.entries[changes.entries.length - 1].seq });
     this.scheduleCompaction(clientId);
   }
 
@@ -188,11 +190,6 @@ export class ServingIndex {
   /** Stops scheduling merges (shutdown). */
   close(): void {
     this.closed = true;
-  }
-
-  /** True while a background merge runs for some Client (tests and the operator view). */
-  get compactionsRunning(): number {
-    return this.compacting.size;
   }
 
   /** Counts for health and the operator view: loaded Clients, versions, live chunks and segments. */

@@ -385,7 +385,13 @@ export class ClientStore {
 
   /** How many active versions (not under purge) the Client has. */
   async activeVersionCount(): Promise<number> {
-    return this.servedGenerationIdsSync().length;
+    const row = this.db
+      .prepare(
+        `SELECT COUNT(*) AS n FROM generations g WHERE g.state = 'active'
+           AND NOT EXISTS (SELECT 1 FROM purge_journal p WHERE p.document_id = g.document_id AND p.version_key = g.version_key)`,
+      )
+      .get() as { n: number };
+    return row.n;
   }
 
   /** Active generations a serving snapshot holds (not under purge), in activation order: ids only. */

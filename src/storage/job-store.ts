@@ -202,18 +202,6 @@ export class JobStore {
     return row ? toRecord(row) : null;
   }
 
-  /** Another job of this operation for the Client that a live worker holds right now, if any. */
-  async activeJobOf(clientId: string, operation: JobOperation, exceptJobId: string): Promise<JobRecord | null> {
-    const row = this.db
-      .prepare(
-        `SELECT * FROM jobs WHERE client_id = ? AND operation = ? AND job_id <> ?
-           AND status IN ('started', 'processing') AND lease_expires_at >= ?
-         ORDER BY seq LIMIT 1`,
-      )
-      .get(clientId, operation, exceptJobId, this.now()) as JobRow | undefined;
-    return row ? toRecord(row) : null;
-  }
-
   /** Removes job bindings of a hard-deleted document (all versions when versionKey is null). */
   async deleteForDocument(clientId: string, documentId: string, versionKey: string | null): Promise<string[]> {
     const rows = (versionKey === null

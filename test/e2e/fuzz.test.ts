@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { useTestServer, api, KEYS, uploadText, waitForJob } from '../helpers/server.ts';
+import { useTestServer, api, KEYS, sendRaw, uploadText, waitForJob } from '../helpers/server.ts';
 import { MAX_JSON_DEPTH } from '../../src/http/json-body.ts';
 
 const SEED = 20_260_901;
@@ -362,15 +362,8 @@ interface Answer {
 async function sendCase(c: Case): Promise<Answer> {
   const headers: Record<string, string> = { ...c.headers };
   if (c.key !== null) headers['X-API-Key'] = c.key;
-  const response = await fetch(`${server.url}${c.path}`, { method: c.method, headers, body: c.method === 'GET' ? undefined : c.body });
-  const text = await response.text();
-  let json: any = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = null;
-  }
-  return { status: response.status, text, json, requestIdHeader: response.headers.get('x-request-id') };
+  const answer = await sendRaw(server.url, c.path, { method: c.method, headers, body: c.method === 'GET' ? undefined : c.body });
+  return { status: answer.status, text: answer.text, json: answer.json, requestIdHeader: answer.headers.get('x-request-id') };
 }
 
 function describe(c: Case, answer: Answer): string {

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { gzipSync, deflateSync } from 'node:zlib';
-import { useTestServer, api, KEYS, uploadText, waitForJob } from '../helpers/server.ts';
+import { useTestServer, api, KEYS, sendRaw, uploadText, waitForJob } from '../helpers/server.ts';
 import { MAX_JSON_DEPTH } from '../../src/http/json-body.ts';
 
 const server = useTestServer();
@@ -18,15 +18,7 @@ async function send(path: string, options: { method?: string; key?: string | nul
   const headers: Record<string, string> = { ...options.headers };
   const key = options.key === undefined ? KEYS.alpha : options.key;
   if (key !== null) headers['X-API-Key'] = key;
-  const response = await fetch(`${server.url}${path}`, { method: options.method ?? 'POST', headers, body: options.body });
-  const text = await response.text();
-  let json: any = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = null;
-  }
-  return { status: response.status, json, text, headers: response.headers };
+  return sendRaw(server.url, path, { method: options.method ?? 'POST', headers, body: options.body });
 }
 
 const json = (path: string, body: Body, options: { method?: string; key?: string; headers?: Record<string, string> } = {}) =>

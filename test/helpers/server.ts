@@ -183,7 +183,11 @@ export async function api(url: string, path: string, options: { method?: string;
     headers['Content-Type'] ??= 'application/json';
     body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
   }
-  const response = await fetch(`${url}${path}`, { method: options.method ?? (body ? 'POST' : 'GET'), headers, body });
+  return readAnswer(await fetch(`${url}${path}`, { method: options.method ?? (body ? 'POST' : 'GET'), headers, body }));
+}
+
+/** A response as tests look at it: status, headers, the body text and its JSON (null when it is not JSON). */
+export async function readAnswer(response: Response) {
   const text = await response.text();
   let json: any = null;
   try {
@@ -192,6 +196,11 @@ export async function api(url: string, path: string, options: { method?: string;
     json = null;
   }
   return { status: response.status, headers: response.headers, json, text };
+}
+
+/** A request whose body and headers are sent exactly as given (hostile-input tests). */
+export async function sendRaw(url: string, path: string, options: { method: string; headers: Record<string, string>; body?: Uint8Array | string }) {
+  return readAnswer(await fetch(`${url}${path}`, { method: options.method, headers: options.headers, body: options.body }));
 }
 
 export async function uploadText(url: string, key: string, body: Record<string, unknown>) {
