@@ -98,7 +98,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
       classifierModel: models.classifier.model,
       classifierModelFile: models.classifier.modelFile,
       classificationEnabled: config.classificationEnabled,
-    }), { maxChunks: config.textReadMaxChunks, maxChars: config.textReadMaxChars }),
+    }), { maxChunks: config.textReadMaxChunks, maxChars: config.textReadMaxChars }, (clientId, generation, offset, limit) =>
+      storage.client(clientId).chunkRange(generation, offset, limit)),
   };
   const app = await buildApp(services);
   if (config.apiKeyClientsProblem) app.log.warn(`${config.apiKeyClientsProblem}: every protected route answers 401`);

@@ -47,6 +47,7 @@ export async function searchContent(
   eligible: Uint8Array,
   embedder: Embedder,
   candidateCap: number = DEFAULT_CANDIDATE_CAP,
+  depth = 0,
 ): Promise<ContentLaneResult> {
   const queryTerms = analyzeQueryTerms(normalizedQuery);
   const sparse: LaneResult =
@@ -63,7 +64,7 @@ export async function searchContent(
   if (alpha > 0) {
     // The query embedding may cross the network (a remote embedder): rule 12 applies to it, not to the scan.
     const [queryVector] = await readOverNetwork(() => embedder.embed([normalizedQuery], { singleAttempt: true }));
-    dense = searchDense(snapshot.segments, queryVector, eligible, { cap: candidateCap });
+    dense = searchDense(snapshot.segments, queryVector, eligible, { cap: candidateCap, depth });
   }
 
   const fused = fuseLanes(sparse, dense, alpha);

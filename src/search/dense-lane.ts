@@ -1,14 +1,28 @@
-// The dense lane: exact cosine similarity of a unit query vector against every eligible chunk vector.
-// Scores are plain dot products because stored vectors are unit length; nothing here is approximate.
+// The dense lane: cosine similarity of a unit query vector against eligible chunks' int8 codes. Each segment
+// is searched the cheapest way that stays exact about eligibility: its HNSW graph proposes rows when most
+// rows are eligible (approximate), otherwise rows are scanned exhaustively (natively for large segments).
+// Every proposed row is scored from the codes and checked against the eligibility mask here.
 
 import type { Segment } from '../serving/segment.ts';
+import { QUANTIZED_MIN_ROWS } from '../serving/segment.ts';
 import { newTopK, offer, drainSorted } from './top-k.ts';
-import { topRowsByInnerProduct } from '../serving/quantized-scan.ts';
+import type { TopK } from './top-k.ts';
+import { quantizationAvailable, quantizedDot, topRowsByInnerProduct } from '../serving/quantized-scan.ts';
 
 /** Chunks below this cosine are not dense candidates (they would only add noise and inflate totals). */
 export const DENSE_CANDIDATE_FLOOR = 0.2;
 /** Bounded scan cap: at most this many dense candidates are kept; more makes totals a lower bound. */
 export const DENSE_CANDIDATE_CAP = 1000;
+/**
+ * Rows a graph proposes per segment (at least; more for deep pages): the candidates fusion needs near the top.
+ * A graph search stops there, so the lane is rarely exhausted and totals are then a lower bound.
+ */
+export const ANN_CANDIDATES = 100;
+/**
+ * The graph is used only while at least this share of a segment's rows is eligible; a request filtered more
+ * heavily scans its eligible rows exactly (a graph walk would have to visit too many ineligible rows).
+ */
+export const ANN_MIN_ELIGIBLE_SHARE = 0.5;
 
 export interface LaneHit {
   ordinal: number;
@@ -26,57 +40,84 @@ export interface LaneResult {
 /** Extra first-pass candidates beyond the cap, absorbing int8 rounding near the cut-off. */
 export const QUANTIZATION_MARGIN = 100;
 
-function exactScore(vectors: Float32Array, row: number, dimensions: number, query: Float32Array): number {
-  let score = 0;
-  const base = row * dimensions;
-  for (let d = 0; d < dimensions; d++) score += vectors[base + d] * query[d];
-  return score;
+export interface DenseOptions {
+  cap?: number;
+  floor?: number;
+  /** Rows the caller needs ranked near the top (offset + limit, the rerank prefix); graphs propose at least this many. */
+  depth?: number;
 }
 
-export function searchDense(
-  segments: readonly Segment[],
-  query: Float32Array,
-  eligible: Uint8Array,
-  options: { cap?: number; floor?: number } = {},
-): LaneResult {
+interface Scan {
+  top: TopK;
+  matched: number;
+  /** A first pass stopped while still above the floor: more rows may match than were seen. */
+  saturated: boolean;
+}
+
+function eligibleRowsOf(segment: Segment, eligible: Uint8Array): number {
+  const { ordinals } = segment;
+  let count = 0;
+  for (let row = 0; row < ordinals.length; row++) count += eligible[ordinals[row]];
+  return count;
+}
+
+/** Scores the proposed rows (best first by the proposer's measure); flags saturation when it stopped early. */
+function scoreProposed(segment: Segment, rows: ArrayLike<number>, query: Float32Array, eligible: Uint8Array, floor: number, scan: Scan): void {
+  const { ordinals, codes, dimensions } = segment;
+  let lastScore = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    const score = quantizedDot(codes, row, dimensions, query);
+    lastScore = score;
+    const ordinal = ordinals[row];
+    if (eligible[ordinal] !== 1 || score < floor) continue;
+    scan.matched++;
+    offer(scan.top, score, ordinal);
+  }
+  if (rows.length < ordinals.length && lastScore >= floor) scan.saturated = true;
+}
+
+function scanEligible(segment: Segment, query: Float32Array, eligible: Uint8Array, floor: number, scan: Scan): void {
+  const { ordinals, codes, dimensions } = segment;
+  for (let row = 0; row < ordinals.length; row++) {
+    const ordinal = ordinals[row];
+    if (eligible[ordinal] !== 1) continue;
+    const score = quantizedDot(codes, row, dimensions, query);
+    if (score < floor) continue;
+    scan.matched++;
+    offer(scan.top, score, ordinal);
+  }
+}
+
+function searchSegment(segment: Segment, query: Float32Array, eligible: Uint8Array, cap: number, floor: number, depth: number, scan: Scan): void {
+  const rows = segment.ordinals.length;
+  if (rows < QUANTIZED_MIN_ROWS) return scanEligible(segment, query, eligible, floor, scan);
+  const eligibleRows = eligibleRowsOf(segment, eligible);
+  if (eligibleRows === 0) return;
+  const share = eligibleRows / rows;
+  const graph = segment.ann.graph;
+  if (graph && share >= ANN_MIN_ELIGIBLE_SHARE) {
+    // Ineligible rows take their share of the proposals, so ask for proportionally more.
+    const wanted = Math.min(rows, Math.ceil(Math.max(ANN_CANDIDATES, depth) / share));
+    return scoreProposed(segment, graph.nearestRows(query, wanted), query, eligible, floor, scan);
+  }
+  if (quantizationAvailable() && share * 2 > 1) {
+    // Native exhaustive first pass: enough rows that every ineligible row could sit among them and the cap
+    // still be met, plus a margin for rounding near the cut-off.
+    const wanted = Math.min(rows, cap + (rows - eligibleRows) + QUANTIZATION_MARGIN);
+    return scoreProposed(segment, topRowsByInnerProduct(segment.codes, query, segment.dimensions, wanted), query, eligible, floor, scan);
+  }
+  scanEligible(segment, query, eligible, floor, scan);
+}
+
+export function searchDense(segments: readonly Segment[], query: Float32Array, eligible: Uint8Array, options: DenseOptions = {}): LaneResult {
   const cap = options.cap ?? DENSE_CANDIDATE_CAP;
   const floor = options.floor ?? DENSE_CANDIDATE_FLOOR;
-  const top = newTopK(cap);
-  let matched = 0;
-  let saturated = false;
+  const depth = Math.min(cap, options.depth ?? 0);
+  const scan: Scan = { top: newTopK(cap), matched: 0, saturated: false };
   for (const segment of segments) {
-    const { vectors, dimensions } = segment;
-    if (query.length !== dimensions) continue; // vectors of another model never meet this query
-    const { ordinals } = segment;
-    const rows = ordinals.length;
-    let eligibleRows = 0;
-    if (segment.quantized) for (let row = 0; row < rows; row++) eligibleRows += eligible[ordinals[row]];
-    if (segment.quantized && eligibleRows * 2 > rows) {
-      // Native int8 first pass over every row, then exact float32 scores for its candidates. Enough
-      // candidates are taken that every ineligible row could sit among them and the cap still be met.
-      const wanted = Math.min(rows, cap + (rows - eligibleRows) + QUANTIZATION_MARGIN);
-      const candidates = topRowsByInnerProduct(segment.quantized, query, dimensions, wanted);
-      let lastScore = Number.POSITIVE_INFINITY;
-      for (const row of candidates) {
-        const ordinal = ordinals[row];
-        const score = exactScore(vectors, row, dimensions, query);
-        lastScore = score;
-        if (eligible[ordinal] !== 1 || score < floor) continue;
-        matched++;
-        offer(top, score, ordinal);
-      }
-      // The first pass stopped while still above the floor: more rows may match than were seen.
-      if (candidates.length < rows && lastScore >= floor) saturated = true;
-      continue;
-    }
-    for (let row = 0; row < rows; row++) {
-      const ordinal = ordinals[row];
-      if (eligible[ordinal] !== 1) continue;
-      const score = exactScore(vectors, row, dimensions, query);
-      if (score < floor) continue;
-      matched++;
-      offer(top, score, ordinal);
-    }
+    if (query.length !== segment.dimensions) continue; // vectors of another model never meet this query
+    searchSegment(segment, query, eligible, cap, floor, depth, scan);
   }
-  return { hits: drainSorted(top).map((hit) => ({ ordinal: hit.id, score: hit.score })), matched, exhausted: matched <= cap && !saturated };
+  return { hits: drainSorted(scan.top).map((hit) => ({ ordinal: hit.id, score: hit.score })), matched: scan.matched, exhausted: scan.matched <= cap && !scan.saturated };
 }

@@ -3,12 +3,17 @@
 
 import type { ReadGuard } from '../serving/read-guard.ts';
 import type { ServedVersion } from '../serving/served-types.ts';
+import { chunkIdOf } from '../serving/served-types.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
 import { compileFilters } from './filters.ts';
 import { requireEvidenceOrUnavailable } from './evidence-gate.ts';
 import type { TextReadLimits } from '../domain/limits.ts';
+import type { ChunkRecord } from '../domain/generation.ts';
+
+/** Reads chunks of a generation from the durable store, in document order (the snapshot holds no vectors). */
+export type ChunkReader = (clientId: string, generation: number, offset: number, limit: number) => Promise<ChunkRecord[]>;
 
 export interface TextReadRequest {
   includeDeleted: boolean;
@@ -35,6 +40,12 @@ export interface ModelInfo {
   classifierModel: string;
   classifierModelFile: string | null;
   classificationEnabled: boolean;
+}
+
+function vectorNorm(vector: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += vector[i] * vector[i];
+  return Math.sqrt(sum);
 }
 
 /** Parses metadata_filter: a JSON object, or the simplified form key:value[,key:value...]. */
@@ -113,11 +124,13 @@ export class DocumentService {
   private readonly readGuard: ReadGuard;
   private readonly models: () => ModelInfo;
   private readonly textLimits: TextReadLimits;
+  private readonly readChunks: ChunkReader;
 
-  constructor(readGuard: ReadGuard, models: () => ModelInfo, textLimits: TextReadLimits) {
+  constructor(readGuard: ReadGuard, models: () => ModelInfo, textLimits: TextReadLimits, readChunks: ChunkReader) {
     this.readGuard = readGuard;
     this.models = models;
     this.textLimits = textLimits;
+    this.readChunks = readChunks;
   }
 
   async list(clientId: string, request: ListRequest): Promise<JsonObject> {
@@ -155,7 +168,7 @@ export class DocumentService {
     requireEvidenceOrUnavailable(candidates);
     const metadata = version.canonicalMetadata;
     const offset = options.chunkOffset ?? 0;
-    const page = this.chunkPage(version.chunks, offset, options.chunkLimit);
+    const page = this.chunkPage(await this.storedChunks(clientId, version, offset, options.chunkLimit), options.chunkLimit);
     const next = offset + page.length < version.chunks.length ? offset + page.length : null;
     const body: JsonObject = {
       document_id: version.documentId,
@@ -166,14 +179,14 @@ export class DocumentService {
       chunks_truncated: next !== null,
       next_chunk_offset: next,
       chunks: page.map((chunk) => ({
-        id: chunk.chunkId,
+        id: chunkIdOf(version.generation, chunk.chunkIndex),
         index: chunk.chunkIndex,
         page: chunk.page,
         text: chunk.text,
         char_count: chunk.text.length,
         entities: chunk.entities as unknown as JsonObject,
         vector_dim: chunk.vector.length,
-        norm: chunk.norm,
+        norm: vectorNorm(chunk.vector),
         vector: options.includeVector ? Array.from(chunk.vector) : null,
       })),
       metadata: metadata as unknown as JsonObject,
@@ -185,12 +198,28 @@ export class DocumentService {
     return body;
   }
 
-  /** The chunks of one answer: from `offset`, within the chunk and character bounds. */
-  private chunkPage<T extends { text: string }>(chunks: readonly T[], offset: number, limit: number | undefined): T[] {
-    const maxChunks = Math.min(limit ?? this.textLimits.maxChunks, this.textLimits.maxChunks);
+  private maxChunksOf(limit: number | undefined): number {
+    return Math.min(limit ?? this.textLimits.maxChunks, this.textLimits.maxChunks);
+  }
+
+  /**
+   * The stored chunks of one answer's window. The version's generation is immutable while it is served; a
+   * window the store can no longer fill means a purge removed it after this read's snapshot: retry.
+   */
+  private async storedChunks(clientId: string, version: ServedVersion, offset: number, limit: number | undefined): Promise<ChunkRecord[]> {
+    const expected = Math.max(0, Math.min(this.maxChunksOf(limit), version.chunks.length - offset));
+    if (expected === 0) return [];
+    const chunks = await this.readChunks(clientId, version.generation, offset, expected);
+    if (chunks.length !== expected) throw new ServiceError('publication_unavailable', 'The version changed while it was read; retry');
+    return chunks;
+  }
+
+  /** The chunks of one answer from a window read at its offset: within the chunk and character bounds. */
+  private chunkPage<T extends { text: string }>(chunks: readonly T[], limit: number | undefined): T[] {
+    const maxChunks = this.maxChunksOf(limit);
     const page: T[] = [];
     let chars = 0;
-    for (let index = offset; index < chunks.length && page.length < maxChunks; index++) {
+    for (let index = 0; index < chunks.length && page.length < maxChunks; index++) {
       const chunk = chunks[index]!;
       if (page.length > 0 && chars + chunk.text.length > this.textLimits.maxChars) break;
       page.push(chunk);

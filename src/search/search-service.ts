@@ -189,7 +189,7 @@ export class SearchService {
     const normalized = runContent ? normalizeContentQuery(request.query, snapshotVocabulary(snapshot)) : null;
     // Both lanes run side by side on the same snapshot.
     const [content, metadata] = await Promise.all([
-      normalized ? searchContent(snapshot, normalized.text, alpha, eligible, this.deps.embedder, this.deps.candidateCap) : Promise.resolve(null),
+      normalized ? searchContent(snapshot, normalized.text, alpha, eligible, this.deps.embedder, this.deps.candidateCap, this.rankingDepth(request)) : Promise.resolve(null),
       runMetadata ? this.metadataLane.search(snapshot, request.query, isVersionEligible) : Promise.resolve(null),
     ]);
     let contentRanked = content?.versions ?? null;
@@ -233,6 +233,12 @@ export class SearchService {
       },
     };
   }
+  /** How many content rows must be ranked well: the page's end, or the reranked prefix when it is longer. */
+  private rankingDepth(request: SearchRequest): number {
+    const pageEnd = request.offset + request.limit;
+    return request.rerank ? Math.max(pageEnd, rerankPrefixSize(request.topKRerank, request.offset, request.limit)) : pageEnd;
+  }
+
   private async requireDiscoveryReadiness(clientId: string): Promise<void> {
     const { state } = await this.deps.readiness(clientId);
     if (state === 'ready') return;

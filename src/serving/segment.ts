@@ -1,5 +1,5 @@
-// An immutable slice of a Client's serving index: chunks with sorted ordinals, their BM25 postings, dense
-// vectors and fuzzy-lane vocabulary. The index part is built from plain data by pure functions, so that it
+// An immutable slice of a Client's serving index: chunks with sorted ordinals, their BM25 postings, int8
+// dense codes and fuzzy-lane vocabulary (plus, for large segments, an HNSW graph attached once built). The index part is built from plain data by pure functions, so that it
 // can be built or merged off the event loop (segment-thread.ts); segments are never mutated once returned.
 
 import { buildBm25Segment, mergeBm25Segments } from './bm25-segment.ts';
@@ -8,17 +8,20 @@ import type { ServedChunk } from './served-types.ts';
 import type { LoadedGeneration } from '../domain/generation.ts';
 import { verifyEvidence } from './evidence.ts';
 import type { Evidence } from './evidence.ts';
-import { quantize, quantizationAvailable } from './quantized-scan.ts';
+import { quantize } from './quantized-scan.ts';
+import { ANN_MIN_ROWS, annAvailable, buildAnnGraph } from './ann-index.ts';
+import type { AnnGraph } from './ann-index.ts';
 import { buildVocabulary, vocabularyEntries, vocabularyFromTexts, vocabularyWordsOf } from '../text/vocabulary.ts';
 import type { Vocabulary } from '../text/vocabulary.ts';
 
 /** The searchable structures of a segment: plain data only (structured-cloneable). */
 export interface SegmentIndex {
   readonly bm25: Bm25Segment;
-  /** Row-major unit vectors, one row of `dimensions` per chunk, in ordinal order. */
-  readonly vectors: Float32Array;
-  /** int8 copy of `vectors` for the native first pass of the dense lane (large segments only). */
-  readonly quantized: Int8Array | null;
+  /**
+   * Row-major int8 codes of the unit vectors (quantized-scan.ts), one row of `dimensions` per chunk, in
+   * ordinal order; owns its buffer from offset 0 (the native scan needs it). Full precision stays in the store.
+   */
+  readonly codes: Int8Array;
   /** The fuzzy lane: surface words of the segment's chunks with chunk counts. */
   readonly vocabulary: Vocabulary;
 }
@@ -31,6 +34,11 @@ export interface Segment extends SegmentIndex {
   readonly minOrdinal: number;
   readonly maxOrdinal: number;
   readonly dimensions: number;
+  /**
+   * The approximate dense index of a large segment, attached once built in the background (ann-index.ts).
+   * It only changes which rows the dense lane scores first, never eligibility.
+   */
+  readonly ann: { graph: AnnGraph | null };
 }
 
 /** What indexing needs of one chunk. */
@@ -43,16 +51,11 @@ export interface IndexDoc {
 /** Segments with fewer rows are scanned in JavaScript: the native call would not pay for itself. */
 export const QUANTIZED_MIN_ROWS = 4096;
 
-function quantizedCopy(vectors: Float32Array, rows: number): Int8Array | null {
-  return rows >= QUANTIZED_MIN_ROWS && quantizationAvailable() ? quantize(vectors) : null;
-}
-
 /** Builds the index of docs sorted by ordinal, with their vectors packed row by row. */
 export function indexDocs(docs: readonly IndexDoc[], vectors: Float32Array): SegmentIndex {
   return {
     bm25: buildBm25Segment(docs.map((doc) => ({ id: doc.ordinal, text: doc.text, title: doc.title }))),
-    vectors,
-    quantized: quantizedCopy(vectors, docs.length),
+    codes: quantize(vectors),
     vocabulary: vocabularyFromTexts(docs.map((doc) => doc.text)),
   };
 }
@@ -78,28 +81,32 @@ function liveVocabulary(parts: readonly SegmentIndex[], deadTexts: readonly stri
 export function mergeIndexes(parts: readonly SegmentIndex[], live: Uint8Array, dimensions: number, deadTexts: readonly string[]): SegmentIndex {
   const isLive = (ordinal: number) => live[ordinal] === 1;
   const bm25 = mergeBm25Segments(parts.map((part) => part.bm25), isLive);
-  const vectors = new Float32Array(bm25.docCount * dimensions);
+  const codes = new Int8Array(bm25.docCount * dimensions);
   let row = 0;
   for (const part of parts) {
     for (let d = 0; d < part.bm25.docCount; d++) {
       if (!isLive(part.bm25.docIds[d])) continue;
-      vectors.set(part.vectors.subarray(d * dimensions, (d + 1) * dimensions), row * dimensions);
+      codes.set(part.codes.subarray(d * dimensions, (d + 1) * dimensions), row * dimensions);
       row++;
     }
   }
-  return { bm25, vectors, quantized: quantizedCopy(vectors, bm25.docCount), vocabulary: liveVocabulary(parts, deadTexts) };
+  return { bm25, codes, vocabulary: liveVocabulary(parts, deadTexts) };
 }
 
 function titleOf(chunk: ServedChunk): string | undefined {
   return chunk.version.canonicalMetadata.extracted.title ?? undefined;
 }
 
-/** The plain indexing input of chunks: docs in ordinal order and their vectors packed row by row. */
-export function indexInputOf(chunks: readonly ServedChunk[], dimensions: number): { sorted: ServedChunk[]; docs: IndexDoc[]; vectors: Float32Array } {
-  const sorted = [...chunks].sort((a, b) => a.ordinal - b.ordinal);
+/**
+ * The plain indexing input of chunks and their vectors (same order): docs in ordinal order and the vectors
+ * packed row by row (a vector of another model is left as zeros: it never meets a query of this one).
+ */
+export function indexInputOf(chunks: readonly ServedChunk[], chunkVectors: readonly Float32Array[], dimensions: number): { sorted: ServedChunk[]; docs: IndexDoc[]; vectors: Float32Array } {
+  const order = chunks.map((_, index) => index).sort((a, b) => chunks[a].ordinal - chunks[b].ordinal);
+  const sorted = order.map((index) => chunks[index]);
   const vectors = new Float32Array(sorted.length * dimensions);
-  sorted.forEach((chunk, row) => {
-    if (chunk.vector.length === dimensions) vectors.set(chunk.vector, row * dimensions);
+  order.forEach((index, row) => {
+    if (chunkVectors[index].length === dimensions) vectors.set(chunkVectors[index], row * dimensions);
   });
   return { sorted, docs: sorted.map((chunk) => ({ ordinal: chunk.ordinal, text: chunk.text, title: titleOf(chunk) })), vectors };
 }
@@ -113,6 +120,7 @@ export function assembleSegment(sorted: readonly ServedChunk[], index: SegmentIn
     minOrdinal: sorted.length ? sorted[0].ordinal : 0,
     maxOrdinal: sorted.length ? sorted[sorted.length - 1].ordinal : -1,
     dimensions,
+    ann: { graph: null },
   };
 }
 
@@ -128,15 +136,22 @@ export function deadTextsOf(segments: readonly Segment[], live: Uint8Array): str
 
 /** Builds and merges segments and verifies evidence; an implementation may do the work on another thread. */
 export interface SegmentBuilder {
-  build(chunks: readonly ServedChunk[], dimensions: number): Promise<Segment>;
+  build(chunks: readonly ServedChunk[], vectors: readonly Float32Array[], dimensions: number): Promise<Segment>;
   /** Merges adjacent segments into one, dropping chunks not live in `live`. */
   merge(segments: readonly Segment[], live: Uint8Array): Promise<Segment>;
   /** Verifies each generation's publication evidence (evidence.ts), in order. */
   verify(generations: readonly LoadedGeneration[]): Promise<Evidence[]>;
+  /** Builds the HNSW graph of a large segment's codes, or null where none can be built (then scans stay exact). */
+  buildAnn(segment: Segment): Promise<AnnGraph | null>;
 }
 
-export function buildSegment(chunks: readonly ServedChunk[], dimensions: number): Segment {
-  const { sorted, docs, vectors } = indexInputOf(chunks, dimensions);
+/** True for a segment large enough to get an HNSW graph, where the native index can load. */
+export function wantsAnn(segment: Segment): boolean {
+  return segment.chunks.length >= ANN_MIN_ROWS && annAvailable();
+}
+
+export function buildSegment(chunks: readonly ServedChunk[], chunkVectors: readonly Float32Array[], dimensions: number): Segment {
+  const { sorted, docs, vectors } = indexInputOf(chunks, chunkVectors, dimensions);
   return assembleSegment(sorted, indexDocs(docs, vectors), dimensions);
 }
 
@@ -147,9 +162,10 @@ export function mergeSegments(segments: readonly Segment[], live: Uint8Array): S
 
 /** Builds on the calling thread: for tests, tools and small publications. */
 export const inlineSegmentBuilder: SegmentBuilder = {
-  build: async (chunks, dimensions) => buildSegment(chunks, dimensions),
+  build: async (chunks, vectors, dimensions) => buildSegment(chunks, vectors, dimensions),
   merge: async (segments, live) => mergeSegments(segments, live),
   verify: async (generations) => generations.map(verifyEvidence),
+  buildAnn: async (segment) => (wantsAnn(segment) ? buildAnnGraph(segment.codes, segment.dimensions) : null),
 };
 
 /** The chunk with this ordinal in the segment, or undefined. */

@@ -27,12 +27,14 @@ export interface ServedVersion {
   chunks: ServedChunk[];
 }
 
-/** A stored chunk as served: its record plus its place in the index and its version. */
-export interface ServedChunk extends ChunkRecord {
+/**
+ * A chunk as served: its place in the index, its version and what filters and evidence rows read. Its vector
+ * and entities stay in the store (read for the rows of an answer); the segment holds its int8 codes.
+ */
+export interface ServedChunk extends Omit<ChunkRecord, 'vector' | 'entities'> {
   /** Global ordinal inside the Client's index; stable for the chunk's lifetime. */
   ordinal: number;
   chunkId: string;
-  norm: number;
   version: ServedVersion;
 }
 

@@ -11,7 +11,8 @@ import type { PublicationLogEntry } from '../domain/publication-log.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import { commitChange, compactionPlan, emptySnapshot, planChange, replaceSegments } from './snapshot.ts';
 import type { ClientSnapshot, SnapshotChange } from './snapshot.ts';
-import type { SegmentBuilder } from './segment.ts';
+import { wantsAnn } from './segment.ts';
+import type { Segment, SegmentBuilder } from './segment.ts';
 import type { Evidence } from './evidence.ts';
 
 /** A rebuild indexes generations in segments of up to this many chunks (built off the event loop; fewer segments, fewer merges after start-up). */
@@ -52,6 +53,9 @@ export class ServingIndex {
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Clients with a background merge running (one at a time per Client). */
   private readonly compacting = new Set<string>();
+  /** Graph builds run one after another; a segment no longer served by then is skipped. */
+  private annChain: Promise<void> = Promise.resolve();
+  private readonly annQueued = new WeakSet<Segment>();
   private closed = false;
   /** Rebuilds from the store so far (start-up ones included): a follower that keeps rebuilding is lagging. */
   rebuilds = 0;
@@ -102,7 +106,7 @@ export class ServingIndex {
     await flush();
     this.served.set(clientId, { snapshot, appliedSeq: head });
     this.rebuilds++;
-    this.scheduleCompaction(clientId);
+    this.scheduleBackgroundWork(clientId);
   }
 
   /**
@@ -112,7 +116,7 @@ export class ServingIndex {
    */
   private async applied(base: () => ClientSnapshot, change: SnapshotChange): Promise<ClientSnapshot> {
     const plan = planChange(base(), change);
-    const segment = plan.added.length > 0 ? await this.builder.build(plan.added, this.dimensions) : null;
+    const segment = plan.added.length > 0 ? await this.builder.build(plan.added, plan.addedVectors, this.dimensions) : null;
     return commitChange(base(), plan, segment);
   }
 
@@ -159,13 +163,43 @@ export class ServingIndex {
     const evidence = await this.evidenceOf(activated);
     const snapshot = await this.applied(() => this.snapshot(clientId), { activated, removed, evidence });
     this.served.set(clientId, { snapshot, appliedSeq: changes.entries[changes.entries.length - 1].seq });
-    this.scheduleCompaction(clientId);
+    this.scheduleBackgroundWork(clientId);
   }
 
   /** Each generation's publication evidence, verified by the builder (off the event loop in api processes). */
   private async evidenceOf(generations: readonly LoadedGeneration[]): Promise<Map<number, Evidence>> {
     const verified = await this.builder.verify(generations);
     return new Map(generations.map((generation, index) => [generation.generation, verified[index]]));
+  }
+
+  private scheduleBackgroundWork(clientId: string): void {
+    this.scheduleCompaction(clientId);
+    this.scheduleAnn(clientId);
+  }
+
+  /** Queues an HNSW graph build for each large served segment of the Client that has none yet. */
+  private scheduleAnn(clientId: string): void {
+    for (const segment of this.snapshot(clientId).segments) {
+      if (this.closed || segment.ann.graph || this.annQueued.has(segment) || !wantsAnn(segment)) continue;
+      this.annQueued.add(segment);
+      this.annChain = this.annChain.then(async () => {
+        if (this.closed || !this.snapshot(clientId).segments.includes(segment)) return;
+        try {
+          segment.ann.graph = await this.builder.buildAnn(segment);
+        } catch (error) {
+          this.onCompactionError(error);
+        }
+      });
+    }
+  }
+
+  /** Resolves once every graph build queued so far has ended (tests and benchmarks). */
+  async annSettled(): Promise<void> {
+    let chain: Promise<void>;
+    do {
+      chain = this.annChain;
+      await chain;
+    } while (chain !== this.annChain);
   }
 
   /** Starts background merging for the Client if its segments call for it and none is running. */
@@ -184,6 +218,7 @@ export class ServingIndex {
       const next = current ? replaceSegments(current.snapshot, plan, merged) : null;
       if (!current || !next) return; // the snapshot moved on (rebuilt); a later publication schedules again
       this.served.set(clientId, { snapshot: next, appliedSeq: current.appliedSeq });
+      this.scheduleAnn(clientId);
     }
   }
 

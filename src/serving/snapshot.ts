@@ -35,12 +35,6 @@ export function emptySnapshot(clientId: string, dimensions: number): ClientSnaps
   return { clientId, sequence: 0, versions: new Map(), segments: [], live: new Uint8Array(0), nextOrdinal: 0, dimensions, liveChunkCount: 0, deletedVersionCount: 0 };
 }
 
-function vectorNorm(vector: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < vector.length; i++) sum += vector[i] * vector[i];
-  return Math.sqrt(sum);
-}
-
 function toServedVersion(generation: LoadedGeneration, firstOrdinal: number, evidence: Evidence): ServedVersion {
   const version: ServedVersion = {
     documentId: generation.documentId,
@@ -66,9 +60,6 @@ function toServedVersion(generation: LoadedGeneration, firstOrdinal: number, evi
     page: chunk.page,
     pageLabel: chunk.pageLabel,
     text: chunk.text,
-    entities: chunk.entities,
-    vector: chunk.vector,
-    norm: vectorNorm(chunk.vector),
     version,
   }));
   return version;
@@ -92,12 +83,15 @@ export interface PlannedChange {
   deletedVersionCount: number;
   /** Chunks of the generations that entered, with their ordinals: the new segment's content. */
   added: ServedChunk[];
+  /** Their vectors, in the same order (indexing input only: the snapshot keeps int8 codes). */
+  addedVectors: Float32Array[];
 }
 
 export function planChange(snapshot: ClientSnapshot, change: SnapshotChange): PlannedChange {
   const versions = new Map(snapshot.versions);
   let nextOrdinal = snapshot.nextOrdinal;
   const added: ServedChunk[] = [];
+  const addedVectors: Float32Array[] = [];
   const retired: ServedVersion[] = [];
   const addedVersions: ServedVersion[] = [];
   for (const generation of change.activated) {
@@ -109,6 +103,7 @@ export function planChange(snapshot: ClientSnapshot, change: SnapshotChange): Pl
     versions.set(version.identity, version);
     addedVersions.push(version);
     added.push(...version.chunks);
+    for (const chunk of generation.chunks) addedVectors.push(chunk.vector);
   }
   for (const identity of change.removed ?? []) {
     const previous = versions.get(identity);
@@ -129,7 +124,7 @@ export function planChange(snapshot: ClientSnapshot, change: SnapshotChange): Pl
   }
   for (const chunk of added) live[chunk.ordinal] = 1;
   liveChunkCount += added.length;
-  return { versions, live, nextOrdinal, liveChunkCount, deletedVersionCount, added };
+  return { versions, live, nextOrdinal, liveChunkCount, deletedVersionCount, added, addedVectors };
 }
 
 function hasLiveChunk(segment: Segment, live: Uint8Array): boolean {
@@ -158,7 +153,7 @@ export function commitChange(snapshot: ClientSnapshot, plan: PlannedChange, segm
 /** Publishes a change: the new chunks become one new segment (built by `builder`); nothing is merged here. */
 export async function applyChange(snapshot: ClientSnapshot, change: SnapshotChange, builder: SegmentBuilder = inlineSegmentBuilder): Promise<ClientSnapshot> {
   const plan = planChange(snapshot, change);
-  const segment = plan.added.length > 0 ? await builder.build(plan.added, snapshot.dimensions) : null;
+  const segment = plan.added.length > 0 ? await builder.build(plan.added, plan.addedVectors, snapshot.dimensions) : null;
   return commitChange(snapshot, plan, segment);
 }
 

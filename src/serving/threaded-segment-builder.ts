@@ -1,14 +1,18 @@
-// Builds and merges segments and verifies publication evidence on the api process's segment thread, so that
-// publishing a large document or compacting a large Client never stalls searches or /health. The event loop only packs the input and
-// assembles the result; requests run one at a time, in order. A crashed thread is replaced on next use.
+// Builds and merges segments, verifies publication evidence and builds HNSW graphs on threads of the api
+// process, so that publishing a large document or compacting a large Client never stalls searches or /health.
+// The event loop only packs the input and assembles the result. Two lanes, each one thread taking requests in
+// order: segments and evidence on one, graphs (seconds each for a large segment) on the other, so a graph
+// build never delays a publication. A crashed thread is replaced on next use.
 
 import { Worker } from 'node:worker_threads';
-import { assembleSegment, deadTextsOf, indexInputOf, liveChunksOf } from './segment.ts';
+import { rmSync } from 'node:fs';
+import { assembleSegment, deadTextsOf, indexInputOf, liveChunksOf, wantsAnn } from './segment.ts';
 import type { Segment, SegmentBuilder, SegmentIndex } from './segment.ts';
 import type { ServedChunk } from './served-types.ts';
 import type { LoadedGeneration } from '../domain/generation.ts';
 import { evidenceInputOf } from './evidence.ts';
 import type { Evidence } from './evidence.ts';
+import { AnnGraph, annFilePath } from './ann-index.ts';
 import type { SegmentThreadReply, SegmentThreadRequest } from './segment-thread.ts';
 
 const THREAD_URL = new URL('./segment-thread.ts', import.meta.url);
@@ -16,9 +20,11 @@ const THREAD_URL = new URL('./segment-thread.ts', import.meta.url);
 /** A request without its id, for each kind (Omit over the union would merge the kinds). */
 type Unnumbered<T> = T extends unknown ? Omit<T, 'id'> : never;
 
-type Pending = { resolve: (answer: SegmentIndex | Evidence[]) => void; reject: (error: Error) => void };
+type Answer = SegmentIndex | Evidence[] | string;
+type Pending = { resolve: (answer: Answer) => void; reject: (error: Error) => void };
 
-export class ThreadedSegmentBuilder implements SegmentBuilder {
+/** One segment thread and the requests waiting on it. */
+class ThreadLane {
   private thread: Worker | null = null;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
@@ -32,7 +38,7 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
       if (!waiting) return;
       this.pending.delete(reply.id);
       if ('error' in reply) waiting.reject(new Error(`segment thread: ${reply.error}`));
-      else waiting.resolve('evidence' in reply ? reply.evidence : reply.index);
+      else waiting.resolve('evidence' in reply ? reply.evidence : 'written' in reply ? reply.written : reply.index);
     });
     const fail = (error: Error) => {
       if (this.thread !== thread) return;
@@ -46,7 +52,7 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
     return thread;
   }
 
-  private request(message: Unnumbered<SegmentThreadRequest>): Promise<SegmentIndex | Evidence[]> {
+  request(message: Unnumbered<SegmentThreadRequest>): Promise<Answer> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -54,28 +60,49 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
     });
   }
 
-  async build(chunks: readonly ServedChunk[], dimensions: number): Promise<Segment> {
-    const { sorted, docs, vectors } = indexInputOf(chunks, dimensions);
-    const index = (await this.request({ kind: 'build', docs, vectors })) as SegmentIndex;
+  async close(): Promise<void> {
+    const thread = this.thread;
+    this.thread = null;
+    if (thread) await thread.terminate();
+  }
+}
+
+export class ThreadedSegmentBuilder implements SegmentBuilder {
+  private readonly segments = new ThreadLane();
+  private readonly graphs = new ThreadLane();
+
+  async build(chunks: readonly ServedChunk[], chunkVectors: readonly Float32Array[], dimensions: number): Promise<Segment> {
+    const { sorted, docs, vectors } = indexInputOf(chunks, chunkVectors, dimensions);
+    const index = (await this.segments.request({ kind: 'build', docs, vectors })) as SegmentIndex;
     return assembleSegment(sorted, index, dimensions);
   }
 
   async merge(segments: readonly Segment[], live: Uint8Array): Promise<Segment> {
     const dimensions = segments[0].dimensions;
-    // Only the index parts cross to the thread (chunks hold references to their versions; int8 copies are redone).
-    const parts: SegmentIndex[] = segments.map(({ bm25, vectors, vocabulary }) => ({ bm25, vectors, quantized: null, vocabulary }));
-    const index = (await this.request({ kind: 'merge', parts, live, dimensions, deadTexts: deadTextsOf(segments, live) })) as SegmentIndex;
+    // Only the index parts cross to the thread (chunks hold references to their versions).
+    const parts: SegmentIndex[] = segments.map(({ bm25, codes, vocabulary }) => ({ bm25, codes, vocabulary }));
+    const index = (await this.segments.request({ kind: 'merge', parts, live, dimensions, deadTexts: deadTextsOf(segments, live) })) as SegmentIndex;
     return assembleSegment(liveChunksOf(segments, live), index, dimensions);
   }
 
   async verify(generations: readonly LoadedGeneration[]): Promise<Evidence[]> {
     if (generations.length === 0) return [];
-    return (await this.request({ kind: 'verify', generations: generations.map(evidenceInputOf) })) as Evidence[];
+    return (await this.segments.request({ kind: 'verify', generations: generations.map(evidenceInputOf) })) as Evidence[];
+  }
+
+  async buildAnn(segment: Segment): Promise<AnnGraph | null> {
+    if (!wantsAnn(segment)) return null;
+    const path = annFilePath();
+    try {
+      await this.graphs.request({ kind: 'ann', codes: segment.codes, dimensions: segment.dimensions, path });
+      return AnnGraph.open(path, segment.dimensions);
+    } catch (error) {
+      rmSync(path, { force: true });
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
-    const thread = this.thread;
-    this.thread = null;
-    if (thread) await thread.terminate();
+    await Promise.all([this.segments.close(), this.graphs.close()]);
   }
 }

@@ -344,6 +344,14 @@ export class ClientStore {
     return this.loadGenerationSync(generation);
   }
 
+  /** Up to `limit` chunks of a generation from the `offset`-th in document order (the rows of one answer). */
+  async chunkRange(generation: number, offset: number, limit: number): Promise<ChunkRecord[]> {
+    const rows = this.db
+      .prepare('SELECT * FROM chunks WHERE generation = ? ORDER BY chunk_index LIMIT ? OFFSET ?')
+      .all(generation, limit, offset) as unknown as ChunkRow[];
+    return rows.map(toChunk);
+  }
+
   /** Active generations of every version of one document. */
   async activeGenerationsOf(documentId: string): Promise<GenerationRecord[]> {
     const rows = this.db

@@ -38,7 +38,7 @@ function version(overrides: Partial<ServedVersion> = {}): ServedVersion {
 }
 
 function chunk(v: ServedVersion, page: number | null, chunkIndex = 0): ServedChunk {
-  return { ordinal: chunkIndex, chunkId: `g1-c${chunkIndex}`, chunkIndex, page, pageLabel: null, text: '', entities: emptyEntities(), vector: new Float32Array(1), norm: 1, version: v };
+  return { ordinal: chunkIndex, chunkId: `g1-c${chunkIndex}`, chunkIndex, page, pageLabel: null, text: '', version: v };
 }
 
 test('scalar filters match exactly, lists match any value, keys are ANDed', () => {
