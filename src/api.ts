@@ -57,7 +57,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const models = await createModels(config);
   // Segments are built and merged on a thread of this process: publishing never stalls reads or /health.
   const segmentBuilder = new ThreadedSegmentBuilder();
-  const serving = new ServingIndex(storage, models.embedder.dimensions, segmentBuilder);
+  const serving = new ServingIndex(storage, models.embedder.dimensions, segmentBuilder, { memoryBudgetBytes: config.servingMemoryBudgetMb * 1024 * 1024 });
   const readGuard = new ReadGuard(storage, serving, { enabled: config.publicationEnabled, catchUpDeadlineMs: config.readCatchUpTimeoutMs });
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
   const metrics = new ServiceMetrics(storage.jobs, underSupervisor() ? { clusterExposition: requestClusterMetrics } : {});
@@ -103,15 +103,14 @@ export async function startApi(config: Config): Promise<RunningApi> {
   };
   const app = await buildApp(services);
   if (config.apiKeyClientsProblem) app.log.warn(`${config.apiKeyClientsProblem}: every protected route answers 401`);
-  // Listen first: RECOVERING is observable (health 503, reads 503 with Retry-After) while snapshots build.
+  // Listen first: RECOVERING is observable (health 503, reads 503 with Retry-After) until the process is ready to serve.
   await app.listen({ host: config.host, port: config.port });
   serving.onCompactionError = (error) => app.log.warn({ err: error }, 'segment merge failed');
   const follower = new Follower({ storage, index: serving, guard: readGuard, pollMs: config.followerPollMs, onError: (error) => app.log.warn({ err: error }, 'follower pass failed') });
   const recovered = (async () => {
     if (config.recoveryDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.recoveryDelayMs));
-    for (const clientId of await storage.knownClientIds()) await serving.rebuild(clientId);
+    // Nothing is rebuilt up front: each Client's snapshot loads on its first read (ServingIndex).
     readGuard.recovered();
-    app.log.info({ serving: serving.stats() }, 'serving snapshots rebuilt');
     follower.start();
   })();
   const address = app.server.address();

@@ -50,6 +50,8 @@ export interface Config {
   followerPollMs: number;
   /** How long a read may wait for its snapshot to catch up with the log before failing with 503. */
   readCatchUpTimeoutMs: number;
+  /** Estimated memory an api process may hold in Client snapshots before it evicts the least recently used. */
+  servingMemoryBudgetMb: number;
   classificationEnabled: boolean;
   allowedCategories: readonly string[];
   classifierModelFile: string | null;
@@ -234,6 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerProcesses: int(env, 'WORKER_PROCESSES', 1, 0, 256),
     followerPollMs: int(env, 'FOLLOWER_POLL_MS', 100, 5, 60_000),
     readCatchUpTimeoutMs: int(env, 'READ_CATCH_UP_TIMEOUT_MS', 5_000, 10, 600_000),
+    servingMemoryBudgetMb: int(env, 'SERVING_MEMORY_BUDGET_MB', 1024, 1, 1_048_576),
     classificationEnabled: bool(env, 'CLASSIFICATION_ENABLED', true),
     allowedCategories: stringArray(env, 'ALLOWED_CATEGORIES', DEFAULT_ALLOWED_CATEGORIES),
     classifierModelFile: optionalStr(env, 'CLASSIFIER_MODEL_FILE'),

@@ -6,6 +6,9 @@ export interface Reranker {
   readonly provider: string;
   /** Model name reported as reranker_model. */
   readonly model: string;
-  /** One score per passage, in input order; higher means more relevant. */
+  /**
+   * One score per passage, in input order; higher means more relevant. Passages arrive best first in the
+   * fused order, which a reranker may use as evidence (the built-in one does).
+   */
   rerank(query: string, passages: string[]): Promise<number[]>;
 }

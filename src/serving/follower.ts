@@ -1,4 +1,4 @@
-// The follower of an api process: applies new publication-log entries of every Client in the background,
+// The follower of an api process: applies new publication-log entries of every loaded Client in the background,
 // so the read guard rarely has to catch up on the request path. While FENCING it applies only what was
 // committed before the fence began; in MAINTENANCE and while recovering it waits.
 
@@ -40,11 +40,14 @@ export class Follower {
     this.timer.unref();
   }
 
-  /** One pass: every known Client whose log moved is caught up, as far as the authority mode allows. */
+  /**
+   * One pass: every loaded Client whose log moved is caught up, as far as the authority mode allows. Clients
+   * not loaded are left alone: their first read loads them current.
+   */
   async tick(): Promise<void> {
     const until = await this.guard.applicableUntil();
     if (until === false) return;
-    for (const clientId of await this.storage.knownClientIds()) {
+    for (const clientId of this.index.loadedClientIds()) {
       if (this.stopped) return;
       const head = await this.storage.client(clientId).logHead(until ?? undefined);
       if (head > this.index.appliedSeq(clientId)) await this.index.catchUp(clientId, head, until ?? undefined);

@@ -1,6 +1,8 @@
-// The serving index of one api process: every Client's immutable snapshot and the publication-log position
-// it reflects. It moves only by applying the durable log (or rebuilding from the store), never by a write
-// here. Segments are built and merged by a SegmentBuilder (off the event loop in api processes); merges run
+// The serving index of one api process: the immutable snapshots of the Clients it serves now and the
+// publication-log position each reflects. A Client is loaded from the store on first use and the least
+// recently used are evicted while the estimate of what is held exceeds the memory budget; an evicted Client
+// is simply loaded again by its next read. It moves only by applying the durable log (or rebuilding from the
+// store), never by a write here. Segments are built and merged by a SegmentBuilder (off the event loop in api processes); merges run
 // in the background and are swapped in only if the segments they replace are still served.
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
@@ -12,6 +14,7 @@ import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import { commitChange, compactionPlan, emptySnapshot, planChange, replaceSegments } from './snapshot.ts';
 import type { ClientSnapshot, SnapshotChange } from './snapshot.ts';
 import { wantsAnn } from './segment.ts';
+import { snapshotBytes } from './memory-estimate.ts';
 import type { Segment, SegmentBuilder } from './segment.ts';
 import type { Evidence } from './evidence.ts';
 
@@ -27,7 +30,14 @@ interface Served {
 }
 
 export interface ServingStats {
+  /** Clients loaded in this process now. */
   clients: number;
+  /** Estimated bytes they hold (memory-estimate.ts), against the budget. */
+  estimatedBytes: number;
+  budgetBytes: number;
+  /** Clients loaded and evicted so far. */
+  loads: number;
+  evictions: number;
   versions: number;
   chunks: number;
   segments: number;
@@ -48,7 +58,9 @@ export class ServingIndex {
   private readonly storage: StoragePort;
   private readonly dimensions: number;
   private readonly builder: SegmentBuilder;
+  /** Loaded Clients, least recently used first (a read moves its Client to the end). */
   private readonly served = new Map<string, Served>();
+  private readonly budgetBytes: number;
   /** One catch-up at a time per Client, so entries are applied once and in order. */
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Clients with a background merge running (one at a time per Client). */
@@ -59,16 +71,63 @@ export class ServingIndex {
   private closed = false;
   /** Rebuilds from the store so far (start-up ones included): a follower that keeps rebuilding is lagging. */
   rebuilds = 0;
+  loads = 0;
+  evictions = 0;
   onCompactionError: (error: unknown) => void = () => {};
 
-  constructor(storage: StoragePort, dimensions: number, builder: SegmentBuilder) {
+  constructor(storage: StoragePort, dimensions: number, builder: SegmentBuilder, options: { memoryBudgetBytes?: number } = {}) {
     this.storage = storage;
     this.dimensions = dimensions;
     this.builder = builder;
+    this.budgetBytes = options.memoryBudgetBytes ?? Number.POSITIVE_INFINITY;
   }
 
+  /** The Client's current snapshot (empty when it is not loaded); a read marks its Client recently used. */
   snapshot(clientId: string): ClientSnapshot {
+    const served = this.served.get(clientId);
+    if (!served) return emptySnapshot(clientId, this.dimensions);
+    this.served.delete(clientId);
+    this.served.set(clientId, served);
+    return served.snapshot;
+  }
+
+  private current(clientId: string): ClientSnapshot {
     return this.served.get(clientId)?.snapshot ?? emptySnapshot(clientId, this.dimensions);
+  }
+
+  isLoaded(clientId: string): boolean {
+    return this.served.has(clientId);
+  }
+
+  /** Clients loaded in this process (the follower keeps only these current). */
+  loadedClientIds(): string[] {
+    return [...this.served.keys()];
+  }
+
+  /** Records a Client's new state and evicts least recently used others while over the budget. */
+  private store(clientId: string, served: Served): void {
+    const loading = !this.served.has(clientId);
+    this.served.set(clientId, served);
+    if (loading) this.loads++;
+    this.enforceBudget(clientId);
+  }
+
+  private enforceBudget(keep: string): void {
+    let total = this.estimatedBytes();
+    for (const [clientId, served] of this.served) {
+      if (total <= this.budgetBytes) return;
+      // A Client being caught up or merged finishes first; the one just stored stays (it is being read).
+      if (clientId === keep || this.inFlight.has(clientId) || this.compacting.has(clientId)) continue;
+      total -= snapshotBytes(served.snapshot);
+      this.served.delete(clientId);
+      this.evictions++;
+    }
+  }
+
+  private estimatedBytes(): number {
+    let total = 0;
+    for (const { snapshot } of this.served.values()) total += snapshotBytes(snapshot);
+    return total;
   }
 
   appliedSeq(clientId: string): number {
@@ -81,6 +140,12 @@ export class ServingIndex {
    * from that head by the next catch-up, so nothing committed during the rebuild is missed.
    */
   async rebuild(clientId: string): Promise<void> {
+    await this.load(clientId);
+    this.rebuilds++;
+  }
+
+  /** Loads the Client's snapshot whole from the store (see rebuild). */
+  private async load(clientId: string): Promise<void> {
     const store = this.storage.client(clientId);
     const head = await store.logHead();
     const ids = await store.servedGenerationIds();
@@ -104,8 +169,7 @@ export class ServingIndex {
       await yieldToEventLoop();
     }
     await flush();
-    this.served.set(clientId, { snapshot, appliedSeq: head });
-    this.rebuilds++;
+    this.store(clientId, { snapshot, appliedSeq: head });
     this.scheduleBackgroundWork(clientId);
   }
 
@@ -140,6 +204,11 @@ export class ServingIndex {
   }
 
   private async applyPending(clientId: string, until?: string): Promise<void> {
+    if (!this.served.has(clientId)) {
+      // Not loaded (first use, or evicted): load it whole from the store, then apply what came meanwhile.
+      await this.load(clientId);
+      return this.applyPending(clientId, until);
+    }
     const applied = this.appliedSeq(clientId);
     const changes = await this.storage.client(clientId).changesSince(applied, PUBLICATION_LOG_REPLAY_LIMIT, until);
     if (changes.head <= applied) return;
@@ -161,8 +230,8 @@ export class ServingIndex {
       if (loaded) activated.push(loaded);
     }
     const evidence = await this.evidenceOf(activated);
-    const snapshot = await this.applied(() => this.snapshot(clientId), { activated, removed, evidence });
-    this.served.set(clientId, { snapshot, appliedSeq: changes.entries[changes.entries.length - 1].seq });
+    const snapshot = await this.applied(() => this.current(clientId), { activated, removed, evidence });
+    this.store(clientId, { snapshot, appliedSeq: changes.entries[changes.entries.length - 1].seq });
     this.scheduleBackgroundWork(clientId);
   }
 
@@ -179,11 +248,11 @@ export class ServingIndex {
 
   /** Queues an HNSW graph build for each large served segment of the Client that has none yet. */
   private scheduleAnn(clientId: string): void {
-    for (const segment of this.snapshot(clientId).segments) {
+    for (const segment of this.current(clientId).segments) {
       if (this.closed || segment.ann.graph || this.annQueued.has(segment) || !wantsAnn(segment)) continue;
       this.annQueued.add(segment);
       this.annChain = this.annChain.then(async () => {
-        if (this.closed || !this.snapshot(clientId).segments.includes(segment)) return;
+        if (this.closed || !this.current(clientId).segments.includes(segment)) return;
         try {
           segment.ann.graph = await this.builder.buildAnn(segment);
         } catch (error) {
@@ -204,7 +273,7 @@ export class ServingIndex {
 
   /** Starts background merging for the Client if its segments call for it and none is running. */
   private scheduleCompaction(clientId: string): void {
-    if (this.closed || this.compacting.has(clientId) || !compactionPlan(this.snapshot(clientId))) return;
+    if (this.closed || this.compacting.has(clientId) || !compactionPlan(this.current(clientId))) return;
     this.compacting.add(clientId);
     void this.compact(clientId)
       .catch((error) => this.onCompactionError(error))
@@ -212,11 +281,11 @@ export class ServingIndex {
   }
 
   private async compact(clientId: string): Promise<void> {
-    for (let plan = compactionPlan(this.snapshot(clientId)); plan && !this.closed; plan = compactionPlan(this.snapshot(clientId))) {
-      const merged = await this.builder.merge(plan, this.snapshot(clientId).live);
+    for (let plan = compactionPlan(this.current(clientId)); plan && !this.closed; plan = compactionPlan(this.current(clientId))) {
+      const merged = await this.builder.merge(plan, this.current(clientId).live);
       const current = this.served.get(clientId);
       const next = current ? replaceSegments(current.snapshot, plan, merged) : null;
-      if (!current || !next) return; // the snapshot moved on (rebuilt); a later publication schedules again
+      if (!current || !next) return; // the snapshot moved on (rebuilt or evicted); a later publication schedules again
       this.served.set(clientId, { snapshot: next, appliedSeq: current.appliedSeq });
       this.scheduleAnn(clientId);
     }
@@ -237,6 +306,6 @@ export class ServingIndex {
       chunks += snapshot.liveChunkCount;
       segments += snapshot.segments.length;
     }
-    return { clients: this.served.size, versions, chunks, segments };
+    return { clients: this.served.size, estimatedBytes: this.estimatedBytes(), budgetBytes: this.budgetBytes, loads: this.loads, evictions: this.evictions, versions, chunks, segments };
   }
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { createLexicalReranker, LEXICAL_RERANKER_MODEL, lexicalScores, lexicalStem } from '../../src/models/lexical-reranker.ts';
+import { createLexicalReranker, LEXICAL_PRIOR_RANK_SCALE, LEXICAL_PRIOR_WEIGHT, LEXICAL_RERANKER_MODEL, lexicalScores, lexicalStem } from '../../src/models/lexical-reranker.ts';
 
 const SQUAD_CORPUS = new URL('../../../shared/datasets/malay-squad-supervised/corpus.jsonl', import.meta.url);
 
@@ -64,4 +64,21 @@ test('finds the right Malay SQuAD passage among real candidates', () => {
   // A question about squad-0-0 (West Florida) in words that differ from the passage's.
   const ranked = order('Bilakah pemberontakan berlaku di Florida Barat', candidates.map((doc) => doc.text));
   assert.equal(candidates[ranked[0]]._id, 'squad-0-0');
+});
+
+test('the reranker works on top of the fused order: strong lexical evidence moves a passage up, weak evidence does not overturn the order', async () => {
+  const reranker = createLexicalReranker();
+  const query = 'kadar faedah Bank Negara';
+  // Fused order: an off-topic passage first, the full match third.
+  const passages = ['Harga minyak sawit mentah meningkat.', 'Cuaca panas di utara.', 'Bank Negara menaikkan kadar faedah dasar.'];
+  const scores = await reranker.rerank(query, passages);
+  assert.ok(scores[2] > scores[0], 'a passage covering the whole query rises above unrelated ones');
+  // Two passages with the same lexical evidence keep their fused order.
+  const same = await reranker.rerank(query, ['kadar faedah naik', 'kadar faedah naik']);
+  assert.ok(same[0] > same[1]);
+  // The blend is the prior by position plus the lexical score, both in [0, 1].
+  const lexical = lexicalScores(query, passages);
+  scores.forEach((score, position) => {
+    assert.ok(Math.abs(score - (LEXICAL_PRIOR_WEIGHT / (1 + position / LEXICAL_PRIOR_RANK_SCALE) + (1 - LEXICAL_PRIOR_WEIGHT) * lexical[position])) < 1e-12);
+  });
 });

@@ -126,3 +126,51 @@ test('evidence is verified on the segment thread as it is inline: good, non-auth
     removeDir(dir);
   }
 });
+
+test('Clients load on first use and the least recently used are evicted under the memory budget; every read stays correct', async () => {
+  const dir = tempDataDir();
+  const clients = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'];
+  for (const [n, clientId] of clients.entries()) {
+    await seedVersions(dir, clientId, `doc-${clientId}`, Array.from({ length: 20 + n }, (_, i) => ({ versionId: `v${i}`, text: `Ledger ${clientId} entry ${i}: transfer of RM ${i * 10}.` })));
+  }
+  const storage = new Storage(dir);
+  try {
+    // Measure one Client alone, then give the index room for about two of them.
+    const probe = new ServingIndex(storage, DIMENSIONS, inlineSegmentBuilder);
+    await probe.catchUp('c0');
+    const oneClient = probe.stats().estimatedBytes;
+    assert.ok(oneClient > 0);
+    const index = new ServingIndex(storage, DIMENSIONS, inlineSegmentBuilder, { memoryBudgetBytes: Math.floor(oneClient * 2.5) });
+    assert.deepEqual(index.loadedClientIds(), [], 'nothing is loaded before a read');
+    for (let round = 0; round < 3; round++) {
+      for (const [n, clientId] of clients.entries()) {
+        await index.catchUp(clientId);
+        // Every read sees exactly its own Client's versions, whether it was loaded, evicted or reloaded.
+        const snapshot = index.snapshot(clientId);
+        assert.equal(snapshot.versions.size, 20 + n, `${clientId} in round ${round}`);
+        assert.ok([...snapshot.versions.values()].every((version) => version.documentId === `doc-${clientId}`));
+        assert.ok(index.stats().estimatedBytes <= index.stats().budgetBytes, 'the estimate stays within the budget');
+        assert.ok(index.loadedClientIds().length <= 3);
+      }
+    }
+    const stats = index.stats();
+    assert.ok(stats.evictions >= clients.length * 3 - 3, `evictions: ${stats.evictions}`);
+    assert.equal(stats.loads, stats.evictions + stats.clients);
+
+    // The most recently read Clients stay; reading one again moves it to the back of the eviction order.
+    const loaded = index.loadedClientIds();
+    assert.deepEqual(loaded.slice(-1), ['c5']);
+    index.snapshot(loaded[0]);
+    await index.catchUp('c1');
+    assert.ok(index.isLoaded(loaded[0]), 'a recently read Client is not the one evicted');
+
+    // A publication to an evicted Client is seen by its next read (it reloads from the store).
+    const evicted = clients.find((clientId) => !index.isLoaded(clientId))!;
+    await seedVersions(dir, evicted, 'late', [{ versionId: 'v1', text: 'A late ledger entry.' }]);
+    await index.catchUp(evicted);
+    assert.ok([...index.snapshot(evicted).versions.values()].some((version) => version.documentId === 'late'));
+  } finally {
+    storage.close();
+    removeDir(dir);
+  }
+});

@@ -1,0 +1,45 @@
+// What a Client's serving snapshot costs an api process, estimated from what it holds: the typed arrays of
+// its segments counted exactly, strings and objects at measured per-item sizes. The serving index evicts
+// Clients by it under SERVING_MEMORY_BUDGET_MB; it is an estimate, not a measurement of the heap.
+
+import type { Segment } from './segment.ts';
+import type { ClientSnapshot } from './snapshot.ts';
+import { ANN_CONNECTIVITY } from './ann-index.ts';
+
+/** A served chunk object (ordinal, ids, page, version reference) besides its text. */
+export const CHUNK_OBJECT_BYTES = 160;
+/** A term of a segment's term dictionary (string plus map entry), and a word of its vocabulary (with bigrams). */
+export const TERM_BYTES = 96;
+export const VOCABULARY_WORD_BYTES = 160;
+/** A served version: canonical metadata, entities, manifest and metadata leaves as parsed objects. */
+export const VERSION_BYTES = 6 * 1024;
+
+function typedBytes(...arrays: ArrayBufferView[]): number {
+  return arrays.reduce((sum, array) => sum + array.byteLength, 0);
+}
+
+const indexBytes = new WeakMap<Segment, number>();
+
+/** A segment's estimate; its graph, attached later, is counted when present. */
+export function segmentBytes(segment: Segment): number {
+  let bytes = indexBytes.get(segment);
+  if (bytes === undefined) {
+    const { bm25 } = segment;
+    bytes =
+      typedBytes(bm25.docIds, bm25.textLengths, bm25.titleLengths, bm25.postingStarts, bm25.postingDocs, bm25.postingTextTf, bm25.postingTitleTf) +
+      bm25.terms.length * TERM_BYTES +
+      typedBytes(segment.codes, segment.ordinals) +
+      segment.vocabulary.words.length * VOCABULARY_WORD_BYTES;
+    for (const chunk of segment.chunks) bytes += CHUNK_OBJECT_BYTES + chunk.text.length;
+    indexBytes.set(segment, bytes);
+  }
+  // An HNSW graph holds its own int8 copy of the rows and about two links per connection per row.
+  const graph = segment.ann.graph ? segment.ann.graph.rows * (segment.dimensions + ANN_CONNECTIVITY * 2 * 4) : 0;
+  return bytes + graph;
+}
+
+export function snapshotBytes(snapshot: ClientSnapshot): number {
+  let bytes = snapshot.live.byteLength + snapshot.versions.size * VERSION_BYTES;
+  for (const segment of snapshot.segments) bytes += segmentBytes(segment);
+  return bytes;
+}
