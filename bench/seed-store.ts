@@ -7,10 +7,9 @@ import { Storage } from '../src/storage/storage.ts';
 import { chunkPages } from '../src/ingest/chunk.ts';
 import { createHashingEmbedder } from '../src/models/hashing-embedder.ts';
 import { emptyEntities } from '../src/domain/entities.ts';
-import { computeManifest } from '../src/serving/manifest.ts';
+import { lanesAndManifest } from '../src/serving/manifest.ts';
 import { canonicalMetadataOf } from '../src/ingest/pipeline.ts';
 import { metadataLeaves } from '../src/domain/metadata-leaves.ts';
-import type { JsonObject } from '../src/domain/canonical-metadata.ts';
 
 const ABSTRACTS_PER_DOCUMENT = 10;
 
@@ -72,7 +71,7 @@ export async function seedScifactChunks(dataDir: string, clientId: string, targe
           deletion: { deleted: false, deletedAt: null, deletedBy: null },
           chunks,
           leaves,
-          manifest: computeManifest({ documentId, versionId: documentId, jobId: null }, chunks, leaves) as unknown as JsonObject,
+          ...lanesAndManifest({ documentId, versionId: documentId, jobId: null }, chunks, leaves, null),
         });
         chunkCount += chunks.length;
         documentCount++;

@@ -43,13 +43,18 @@ export interface GenerationInput {
   leaves: MetadataLeaf[];
   manifest: JsonObject;
   /**
+   * The generation's lane data in its persisted binary form (serving/generation-lanes.ts), written with it so
+   * that api processes load it instead of re-indexing the chunks; its digest is in the manifest.
+   */
+  lanes?: Uint8Array;
+  /**
    * False for data imported from before Metadata Discovery, whose metadata lane was never indexed: the Client's
    * readiness is not_started until a backfill indexes it. Every writer of this service indexes inline (default).
    */
   leavesIndexed?: boolean;
 }
 
-export interface GenerationRecord extends Omit<GenerationInput, 'chunks' | 'leaves'> {
+export interface GenerationRecord extends Omit<GenerationInput, 'chunks' | 'leaves' | 'lanes'> {
   generation: number;
   state: GenerationState;
   stagedAt: string;
@@ -60,6 +65,17 @@ export interface GenerationRecord extends Omit<GenerationInput, 'chunks' | 'leav
 export interface LoadedGeneration extends GenerationRecord {
   chunks: ChunkRecord[];
   leaves: MetadataLeaf[];
+  lanes?: Uint8Array | null;
+}
+
+/**
+ * A generation as an api process loads it to serve: its record, leaves and persisted lane data, without its
+ * chunks; chunks are present only for a generation stored without lane data (written before lanes existed).
+ */
+export interface ServingGeneration extends GenerationRecord {
+  leaves: MetadataLeaf[];
+  lanes?: Uint8Array | null;
+  chunks?: ChunkRecord[];
 }
 
 export interface ActivationResult {

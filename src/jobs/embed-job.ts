@@ -13,7 +13,7 @@ import type { StoragePort } from '../storage/port.ts';
 import type { GenerationInput, GenerationRecord } from '../domain/generation.ts';
 import type { Publisher } from '../publication/publisher.ts';
 
-import { computeManifest, manifestDigest } from '../serving/manifest.ts';
+import { lanesAndManifest, manifestDigest } from '../serving/manifest.ts';
 import { runIngest } from '../ingest/pipeline.ts';
 import type { IngestDependencies, IngestSource } from '../ingest/pipeline.ts';
 import { IngestError } from '../ingest/parsed-document.ts';
@@ -189,6 +189,8 @@ async function ingestAndStage(job: JobRecord, request: EmbedJobRequest, context:
   const found = projectedBreach(await store.usage({ documentId: job.documentId, versionKey }), { chunks: output.chunks.length, textBytes }, deps.quotas);
   if (found) return quotaFailure(found, 'job');
   const leaves = metadataLeaves(output.canonicalMetadata);
+  const ref = { documentId: job.documentId, versionId: versionIdFromKey(versionKey), jobId: job.jobId };
+  const { lanes, manifest } = lanesAndManifest(ref, output.chunks, leaves, output.canonicalMetadata.extracted.title ?? null);
   const input: GenerationInput = {
     documentId: job.documentId,
     versionKey,
@@ -200,7 +202,8 @@ async function ingestAndStage(job: JobRecord, request: EmbedJobRequest, context:
     deletion: { deleted: false, deletedAt: null, deletedBy: null },
     chunks: output.chunks,
     leaves,
-    manifest: computeManifest({ documentId: job.documentId, versionId: versionIdFromKey(versionKey), jobId: job.jobId }, output.chunks, leaves) as unknown as JsonObject,
+    manifest,
+    lanes,
   };
   const replaced = await deps.storage.client(job.clientId).activeGeneration(job.documentId, versionKey);
   const progress: StagedProgress = {

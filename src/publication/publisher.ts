@@ -11,6 +11,12 @@ export interface PublisherOptions {
   enabled: boolean;
 }
 
+/**
+ * How long a retired generation's content stays readable. Every read catches up with the log at its start, so
+ * only reads already running when a generation was retired can still need its text: they last seconds.
+ */
+export const RETIRED_CONTENT_GRACE_MS = 60_000;
+
 export class Publisher {
   private readonly storage: StoragePort;
   private readonly options: PublisherOptions;
@@ -74,10 +80,13 @@ export class Publisher {
     await this.storage.client(clientId).beginPurge(documentId, versionKeys);
   }
 
-  /** Chunk and leaf rows of retired generations go; their manifests stay for successor verification. */
+  /**
+   * Chunk, leaf and lane rows of generations retired more than RETIRED_CONTENT_GRACE_MS ago go; their
+   * manifests stay for successor verification. Recently retired content stays: a read that began on the
+   * snapshot still serving it reads its chunk texts from the store.
+   */
   private async cleanup(clientId: string, activations: ActivationResult[]): Promise<number> {
-    const retired = activations.flatMap(({ previousGeneration }) => (previousGeneration === null ? [] : [previousGeneration]));
-    if (retired.length > 0) await this.storage.client(clientId).cleanupRetired(retired);
-    return retired.length;
+    if (!activations.some(({ previousGeneration }) => previousGeneration !== null)) return 0;
+    return this.storage.client(clientId).cleanupRetiredBefore(new Date(Date.now() - RETIRED_CONTENT_GRACE_MS).toISOString());
   }
 }

@@ -1,10 +1,9 @@
 // A successor generation: a copy of an active generation with other deletion markers, metadata or leaves,
-// with its manifest recomputed. Lifecycle writes, metadata updates and the backfill all republish this way.
+// with its lane data and manifest made anew. Lifecycle writes, metadata updates and the backfill all republish this way.
 
 import type { DeletionMarkers, GenerationInput, LoadedGeneration } from '../domain/generation.ts';
-import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
-import { computeManifest } from '../serving/manifest.ts';
+import { lanesAndManifest } from '../serving/manifest.ts';
 
 export function successorOf(
   loaded: LoadedGeneration,
@@ -12,12 +11,13 @@ export function successorOf(
 ): GenerationInput {
   const jobId = changes.jobId === undefined ? loaded.jobId : changes.jobId;
   const leaves = changes.leaves ?? loaded.leaves;
+  const canonicalMetadata = changes.canonicalMetadata ?? loaded.canonicalMetadata;
   return {
     documentId: loaded.documentId,
     versionKey: loaded.versionKey,
     jobId,
     createdAt: loaded.createdAt,
-    canonicalMetadata: changes.canonicalMetadata ?? loaded.canonicalMetadata,
+    canonicalMetadata,
     entities: loaded.entities,
     embedding: loaded.embedding,
     deletion: changes.deletion ?? loaded.deletion,
@@ -25,6 +25,6 @@ export function successorOf(
     leaves,
     // Leaves given anew are indexed now; otherwise the successor keeps its predecessor's state.
     leavesIndexed: changes.leaves !== undefined ? true : loaded.leavesIndexed,
-    manifest: computeManifest({ documentId: loaded.documentId, versionId: versionIdFromKey(loaded.versionKey), jobId }, loaded.chunks, leaves) as unknown as JsonObject,
+    ...lanesAndManifest({ documentId: loaded.documentId, versionId: versionIdFromKey(loaded.versionKey), jobId }, loaded.chunks, leaves, canonicalMetadata.extracted.title ?? null),
   };
 }

@@ -2,6 +2,7 @@
 // the read guard, so a read sees exactly one published state, current as of its start.
 
 import type { ReadGuard } from '../serving/read-guard.ts';
+import { chunksOf } from '../serving/snapshot.ts';
 import type { ServedVersion } from '../serving/served-types.ts';
 import { chunkIdOf } from '../serving/served-types.ts';
 import { ServiceError } from '../domain/service-error.ts';
@@ -114,7 +115,7 @@ function summaryOf(versions: ServedVersion[]): { row: JsonObject; version: Serve
       document_id: latest.documentId,
       version_id: versions.length === 1 ? latest.versionId : null,
       metadata: latest.canonicalMetadata as unknown as JsonObject,
-      chunk_count: versions.reduce((sum, version) => sum + version.chunks.length, 0),
+      chunk_count: versions.reduce((sum, version) => sum + version.chunkCount, 0),
       created_at: latest.createdAt,
     },
   };
@@ -139,7 +140,7 @@ export class DocumentService {
     const { snapshot } = await this.readGuard.guard(clientId);
     const rows = [...snapshot.versions.values()]
       .filter((version) => request.includeDeleted || !version.deletion.deleted)
-      .filter((version) => compiled.matchesVersion(version) && (!compiled.hasChunkConditions || version.chunks.some((chunk) => compiled.matchesChunk(chunk))))
+      .filter((version) => compiled.matchesVersion(version) && (!compiled.hasChunkConditions || chunksOf(snapshot, version).some((chunk) => compiled.matchesChunk(chunk))))
       .sort(byIdentity);
     requireEvidenceOrUnavailable(rows);
     // SPEC.md: with publication, one row per (document_id, version_id); without, one row per document.
@@ -169,11 +170,11 @@ export class DocumentService {
     const metadata = version.canonicalMetadata;
     const offset = options.chunkOffset ?? 0;
     const page = this.chunkPage(await this.storedChunks(clientId, version, offset, options.chunkLimit), options.chunkLimit);
-    const next = offset + page.length < version.chunks.length ? offset + page.length : null;
+    const next = offset + page.length < version.chunkCount ? offset + page.length : null;
     const body: JsonObject = {
       document_id: version.documentId,
       version_id: version.versionId,
-      chunk_count: version.chunks.length,
+      chunk_count: version.chunkCount,
       created_at: version.createdAt,
       chunk_offset: offset,
       chunks_truncated: next !== null,
@@ -207,7 +208,7 @@ export class DocumentService {
    * window the store can no longer fill means a purge removed it after this read's snapshot: retry.
    */
   private async storedChunks(clientId: string, version: ServedVersion, offset: number, limit: number | undefined): Promise<ChunkRecord[]> {
-    const expected = Math.max(0, Math.min(this.maxChunksOf(limit), version.chunks.length - offset));
+    const expected = Math.max(0, Math.min(this.maxChunksOf(limit), version.chunkCount - offset));
     if (expected === 0) return [];
     const chunks = await this.readChunks(clientId, version.generation, offset, expected);
     if (chunks.length !== expected) throw new ServiceError('publication_unavailable', 'The version changed while it was read; retry');

@@ -3,8 +3,10 @@
 
 import type { ReadGuard } from '../serving/read-guard.ts';
 import type { ClientSnapshot } from '../serving/snapshot.ts';
-import { snapshotVocabulary } from '../serving/snapshot.ts';
-import type { ServedVersion } from '../serving/served-types.ts';
+import { chunksOf, snapshotVocabulary } from '../serving/snapshot.ts';
+import { readChunkTexts } from './chunk-texts.ts';
+import type { ChunkTextReader } from './chunk-texts.ts';
+import type { ServedChunk, ServedVersion } from '../serving/served-types.ts';
 import type { Embedder } from '../models/embedder.ts';
 import type { Reranker } from '../models/reranker.ts';
 import type { ReadinessState } from '../domain/job-states.ts';
@@ -50,6 +52,8 @@ export interface SearchDependencies {
   defaultAlpha: number;
   /** Bounded scan cap per lane (SEARCH_CANDIDATE_CAP). */
   candidateCap: number;
+  /** Stored chunk text for the rows of an answer and the reranked prefix (the snapshot holds none). */
+  readTexts: ChunkTextReader;
 }
 
 /** Chunks a request may see: live in the snapshot, visible under include_deleted, passing the filters. */
@@ -61,8 +65,12 @@ function eligibility(snapshot: ClientSnapshot, filters: CompiledFilters, include
   for (const version of snapshot.versions.values()) {
     if (version.deletion.deleted && !includeDeleted) continue;
     if (!filters.matchesVersion(version)) continue;
-    for (const chunk of version.chunks) {
-      if (live[chunk.ordinal] === 1 && (!filters.hasChunkConditions || filters.matchesChunk(chunk))) eligible[chunk.ordinal] = 1;
+    if (!filters.hasChunkConditions) {
+      for (let ordinal = version.firstOrdinal; ordinal < version.firstOrdinal + version.chunkCount; ordinal++) eligible[ordinal] = live[ordinal];
+      continue;
+    }
+    for (const chunk of chunksOf(snapshot, version)) {
+      if (live[chunk.ordinal] === 1 && filters.matchesChunk(chunk)) eligible[chunk.ordinal] = 1;
     }
   }
   return eligible;
@@ -72,14 +80,16 @@ export function rerankPrefixSize(topKRerank: number, offset: number, limit: numb
   return Math.min(RERANK_PREFIX_CAP, Math.max(topKRerank, offset + limit));
 }
 
-async function rerankPrefix(hits: VersionHit[], query: string, prefix: number, reranker: Reranker): Promise<{ hits: VersionHit[]; count: number }> {
+async function rerankPrefix(hits: VersionHit[], query: string, prefix: number, reranker: Reranker, texts: (chunks: ServedChunk[]) => Promise<Map<number, string>>): Promise<{ hits: VersionHit[]; count: number }> {
   const count = Math.min(prefix, hits.length);
   if (count === 0) return { hits, count: 0 };
   const head = hits.slice(0, count);
+  const best = head.map((hit) => hit.chunks[0].chunk);
+  const byOrdinal = await texts(best);
   let scores: number[];
   try {
     // A remote reranker is a network read: rule 12 retries one dropped connection, fails on a second.
-    scores = await readOverNetwork(() => reranker.rerank(query, head.map((hit) => hit.chunks[0]?.chunk.text ?? '')));
+    scores = await readOverNetwork(() => reranker.rerank(query, best.map((chunk) => byOrdinal.get(chunk.ordinal) ?? '')));
   } catch (error) {
     if (error instanceof ServiceError) throw error;
     // Any other failure of the reranker leaves the fused order in place and says so: reranked_count 0.
@@ -94,10 +104,15 @@ function documentVersion(version: ServedVersion): JsonObject {
   return { document_id: version.documentId, version_id: version.versionId };
 }
 
-function contentEvidence(hit: VersionHit, highlight: boolean, queryTerms: string[]): JsonObject {
-  const items = hit.chunks.slice(0, MAX_EVIDENCE_ITEMS).map(({ chunk }) => {
-    const item: JsonObject = { chunk_id: chunk.chunkId, chunk_index: chunk.chunkIndex, text: chunk.text, page: chunk.page };
-    if (highlight) item.highlights = highlightSpans(chunk.text, queryTerms) as unknown as JsonValue;
+function evidenceChunks(hit: VersionHit): ServedChunk[] {
+  return hit.chunks.slice(0, MAX_EVIDENCE_ITEMS).map(({ chunk }) => chunk);
+}
+
+function contentEvidence(hit: VersionHit, highlight: boolean, queryTerms: string[], texts: Map<number, string>): JsonObject {
+  const items = evidenceChunks(hit).map((chunk) => {
+    const text = texts.get(chunk.ordinal)!;
+    const item: JsonObject = { chunk_id: chunk.chunkId, chunk_index: chunk.chunkIndex, text, page: chunk.page };
+    if (highlight) item.highlights = highlightSpans(text, queryTerms) as unknown as JsonValue;
     return item;
   });
   return { items, total: hit.chunks.length, truncated: hit.chunks.length > items.length };
@@ -182,7 +197,10 @@ export class SearchService {
     const isVersionEligible = (version: ServedVersion) =>
       (request.includeDeleted || !version.deletion.deleted) &&
       filters.matchesVersion(version) &&
-      (!filters.hasChunkConditions || version.chunks.some((chunk) => filters.matchesChunk(chunk)));
+      (!filters.hasChunkConditions || chunksOf(snapshot, version).some((chunk) => filters.matchesChunk(chunk)));
+    // Texts read once per request, shared by the reranked prefix and the page's evidence rows.
+    const knownTexts = new Map<number, string>();
+    const texts = (chunks: ServedChunk[]) => readChunkTexts(this.deps.readTexts, clientId, chunks, knownTexts);
 
     const runContent = request.scope !== 'metadata';
     const runMetadata = request.scope !== 'content';
@@ -195,13 +213,14 @@ export class SearchService {
     let contentRanked = content?.versions ?? null;
     let rerankedCount = 0;
     if (request.rerank && contentRanked && normalized) {
-      const reranked = await rerankPrefix(contentRanked, normalized.text, rerankPrefixSize(request.topKRerank, request.offset, request.limit), this.deps.reranker);
+      const reranked = await rerankPrefix(contentRanked, normalized.text, rerankPrefixSize(request.topKRerank, request.offset, request.limit), this.deps.reranker, texts);
       contentRanked = reranked.hits;
       rerankedCount = reranked.count;
     }
     const ranked = mergeLanes(contentRanked, metadata);
     requireEvidence(ranked.map((row) => row.version));
     const page = ranked.slice(request.offset, request.offset + request.limit);
+    await texts(page.flatMap((row) => (row.content ? evidenceChunks(row.content) : [])));
     const results = page.map((row, index) => {
       const contributions: JsonObject[] = [];
       if (row.contentRank !== undefined) contributions.push({ lane: 'content', rank: row.contentRank });
@@ -211,7 +230,7 @@ export class SearchService {
         document_version: documentVersion(row.version),
         canonical_metadata: rowMetadata(row),
         retrieval_contributions: contributions,
-        content_evidence: row.content ? contentEvidence(row.content, request.highlight, content!.queryTerms) : EMPTY_EVIDENCE,
+        content_evidence: row.content ? contentEvidence(row.content, request.highlight, content!.queryTerms, knownTexts) : EMPTY_EVIDENCE,
         metadata_evidence: metadataEvidence(row.metadata, request.highlight),
       };
     });

@@ -31,6 +31,9 @@ export interface Bm25Segment {
   readonly postingTitleTf: Uint16Array;
 }
 
+/** A segment's postings without its term lookup map: what persisted lane data holds and what merging reads. */
+export type Bm25Postings = Omit<Bm25Segment, 'termIndex'>;
+
 /** Turns a chunk into index terms per field; the shared analyzer unless a test or benchmark swaps it. */
 export type FieldAnalyzer = (text: string, title: string) => { text: string[]; title: string[] };
 
@@ -180,7 +183,7 @@ export function buildBm25Segment(docs: readonly SparseDoc[], analyzer: FieldAnal
 }
 
 /** New local index of every doc of a segment in the merged segment, or -1 when it is dropped. */
-function remapLiveDocs(segments: readonly Bm25Segment[], isLive: (id: number) => boolean) {
+function remapLiveDocs(segments: readonly Bm25Postings[], isLive: (id: number) => boolean) {
   const maps: Int32Array[] = [];
   const ids: number[] = [];
   for (const segment of segments) {
@@ -197,7 +200,7 @@ function remapLiveDocs(segments: readonly Bm25Segment[], isLive: (id: number) =>
  * Rebuilds one segment holding only the live docs of the given segments, in segment order. Searching it
  * scores exactly like searching the inputs with prepareBm25Liveness(inputs, isLive) (tested).
  */
-export function mergeBm25Segments(segments: readonly Bm25Segment[], isLive: (id: number) => boolean): Bm25Segment {
+export function mergeBm25Segments(segments: readonly Bm25Postings[], isLive: (id: number) => boolean): Bm25Segment {
   const { maps, docIds } = remapLiveDocs(segments, isLive);
   assertUniqueIds(docIds);
   const textLengths = new Uint32Array(docIds.length);

@@ -1,11 +1,14 @@
 // Verifies a generation's publication evidence when it enters a serving snapshot (SPEC.md "What the service
-// does", search rules 10 and 11): its manifest must be the record its job published (record id), and the
-// content, fuzzy and metadata lanes the store holds must have the manifest's counts and digests.
+// does", search rules 10 and 11): its manifest must be the record its job published (record id), and the lanes
+// the store holds must have the manifest's counts and digests. A generation with persisted lane data is
+// checked through it (its digest, the fuzzy words it carries, its chunk count) without reading chunk text;
+// each chunk's text is checked against its hash when a read returns it (search-service.ts).
 
-import type { ChunkRecord, LoadedGeneration } from '../domain/generation.ts';
+import type { ChunkRecord, ServingGeneration } from '../domain/generation.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
-import { computeManifest, manifestIsValid, recordIdOf } from './manifest.ts';
+import { computeManifest, fuzzyEvidence, manifestIsValid, metadataEvidence, recordIdOf } from './manifest.ts';
 import type { LaneEvidence, Manifest } from './manifest.ts';
+import { decodeLanes, LanesFormatError, lanesDigest } from './generation-lanes.ts';
 
 /**
  * verified: serve it. unauthoritative: no manifest, a malformed one, or one of another record: it never
@@ -24,14 +27,30 @@ function sameLane(stored: LaneEvidence, computed: LaneEvidence): boolean {
 }
 
 /** What verification reads of a generation: plain data (it may cross to the segment thread). */
-export type EvidenceInput = Pick<LoadedGeneration, 'generation' | 'documentId' | 'versionKey' | 'jobId' | 'manifest' | 'leaves'> & {
-  chunks: Pick<ChunkRecord, 'chunkIndex' | 'text'>[];
+export type EvidenceInput = Pick<ServingGeneration, 'generation' | 'documentId' | 'versionKey' | 'jobId' | 'manifest' | 'leaves' | 'chunkCount' | 'lanes'> & {
+  chunks?: Pick<ChunkRecord, 'chunkIndex' | 'text'>[];
 };
 
-/** The verification input of a loaded generation, without its vectors and entities. */
-export function evidenceInputOf(generation: LoadedGeneration): EvidenceInput {
-  const { generation: id, documentId, versionKey, jobId, manifest, leaves } = generation;
-  return { generation: id, documentId, versionKey, jobId, manifest, leaves, chunks: generation.chunks.map(({ chunkIndex, text }) => ({ chunkIndex, text })) };
+/** The verification input of a served generation, without vectors and entities. */
+export function evidenceInputOf(generation: ServingGeneration): EvidenceInput {
+  const { generation: id, documentId, versionKey, jobId, manifest, leaves, chunkCount, lanes } = generation;
+  const chunks = generation.chunks?.map(({ chunkIndex, text }) => ({ chunkIndex, text }));
+  return { generation: id, documentId, versionKey, jobId, manifest, leaves, chunkCount, lanes, ...(chunks ? { chunks } : {}) };
+}
+
+/** The content and fuzzy lanes as persisted lane data proves them, or the lane that disagrees. */
+function verifyLanes(manifest: Manifest, lanes: Uint8Array, chunkCount: number): 'content' | 'fuzzy' | null {
+  if (!manifest.lanes || manifest.lanes.digest !== lanesDigest(lanes)) return 'content';
+  let decoded;
+  try {
+    decoded = decodeLanes(lanes);
+  } catch (error) {
+    if (error instanceof LanesFormatError) return 'content';
+    throw error;
+  }
+  if (decoded.chunkCount !== manifest.content.count || decoded.chunkCount !== chunkCount || manifest.lanes.count !== chunkCount) return 'content';
+  if (!sameLane(manifest.fuzzy, fuzzyEvidence(decoded.words.map((word, id) => [word, decoded.wordCounts[id]])))) return 'fuzzy';
+  return null;
 }
 
 export function verifyEvidence(generation: EvidenceInput): Evidence {
@@ -39,8 +58,14 @@ export function verifyEvidence(generation: EvidenceInput): Evidence {
   if (!manifestIsValid(generation.manifest, generation.documentId, versionId)) return { state: 'unauthoritative', reason: 'missing or malformed manifest' };
   const manifest = generation.manifest as unknown as Manifest;
   if (manifest.record_id !== recordIdOf(generation.documentId, versionId, generation.jobId)) return { state: 'unauthoritative', reason: 'manifest of another record' };
-  const computed = computeManifest({ documentId: generation.documentId, versionId, jobId: generation.jobId }, generation.chunks, generation.leaves);
   const point = `generation ${generation.generation}`;
+  if (generation.lanes) {
+    const lane = verifyLanes(manifest, generation.lanes, generation.chunkCount);
+    if (lane) return { state: 'corrupt', lane, point };
+    if (!sameLane(manifest.metadata, metadataEvidence(generation.leaves))) return { state: 'corrupt', lane: 'metadata', point };
+    return VERIFIED;
+  }
+  const computed = computeManifest({ documentId: generation.documentId, versionId, jobId: generation.jobId }, generation.chunks ?? [], generation.leaves);
   if (!sameLane(manifest.content, computed.content)) return { state: 'corrupt', lane: 'content', point };
   if (!sameLane(manifest.fuzzy, computed.fuzzy)) return { state: 'corrupt', lane: 'fuzzy', point };
   if (!sameLane(manifest.metadata, computed.metadata)) return { state: 'corrupt', lane: 'metadata', point };

@@ -6,6 +6,8 @@ import type { ChunkRecord, MetadataLeaf } from '../domain/generation.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
 import { vocabularyWordsOf } from '../text/vocabulary.ts';
+import { encodeLanes, lanesDigest, lanesOf } from './generation-lanes.ts';
+import type { LaneChunk } from './generation-lanes.ts';
 
 export interface LaneEvidence {
   count: number;
@@ -19,9 +21,11 @@ export interface Manifest {
   content: LaneEvidence;
   fuzzy: LaneEvidence;
   metadata: LaneEvidence;
+  /** The persisted lane data (generation-lanes.ts): chunk count and SHA-256 of its bytes. Absent for data written before it existed. */
+  lanes?: LaneEvidence;
 }
 
-function digestOf(parts: Iterable<string>): string {
+export function digestOf(parts: Iterable<string>): string {
   const hash = createHash('sha256');
   for (const part of parts) hash.update(part).update('\u0000');
   return hash.digest('hex');
@@ -31,22 +35,33 @@ export function recordIdOf(documentId: string, versionId: string | null, jobId: 
   return digestOf([documentId, versionId ?? '', jobId ?? '']).slice(0, 32);
 }
 
+/** The fuzzy lane's evidence: its surface words with the number of chunks each appears in, sorted by word. */
+export function fuzzyEvidence(wordCounts: Iterable<readonly [string, number]>): LaneEvidence {
+  const entries = [...wordCounts].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return { count: entries.length, digest: digestOf(entries.map(([word, count]) => `${word}:${count}`)) };
+}
+
+export function metadataEvidence(leaves: readonly MetadataLeaf[]): LaneEvidence {
+  return { count: leaves.length, digest: digestOf(leaves.map((leaf) => `${JSON.stringify(leaf.path)}=${JSON.stringify(leaf.value)}`)) };
+}
+
+/** The manifest of a generation; with its persisted lane data, the lanes' digest too. */
 export function computeManifest(
   ref: { documentId: string; versionId: string | null; jobId: string | null },
   chunks: readonly Pick<ChunkRecord, 'chunkIndex' | 'text'>[],
   leaves: readonly MetadataLeaf[],
+  lanes?: Uint8Array,
 ): Manifest {
-  // The fuzzy lane holds surface words with the number of chunks each appears in.
   const counts = new Map<string, number>();
   for (const chunk of chunks) for (const word of vocabularyWordsOf(chunk.text)) counts.set(word, (counts.get(word) ?? 0) + 1);
-  const terms = [...counts.keys()].sort().map((word) => `${word}:${counts.get(word)}`);
   return {
     record_id: recordIdOf(ref.documentId, ref.versionId, ref.jobId),
     document_id: ref.documentId,
     version_id: ref.versionId,
     content: { count: chunks.length, digest: digestOf(chunks.map((chunk) => `${chunk.chunkIndex}:${chunk.text}`)) },
-    fuzzy: { count: terms.length, digest: digestOf(terms) },
-    metadata: { count: leaves.length, digest: digestOf(leaves.map((leaf) => `${JSON.stringify(leaf.path)}=${JSON.stringify(leaf.value)}`)) },
+    fuzzy: fuzzyEvidence(counts),
+    metadata: metadataEvidence(leaves),
+    ...(lanes ? { lanes: { count: chunks.length, digest: lanesDigest(lanes) } } : {}),
   };
 }
 
@@ -70,4 +85,18 @@ export function manifestIsValid(manifest: unknown, documentId: string, versionId
     isLane(manifest.fuzzy) &&
     isLane(manifest.metadata)
   );
+}
+
+/**
+ * What a writer stores with a generation besides its chunks: the lane data api processes load (built here,
+ * by the worker, once) and the manifest that proves it.
+ */
+export function lanesAndManifest(
+  ref: { documentId: string; versionId: string | null; jobId: string | null },
+  chunks: readonly LaneChunk[],
+  leaves: readonly MetadataLeaf[],
+  title: string | null,
+): { lanes: Uint8Array; manifest: JsonObject } {
+  const lanes = encodeLanes(lanesOf(chunks, title, chunks[0]?.vector.length ?? 0));
+  return { lanes, manifest: computeManifest(ref, chunks, leaves, lanes) as unknown as JsonObject };
 }

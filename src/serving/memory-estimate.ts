@@ -6,8 +6,8 @@ import type { Segment } from './segment.ts';
 import type { ClientSnapshot } from './snapshot.ts';
 import { ANN_CONNECTIVITY } from './ann-index.ts';
 
-/** A served chunk object (ordinal, ids, page, version reference) besides its text. */
-export const CHUNK_OBJECT_BYTES = 160;
+/** A page label string. */
+export const LABEL_BYTES = 48;
 /** A term of a segment's term dictionary (string plus map entry), and a word of its vocabulary (with bigrams). */
 export const TERM_BYTES = 96;
 export const VOCABULARY_WORD_BYTES = 160;
@@ -28,9 +28,9 @@ export function segmentBytes(segment: Segment): number {
     bytes =
       typedBytes(bm25.docIds, bm25.textLengths, bm25.titleLengths, bm25.postingStarts, bm25.postingDocs, bm25.postingTextTf, bm25.postingTitleTf) +
       bm25.terms.length * TERM_BYTES +
-      typedBytes(segment.codes, segment.ordinals) +
+      typedBytes(segment.codes, segment.generationRows, segment.wordStarts, segment.wordIds, segment.wordCounts, segment.chunkIndexes, segment.pages, segment.textHashes, segment.labelRows) +
+      segment.labels.length * LABEL_BYTES +
       segment.vocabulary.words.length * VOCABULARY_WORD_BYTES;
-    for (const chunk of segment.chunks) bytes += CHUNK_OBJECT_BYTES + chunk.text.length;
     indexBytes.set(segment, bytes);
   }
   // An HNSW graph holds its own int8 copy of the rows and about two links per connection per row.

@@ -1,17 +1,17 @@
-// The segment thread of an api process: builds and merges segment indexes (text analysis, BM25 postings,
-// vector packing, quantization, vocabulary), builds HNSW graphs of large segments and verifies publication
-// evidence, off the event loop. Plain data in, plain data out; its only I/O is writing a graph file.
+// The segment thread of an api process: builds segment indexes from generations' lane data and merges them,
+// builds HNSW graphs of large segments and verifies publication evidence, off the event loop. Plain data in,
+// plain data out; its only I/O is writing a graph file.
 
 import { parentPort } from 'node:worker_threads';
-import { indexDocs, mergeIndexes } from './segment.ts';
-import type { IndexDoc, SegmentIndex } from './segment.ts';
+import { indexParts, mergeIndexes } from './segment.ts';
+import type { SegmentIndex, SegmentPart } from './segment.ts';
 import { verifyEvidence } from './evidence.ts';
-import { writeAnnGraph } from './ann-index.ts';
 import type { Evidence, EvidenceInput } from './evidence.ts';
+import { writeAnnGraph } from './ann-index.ts';
 
 export type SegmentThreadRequest =
-  | { id: number; kind: 'build'; docs: IndexDoc[]; vectors: Float32Array }
-  | { id: number; kind: 'merge'; parts: SegmentIndex[]; live: Uint8Array; dimensions: number; deadTexts: string[] }
+  | { id: number; kind: 'build'; parts: SegmentPart[]; dimensions: number }
+  | { id: number; kind: 'merge'; parts: SegmentIndex[]; live: Uint8Array; dimensions: number }
   | { id: number; kind: 'verify'; generations: EvidenceInput[] }
   | { id: number; kind: 'ann'; codes: Int8Array; dimensions: number; path: string };
 
@@ -28,8 +28,8 @@ parentPort!.on('message', (request: SegmentThreadRequest) => {
     else if (request.kind === 'ann') {
       writeAnnGraph(request.codes, request.dimensions, request.path);
       reply = { id: request.id, written: request.path };
-    } else if (request.kind === 'build') reply = { id: request.id, index: indexDocs(request.docs, request.vectors) };
-    else reply = { id: request.id, index: mergeIndexes(request.parts, request.live, request.dimensions, request.deadTexts) };
+    } else if (request.kind === 'build') reply = { id: request.id, index: indexParts(request.parts, request.dimensions) };
+    else reply = { id: request.id, index: mergeIndexes(request.parts, request.live, request.dimensions) };
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
   }

@@ -1,36 +1,55 @@
-// An immutable slice of a Client's serving index: chunks with sorted ordinals, their BM25 postings, int8
-// dense codes and fuzzy-lane vocabulary (plus, for large segments, an HNSW graph attached once built). The index part is built from plain data by pure functions, so that it
-// can be built or merged off the event loop (segment-thread.ts); segments are never mutated once returned.
+// An immutable slice of a Client's serving index: the rows (chunks) of some generations with sorted ordinals,
+// their BM25 postings, int8 dense codes, fuzzy-lane vocabulary and what filters read of each chunk, in typed
+// arrays (plus, for large segments, an HNSW graph attached once built). It is assembled from generations'
+// persisted lane data by merging, never by analyzing text; the index part is plain data built by pure
+// functions, so it can be built or merged off the event loop (segment-thread.ts).
 
-import { buildBm25Segment, mergeBm25Segments } from './bm25-segment.ts';
-import type { Bm25Segment } from './bm25-segment.ts';
-import type { ServedChunk } from './served-types.ts';
-import type { LoadedGeneration } from '../domain/generation.ts';
+import { mergeBm25Segments } from './bm25-segment.ts';
+import type { Bm25Postings, Bm25Segment } from './bm25-segment.ts';
+import type { ServedChunk, ServedVersion } from './served-types.ts';
+import { chunkIdOf } from './served-types.ts';
+import type { ServingGeneration } from '../domain/generation.ts';
 import { verifyEvidence } from './evidence.ts';
 import type { Evidence } from './evidence.ts';
-import { quantize } from './quantized-scan.ts';
+import { decodeLanes, lanesOf, NO_PAGE } from './generation-lanes.ts';
+import type { GenerationLanes, LaneChunk } from './generation-lanes.ts';
 import { ANN_MIN_ROWS, annAvailable, buildAnnGraph } from './ann-index.ts';
 import type { AnnGraph } from './ann-index.ts';
-import { buildVocabulary, vocabularyEntries, vocabularyFromTexts, vocabularyWordsOf } from '../text/vocabulary.ts';
+import { buildVocabulary } from '../text/vocabulary.ts';
 import type { Vocabulary } from '../text/vocabulary.ts';
 
 /** The searchable structures of a segment: plain data only (structured-cloneable). */
 export interface SegmentIndex {
+  /** Postings whose doc ids are the rows' ordinals, in row order. */
   readonly bm25: Bm25Segment;
   /**
-   * Row-major int8 codes of the unit vectors (quantized-scan.ts), one row of `dimensions` per chunk, in
-   * ordinal order; owns its buffer from offset 0 (the native scan needs it). Full precision stays in the store.
+   * Row-major int8 codes of the unit vectors (quantized-scan.ts), one row of `dimensions` per chunk; owns its
+   * buffer from offset 0 (the native scan needs it). Full precision stays in the store.
    */
   readonly codes: Int8Array;
-  /** The fuzzy lane: surface words of the segment's chunks with chunk counts. */
+  /** The fuzzy lane: surface words of the segment's live chunks with chunk counts. */
   readonly vocabulary: Vocabulary;
+  /** Generation g holds rows generationRows[g] .. generationRows[g + 1] - 1 (one entry per generation, plus one). */
+  readonly generationRows: Int32Array;
+  /** Generation g's fuzzy words: vocabulary ids wordIds[wordStarts[g] .. wordStarts[g + 1]) with their chunk counts. */
+  readonly wordStarts: Uint32Array;
+  readonly wordIds: Uint32Array;
+  readonly wordCounts: Uint16Array;
+  /** Per row: the chunk's index in its document, its page (NO_PAGE for none) and the hash of its stored text. */
+  readonly chunkIndexes: Int32Array;
+  readonly pages: Int32Array;
+  readonly textHashes: Uint32Array;
+  /** Rows with a page label (ascending) and their labels. */
+  readonly labelRows: Int32Array;
+  readonly labels: readonly string[];
 }
 
 export interface Segment extends SegmentIndex {
-  /** Chunks in ascending ordinal order. */
-  readonly chunks: readonly ServedChunk[];
-  /** Their ordinals, for tight loops. */
+  /** The version of each generation of the segment, in generationRows order. */
+  readonly versions: readonly ServedVersion[];
+  /** Row ordinals, ascending (the postings' doc ids). */
   readonly ordinals: Int32Array;
+  readonly rows: number;
   readonly minOrdinal: number;
   readonly maxOrdinal: number;
   readonly dimensions: number;
@@ -41,144 +60,245 @@ export interface Segment extends SegmentIndex {
   readonly ann: { graph: AnnGraph | null };
 }
 
-/** What indexing needs of one chunk. */
-export interface IndexDoc {
-  ordinal: number;
-  text: string;
-  title: string | undefined;
-}
-
 /** Segments with fewer rows are scanned in JavaScript: the native call would not pay for itself. */
 export const QUANTIZED_MIN_ROWS = 4096;
 
-/** Builds the index of docs sorted by ordinal, with their vectors packed row by row. */
-export function indexDocs(docs: readonly IndexDoc[], vectors: Float32Array): SegmentIndex {
+/** What a generation contributes to a segment: its persisted lanes, or its chunks (data written before lanes were persisted). */
+export type GenerationSource = { lanes: Uint8Array } | { chunks: LaneChunk[]; title: string | null };
+
+/** A generation entering a segment at its first ordinal. */
+export interface SegmentPart {
+  firstOrdinal: number;
+  source: GenerationSource;
+}
+
+/** The segment input of a served generation: its lane data when stored, else its chunks. */
+export function sourceOf(generation: ServingGeneration): GenerationSource {
+  if (generation.lanes) return { lanes: generation.lanes };
+  return { chunks: generation.chunks ?? [], title: generation.canonicalMetadata.extracted.title ?? null };
+}
+
+/** Anything merged into a segment: one generation's lanes, or an existing segment's index. */
+interface MergeSource {
+  bm25: Bm25Postings;
+  codes: Int8Array;
+  codeDimensions: number;
+  generationRows: Int32Array;
+  words: readonly string[];
+  wordStarts: Uint32Array;
+  wordIds: Uint32Array;
+  wordCounts: ArrayLike<number>;
+  chunkIndexes: Int32Array;
+  pages: Int32Array;
+  textHashes: Uint32Array;
+  labelRows: ArrayLike<number>;
+  labels: readonly string[];
+}
+
+function lanesOfSource(source: GenerationSource, dimensions: number): GenerationLanes {
+  return 'lanes' in source ? decodeLanes(source.lanes) : lanesOf(source.chunks, source.title, dimensions);
+}
+
+function mergeSourceOfLanes(lanes: GenerationLanes, firstOrdinal: number): MergeSource {
   return {
-    bm25: buildBm25Segment(docs.map((doc) => ({ id: doc.ordinal, text: doc.text, title: doc.title }))),
-    codes: quantize(vectors),
-    vocabulary: vocabularyFromTexts(docs.map((doc) => doc.text)),
+    bm25: { ...lanes.bm25, docIds: Int32Array.from({ length: lanes.chunkCount }, (_, row) => firstOrdinal + row) },
+    codes: lanes.codes,
+    codeDimensions: lanes.dimensions,
+    generationRows: Int32Array.of(0, lanes.chunkCount),
+    words: lanes.words,
+    wordStarts: Uint32Array.of(0, lanes.words.length),
+    wordIds: Uint32Array.from(lanes.words, (_, id) => id),
+    wordCounts: lanes.wordCounts,
+    chunkIndexes: lanes.chunkIndexes,
+    pages: lanes.pages,
+    textHashes: lanes.textHashes,
+    labelRows: lanes.labelRows,
+    labels: lanes.labels,
   };
 }
 
+function mergeSourceOfIndex(index: SegmentIndex, dimensions: number): MergeSource {
+  return { ...index, codeDimensions: dimensions, words: index.vocabulary.words };
+}
+
 /**
- * The vocabulary of the live chunks of merged parts: the parts' word counts less the words of the chunks
- * that died since (`deadTexts`), so a purged document's words leave the fuzzy lane with it.
+ * Merges sources into one index holding the rows whose ordinal is live, in source order. Liveness is per
+ * generation (a generation's chunks enter and leave together), so a generation is kept or dropped whole.
  */
-function liveVocabulary(parts: readonly SegmentIndex[], deadTexts: readonly string[]): Vocabulary {
+function mergeSources(sources: readonly MergeSource[], isLive: (ordinal: number) => boolean, dimensions: number): SegmentIndex {
+  const bm25 = mergeBm25Segments(sources.map((source) => source.bm25), isLive);
+  const rows = bm25.docCount;
+  const codes = new Int8Array(rows * dimensions);
+  const chunkIndexes = new Int32Array(rows);
+  const pages = new Int32Array(rows);
+  const textHashes = new Uint32Array(rows);
+  const labelRows: number[] = [];
+  const labels: string[] = [];
+  const generationRows: number[] = [0];
+  const groupWords: Array<{ words: readonly string[]; ids: Uint32Array; counts: ArrayLike<number>; from: number; to: number }> = [];
   const counts = new Map<string, number>();
-  for (const part of parts) for (const [word, count] of vocabularyEntries(part.vocabulary)) counts.set(word, (counts.get(word) ?? 0) + count);
-  for (const text of deadTexts) {
-    for (const word of vocabularyWordsOf(text)) {
-      const left = (counts.get(word) ?? 0) - 1;
-      if (left > 0) counts.set(word, left);
-      else counts.delete(word);
-    }
-  }
-  return buildVocabulary(counts);
-}
-
-/** Merges adjacent segment indexes, keeping the docs live in `live` (by ordinal), in order. */
-export function mergeIndexes(parts: readonly SegmentIndex[], live: Uint8Array, dimensions: number, deadTexts: readonly string[]): SegmentIndex {
-  const isLive = (ordinal: number) => live[ordinal] === 1;
-  const bm25 = mergeBm25Segments(parts.map((part) => part.bm25), isLive);
-  const codes = new Int8Array(bm25.docCount * dimensions);
   let row = 0;
-  for (const part of parts) {
-    for (let d = 0; d < part.bm25.docCount; d++) {
-      if (!isLive(part.bm25.docIds[d])) continue;
-      codes.set(part.codes.subarray(d * dimensions, (d + 1) * dimensions), row * dimensions);
-      row++;
+  for (const source of sources) {
+    let label = 0;
+    for (let g = 0; g + 1 < source.generationRows.length; g++) {
+      const from = source.generationRows[g];
+      const to = source.generationRows[g + 1];
+      if (to === from || !isLive(source.bm25.docIds[from])) continue;
+      for (let r = from; r < to; r++, row++) {
+        if (source.codeDimensions === dimensions) codes.set(source.codes.subarray(r * dimensions, (r + 1) * dimensions), row * dimensions);
+        chunkIndexes[row] = source.chunkIndexes[r];
+        pages[row] = source.pages[r];
+        textHashes[row] = source.textHashes[r];
+        while (label < source.labelRows.length && source.labelRows[label] < r) label++;
+        if (label < source.labelRows.length && source.labelRows[label] === r) {
+          labelRows.push(row);
+          labels.push(source.labels[label]);
+        }
+      }
+      generationRows.push(row);
+      const wordFrom = source.wordStarts[g];
+      const wordTo = source.wordStarts[g + 1];
+      for (let w = wordFrom; w < wordTo; w++) {
+        const word = source.words[source.wordIds[w]];
+        counts.set(word, (counts.get(word) ?? 0) + source.wordCounts[w]);
+      }
+      groupWords.push({ words: source.words, ids: source.wordIds, counts: source.wordCounts, from: wordFrom, to: wordTo });
     }
   }
-  return { bm25, codes, vocabulary: liveVocabulary(parts, deadTexts) };
-}
-
-function titleOf(chunk: ServedChunk): string | undefined {
-  return chunk.version.canonicalMetadata.extracted.title ?? undefined;
-}
-
-/**
- * The plain indexing input of chunks and their vectors (same order): docs in ordinal order and the vectors
- * packed row by row (a vector of another model is left as zeros: it never meets a query of this one).
- */
-export function indexInputOf(chunks: readonly ServedChunk[], chunkVectors: readonly Float32Array[], dimensions: number): { sorted: ServedChunk[]; docs: IndexDoc[]; vectors: Float32Array } {
-  const order = chunks.map((_, index) => index).sort((a, b) => chunks[a].ordinal - chunks[b].ordinal);
-  const sorted = order.map((index) => chunks[index]);
-  const vectors = new Float32Array(sorted.length * dimensions);
-  order.forEach((index, row) => {
-    if (chunkVectors[index].length === dimensions) vectors.set(chunkVectors[index], row * dimensions);
+  if (row !== rows) throw new Error(`segment merge kept ${row} rows but ${rows} postings docs`);
+  const vocabulary = buildVocabulary(counts);
+  const wordStarts = new Uint32Array(groupWords.length + 1);
+  for (let g = 0; g < groupWords.length; g++) wordStarts[g + 1] = wordStarts[g] + (groupWords[g].to - groupWords[g].from);
+  const wordIds = new Uint32Array(wordStarts[groupWords.length]);
+  const wordCounts = new Uint16Array(wordIds.length);
+  groupWords.forEach((group, g) => {
+    for (let w = group.from, at = wordStarts[g]; w < group.to; w++, at++) {
+      wordIds[at] = vocabulary.ids.get(group.words[group.ids[w]])!;
+      wordCounts[at] = group.counts[w];
+    }
   });
-  return { sorted, docs: sorted.map((chunk) => ({ ordinal: chunk.ordinal, text: chunk.text, title: titleOf(chunk) })), vectors };
+  return {
+    bm25,
+    codes,
+    vocabulary,
+    generationRows: Int32Array.from(generationRows),
+    wordStarts,
+    wordIds,
+    wordCounts,
+    chunkIndexes,
+    pages,
+    textHashes,
+    labelRows: Int32Array.from(labelRows),
+    labels,
+  };
 }
 
-/** A segment from chunks sorted by ordinal and the index built from them. */
-export function assembleSegment(sorted: readonly ServedChunk[], index: SegmentIndex, dimensions: number): Segment {
+/** The index of generations entering at their first ordinals (ascending), from their lanes. */
+export function indexParts(parts: readonly SegmentPart[], dimensions: number): SegmentIndex {
+  const sources = parts.map((part) => mergeSourceOfLanes(lanesOfSource(part.source, dimensions), part.firstOrdinal));
+  return mergeSources(sources, () => true, dimensions);
+}
+
+/** Merges adjacent segment indexes, keeping the generations live in `live` (by ordinal), in order. */
+export function mergeIndexes(parts: readonly SegmentIndex[], live: Uint8Array, dimensions: number): SegmentIndex {
+  return mergeSources(parts.map((part) => mergeSourceOfIndex(part, dimensions)), (ordinal) => live[ordinal] === 1, dimensions);
+}
+
+/** A segment from its index and the versions of its generations (in the index's generation order). */
+export function assembleSegment(index: SegmentIndex, versions: readonly ServedVersion[], dimensions: number): Segment {
+  if (versions.length + 1 !== index.generationRows.length) throw new Error('a segment needs one version per generation');
+  const ordinals = index.bm25.docIds;
   return {
     ...index,
-    chunks: sorted,
-    ordinals: Int32Array.from(sorted, (chunk) => chunk.ordinal),
-    minOrdinal: sorted.length ? sorted[0].ordinal : 0,
-    maxOrdinal: sorted.length ? sorted[sorted.length - 1].ordinal : -1,
+    versions,
+    ordinals,
+    rows: ordinals.length,
+    minOrdinal: ordinals.length ? ordinals[0] : 0,
+    maxOrdinal: ordinals.length ? ordinals[ordinals.length - 1] : -1,
     dimensions,
     ann: { graph: null },
   };
 }
 
-/** The chunks of adjacent segments that are still live, in ordinal order (the merge's chunk list). */
-export function liveChunksOf(segments: readonly Segment[], live: Uint8Array): ServedChunk[] {
-  return segments.flatMap((segment) => segment.chunks.filter((chunk) => live[chunk.ordinal] === 1));
+/** The versions of the generations of adjacent segments that are still live, in order (the merge's version list). */
+export function liveVersionsOf(segments: readonly Segment[], live: Uint8Array): ServedVersion[] {
+  return segments.flatMap((segment) => segment.versions.filter((version) => version.chunkCount > 0 && live[version.firstOrdinal] === 1));
 }
 
-/** The texts of the chunks of segments that died since they were indexed. */
-export function deadTextsOf(segments: readonly Segment[], live: Uint8Array): string[] {
-  return segments.flatMap((segment) => segment.chunks.filter((chunk) => live[chunk.ordinal] !== 1).map((chunk) => chunk.text));
+/** True while some generation of the segment is live. */
+export function hasLiveRows(segment: Segment, live: Uint8Array): boolean {
+  return segment.versions.some((version) => version.chunkCount > 0 && live[version.firstOrdinal] === 1);
 }
 
 /** Builds and merges segments and verifies evidence; an implementation may do the work on another thread. */
 export interface SegmentBuilder {
-  build(chunks: readonly ServedChunk[], vectors: readonly Float32Array[], dimensions: number): Promise<Segment>;
-  /** Merges adjacent segments into one, dropping chunks not live in `live`. */
+  /** The segment of generations entering at their first ordinals, with their versions (same order). */
+  build(parts: readonly SegmentPart[], versions: readonly ServedVersion[], dimensions: number): Promise<Segment>;
+  /** Merges adjacent segments into one, dropping generations not live in `live`. */
   merge(segments: readonly Segment[], live: Uint8Array): Promise<Segment>;
   /** Verifies each generation's publication evidence (evidence.ts), in order. */
-  verify(generations: readonly LoadedGeneration[]): Promise<Evidence[]>;
+  verify(generations: readonly ServingGeneration[]): Promise<Evidence[]>;
   /** Builds the HNSW graph of a large segment's codes, or null where none can be built (then scans stay exact). */
   buildAnn(segment: Segment): Promise<AnnGraph | null>;
 }
 
 /** True for a segment large enough to get an HNSW graph, where the native index can load. */
 export function wantsAnn(segment: Segment): boolean {
-  return segment.chunks.length >= ANN_MIN_ROWS && annAvailable();
+  return segment.rows >= ANN_MIN_ROWS && annAvailable();
 }
 
-export function buildSegment(chunks: readonly ServedChunk[], chunkVectors: readonly Float32Array[], dimensions: number): Segment {
-  const { sorted, docs, vectors } = indexInputOf(chunks, chunkVectors, dimensions);
-  return assembleSegment(sorted, indexDocs(docs, vectors), dimensions);
+export function buildSegment(parts: readonly SegmentPart[], versions: readonly ServedVersion[], dimensions: number): Segment {
+  return assembleSegment(indexParts(parts, dimensions), versions, dimensions);
 }
 
 export function mergeSegments(segments: readonly Segment[], live: Uint8Array): Segment {
   const dimensions = segments[0].dimensions;
-  return assembleSegment(liveChunksOf(segments, live), mergeIndexes(segments, live, dimensions, deadTextsOf(segments, live)), dimensions);
+  return assembleSegment(mergeIndexes(segments, live, dimensions), liveVersionsOf(segments, live), dimensions);
 }
 
 /** Builds on the calling thread: for tests, tools and small publications. */
 export const inlineSegmentBuilder: SegmentBuilder = {
-  build: async (chunks, vectors, dimensions) => buildSegment(chunks, vectors, dimensions),
+  build: async (parts, versions, dimensions) => buildSegment(parts, versions, dimensions),
   merge: async (segments, live) => mergeSegments(segments, live),
   verify: async (generations) => generations.map(verifyEvidence),
   buildAnn: async (segment) => (wantsAnn(segment) ? buildAnnGraph(segment.codes, segment.dimensions) : null),
 };
 
+function upperBound(values: Int32Array, value: number): number {
+  let low = 0;
+  let high = values.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (values[middle] <= value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The chunk in row `row` of the segment. */
+export function chunkAtRow(segment: Segment, row: number): ServedChunk {
+  const version = segment.versions[upperBound(segment.generationRows, row) - 1];
+  const labelAt = upperBound(segment.labelRows, row) - 1;
+  const chunkIndex = segment.chunkIndexes[row];
+  return {
+    ordinal: segment.ordinals[row],
+    chunkId: chunkIdOf(version.generation, chunkIndex),
+    chunkIndex,
+    page: segment.pages[row] === NO_PAGE ? null : segment.pages[row],
+    pageLabel: labelAt >= 0 && segment.labelRows[labelAt] === row ? segment.labels[labelAt] : null,
+    version,
+    textHash: segment.textHashes[row],
+  };
+}
+
+/** The row holding this ordinal in the segment, or -1. */
+export function rowOfOrdinal(segment: Segment, ordinal: number): number {
+  const row = upperBound(segment.ordinals, ordinal) - 1;
+  return row >= 0 && segment.ordinals[row] === ordinal ? row : -1;
+}
+
 /** The chunk with this ordinal in the segment, or undefined. */
 export function chunkInSegment(segment: Segment, ordinal: number): ServedChunk | undefined {
-  const chunks = segment.chunks;
-  let low = 0;
-  let high = chunks.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >>> 1;
-    const value = chunks[middle].ordinal;
-    if (value === ordinal) return chunks[middle];
-    if (value < ordinal) low = middle + 1;
-    else high = middle - 1;
-  }
-  return undefined;
+  const row = rowOfOrdinal(segment, ordinal);
+  return row < 0 ? undefined : chunkAtRow(segment, row);
 }

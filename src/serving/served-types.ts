@@ -1,5 +1,6 @@
-// Plain shapes of what a serving snapshot holds: versions of the active generations and their chunks.
-// Objects are frozen in spirit: a change makes new objects, so a reader holding a snapshot never sees it move.
+// Plain shapes of what a serving snapshot holds: versions of the active generations, and references to their
+// chunks. Objects are frozen in spirit: a change makes new objects, so a reader holding a snapshot never sees
+// it move. Chunk text, vectors and entities stay in the store; a snapshot holds what ranking and filters read.
 
 import type { CanonicalMetadata, JsonObject } from '../domain/canonical-metadata.ts';
 import type { Entities } from '../domain/entities.ts';
@@ -23,19 +24,19 @@ export interface ServedVersion {
   evidence: Evidence;
   manifest: JsonObject;
   leaves: MetadataLeaf[];
-  /** Chunks in document order. */
-  chunks: ServedChunk[];
+  /** Its chunks hold the ordinals firstOrdinal .. firstOrdinal + chunkCount - 1, in document order. */
+  firstOrdinal: number;
+  chunkCount: number;
 }
 
-/**
- * A chunk as served: its place in the index, its version and what filters and evidence rows read. Its vector
- * and entities stay in the store (read for the rows of an answer); the segment holds its int8 codes.
- */
-export interface ServedChunk extends Omit<ChunkRecord, 'vector' | 'entities'> {
+/** A chunk as a read sees it: its place in the index, its version and what filters and evidence rows read. */
+export interface ServedChunk extends Pick<ChunkRecord, 'chunkIndex' | 'page' | 'pageLabel'> {
   /** Global ordinal inside the Client's index; stable for the chunk's lifetime. */
   ordinal: number;
   chunkId: string;
   version: ServedVersion;
+  /** Hash of its stored text (generation-lanes.ts chunkTextHash): a text read for an answer is checked against it. */
+  textHash: number;
 }
 
 export function chunkIdOf(generation: number, chunkIndex: number): string {

@@ -7,7 +7,7 @@
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { StoragePort } from '../storage/port.ts';
-import type { LoadedGeneration } from '../domain/generation.ts';
+import type { ServingGeneration } from '../domain/generation.ts';
 import { PUBLICATION_LOG_REPLAY_LIMIT } from '../domain/publication-log.ts';
 import type { PublicationLogEntry } from '../domain/publication-log.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
@@ -150,7 +150,7 @@ export class ServingIndex {
     const head = await store.logHead();
     const ids = await store.servedGenerationIds();
     let snapshot = emptySnapshot(clientId, this.dimensions);
-    let batch: LoadedGeneration[] = [];
+    let batch: ServingGeneration[] = [];
     let batchChunks = 0;
     const flush = async () => {
       if (batch.length === 0) return;
@@ -163,7 +163,7 @@ export class ServingIndex {
     for (let start = 0; start < ids.length; start += REBUILD_READ_BATCH) {
       for (const generation of await store.loadActiveGenerations(ids.slice(start, start + REBUILD_READ_BATCH))) {
         batch.push(generation);
-        batchChunks += generation.chunks.length;
+        batchChunks += generation.chunkCount;
         if (batchChunks >= REBUILD_BATCH_CHUNKS) await flush();
       }
       await yieldToEventLoop();
@@ -180,7 +180,7 @@ export class ServingIndex {
    */
   private async applied(base: () => ClientSnapshot, change: SnapshotChange): Promise<ClientSnapshot> {
     const plan = planChange(base(), change);
-    const segment = plan.added.length > 0 ? await this.builder.build(plan.added, plan.addedVectors, this.dimensions) : null;
+    const segment = plan.added.length > 0 ? await this.builder.build(plan.added, plan.addedVersions, this.dimensions) : null;
     return commitChange(base(), plan, segment);
   }
 
@@ -217,7 +217,7 @@ export class ServingIndex {
       await this.rebuild(clientId);
       return this.applyPending(clientId, until);
     }
-    const activated: LoadedGeneration[] = [];
+    const activated: ServingGeneration[] = [];
     const removed: string[] = [];
     for (const [identity, entry] of coalesce(changes.entries)) {
       if (entry.kind === 'remove') {
@@ -236,7 +236,7 @@ export class ServingIndex {
   }
 
   /** Each generation's publication evidence, verified by the builder (off the event loop in api processes). */
-  private async evidenceOf(generations: readonly LoadedGeneration[]): Promise<Map<number, Evidence>> {
+  private async evidenceOf(generations: readonly ServingGeneration[]): Promise<Map<number, Evidence>> {
     const verified = await this.builder.verify(generations);
     return new Map(generations.map((generation, index) => [generation.generation, verified[index]]));
   }

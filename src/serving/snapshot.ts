@@ -1,14 +1,13 @@
 // A Client's immutable serving snapshot and the copy-on-write step that publishes a new one.
 // Search holds the snapshot it started with; publishing never changes an existing snapshot.
 
-import type { LoadedGeneration } from '../domain/generation.ts';
+import type { ServingGeneration } from '../domain/generation.ts';
 import { VERIFIED } from './evidence.ts';
 import type { Evidence } from './evidence.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
-import { chunkInSegment, inlineSegmentBuilder } from './segment.ts';
-import type { Segment, SegmentBuilder } from './segment.ts';
+import { chunkAtRow, chunkInSegment, hasLiveRows, inlineSegmentBuilder, rowOfOrdinal, sourceOf } from './segment.ts';
+import type { Segment, SegmentBuilder, SegmentPart } from './segment.ts';
 import type { VocabularyParts } from '../text/vocabulary.ts';
-import { chunkIdOf } from './served-types.ts';
 import type { ServedChunk, ServedVersion } from './served-types.ts';
 
 /** A newly added segment is merged into its predecessor while it is at least this fraction of its size. */
@@ -35,8 +34,8 @@ export function emptySnapshot(clientId: string, dimensions: number): ClientSnaps
   return { clientId, sequence: 0, versions: new Map(), segments: [], live: new Uint8Array(0), nextOrdinal: 0, dimensions, liveChunkCount: 0, deletedVersionCount: 0 };
 }
 
-function toServedVersion(generation: LoadedGeneration, firstOrdinal: number, evidence: Evidence): ServedVersion {
-  const version: ServedVersion = {
+function toServedVersion(generation: ServingGeneration, firstOrdinal: number, evidence: Evidence): ServedVersion {
+  return {
     documentId: generation.documentId,
     versionId: versionIdFromKey(generation.versionKey),
     identity: versionIdentity({ documentId: generation.documentId, versionId: versionIdFromKey(generation.versionKey) }),
@@ -51,23 +50,14 @@ function toServedVersion(generation: LoadedGeneration, firstOrdinal: number, evi
     evidence,
     manifest: generation.manifest,
     leaves: generation.leaves,
-    chunks: [],
+    firstOrdinal,
+    chunkCount: generation.chunkCount,
   };
-  version.chunks = generation.chunks.map((chunk, offset) => ({
-    ordinal: firstOrdinal + offset,
-    chunkId: chunkIdOf(generation.generation, chunk.chunkIndex),
-    chunkIndex: chunk.chunkIndex,
-    page: chunk.page,
-    pageLabel: chunk.pageLabel,
-    text: chunk.text,
-    version,
-  }));
-  return version;
 }
 
 export interface SnapshotChange {
   /** Generations that become the active one of their version. */
-  activated: LoadedGeneration[];
+  activated: ServingGeneration[];
   /** Their evidence as verified on entry (serving-index.ts); a generation without an entry counts as verified. */
   evidence?: ReadonlyMap<number, Evidence>;
   /** Version identities that leave the snapshot entirely (hard delete). */
@@ -81,29 +71,27 @@ export interface PlannedChange {
   nextOrdinal: number;
   liveChunkCount: number;
   deletedVersionCount: number;
-  /** Chunks of the generations that entered, with their ordinals: the new segment's content. */
-  added: ServedChunk[];
-  /** Their vectors, in the same order (indexing input only: the snapshot keeps int8 codes). */
-  addedVectors: Float32Array[];
+  /** The generations that entered with chunks, at their first ordinals: the new segment's content. */
+  added: SegmentPart[];
+  /** Their versions, in the same order. */
+  addedVersions: ServedVersion[];
 }
 
 export function planChange(snapshot: ClientSnapshot, change: SnapshotChange): PlannedChange {
   const versions = new Map(snapshot.versions);
   let nextOrdinal = snapshot.nextOrdinal;
-  const added: ServedChunk[] = [];
-  const addedVectors: Float32Array[] = [];
+  const added: SegmentPart[] = [];
   const retired: ServedVersion[] = [];
   const addedVersions: ServedVersion[] = [];
   for (const generation of change.activated) {
     const version = toServedVersion(generation, nextOrdinal, change.evidence?.get(generation.generation) ?? VERIFIED);
-    nextOrdinal += version.chunks.length;
+    nextOrdinal += version.chunkCount;
     const previous = versions.get(version.identity);
     if (previous && previous.generation > version.generation) continue; // never move a version backwards
     if (previous) retired.push(previous);
     versions.set(version.identity, version);
     addedVersions.push(version);
-    added.push(...version.chunks);
-    for (const chunk of generation.chunks) addedVectors.push(chunk.vector);
+    if (version.chunkCount > 0) added.push({ firstOrdinal: version.firstOrdinal, source: sourceOf(generation) });
   }
   for (const identity of change.removed ?? []) {
     const previous = versions.get(identity);
@@ -117,18 +105,16 @@ export function planChange(snapshot: ClientSnapshot, change: SnapshotChange): Pl
   for (const version of retired) if (version.deletion.deleted) deletedVersionCount--;
   for (const version of addedVersions) if (version.deletion.deleted) deletedVersionCount++;
   for (const version of retired) {
-    for (const chunk of version.chunks) {
-      if (live[chunk.ordinal] === 1) liveChunkCount--;
-      live[chunk.ordinal] = 0;
+    for (let ordinal = version.firstOrdinal; ordinal < version.firstOrdinal + version.chunkCount; ordinal++) {
+      if (live[ordinal] === 1) liveChunkCount--;
+      live[ordinal] = 0;
     }
   }
-  for (const chunk of added) live[chunk.ordinal] = 1;
-  liveChunkCount += added.length;
-  return { versions, live, nextOrdinal, liveChunkCount, deletedVersionCount, added, addedVectors };
-}
-
-function hasLiveChunk(segment: Segment, live: Uint8Array): boolean {
-  return segment.chunks.some((chunk) => live[chunk.ordinal] === 1);
+  for (const version of addedVersions) {
+    live.fill(1, version.firstOrdinal, version.firstOrdinal + version.chunkCount);
+    liveChunkCount += version.chunkCount;
+  }
+  return { versions, live, nextOrdinal, liveChunkCount, deletedVersionCount, added, addedVersions: addedVersions.filter((version) => version.chunkCount > 0) };
 }
 
 /**
@@ -136,7 +122,7 @@ function hasLiveChunk(segment: Segment, live: Uint8Array): boolean {
  * by compacted segments): a new snapshot sharing every untouched segment; segments left with no live chunk go.
  */
 export function commitChange(snapshot: ClientSnapshot, plan: PlannedChange, segment: Segment | null): ClientSnapshot {
-  const segments = [...snapshot.segments, ...(segment ? [segment] : [])].filter((candidate) => hasLiveChunk(candidate, plan.live));
+  const segments = [...snapshot.segments, ...(segment ? [segment] : [])].filter((candidate) => hasLiveRows(candidate, plan.live));
   return {
     clientId: snapshot.clientId,
     sequence: snapshot.sequence + 1,
@@ -153,7 +139,7 @@ export function commitChange(snapshot: ClientSnapshot, plan: PlannedChange, segm
 /** Publishes a change: the new chunks become one new segment (built by `builder`); nothing is merged here. */
 export async function applyChange(snapshot: ClientSnapshot, change: SnapshotChange, builder: SegmentBuilder = inlineSegmentBuilder): Promise<ClientSnapshot> {
   const plan = planChange(snapshot, change);
-  const segment = plan.added.length > 0 ? await builder.build(plan.added, plan.addedVectors, snapshot.dimensions) : null;
+  const segment = plan.added.length > 0 ? await builder.build(plan.added, plan.addedVersions, snapshot.dimensions) : null;
   return commitChange(snapshot, plan, segment);
 }
 
@@ -168,7 +154,7 @@ export function compactionPlan(snapshot: ClientSnapshot): Segment[] | null {
   const last = segments[segments.length - 1];
   const before = segments[segments.length - 2];
   // Sizes count dead chunks too: cheap, and a segment full of dead chunks is worth rewriting anyway.
-  if (segments.length > MAX_SEGMENTS || last.chunks.length >= before.chunks.length * SEGMENT_MERGE_RATIO) return [before, last];
+  if (segments.length > MAX_SEGMENTS || last.rows >= before.rows * SEGMENT_MERGE_RATIO) return [before, last];
   return null;
 }
 
@@ -181,7 +167,7 @@ export function replaceSegments(snapshot: ClientSnapshot, inputs: readonly Segme
   const at = snapshot.segments.indexOf(inputs[0]);
   if (at < 0 || inputs.some((input, offset) => snapshot.segments[at + offset] !== input)) return null;
   const segments = snapshot.segments.slice();
-  segments.splice(at, inputs.length, ...(merged.chunks.length > 0 ? [merged] : []));
+  segments.splice(at, inputs.length, ...(merged.rows > 0 ? [merged] : []));
   return { ...snapshot, segments };
 }
 
@@ -194,8 +180,8 @@ export async function compactFully(snapshot: ClientSnapshot, builder: SegmentBui
   return current;
 }
 
-/** The chunk with this ordinal, live or not, or undefined when no segment holds it any more. */
-export function chunkByOrdinal(snapshot: ClientSnapshot, ordinal: number): ServedChunk | undefined {
+/** The segment holding this ordinal, or undefined when none holds it any more. */
+function segmentOf(snapshot: ClientSnapshot, ordinal: number): Segment | undefined {
   const segments = snapshot.segments;
   let low = 0;
   let high = segments.length - 1;
@@ -204,9 +190,23 @@ export function chunkByOrdinal(snapshot: ClientSnapshot, ordinal: number): Serve
     const segment = segments[middle];
     if (ordinal < segment.minOrdinal) high = middle - 1;
     else if (ordinal > segment.maxOrdinal) low = middle + 1;
-    else return chunkInSegment(segment, ordinal);
+    else return segment;
   }
   return undefined;
+}
+
+/** The chunks of a served version, in document order (what chunk-level filters read). */
+export function chunksOf(snapshot: ClientSnapshot, version: ServedVersion): ServedChunk[] {
+  const segment = version.chunkCount > 0 ? segmentOf(snapshot, version.firstOrdinal) : undefined;
+  const row = segment ? rowOfOrdinal(segment, version.firstOrdinal) : -1;
+  if (!segment || row < 0) return [];
+  return Array.from({ length: version.chunkCount }, (_, offset) => chunkAtRow(segment, row + offset));
+}
+
+/** The chunk with this ordinal, live or not, or undefined when no segment holds it any more. */
+export function chunkByOrdinal(snapshot: ClientSnapshot, ordinal: number): ServedChunk | undefined {
+  const segment = segmentOf(snapshot, ordinal);
+  return segment ? chunkInSegment(segment, ordinal) : undefined;
 }
 
 /**

@@ -6,10 +6,10 @@
 
 import { Worker } from 'node:worker_threads';
 import { rmSync } from 'node:fs';
-import { assembleSegment, deadTextsOf, indexInputOf, liveChunksOf, wantsAnn } from './segment.ts';
-import type { Segment, SegmentBuilder, SegmentIndex } from './segment.ts';
-import type { ServedChunk } from './served-types.ts';
-import type { LoadedGeneration } from '../domain/generation.ts';
+import { assembleSegment, liveVersionsOf, wantsAnn } from './segment.ts';
+import type { Segment, SegmentBuilder, SegmentIndex, SegmentPart } from './segment.ts';
+import type { ServedVersion } from './served-types.ts';
+import type { ServingGeneration } from '../domain/generation.ts';
 import { evidenceInputOf } from './evidence.ts';
 import type { Evidence } from './evidence.ts';
 import { AnnGraph, annFilePath } from './ann-index.ts';
@@ -67,25 +67,30 @@ class ThreadLane {
   }
 }
 
+/** The plain index part of a segment (what crosses to the thread). */
+function indexPartOf(segment: Segment): SegmentIndex {
+  const { bm25, codes, vocabulary, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels } = segment;
+  return { bm25, codes, vocabulary, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels };
+}
+
 export class ThreadedSegmentBuilder implements SegmentBuilder {
   private readonly segments = new ThreadLane();
   private readonly graphs = new ThreadLane();
 
-  async build(chunks: readonly ServedChunk[], chunkVectors: readonly Float32Array[], dimensions: number): Promise<Segment> {
-    const { sorted, docs, vectors } = indexInputOf(chunks, chunkVectors, dimensions);
-    const index = (await this.segments.request({ kind: 'build', docs, vectors })) as SegmentIndex;
-    return assembleSegment(sorted, index, dimensions);
+  async build(parts: readonly SegmentPart[], versions: readonly ServedVersion[], dimensions: number): Promise<Segment> {
+    const index = (await this.segments.request({ kind: 'build', parts: [...parts], dimensions })) as SegmentIndex;
+    return assembleSegment(index, versions, dimensions);
   }
 
   async merge(segments: readonly Segment[], live: Uint8Array): Promise<Segment> {
     const dimensions = segments[0].dimensions;
-    // Only the index parts cross to the thread (chunks hold references to their versions).
-    const parts: SegmentIndex[] = segments.map(({ bm25, codes, vocabulary }) => ({ bm25, codes, vocabulary }));
-    const index = (await this.segments.request({ kind: 'merge', parts, live, dimensions, deadTexts: deadTextsOf(segments, live) })) as SegmentIndex;
-    return assembleSegment(liveChunksOf(segments, live), index, dimensions);
+    // Only the index parts cross to the thread (versions stay here).
+    const parts: SegmentIndex[] = segments.map(indexPartOf);
+    const index = (await this.segments.request({ kind: 'merge', parts, live, dimensions })) as SegmentIndex;
+    return assembleSegment(index, liveVersionsOf(segments, live), dimensions);
   }
 
-  async verify(generations: readonly LoadedGeneration[]): Promise<Evidence[]> {
+  async verify(generations: readonly ServingGeneration[]): Promise<Evidence[]> {
     if (generations.length === 0) return [];
     return (await this.segments.request({ kind: 'verify', generations: generations.map(evidenceInputOf) })) as Evidence[];
   }

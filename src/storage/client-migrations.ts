@@ -81,4 +81,19 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
   ALTER TABLE generations ADD COLUMN leaves_indexed INTEGER NOT NULL DEFAULT 1;
   CREATE INDEX generations_unindexed ON generations (state, leaves_indexed);
   `,
+  // Each generation's lane data in its persisted binary form (serving/generation-lanes.ts): api processes load
+  // it instead of re-indexing chunk text. Generations written before it have none and are indexed from chunks.
+  `
+  CREATE TABLE generation_lanes (
+    generation INTEGER PRIMARY KEY REFERENCES generations (generation) ON DELETE CASCADE,
+    lanes BLOB NOT NULL
+  );
+  `,
+  // Content of a retired generation is removed only after a grace period (readers of the snapshot that still
+  // served it fetch its chunk texts from here); this marks what is gone.
+  `
+  ALTER TABLE generations ADD COLUMN content_removed INTEGER NOT NULL DEFAULT 0;
+  UPDATE generations SET content_removed = 1 WHERE state = 'retired';
+  CREATE INDEX generations_retired_content ON generations (state, content_removed, retired_at);
+  `,
 ];

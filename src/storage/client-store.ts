@@ -4,7 +4,7 @@
 import type { Database } from './sqlite.ts';
 import { readTransaction, transaction } from './sqlite.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
-import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration } from '../domain/generation.ts';
+import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration, MetadataLeaf, ServingGeneration } from '../domain/generation.ts';
 import type { PublicationLogEntry } from '../domain/publication-log.ts';
 import type { UsageBesides } from '../domain/limits.ts';
 
@@ -124,8 +124,8 @@ export interface PublicationChanges {
   /** The oldest entry still in the log (0 when the log is empty). */
   floor: number;
   entries: PublicationLogEntry[];
-  /** The generations named by the entries that are still active, with chunks and leaves. */
-  generations: Map<number, LoadedGeneration>;
+  /** The generations named by the entries that are still active, as serving loads them. */
+  generations: Map<number, ServingGeneration>;
 }
 
 /** The log is compacted on every this-many-th append (a cheap indexed delete). */
@@ -259,6 +259,7 @@ export class ClientStore {
     input.leaves.forEach((leaf, ordinal) => {
       insertLeaf.run(row.generation, ordinal, JSON.stringify(leaf.path), JSON.stringify(leaf.value), leaf.valueType);
     });
+    if (input.lanes) this.db.prepare('INSERT INTO generation_lanes (generation, lanes) VALUES (?, ?)').run(row.generation, input.lanes);
     return row.generation;
   }
 
@@ -301,16 +302,35 @@ export class ClientStore {
     return row ? toGeneration(row) : null;
   }
 
-  private loadGenerationSync(generation: number): LoadedGeneration | null {
-    const record = this.generationSync(generation);
-    if (!record) return null;
-    const chunks = (this.db.prepare('SELECT * FROM chunks WHERE generation = ? ORDER BY chunk_index').all(generation) as unknown as ChunkRow[]).map(toChunk);
-    const leaves = (this.db.prepare('SELECT path, value, value_type FROM metadata_leaves WHERE generation = ? ORDER BY ordinal').all(generation) as {
+  private chunksSync(generation: number): ChunkRecord[] {
+    return (this.db.prepare('SELECT * FROM chunks WHERE generation = ? ORDER BY chunk_index').all(generation) as unknown as ChunkRow[]).map(toChunk);
+  }
+
+  private leavesSync(generation: number): MetadataLeaf[] {
+    return (this.db.prepare('SELECT path, value, value_type FROM metadata_leaves WHERE generation = ? ORDER BY ordinal').all(generation) as {
       path: string;
       value: string;
       value_type: string;
     }[]).map((row) => ({ path: JSON.parse(row.path), value: JSON.parse(row.value), valueType: row.value_type }));
-    return { ...record, chunks, leaves };
+  }
+
+  private lanesSync(generation: number): Uint8Array | null {
+    const row = this.db.prepare('SELECT lanes FROM generation_lanes WHERE generation = ?').get(generation) as { lanes: Uint8Array } | undefined;
+    return row ? row.lanes : null;
+  }
+
+  private loadGenerationSync(generation: number): LoadedGeneration | null {
+    const record = this.generationSync(generation);
+    if (!record) return null;
+    return { ...record, chunks: this.chunksSync(generation), leaves: this.leavesSync(generation) };
+  }
+
+  /** What serving needs of a generation: its record, leaves and lane data; its chunks only when it has no lane data. */
+  private servingGenerationSync(generation: number): ServingGeneration | null {
+    const record = this.generationSync(generation);
+    if (!record) return null;
+    const lanes = this.lanesSync(generation);
+    return lanes ? { ...record, leaves: this.leavesSync(generation), lanes } : { ...record, leaves: this.leavesSync(generation), lanes: null, chunks: this.chunksSync(generation) };
   }
 
   async activeGeneration(documentId: string, versionKey: string): Promise<GenerationRecord | null> {
@@ -342,6 +362,15 @@ export class ClientStore {
 
   async loadGeneration(generation: number): Promise<LoadedGeneration | null> {
     return this.loadGenerationSync(generation);
+  }
+
+  /**
+   * The stored texts of these chunks (null where a chunk is gone: its generation was purged since), in the
+   * order asked: what a search reads for the rows of its answer.
+   */
+  async chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(string | null)[]> {
+    const select = this.db.prepare('SELECT text FROM chunks WHERE generation = ? AND chunk_index = ?');
+    return readTransaction(this.db, () => keys.map((key) => (select.get(key.generation, key.chunkIndex) as { text: string } | undefined)?.text ?? null));
   }
 
   /** Up to `limit` chunks of a generation from the `offset`-th in document order (the rows of one answer). */
@@ -388,7 +417,10 @@ export class ClientStore {
          ORDER BY v.document_id, v.version_key LIMIT ?`,
       )
       .all(cursor?.documentId ?? '', cursor?.documentId ?? '', cursor?.versionKey ?? '', limit) as { generation: number }[];
-    return this.loadActiveGenerations(rows.map((row) => row.generation));
+    return readTransaction(this.db, () => rows.flatMap(({ generation }) => {
+      const loaded = this.loadGenerationSync(generation);
+      return loaded?.state === 'active' ? [loaded] : [];
+    }));
   }
 
   /** How many active versions (not under purge) the Client has. */
@@ -407,10 +439,10 @@ export class ClientStore {
     return this.servedGenerationIdsSync();
   }
 
-  /** These generations with chunks and leaves, those still active only (a rebuild loads them in batches). */
-  async loadActiveGenerations(generations: readonly number[]): Promise<LoadedGeneration[]> {
+  /** These generations as serving loads them, those still active only (a rebuild loads them in batches). */
+  async loadActiveGenerations(generations: readonly number[]): Promise<ServingGeneration[]> {
     return readTransaction(this.db, () => generations.flatMap((generation) => {
-      const loaded = this.loadGenerationSync(generation);
+      const loaded = this.servingGenerationSync(generation);
       return loaded?.state === 'active' ? [loaded] : [];
     }));
   }
@@ -440,7 +472,7 @@ export class ClientStore {
       const head = this.logHeadSync(until);
       const floorRow = this.db.prepare('SELECT MIN(seq) AS floor FROM publication_log').get() as { floor: number | null };
       const floor = floorRow.floor ?? 0;
-      const generations = new Map<number, LoadedGeneration>();
+      const generations = new Map<number, ServingGeneration>();
       if (head <= since || head - since > maxEntries || floor > since + 1) return { head, floor, entries: [], generations };
       const rows = this.db
         .prepare('SELECT seq, kind, document_id, version_key, generation FROM publication_log WHERE seq > ? AND seq <= ? ORDER BY seq')
@@ -448,7 +480,7 @@ export class ClientStore {
       const entries = rows.map((row) => ({ seq: row.seq, kind: row.kind, documentId: row.document_id, versionKey: row.version_key, generation: row.generation }));
       for (const entry of entries) {
         if (entry.generation === null || generations.has(entry.generation)) continue;
-        const loaded = this.loadGenerationSync(entry.generation);
+        const loaded = this.servingGenerationSync(entry.generation);
         if (loaded && loaded.state === 'active') generations.set(entry.generation, loaded);
       }
       return { head, floor, entries, generations };
@@ -494,14 +526,27 @@ export class ClientStore {
   }
 
   /** Drops the chunk and leaf rows of retired generations; their manifests stay for successor checks. */
-  async cleanupRetired(generations: number[]): Promise<number> {
-    let removed = 0;
-    for (const generation of generations) {
-      removed += Number(this.db.prepare(`DELETE FROM chunks WHERE generation = ? AND ? IN (SELECT generation FROM generations WHERE state = 'retired')`).run(generation, generation).changes);
-      this.db.prepare(`DELETE FROM metadata_leaves WHERE generation = ? AND ? IN (SELECT generation FROM generations WHERE state = 'retired')`).run(generation, generation);
-    }
-    return removed;
+  /**
+   * Removes the chunks, leaves and lane data of generations retired at or before `cutoff` (an ISO time), which
+   * no current read can need any more; their generation rows and manifests stay for successor verification.
+   * Returns the chunk rows removed.
+   */
+  async cleanupRetiredBefore(cutoff: string): Promise<number> {
+    return transaction(this.db, () => {
+      const rows = this.db
+        .prepare(`SELECT generation FROM generations WHERE state = 'retired' AND content_removed = 0 AND retired_at <= ?`)
+        .all(cutoff) as { generation: number }[];
+      let removed = 0;
+      for (const { generation } of rows) {
+        removed += Number(this.db.prepare('DELETE FROM chunks WHERE generation = ?').run(generation).changes);
+        this.db.prepare('DELETE FROM metadata_leaves WHERE generation = ?').run(generation);
+        this.db.prepare('DELETE FROM generation_lanes WHERE generation = ?').run(generation);
+        this.db.prepare('UPDATE generations SET content_removed = 1 WHERE generation = ?').run(generation);
+      }
+      return removed;
+    });
   }
+
 
   /**
    * What the Client holds over its active generations (per-Client quotas), without the given Document Version

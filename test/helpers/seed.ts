@@ -5,7 +5,7 @@ import { Storage } from '../../src/storage/storage.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
 import { emptyEntities } from '../../src/domain/entities.ts';
-import { computeManifest } from '../../src/serving/manifest.ts';
+import { computeManifest, lanesAndManifest } from '../../src/serving/manifest.ts';
 import { canonicalMetadataOf } from '../../src/ingest/pipeline.ts';
 import { metadataLeaves } from '../../src/domain/metadata-leaves.ts';
 import { versionKey } from '../../src/domain/identity.ts';
@@ -20,7 +20,7 @@ export async function seedVersions(
   clientId: string,
   documentId: string,
   versions: { versionId: string; text: string }[],
-  options: { custom?: JsonObject; staleLeaves?: boolean } = {},
+  options: { custom?: JsonObject; staleLeaves?: boolean; withoutLanes?: boolean } = {},
 ): Promise<void> {
   const storage = new Storage(dataDir);
   const publisher = new Publisher(storage, { enabled: true });
@@ -45,7 +45,10 @@ export async function seedVersions(
         deletion: { deleted: false, deletedAt: null, deletedBy: null },
         chunks,
         leaves,
-        manifest: computeManifest({ documentId, versionId, jobId: null }, chunks, leaves) as unknown as JsonObject,
+        // Lane data as this service's writers store it; without it, as data written before lanes were persisted.
+        ...(options.withoutLanes
+          ? { manifest: computeManifest({ documentId, versionId, jobId: null }, chunks, leaves) as unknown as JsonObject }
+          : lanesAndManifest({ documentId, versionId, jobId: null }, chunks, leaves, null)),
         leavesIndexed: !options.staleLeaves,
       });
       if (!activation) throw new Error(`version ${versionId} was not activated`);

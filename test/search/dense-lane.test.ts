@@ -5,7 +5,8 @@ import { buildSegment, inlineSegmentBuilder, QUANTIZED_MIN_ROWS, wantsAnn } from
 import type { Segment } from '../../src/serving/segment.ts';
 import { quantizationAvailable, quantizedDot } from '../../src/serving/quantized-scan.ts';
 import { ANN_MIN_ROWS } from '../../src/serving/ann-index.ts';
-import type { ServedChunk, ServedVersion } from '../../src/serving/served-types.ts';
+import type { ServedVersion } from '../../src/serving/served-types.ts';
+import type { LaneChunk } from '../../src/serving/generation-lanes.ts';
 
 const DIMS = 64;
 
@@ -29,18 +30,21 @@ function unit(next: () => number): Float32Array {
 }
 
 interface Corpus {
-  chunks: ServedChunk[];
+  chunks: LaneChunk[];
   vectors: Float32Array[];
 }
 
 function corpus(count: number, next: () => number): Corpus {
-  const version = { canonicalMetadata: { extracted: { title: null } } } as unknown as ServedVersion;
   const vectors = Array.from({ length: count }, () => unit(next));
-  const chunks = vectors.map((_, ordinal) => ({ ordinal, chunkId: `c${ordinal}`, chunkIndex: 0, page: null, pageLabel: null, text: `chunk ${ordinal}`, version }));
+  const chunks = vectors.map((vector, ordinal) => ({ chunkIndex: ordinal, page: null, pageLabel: null, text: `chunk ${ordinal}`, vector }));
   return { chunks, vectors };
 }
 
-const build = (all: Corpus) => buildSegment(all.chunks, all.vectors, DIMS);
+/** One generation holding every chunk, at ordinals 0 .. count - 1. */
+const build = (all: Corpus) => {
+  const version = { firstOrdinal: 0, chunkCount: all.chunks.length } as unknown as ServedVersion;
+  return buildSegment([{ firstOrdinal: 0, source: { chunks: all.chunks, title: null } }], [version], DIMS);
+};
 
 /** The lane's measure scored over every row: the cosine of the query with each row's int8 codes. */
 function bruteForce(segment: Segment, query: Float32Array, eligible: Uint8Array, cap: number, floor: number) {

@@ -31,14 +31,15 @@ function version(overrides: Partial<ServedVersion> = {}): ServedVersion {
     evidence: { state: 'verified' },
     manifest: {},
     leaves: [],
-    chunks: [],
+    firstOrdinal: 0,
+    chunkCount: 0,
     ...overrides,
   };
   return base;
 }
 
 function chunk(v: ServedVersion, page: number | null, chunkIndex = 0): ServedChunk {
-  return { ordinal: chunkIndex, chunkId: `g1-c${chunkIndex}`, chunkIndex, page, pageLabel: null, text: '', version: v };
+  return { ordinal: chunkIndex, chunkId: `g1-c${chunkIndex}`, chunkIndex, page, pageLabel: null, version: v, textHash: 0 };
 }
 
 test('scalar filters match exactly, lists match any value, keys are ANDed', () => {

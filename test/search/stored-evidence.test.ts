@@ -18,9 +18,9 @@ test('a lane point without stored evidence fails the search with 500 naming the 
   const snapshot = await applyChange(emptySnapshot('c', embedder.dimensions), { activated: [await generation('d', 'escrow account statement')] });
   const healthy = await searchContent(snapshot, 'escrow', 0, snapshot.live, embedder);
   assert.equal(healthy.versions.length, 1);
-  // Corrupt the segment: its postings still name ordinal 0, its chunk list no longer does.
+  // Corrupt the segment: its postings still name ordinal 0, its ordinal range no longer does.
   const [segment] = snapshot.segments;
-  const corrupt: ClientSnapshot = { ...snapshot, segments: [{ ...segment, chunks: [], minOrdinal: 1, maxOrdinal: 0 }] };
+  const corrupt: ClientSnapshot = { ...snapshot, segments: [{ ...segment, minOrdinal: 1, maxOrdinal: 0 }] };
   await assert.rejects(searchContent(corrupt, 'escrow', 0, corrupt.live, embedder), (error: unknown) => {
     assert.ok(error instanceof ServiceError);
     assert.equal(error.code, 'stored_evidence_inconsistent');

@@ -19,7 +19,7 @@ import { loadedGeneration } from '../helpers/generations.ts';
 const NONE = { documentId: '', versionKey: '' };
 
 function input(documentId: string, texts: string[], versionKey = documentId): GenerationInput {
-  const { generation: _g, state: _s, stagedAt: _st, activatedAt: _a, chunkCount: _c, ...rest } = loadedGeneration(documentId, texts, { versionKey });
+  const { generation: _g, state: _s, stagedAt: _st, activatedAt: _a, chunkCount: _c, lanes: _l, ...rest } = loadedGeneration(documentId, texts, { versionKey });
   return rest;
 }
 

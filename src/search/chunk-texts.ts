@@ -1,0 +1,29 @@
+// Chunk text for the rows of an answer (evidence items, highlights, the reranked prefix), read from the store:
+// a serving snapshot holds no text. Each text is checked against the hash its generation's lane data
+// recorded, so stored text that changed since publication fails the read instead of being served.
+
+import { ServiceError } from '../domain/service-error.ts';
+import type { ServedChunk } from '../serving/served-types.ts';
+import { chunkTextHash } from '../serving/generation-lanes.ts';
+
+/** Reads stored chunk texts in the order asked; null where a chunk is gone. */
+export type ChunkTextReader = (clientId: string, keys: readonly { generation: number; chunkIndex: number }[]) => Promise<(string | null)[]>;
+
+/** The texts of these chunks by ordinal, each verified; fails closed when one is gone or altered. */
+export async function readChunkTexts(reader: ChunkTextReader, clientId: string, chunks: readonly ServedChunk[], known: Map<number, string> = new Map()): Promise<Map<number, string>> {
+  const wanted = [...new Map(chunks.filter((chunk) => !known.has(chunk.ordinal)).map((chunk) => [chunk.ordinal, chunk])).values()];
+  if (wanted.length === 0) return known;
+  const texts = await reader(clientId, wanted.map((chunk) => ({ generation: chunk.version.generation, chunkIndex: chunk.chunkIndex })));
+  wanted.forEach((chunk, index) => {
+    const text = texts[index];
+    // A version served by this read's snapshot was purged while it ran: the read cannot be completed as of its start.
+    if (text === null || text === undefined) throw new ServiceError('publication_unavailable', 'A version of this answer was removed while it was read; retry');
+    if (chunkTextHash(chunk.chunkIndex, text) !== chunk.textHash) {
+      throw new ServiceError('stored_evidence_inconsistent', 'Stored evidence is inconsistent with the publication manifest', {
+        details: { code: 'stored_evidence_inconsistent', lane: 'content', point: `generation ${chunk.version.generation}` },
+      });
+    }
+    known.set(chunk.ordinal, text);
+  });
+  return known;
+}

@@ -1,0 +1,234 @@
+// A generation's lane data in the compact binary form a worker persists with the generation: its BM25
+// postings (local row ids), int8 dense codes, fuzzy-lane words with chunk counts and what filters and
+// evidence rows read of each chunk (index, page, label, a hash of its text). An api process loads and
+// merges these instead of re-analyzing text; nothing here reads chunk text back.
+
+import { createHash } from 'node:crypto';
+import { buildBm25Segment } from './bm25-segment.ts';
+import type { Bm25Postings } from './bm25-segment.ts';
+import { quantize } from './quantized-scan.ts';
+import { vocabularyWordsOf } from '../text/vocabulary.ts';
+
+/** Bump when the layout changes: an api process re-derives lanes of an older layout from the chunks. */
+export const LANES_FORMAT = 1;
+const MAGIC = 0x4c534448; // "HDSL" little-endian
+/** Stored for a chunk without a page number. */
+export const NO_PAGE = -1;
+
+/** What lane data is made of: a chunk as a writer holds it. */
+export interface LaneChunk {
+  chunkIndex: number;
+  page: number | null;
+  pageLabel: string | null;
+  text: string;
+  vector: Float32Array;
+}
+
+export interface GenerationLanes {
+  chunkCount: number;
+  dimensions: number;
+  /** Postings with docIds 0..chunkCount-1 (rows in chunk order). */
+  bm25: Bm25Postings;
+  /** chunkCount x dimensions int8 codes. */
+  codes: Int8Array;
+  /** Fuzzy-lane words with the number of chunks containing each. */
+  words: string[];
+  wordCounts: Uint32Array;
+  chunkIndexes: Int32Array;
+  /** NO_PAGE where a chunk has none. */
+  pages: Int32Array;
+  /** Rows with a page label, and the labels. */
+  labelRows: number[];
+  labels: string[];
+  /** FNV-1a of each chunk's "index:text": a text read for an answer is checked against it. */
+  textHashes: Uint32Array;
+}
+
+/** 32-bit FNV-1a over the UTF-16 code units of "chunkIndex:text". */
+export function chunkTextHash(chunkIndex: number, text: string): number {
+  let hash = 0x811c9dc5;
+  const value = `${chunkIndex}:${text}`;
+  for (let i = 0; i < value.length; i++) {
+    hash ^= value.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/** The lanes of a generation's chunks (in chunk order); `title` is the BM25F title field of every chunk. */
+export function lanesOf(chunks: readonly LaneChunk[], title: string | null, dimensions: number): GenerationLanes {
+  const bm25 = buildBm25Segment(chunks.map((chunk, row) => ({ id: row, text: chunk.text, title: title ?? undefined })));
+  const vectors = new Float32Array(chunks.length * dimensions);
+  chunks.forEach((chunk, row) => {
+    if (chunk.vector.length === dimensions) vectors.set(chunk.vector, row * dimensions);
+  });
+  const counts = new Map<string, number>();
+  for (const chunk of chunks) for (const word of vocabularyWordsOf(chunk.text)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  const words = [...counts.keys()].sort();
+  const labelRows: number[] = [];
+  const labels: string[] = [];
+  chunks.forEach((chunk, row) => {
+    if (chunk.pageLabel !== null) {
+      labelRows.push(row);
+      labels.push(chunk.pageLabel);
+    }
+  });
+  return {
+    chunkCount: chunks.length,
+    dimensions,
+    bm25,
+    codes: quantize(vectors),
+    words,
+    wordCounts: Uint32Array.from(words, (word) => counts.get(word)!),
+    chunkIndexes: Int32Array.from(chunks, (chunk) => chunk.chunkIndex),
+    pages: Int32Array.from(chunks, (chunk) => chunk.page ?? NO_PAGE),
+    labelRows,
+    labels,
+    textHashes: Uint32Array.from(chunks, (chunk) => chunkTextHash(chunk.chunkIndex, chunk.text)),
+  };
+}
+
+type ArrayName = 'textLengths' | 'titleLengths' | 'postingStarts' | 'postingDocs' | 'postingTextTf' | 'postingTitleTf' | 'codes' | 'wordCounts' | 'chunkIndexes' | 'pages' | 'textHashes';
+const ARRAY_TYPES = {
+  textLengths: Uint32Array,
+  titleLengths: Uint32Array,
+  postingStarts: Uint32Array,
+  postingDocs: Uint32Array,
+  postingTextTf: Uint16Array,
+  postingTitleTf: Uint16Array,
+  codes: Int8Array,
+  wordCounts: Uint32Array,
+  chunkIndexes: Int32Array,
+  pages: Int32Array,
+  textHashes: Uint32Array,
+} as const;
+const ARRAY_ORDER = Object.keys(ARRAY_TYPES) as ArrayName[];
+
+interface Header {
+  format: number;
+  chunkCount: number;
+  dimensions: number;
+  terms: string[];
+  words: string[];
+  labelRows: number[];
+  labels: string[];
+  lengths: number[];
+}
+
+function arraysOf(lanes: GenerationLanes): Record<ArrayName, ArrayBufferView & { length: number }> {
+  const { bm25 } = lanes;
+  return {
+    textLengths: bm25.textLengths,
+    titleLengths: bm25.titleLengths,
+    postingStarts: bm25.postingStarts,
+    postingDocs: bm25.postingDocs,
+    postingTextTf: bm25.postingTextTf,
+    postingTitleTf: bm25.postingTitleTf,
+    codes: lanes.codes,
+    wordCounts: lanes.wordCounts,
+    chunkIndexes: lanes.chunkIndexes,
+    pages: lanes.pages,
+    textHashes: lanes.textHashes,
+  };
+}
+
+const align8 = (n: number) => (n + 7) & ~7;
+
+/** The persisted form: magic, format, header length, a JSON header (strings), then 8-byte aligned arrays. */
+export function encodeLanes(lanes: GenerationLanes): Uint8Array {
+  const arrays = arraysOf(lanes);
+  const header: Header = {
+    format: LANES_FORMAT,
+    chunkCount: lanes.chunkCount,
+    dimensions: lanes.dimensions,
+    terms: [...lanes.bm25.terms],
+    words: lanes.words,
+    labelRows: lanes.labelRows,
+    labels: lanes.labels,
+    lengths: ARRAY_ORDER.map((name) => arrays[name].length),
+  };
+  const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
+  let size = align8(12 + headerBytes.length);
+  for (const name of ARRAY_ORDER) size += align8(arrays[name].byteLength);
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, LANES_FORMAT, true);
+  view.setUint32(8, headerBytes.length, true);
+  out.set(headerBytes, 12);
+  let offset = align8(12 + headerBytes.length);
+  for (const name of ARRAY_ORDER) {
+    const array = arrays[name];
+    out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), offset);
+    offset += align8(array.byteLength);
+  }
+  return out;
+}
+
+export class LanesFormatError extends Error {}
+
+/** Decodes persisted lanes; typed arrays are copies that own their buffers. Throws LanesFormatError on a malformed blob. */
+export function decodeLanes(bytes: Uint8Array): GenerationLanes {
+  if (bytes.byteLength < 12) throw new LanesFormatError('lane data too short');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== LANES_FORMAT) throw new LanesFormatError('unknown lane data format');
+  const headerLength = view.getUint32(8, true);
+  if (12 + headerLength > bytes.byteLength) throw new LanesFormatError('lane data header overruns');
+  let header: Header;
+  try {
+    header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 12, headerLength).toString('utf8')) as Header;
+  } catch {
+    throw new LanesFormatError('lane data header is not JSON');
+  }
+  let offset = align8(12 + headerLength);
+  const arrays = {} as Record<ArrayName, ArrayBufferView>;
+  ARRAY_ORDER.forEach((name, i) => {
+    const Type = ARRAY_TYPES[name];
+    const length = header.lengths?.[i];
+    const byteLength = Number(length) * Type.BYTES_PER_ELEMENT;
+    if (!Number.isInteger(length) || length < 0 || offset + byteLength > bytes.byteLength) throw new LanesFormatError(`lane data array ${name} overruns`);
+    arrays[name] = new Type(bytes.slice(offset, offset + byteLength).buffer);
+    offset += align8(byteLength);
+  });
+  const a = arrays as unknown as { [K in ArrayName]: InstanceType<(typeof ARRAY_TYPES)[K]> };
+  const n = header.chunkCount;
+  if (a.textLengths.length !== n || a.chunkIndexes.length !== n || a.codes.length !== n * header.dimensions || a.postingStarts.length !== header.terms.length + 1) {
+    throw new LanesFormatError('lane data arrays disagree with the header');
+  }
+  let totalText = 0;
+  let totalTitle = 0;
+  for (let d = 0; d < n; d++) {
+    totalText += a.textLengths[d];
+    totalTitle += a.titleLengths[d];
+  }
+  return {
+    chunkCount: n,
+    dimensions: header.dimensions,
+    bm25: {
+      docCount: n,
+      docIds: Int32Array.from({ length: n }, (_, row) => row),
+      textLengths: a.textLengths,
+      titleLengths: a.titleLengths,
+      totalTextLength: totalText,
+      totalTitleLength: totalTitle,
+      terms: header.terms,
+      postingStarts: a.postingStarts,
+      postingDocs: a.postingDocs,
+      postingTextTf: a.postingTextTf,
+      postingTitleTf: a.postingTitleTf,
+    },
+    codes: a.codes,
+    words: header.words,
+    wordCounts: a.wordCounts,
+    chunkIndexes: a.chunkIndexes,
+    pages: a.pages,
+    labelRows: header.labelRows,
+    labels: header.labels,
+    textHashes: a.textHashes,
+  };
+}
+
+/** The digest a manifest records for persisted lane data (verified when an api process loads it). */
+export function lanesDigest(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}

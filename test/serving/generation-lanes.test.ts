@@ -1,0 +1,105 @@
+// A generation's persisted lane data: what a worker writes is what an api process decodes and serves, a
+// malformed blob is refused legibly, and loading from lane data serves exactly what indexing the chunks does.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chunkTextHash, decodeLanes, encodeLanes, lanesDigest, LanesFormatError, lanesOf, NO_PAGE } from '../../src/serving/generation-lanes.ts';
+import { verifyEvidence, evidenceInputOf } from '../../src/serving/evidence.ts';
+import { lanesAndManifest } from '../../src/serving/manifest.ts';
+import { Storage } from '../../src/storage/storage.ts';
+import { ServingIndex } from '../../src/serving/serving-index.ts';
+import { inlineSegmentBuilder } from '../../src/serving/segment.ts';
+import { chunksOf } from '../../src/serving/snapshot.ts';
+import { searchBm25 } from '../../src/search/bm25.ts';
+import { analyzeQueryTerms } from '../../src/text/analyzer.ts';
+import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
+import { removeDir, tempDataDir } from '../helpers/server.ts';
+import { seedVersions } from '../helpers/seed.ts';
+import { loadedGeneration } from '../helpers/generations.ts';
+
+const embedder = createHashingEmbedder();
+const TEXTS = ['Penyata akaun simpanan bulan Mac.', 'Closing balance RM 12,450.00 on 31 March 2024.', 'Faedah dikreditkan ke akaun.'];
+
+async function chunks() {
+  const vectors = await embedder.embed(TEXTS);
+  return TEXTS.map((text, chunkIndex) => ({ chunkIndex, page: chunkIndex === 1 ? 2 : null, pageLabel: chunkIndex === 1 ? 'ii' : null, text, vector: vectors[chunkIndex] }));
+}
+
+test('lane data round-trips through its persisted form', async () => {
+  const lanes = lanesOf(await chunks(), 'Statement', embedder.dimensions);
+  const decoded = decodeLanes(encodeLanes(lanes));
+  assert.equal(decoded.chunkCount, 3);
+  assert.deepEqual([...decoded.bm25.terms], [...lanes.bm25.terms]);
+  assert.deepEqual(decoded.bm25.postingDocs, lanes.bm25.postingDocs);
+  assert.deepEqual(decoded.bm25.postingTitleTf, lanes.bm25.postingTitleTf);
+  assert.equal(decoded.bm25.totalTitleLength, lanes.bm25.totalTitleLength);
+  assert.deepEqual(decoded.codes, lanes.codes);
+  assert.deepEqual(decoded.words, lanes.words);
+  assert.deepEqual(decoded.wordCounts, lanes.wordCounts);
+  assert.deepEqual([...decoded.pages], [NO_PAGE, 2, NO_PAGE]);
+  assert.deepEqual(decoded.labelRows, [1]);
+  assert.deepEqual(decoded.labels, ['ii']);
+  assert.deepEqual([...decoded.textHashes], TEXTS.map((text, index) => chunkTextHash(index, text)));
+});
+
+test('malformed lane data is refused with a LanesFormatError, never read past its end', async () => {
+  const bytes = encodeLanes(lanesOf(await chunks(), null, embedder.dimensions));
+  assert.throws(() => decodeLanes(bytes.subarray(0, 8)), LanesFormatError);
+  assert.throws(() => decodeLanes(bytes.subarray(0, bytes.length - 64)), LanesFormatError);
+  const wrongMagic = bytes.slice();
+  wrongMagic[0] ^= 0xff;
+  assert.throws(() => decodeLanes(wrongMagic), LanesFormatError);
+  const badHeader = bytes.slice();
+  badHeader[13] = 0x7b; // '{' inside the JSON header
+  assert.throws(() => decodeLanes(badHeader), LanesFormatError);
+});
+
+test('evidence of a generation with lane data is checked through it: digest, fuzzy words, counts', async () => {
+  const base = loadedGeneration('doc', TEXTS, { dimensions: embedder.dimensions, vectors: (await chunks()).map((chunk) => chunk.vector) });
+  const { lanes, manifest } = lanesAndManifest({ documentId: 'doc', versionId: 'doc', jobId: null }, base.chunks, [], null);
+  const served = { ...base, manifest, lanes, chunks: undefined };
+  assert.deepEqual(verifyEvidence(evidenceInputOf(served)), { state: 'verified' });
+  const flipped = lanes.slice();
+  flipped[flipped.length - 1] ^= 1;
+  assert.deepEqual(verifyEvidence(evidenceInputOf({ ...served, lanes: flipped })), { state: 'corrupt', lane: 'content', point: `generation ${base.generation}` });
+  const otherFuzzy = { ...manifest, fuzzy: { count: 1, digest: '0'.repeat(64) } };
+  assert.equal((verifyEvidence(evidenceInputOf({ ...served, manifest: otherFuzzy })) as { lane: string }).lane, 'fuzzy');
+  const noLaneEvidence = { ...manifest };
+  delete (noLaneEvidence as Record<string, unknown>).lanes;
+  assert.equal(verifyEvidence(evidenceInputOf({ ...served, manifest: noLaneEvidence })).state, 'corrupt', 'lane data the manifest does not prove is not served');
+  assert.equal(lanesDigest(lanes), (manifest.lanes as { digest: string }).digest);
+});
+
+test('a Client loaded from lane data serves what indexing its chunks serves (data written before lanes existed)', async () => {
+  const withLanes = tempDataDir();
+  const legacy = tempDataDir();
+  const versions = Array.from({ length: 12 }, (_, i) => ({ versionId: `v${i}`, text: `Entry ${i}: ${TEXTS[i % TEXTS.length]} Reference INV-${1000 + i}.` }));
+  await seedVersions(withLanes, 'c', 'doc', versions);
+  await seedVersions(legacy, 'c', 'doc', versions, { withoutLanes: true });
+  const stores = [new Storage(withLanes), new Storage(legacy)];
+  try {
+    const snapshots = await Promise.all(
+      stores.map(async (storage) => {
+        const index = new ServingIndex(storage, embedder.dimensions, inlineSegmentBuilder);
+        await index.catchUp('c');
+        return index.snapshot('c');
+      }),
+    );
+    for (const query of ['akaun simpanan', 'closing balance March', 'inv-1007', 'faedah']) {
+      const [a, b] = snapshots.map((snapshot) => searchBm25(snapshot.segments.map((segment) => segment.bm25), analyzeQueryTerms(query), { limit: 100, liveById: snapshot.live }).hits);
+      assert.deepEqual(a, b, query);
+    }
+    const [a, b] = snapshots;
+    assert.deepEqual(a.segments[0].codes, b.segments[0].codes);
+    assert.deepEqual(a.segments[0].vocabulary.words, b.segments[0].vocabulary.words);
+    for (const version of a.versions.values()) {
+      assert.equal(version.evidence.state, 'verified');
+      const other = b.versions.get(version.identity)!;
+      assert.deepEqual(chunksOf(a, version).map((chunk) => chunk.textHash), chunksOf(b, other).map((chunk) => chunk.textHash));
+    }
+  } finally {
+    for (const storage of stores) storage.close();
+    removeDir(withLanes);
+    removeDir(legacy);
+  }
+});
