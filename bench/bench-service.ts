@@ -6,7 +6,7 @@
 // It also loads documents through the service's own upload path, waiting until every job is terminal.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -151,7 +151,32 @@ export async function loadDocuments(service: InProcessService, documents: { id: 
 const SUPERVISOR_READY_TIMEOUT_MS = 5 * 60_000;
 const SUPERVISOR_STOP_TIMEOUT_MS = 60_000;
 
+/** Resident memory of each process of a service started by spawnSupervisor (its process group), by role. */
+export function serviceMemory(supervisorPid: number): { pid: number; role: string; rssMiB: number }[] {
+  const out: { pid: number; role: string; rssMiB: number }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) !== supervisorPid) continue; // process group
+      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${entry}/status`, 'utf8'));
+      const role = /(?:^|\0)HDS_PROCESS_ROLE=(\w+)/.exec(readFileSync(`/proc/${entry}/environ`, 'utf8'))?.[1] ?? (Number(entry) === supervisorPid ? 'supervisor' : 'other');
+      out.push({ pid: Number(entry), role, rssMiB: rss ? Math.round(Number(rss[1]) / 1024) : 0 });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out.sort((a, b) => a.role.localeCompare(b.role) || a.pid - b.pid);
+}
+
+export function formatMemory(memory: ReturnType<typeof serviceMemory>): string {
+  return memory.map((process) => `${process.role} ${process.pid}: ${process.rssMiB} MiB`).join(', ');
+}
+
 export interface SupervisorProcess {
+  /** The supervisor's pid (also its process group). */
+  pid: number;
   /** From its "ready on URL (...)" line, printed once every api process has built its snapshots. */
   url: string;
   apiProcesses: number;
@@ -270,7 +295,7 @@ export function spawnSupervisor(env: Record<string, string>, options: { onAbort?
       if (!match) return;
       ready = true;
       clearTimeout(timer);
-      resolve({ url: match[1], apiProcesses: Number(match[2]), workerProcesses: Number(match[3]), outputTail: () => output.trim(), hasExited: () => done, stop });
+      resolve({ pid: pid!, url: match[1], apiProcesses: Number(match[2]), workerProcesses: Number(match[3]), outputTail: () => output.trim(), hasExited: () => done, stop });
     });
     void exited.then(({ code, signal }) => {
       if (!ready && stopping === null) fail(`the service exited with ${signal ?? `code ${code}`} before it was ready`);

@@ -18,12 +18,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { spawnSupervisor } from './bench-service.ts';
+import { formatMemory, serviceMemory, spawnSupervisor } from './bench-service.ts';
 import type { SupervisorProcess } from './bench-service.ts';
 import { loadDataset } from './datasets.ts';
 
 const CLIENT = 'load-client';
 const KEY = 'load-key';
+const OPERATOR_KEY = 'load-operator';
 /** The highest value src/config.ts accepts for RATE_LIMIT_PER_MINUTE and SEARCH_RATE_LIMIT_PER_MINUTE. */
 const UNLIMITED_RATE = '1000000';
 const READY_TIMEOUT_MS = 5 * 60_000;
@@ -146,6 +147,7 @@ function startService(dataDir: string, port: number, apiProcesses: number, onAbo
     WORKER_PROCESSES: '1',
     LOG_LEVEL: 'silent',
     API_KEY_CLIENTS: JSON.stringify({ [KEY]: CLIENT }),
+    OPERATOR_API_KEYS: JSON.stringify([OPERATOR_KEY]),
     RATE_LIMIT_PER_MINUTE: UNLIMITED_RATE,
     SEARCH_RATE_LIMIT_PER_MINUTE: UNLIMITED_RATE,
   };
@@ -201,12 +203,57 @@ async function checkSearch(port: number, query: string): Promise<number> {
   return Array.isArray(body.results) ? body.results.length : 0;
 }
 
+/** POST /search on a fresh connection (so that successive calls may reach different api processes): its status. */
+async function searchOnce(port: number, query: string): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${port}/search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': KEY, connection: 'close' },
+    body: searchBody(query),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/**
+ * Until CONSECUTIVE_HEALTHY_PROBES searches in a row answer 200 on fresh connections: every api process has
+ * loaded the Client (a process answers 503 with Retry-After while its first load outlasts the catch-up bound).
+ */
+async function waitUntilSearchable(port: number, query: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (let consecutive = 0; consecutive < CONSECUTIVE_HEALTHY_PROBES; ) {
+    if (Date.now() > deadline) throw new Error('searches did not answer 200 in time');
+    if ((await searchOnce(port, query)) === 200) consecutive++;
+    else {
+      consecutive = 0;
+      await sleep(50);
+    }
+  }
+}
+
+/** Until every api process reports no HNSW graph still being built (GET /admin/authority on fresh connections). */
+async function waitForGraphs(port: number): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (let consecutive = 0; consecutive < CONSECUTIVE_HEALTHY_PROBES; ) {
+    if (Date.now() > deadline) throw new Error('HNSW graphs were not built in time');
+    const response = await fetch(`http://127.0.0.1:${port}/admin/authority`, { headers: { 'x-api-key': OPERATOR_KEY, connection: 'close' } });
+    const body = (await response.json()) as { serving?: { graphsPending?: number; clients?: number } };
+    if (response.status === 200 && body.serving?.graphsPending === 0 && (body.serving.clients ?? 0) > 0) consecutive++;
+    else {
+      consecutive = 0;
+      await sleep(250);
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------
 
 interface RunRow {
   apiProcesses: number;
   readySeconds: number;
+  firstSearchSeconds: number;
+  allSearchableSeconds: number;
   figures: LoadFigures;
+  memory: string;
 }
 
 function positiveInt(name: string, value: string): number {
@@ -216,7 +263,7 @@ function positiveInt(name: string, value: string): number {
 }
 
 function printTable(rows: RunRow[]): void {
-  const header = ['API_PROCESSES', 'req/s (mean)', 'p50 ms', 'p99 ms', 'mean ms', '2xx', 'non-2xx', 'errors', 'timeouts', 'ready s'];
+  const header = ['API_PROCESSES', 'req/s (mean)', 'p50 ms', 'p99 ms', 'mean ms', '2xx', 'non-2xx', 'errors', 'timeouts', 'ready s', 'first search s'];
   const lines = rows.map((row) => [
     String(row.apiProcesses),
     row.figures.requestsPerSecond.toFixed(1),
@@ -228,12 +275,14 @@ function printTable(rows: RunRow[]): void {
     String(row.figures.errors),
     String(row.figures.timeouts),
     row.readySeconds.toFixed(1),
+    row.firstSearchSeconds.toFixed(1),
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i].length)));
   const format = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
   console.log(format(header));
   console.log(widths.map((width) => '-'.repeat(width)).join('  '));
   for (const line of lines) console.log(format(line));
+  for (const row of rows) console.log(`API_PROCESSES=${row.apiProcesses}: RSS ${row.memory}`);
 }
 
 async function main(): Promise<void> {
@@ -285,15 +334,25 @@ async function main(): Promise<void> {
       try {
         await waitUntilHealthy(service, port);
         const readySeconds = (performance.now() - started) / 1000;
+        while ((await searchOnce(port, firstQuery)) !== 200) await sleep(20);
+        const firstSearchSeconds = (performance.now() - started) / 1000;
+        await waitUntilSearchable(port, firstQuery);
+        const allSearchableSeconds = (performance.now() - started) / 1000;
         const results = await checkSearch(port, firstQuery);
-        console.log(`  healthy after ${readySeconds.toFixed(1)} s (${CONSECUTIVE_HEALTHY_PROBES} consecutive /health 200s); a search returns ${results} results`);
+        console.log(`  healthy after ${readySeconds.toFixed(1)} s; first search answered after ${firstSearchSeconds.toFixed(1)} s, every api process searchable after ${allSearchableSeconds.toFixed(1)} s (${results} results)`);
+        console.log(`  RSS after loading: ${formatMemory(serviceMemory(service.pid))}`);
+        const graphsStarted = performance.now();
+        await waitForGraphs(port);
+        console.log(`  HNSW graphs built ${((performance.now() - graphsStarted) / 1000).toFixed(1)} s later; RSS ${formatMemory(serviceMemory(service.pid))}`);
         console.log(`  load: ${connections} connections for ${durationSeconds} s after ${warmupRequests} warm-up requests`);
         const figures = await spawnRunner({ url: `http://127.0.0.1:${port}`, key: KEY, connections, durationSeconds, warmupRequests });
         if (service.hasExited()) throw new Error(`service exited during the load:\n${service.outputTail()}`);
         if (figures.warmupNon2xx > 0 || figures.warmupErrors > 0) console.warn(`  warning: warm-up had ${figures.warmupNon2xx} non-2xx answers and ${figures.warmupErrors} errors`);
         if (figures.non2xx > 0 || figures.errors > 0) console.warn(`  warning: ${figures.non2xx} non-2xx answers and ${figures.errors} errors: figures are not comparable`);
         console.log(`  ${figures.requestsPerSecond.toFixed(1)} requests/s, p50 ${figures.latencyP50Ms.toFixed(1)} ms, p99 ${figures.latencyP99Ms.toFixed(1)} ms`);
-        rows.push({ apiProcesses, readySeconds, figures });
+        const memory = formatMemory(serviceMemory(service.pid));
+        console.log(`  RSS after the load: ${memory}`);
+        rows.push({ apiProcesses, readySeconds, firstSearchSeconds, allSearchableSeconds, figures, memory });
       } finally {
         await service.stop();
       }

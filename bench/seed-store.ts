@@ -40,8 +40,11 @@ async function openSeedTarget(dataDir: string, clientId: string): Promise<SeedTa
   };
 }
 
-/** Writes about `targetChunks` chunks (exactly, unless the corpus yields none) for `clientId` into `dataDir`. */
-export async function seedScifactChunks(dataDir: string, clientId: string, targetChunks: number): Promise<{ documents: number; chunks: number }> {
+/**
+ * Writes about `targetChunks` chunks (exactly, unless the corpus yields none) for `clientId` into `dataDir`;
+ * document ids are `${documentPrefix}${round}-${first abstract}`.
+ */
+export async function seedScifactChunks(dataDir: string, clientId: string, targetChunks: number, documentPrefix = 'doc-'): Promise<{ documents: number; chunks: number }> {
   const scifact = loadDataset('scifact', 'train.tsv');
   const embedder = createHashingEmbedder();
   const target = await openSeedTarget(dataDir, clientId);
@@ -56,7 +59,7 @@ export async function seedScifactChunks(dataDir: string, clientId: string, targe
         const texts = chunkPages(pages, { targetChars: 1000, overlapChars: 150 }).slice(0, targetChunks - chunkCount);
         const vectors = await embedder.embed(texts.map((chunk) => chunk.text));
         const chunks = texts.map((chunk, i) => ({ chunkIndex: chunk.chunkIndex, page: null, pageLabel: null, text: chunk.text, entities: emptyEntities(), vector: vectors[i] }));
-        const documentId = `doc-${round}-${start}`;
+        const documentId = `${documentPrefix}${round}-${start}`;
         const parsed = { mimeType: 'text/markdown', extension: 'md', pages, pageCount: null, textExtraction: 'native' as const, ocrUsed: false, warnings: [], properties: { title: null, author: null, createdAt: null } };
         const metadata = canonicalMetadataOf(parsed, `${documentId}.md`, { status: 'disabled', categories: [] }, {});
         const leaves = metadataLeaves(metadata);

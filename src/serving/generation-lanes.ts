@@ -9,7 +9,10 @@ import type { Bm25Postings } from './bm25-segment.ts';
 import { quantize } from './quantized-scan.ts';
 import { vocabularyWordsOf } from '../text/vocabulary.ts';
 
-/** Bump when the layout changes: an api process re-derives lanes of an older layout from the chunks. */
+/**
+ * The layout version written in every blob. A blob of another version fails its evidence check (it cannot be
+ * read), so a layout change must keep decoding the old version or re-derive such blobs from their chunks.
+ */
 export const LANES_FORMAT = 1;
 const MAGIC = 0x4c534448; // "HDSL" little-endian
 /** Stored for a chunk without a page number. */
@@ -108,8 +111,9 @@ interface Header {
   format: number;
   chunkCount: number;
   dimensions: number;
-  terms: string[];
-  words: string[];
+  /** UTF-8 byte lengths of the newline-joined terms and words that follow the header. */
+  termBytes: number;
+  wordBytes: number;
   labelRows: number[];
   labels: string[];
   lengths: number[];
@@ -133,42 +137,52 @@ function arraysOf(lanes: GenerationLanes): Record<ArrayName, ArrayBufferView & {
 }
 
 const align8 = (n: number) => (n + 7) & ~7;
+/** Terms and words never hold white space (the analyzers split on it), so a newline separates them. */
+const SEPARATOR = '\n';
 
-/** The persisted form: magic, format, header length, a JSON header (strings), then 8-byte aligned arrays. */
+/**
+ * The persisted form: magic, format, header length, a small JSON header, the terms and the words as
+ * newline-joined UTF-8, then the typed arrays, each 8-byte aligned.
+ */
 export function encodeLanes(lanes: GenerationLanes): Uint8Array {
   const arrays = arraysOf(lanes);
+  const terms = Buffer.from(lanes.bm25.terms.join(SEPARATOR), 'utf8');
+  const words = Buffer.from(lanes.words.join(SEPARATOR), 'utf8');
   const header: Header = {
     format: LANES_FORMAT,
     chunkCount: lanes.chunkCount,
     dimensions: lanes.dimensions,
-    terms: [...lanes.bm25.terms],
-    words: lanes.words,
+    termBytes: terms.length,
+    wordBytes: words.length,
     labelRows: lanes.labelRows,
     labels: lanes.labels,
     lengths: ARRAY_ORDER.map((name) => arrays[name].length),
   };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
-  let size = align8(12 + headerBytes.length);
-  for (const name of ARRAY_ORDER) size += align8(arrays[name].byteLength);
-  const out = new Uint8Array(size);
+  let size = 12 + headerBytes.length + terms.length + words.length;
+  for (const name of ARRAY_ORDER) size = align8(size) + arrays[name].byteLength;
+  const out = new Uint8Array(align8(size));
   const view = new DataView(out.buffer);
   view.setUint32(0, MAGIC, true);
   view.setUint32(4, LANES_FORMAT, true);
   view.setUint32(8, headerBytes.length, true);
-  out.set(headerBytes, 12);
-  let offset = align8(12 + headerBytes.length);
+  let offset = 12;
+  for (const part of [headerBytes, terms, words]) {
+    out.set(part, offset);
+    offset += part.length;
+  }
   for (const name of ARRAY_ORDER) {
     const array = arrays[name];
+    offset = align8(offset);
     out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), offset);
-    offset += align8(array.byteLength);
+    offset += array.byteLength;
   }
   return out;
 }
 
 export class LanesFormatError extends Error {}
 
-/** Decodes persisted lanes; typed arrays are copies that own their buffers. Throws LanesFormatError on a malformed blob. */
-export function decodeLanes(bytes: Uint8Array): GenerationLanes {
+function readHeader(bytes: Uint8Array): { header: Header; offset: number } {
   if (bytes.byteLength < 12) throw new LanesFormatError('lane data too short');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== LANES_FORMAT) throw new LanesFormatError('unknown lane data format');
@@ -180,45 +194,73 @@ export function decodeLanes(bytes: Uint8Array): GenerationLanes {
   } catch {
     throw new LanesFormatError('lane data header is not JSON');
   }
-  let offset = align8(12 + headerLength);
+  if (!Number.isInteger(header.chunkCount) || !Number.isInteger(header.termBytes) || !Number.isInteger(header.wordBytes) || !Array.isArray(header.lengths)) {
+    throw new LanesFormatError('lane data header is incomplete');
+  }
+  return { header, offset: 12 + headerLength };
+}
+
+/** The chunk count lane data declares, reading its header only (evidence checks its digest, not its content). */
+export function lanesChunkCount(bytes: Uint8Array): number {
+  return readHeader(bytes).header.chunkCount;
+}
+
+function splitSection(bytes: Uint8Array, offset: number, length: number): string[] {
+  if (offset + length > bytes.byteLength) throw new LanesFormatError('lane data strings overrun');
+  return length === 0 ? [] : Buffer.from(bytes.buffer, bytes.byteOffset + offset, length).toString('utf8').split(SEPARATOR);
+}
+
+/**
+ * Decodes persisted lane data. Arrays are views of the blob's buffer where it is aligned for them, copies
+ * otherwise. Throws LanesFormatError on a malformed blob.
+ */
+export function decodeLanes(bytes: Uint8Array): GenerationLanes {
+  const { header, offset: stringsAt } = readHeader(bytes);
+  const terms = splitSection(bytes, stringsAt, header.termBytes);
+  const words = splitSection(bytes, stringsAt + header.termBytes, header.wordBytes);
+  let offset = stringsAt + header.termBytes + header.wordBytes;
   const arrays = {} as Record<ArrayName, ArrayBufferView>;
   ARRAY_ORDER.forEach((name, i) => {
     const Type = ARRAY_TYPES[name];
-    const length = header.lengths?.[i];
+    const length = header.lengths[i];
+    offset = align8(offset);
     const byteLength = Number(length) * Type.BYTES_PER_ELEMENT;
     if (!Number.isInteger(length) || length < 0 || offset + byteLength > bytes.byteLength) throw new LanesFormatError(`lane data array ${name} overruns`);
-    arrays[name] = new Type(bytes.slice(offset, offset + byteLength).buffer);
-    offset += align8(byteLength);
+    const at = bytes.byteOffset + offset;
+    arrays[name] = at % Type.BYTES_PER_ELEMENT === 0 ? new Type(bytes.buffer as ArrayBuffer, at, length) : new Type(bytes.slice(offset, offset + byteLength).buffer);
+    offset += byteLength;
   });
   const a = arrays as unknown as { [K in ArrayName]: InstanceType<(typeof ARRAY_TYPES)[K]> };
   const n = header.chunkCount;
-  if (a.textLengths.length !== n || a.chunkIndexes.length !== n || a.codes.length !== n * header.dimensions || a.postingStarts.length !== header.terms.length + 1) {
+  if (a.textLengths.length !== n || a.chunkIndexes.length !== n || a.codes.length !== n * header.dimensions || a.postingStarts.length !== terms.length + 1 || a.wordCounts.length !== words.length) {
     throw new LanesFormatError('lane data arrays disagree with the header');
   }
   let totalText = 0;
   let totalTitle = 0;
+  const docIds = new Int32Array(n);
   for (let d = 0; d < n; d++) {
     totalText += a.textLengths[d];
     totalTitle += a.titleLengths[d];
+    docIds[d] = d;
   }
   return {
     chunkCount: n,
     dimensions: header.dimensions,
     bm25: {
       docCount: n,
-      docIds: Int32Array.from({ length: n }, (_, row) => row),
+      docIds,
       textLengths: a.textLengths,
       titleLengths: a.titleLengths,
       totalTextLength: totalText,
       totalTitleLength: totalTitle,
-      terms: header.terms,
+      terms,
       postingStarts: a.postingStarts,
       postingDocs: a.postingDocs,
       postingTextTf: a.postingTextTf,
       postingTitleTf: a.postingTitleTf,
     },
     codes: a.codes,
-    words: header.words,
+    words,
     wordCounts: a.wordCounts,
     chunkIndexes: a.chunkIndexes,
     pages: a.pages,

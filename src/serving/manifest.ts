@@ -26,9 +26,10 @@ export interface Manifest {
 }
 
 export function digestOf(parts: Iterable<string>): string {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part).update('\u0000');
-  return hash.digest('hex');
+  // One update of the NUL-terminated parts: the same bytes as one update per part, without a call per part.
+  let joined = '';
+  for (const part of parts) joined += `${part}\u0000`;
+  return createHash('sha256').update(joined).digest('hex');
 }
 
 export function recordIdOf(documentId: string, versionId: string | null, jobId: string | null): string {

@@ -99,15 +99,23 @@ function lanesOfSource(source: GenerationSource, dimensions: number): Generation
   return 'lanes' in source ? decodeLanes(source.lanes) : lanesOf(source.chunks, source.title, dimensions);
 }
 
+function grow<T extends Uint32Array | Uint16Array>(array: T, capacity: number): T {
+  const bigger = new (array.constructor as new (length: number) => T)(capacity);
+  bigger.set(array);
+  return bigger;
+}
+
 function mergeSourceOfLanes(lanes: GenerationLanes, firstOrdinal: number): MergeSource {
+  const docIds = new Int32Array(lanes.chunkCount);
+  for (let row = 0; row < docIds.length; row++) docIds[row] = firstOrdinal + row;
   return {
-    bm25: { ...lanes.bm25, docIds: Int32Array.from({ length: lanes.chunkCount }, (_, row) => firstOrdinal + row) },
+    bm25: { ...lanes.bm25, docIds },
     codes: lanes.codes,
     codeDimensions: lanes.dimensions,
     generationRows: Int32Array.of(0, lanes.chunkCount),
     words: lanes.words,
     wordStarts: Uint32Array.of(0, lanes.words.length),
-    wordIds: Uint32Array.from(lanes.words, (_, id) => id),
+    wordIds: identityIds(lanes.words.length),
     wordCounts: lanes.wordCounts,
     chunkIndexes: lanes.chunkIndexes,
     pages: lanes.pages,
@@ -115,6 +123,12 @@ function mergeSourceOfLanes(lanes: GenerationLanes, firstOrdinal: number): Merge
     labelRows: lanes.labelRows,
     labels: lanes.labels,
   };
+}
+
+function identityIds(count: number): Uint32Array {
+  const ids = new Uint32Array(count);
+  for (let id = 0; id < count; id++) ids[id] = id;
+  return ids;
 }
 
 function mergeSourceOfIndex(index: SegmentIndex, dimensions: number): MergeSource {
@@ -135,8 +149,14 @@ function mergeSources(sources: readonly MergeSource[], isLive: (ordinal: number)
   const labelRows: number[] = [];
   const labels: string[] = [];
   const generationRows: number[] = [0];
-  const groupWords: Array<{ words: readonly string[]; ids: Uint32Array; counts: ArrayLike<number>; from: number; to: number }> = [];
-  const counts = new Map<string, number>();
+  // Words get a provisional id on first sight (one map lookup per word of a generation), counted in place.
+  const provisional = new Map<string, number>();
+  const provisionalWords: string[] = [];
+  let provisionalCounts = new Uint32Array(1024);
+  const groupWordStarts: number[] = [0];
+  let groupWordIds = new Uint32Array(1024);
+  let groupWordCounts = new Uint16Array(1024);
+  let wordAt = 0;
   let row = 0;
   for (const source of sources) {
     let label = 0;
@@ -158,25 +178,33 @@ function mergeSources(sources: readonly MergeSource[], isLive: (ordinal: number)
       generationRows.push(row);
       const wordFrom = source.wordStarts[g];
       const wordTo = source.wordStarts[g + 1];
-      for (let w = wordFrom; w < wordTo; w++) {
-        const word = source.words[source.wordIds[w]];
-        counts.set(word, (counts.get(word) ?? 0) + source.wordCounts[w]);
+      if (wordAt + (wordTo - wordFrom) > groupWordIds.length) {
+        const capacity = Math.max(groupWordIds.length * 2, wordAt + (wordTo - wordFrom));
+        groupWordIds = grow(groupWordIds, capacity);
+        groupWordCounts = grow(groupWordCounts, capacity);
       }
-      groupWords.push({ words: source.words, ids: source.wordIds, counts: source.wordCounts, from: wordFrom, to: wordTo });
+      for (let w = wordFrom; w < wordTo; w++, wordAt++) {
+        const word = source.words[source.wordIds[w]];
+        let id = provisional.get(word);
+        if (id === undefined) {
+          id = provisionalWords.push(word) - 1;
+          provisional.set(word, id);
+          if (id >= provisionalCounts.length) provisionalCounts = grow(provisionalCounts, provisionalCounts.length * 2);
+        }
+        provisionalCounts[id] += source.wordCounts[w];
+        groupWordIds[wordAt] = id;
+        groupWordCounts[wordAt] = source.wordCounts[w];
+      }
+      groupWordStarts.push(wordAt);
     }
   }
   if (row !== rows) throw new Error(`segment merge kept ${row} rows but ${rows} postings docs`);
-  const vocabulary = buildVocabulary(counts);
-  const wordStarts = new Uint32Array(groupWords.length + 1);
-  for (let g = 0; g < groupWords.length; g++) wordStarts[g + 1] = wordStarts[g] + (groupWords[g].to - groupWords[g].from);
-  const wordIds = new Uint32Array(wordStarts[groupWords.length]);
-  const wordCounts = new Uint16Array(wordIds.length);
-  groupWords.forEach((group, g) => {
-    for (let w = group.from, at = wordStarts[g]; w < group.to; w++, at++) {
-      wordIds[at] = vocabulary.ids.get(group.words[group.ids[w]])!;
-      wordCounts[at] = group.counts[w];
-    }
-  });
+  const vocabulary = buildVocabulary(provisionalWords.map((word, id): [string, number] => [word, provisionalCounts[id]]));
+  const finalId = Uint32Array.from(provisionalWords, (word) => vocabulary.ids.get(word)!);
+  const wordStarts = Uint32Array.from(groupWordStarts);
+  const wordIds = new Uint32Array(wordAt);
+  for (let w = 0; w < wordAt; w++) wordIds[w] = finalId[groupWordIds[w]];
+  const wordCounts = groupWordCounts.slice(0, wordAt);
   return {
     bm25,
     codes,

@@ -38,6 +38,9 @@ export interface ServingStats {
   /** Clients loaded and evicted so far. */
   loads: number;
   evictions: number;
+  /** Segments served with an HNSW graph, and large ones still waiting for theirs (searched exactly meanwhile). */
+  graphs: number;
+  graphsPending: number;
   versions: number;
   chunks: number;
   segments: number;
@@ -301,11 +304,17 @@ export class ServingIndex {
     let versions = 0;
     let chunks = 0;
     let segments = 0;
+    let graphs = 0;
+    let graphsPending = 0;
     for (const { snapshot } of this.served.values()) {
       versions += snapshot.versions.size;
       chunks += snapshot.liveChunkCount;
       segments += snapshot.segments.length;
+      for (const segment of snapshot.segments) {
+        if (segment.ann.graph) graphs++;
+        else if (wantsAnn(segment)) graphsPending++;
+      }
     }
-    return { clients: this.served.size, estimatedBytes: this.estimatedBytes(), budgetBytes: this.budgetBytes, loads: this.loads, evictions: this.evictions, versions, chunks, segments };
+    return { clients: this.served.size, estimatedBytes: this.estimatedBytes(), budgetBytes: this.budgetBytes, loads: this.loads, evictions: this.evictions, graphs, graphsPending, versions, chunks, segments };
   }
 }

@@ -23,11 +23,18 @@ type Unnumbered<T> = T extends unknown ? Omit<T, 'id'> : never;
 type Answer = SegmentIndex | Evidence[] | string;
 type Pending = { resolve: (answer: Answer) => void; reject: (error: Error) => void };
 
+/**
+ * Requests carrying more than this many bytes of input leave the thread to be ended once idle: its heap grew
+ * by about the input's size, and a thread's heap does not shrink while it lives (a new one starts on next use).
+ */
+export const THREAD_RECYCLE_BYTES = 32 * 1024 * 1024;
+
 /** One segment thread and the requests waiting on it. */
 class ThreadLane {
   private thread: Worker | null = null;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
+  private recycleWhenIdle = false;
 
   private ensureThread(): Worker {
     if (this.thread) return this.thread;
@@ -39,6 +46,10 @@ class ThreadLane {
       this.pending.delete(reply.id);
       if ('error' in reply) waiting.reject(new Error(`segment thread: ${reply.error}`));
       else waiting.resolve('evidence' in reply ? reply.evidence : 'written' in reply ? reply.written : reply.index);
+      if (this.recycleWhenIdle && this.pending.size === 0) {
+        this.recycleWhenIdle = false;
+        void this.close();
+      }
     });
     const fail = (error: Error) => {
       if (this.thread !== thread) return;
@@ -52,8 +63,9 @@ class ThreadLane {
     return thread;
   }
 
-  request(message: Unnumbered<SegmentThreadRequest>): Promise<Answer> {
+  request(message: Unnumbered<SegmentThreadRequest>, inputBytes = 0): Promise<Answer> {
     const id = this.nextId++;
+    if (inputBytes > THREAD_RECYCLE_BYTES) this.recycleWhenIdle = true;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.ensureThread().postMessage({ ...message, id });
@@ -67,6 +79,10 @@ class ThreadLane {
   }
 }
 
+function partBytes(part: SegmentPart): number {
+  return 'lanes' in part.source ? part.source.lanes.byteLength : part.source.chunks.reduce((sum, chunk) => sum + chunk.text.length + chunk.vector.byteLength, 0);
+}
+
 /** The plain index part of a segment (what crosses to the thread). */
 function indexPartOf(segment: Segment): SegmentIndex {
   const { bm25, codes, vocabulary, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels } = segment;
@@ -78,7 +94,7 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
   private readonly graphs = new ThreadLane();
 
   async build(parts: readonly SegmentPart[], versions: readonly ServedVersion[], dimensions: number): Promise<Segment> {
-    const index = (await this.segments.request({ kind: 'build', parts: [...parts], dimensions })) as SegmentIndex;
+    const index = (await this.segments.request({ kind: 'build', parts: [...parts], dimensions }, parts.reduce((sum, part) => sum + partBytes(part), 0))) as SegmentIndex;
     return assembleSegment(index, versions, dimensions);
   }
 
@@ -86,13 +102,14 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
     const dimensions = segments[0].dimensions;
     // Only the index parts cross to the thread (versions stay here).
     const parts: SegmentIndex[] = segments.map(indexPartOf);
-    const index = (await this.segments.request({ kind: 'merge', parts, live, dimensions })) as SegmentIndex;
+    const index = (await this.segments.request({ kind: 'merge', parts, live, dimensions }, parts.reduce((sum, part) => sum + part.codes.byteLength * 3, 0))) as SegmentIndex;
     return assembleSegment(index, liveVersionsOf(segments, live), dimensions);
   }
 
   async verify(generations: readonly ServingGeneration[]): Promise<Evidence[]> {
     if (generations.length === 0) return [];
-    return (await this.segments.request({ kind: 'verify', generations: generations.map(evidenceInputOf) })) as Evidence[];
+    const inputs = generations.map(evidenceInputOf);
+    return (await this.segments.request({ kind: 'verify', generations: inputs }, inputs.reduce((sum, input) => sum + (input.lanes?.byteLength ?? 0), 0))) as Evidence[];
   }
 
   async buildAnn(segment: Segment): Promise<AnnGraph | null> {

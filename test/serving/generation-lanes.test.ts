@@ -54,7 +54,7 @@ test('malformed lane data is refused with a LanesFormatError, never read past it
   assert.throws(() => decodeLanes(badHeader), LanesFormatError);
 });
 
-test('evidence of a generation with lane data is checked through it: digest, fuzzy words, counts', async () => {
+test('evidence of a generation with lane data is checked through it: its digest and counts', async () => {
   const base = loadedGeneration('doc', TEXTS, { dimensions: embedder.dimensions, vectors: (await chunks()).map((chunk) => chunk.vector) });
   const { lanes, manifest } = lanesAndManifest({ documentId: 'doc', versionId: 'doc', jobId: null }, base.chunks, [], null);
   const served = { ...base, manifest, lanes, chunks: undefined };
@@ -62,8 +62,8 @@ test('evidence of a generation with lane data is checked through it: digest, fuz
   const flipped = lanes.slice();
   flipped[flipped.length - 1] ^= 1;
   assert.deepEqual(verifyEvidence(evidenceInputOf({ ...served, lanes: flipped })), { state: 'corrupt', lane: 'content', point: `generation ${base.generation}` });
-  const otherFuzzy = { ...manifest, fuzzy: { count: 1, digest: '0'.repeat(64) } };
-  assert.equal((verifyEvidence(evidenceInputOf({ ...served, manifest: otherFuzzy })) as { lane: string }).lane, 'fuzzy');
+  const otherCount = { ...manifest, lanes: { ...(manifest.lanes as object), count: 2 } };
+  assert.equal((verifyEvidence(evidenceInputOf({ ...served, manifest: otherCount })) as { lane: string }).lane, 'content');
   const noLaneEvidence = { ...manifest };
   delete (noLaneEvidence as Record<string, unknown>).lanes;
   assert.equal(verifyEvidence(evidenceInputOf({ ...served, manifest: noLaneEvidence })).state, 'corrupt', 'lane data the manifest does not prove is not served');
