@@ -152,8 +152,8 @@ const SUPERVISOR_READY_TIMEOUT_MS = 5 * 60_000;
 const SUPERVISOR_STOP_TIMEOUT_MS = 60_000;
 
 /** Resident memory of each process of a service started by spawnSupervisor (its process group), by role. */
-export function serviceMemory(supervisorPid: number): { pid: number; role: string; rssMiB: number }[] {
-  const out: { pid: number; role: string; rssMiB: number }[] = [];
+export function serviceMemory(supervisorPid: number): { pid: number; role: string; rssMiB: number; cpuSeconds: number }[] {
+  const out: { pid: number; role: string; rssMiB: number; cpuSeconds: number }[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -162,7 +162,9 @@ export function serviceMemory(supervisorPid: number): { pid: number; role: strin
       if (Number(fields[2]) !== supervisorPid) continue; // process group
       const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${entry}/status`, 'utf8'));
       const role = /(?:^|\0)HDS_PROCESS_ROLE=(\w+)/.exec(readFileSync(`/proc/${entry}/environ`, 'utf8'))?.[1] ?? (Number(entry) === supervisorPid ? 'supervisor' : 'other');
-      out.push({ pid: Number(entry), role, rssMiB: rss ? Math.round(Number(rss[1]) / 1024) : 0 });
+      // utime + stime, in clock ticks (100 a second on Linux).
+      const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / 100;
+      out.push({ pid: Number(entry), role, rssMiB: rss ? Math.round(Number(rss[1]) / 1024) : 0, cpuSeconds });
     } catch {
       // the process ended meanwhile
     }
@@ -171,7 +173,7 @@ export function serviceMemory(supervisorPid: number): { pid: number; role: strin
 }
 
 export function formatMemory(memory: ReturnType<typeof serviceMemory>): string {
-  return memory.map((process) => `${process.role} ${process.pid}: ${process.rssMiB} MiB`).join(', ');
+  return memory.map((process) => `${process.role} ${process.pid}: ${process.rssMiB} MiB (${process.cpuSeconds.toFixed(1)} s CPU)`).join(', ');
 }
 
 export interface SupervisorProcess {

@@ -1,15 +1,15 @@
-// Content-search latency over 100,000 chunks in one Client: p50/p95 in-process and over HTTP with
-// concurrent clients (default alpha, limit 10, no rerank), plus where the time goes per lane.
-// In-process figures come from an api (startApi) started in this process; the HTTP figures from the
-// service as deployed, the supervisor (`node src/main.ts`, API_PROCESSES from the environment or its
-// default) spawned as a child process on the same DATA_DIR after the in-process api is closed.
-// Usage: node bench/search-latency.ts [chunks=100000] [httpClients=8] [httpRequests=2000]
+// Content-search latency over CHUNKS chunks in one Client, in-process (an api started in this process, no
+// worker): start-up to the first search answered, p50/p95/p99 of the whole search path (default alpha, limit
+// 10, no rerank) and of alpha 0 and 1, the share of each stage, the RSS of this process, and the dense lane's
+// recall@10 against an exact float32 scan of the stored vectors. The HTTP figures are bench/http-load.ts's.
+// Usage: node bench/search-latency.ts [chunks=100000] [recallQueries=200]
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { loadDataset } from './datasets.ts';
-import { benchEnv, servedSnapshot, spawnSupervisor, startInProcess } from './bench-service.ts';
+import { benchEnv, servedSnapshot, startInProcess } from './bench-service.ts';
 import { seedScifactChunks } from './seed-store.ts';
 import { createHashingEmbedder } from '../src/models/hashing-embedder.ts';
 import { loadConfig } from '../src/config.ts';
@@ -17,11 +17,10 @@ import { searchBm25 } from '../src/search/bm25.ts';
 import { searchDense } from '../src/search/dense-lane.ts';
 import { analyzeQueryTerms } from '../src/text/analyzer.ts';
 import { normalizeContentQuery } from '../src/text/query-normalizer.ts';
-import { snapshotVocabulary } from '../src/serving/snapshot.ts';
+import { chunkByOrdinal, snapshotVocabulary } from '../src/serving/snapshot.ts';
 
 const TARGET_CHUNKS = Number(process.argv[2] ?? 100_000);
-const HTTP_CLIENTS = Number(process.argv[3] ?? 8);
-const HTTP_REQUESTS = Number(process.argv[4] ?? 2000);
+const RECALL_QUERIES = Number(process.argv[3] ?? 200);
 const CLIENT = 'latency-client';
 const KEY = 'latency-key';
 
@@ -31,31 +30,29 @@ function percentile(values: number[], p: number): number {
 }
 
 function summary(label: string, values: number[]): string {
-  return `${label.padEnd(34)} p50 ${percentile(values, 50).toFixed(2)} ms  p95 ${percentile(values, 95).toFixed(2)} ms  (n=${values.length})`;
+  return `${label.padEnd(34)} p50 ${percentile(values, 50).toFixed(2)} ms  p95 ${percentile(values, 95).toFixed(2)} ms  p99 ${percentile(values, 99).toFixed(2)} ms  (n=${values.length})`;
 }
 
+const rssMiB = () => Math.round(process.memoryUsage().rss / 1048576);
 const scifact = loadDataset('scifact', 'train.tsv');
 const queries = [...scifact.queries.values()];
 const dataDir = mkdtempSync(join(tmpdir(), 'hds-latency-'));
 const embedder = createHashingEmbedder();
 
-// 1. Write generations straight into the durable store (the start-up rebuild then loads them).
-let started = performance.now();
-const seeded = await seedScifactChunks(dataDir, CLIENT, TARGET_CHUNKS);
-console.log(`wrote ${seeded.chunks} chunks in ${seeded.documents} versions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-
-// 2. Start an api in this process: recovery rebuilds the serving snapshot from SQLite. No worker: there are
-// no jobs, and an idle one would only poll the job queue in the middle of the measurements.
-started = performance.now();
-const service = await startInProcess(loadConfig(benchEnv(dataDir, CLIENT, KEY)), { worker: false });
-console.log(`service started (snapshot rebuilt) in ${((performance.now() - started) / 1000).toFixed(1)} s; RSS ${Math.round(process.memoryUsage().rss / 1048576)} MiB`);
-
 try {
-  const search = (query: string) =>
+  // 1. Write generations straight into the durable store, with their lane data, as workers do.
+  let started = performance.now();
+  const seeded = await seedScifactChunks(dataDir, CLIENT, TARGET_CHUNKS);
+  console.log(`wrote ${seeded.chunks} chunks in ${seeded.documents} versions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+  // 2. Start an api in this process; the Client loads on its first search.
+  started = performance.now();
+  const service = await startInProcess(loadConfig(benchEnv(dataDir, CLIENT, KEY)), { worker: false });
+  const search = (query: string, alpha?: number) =>
     service.services.search.search(CLIENT, {
       query,
       scope: 'content',
-      alpha: undefined,
+      alpha,
       limit: 10,
       offset: 0,
       filters: {},
@@ -64,83 +61,91 @@ try {
       includeDeleted: false,
       highlight: false,
     });
-  for (const query of queries.slice(0, 50)) await search(query); // warm-up (JIT, vocabulary)
-
-  // 3. In-process latency of the whole search path, then of its parts.
-  const whole: number[] = [];
-  for (const query of queries) {
-    const t = performance.now();
-    await search(query);
-    whole.push(performance.now() - t);
-  }
-  const snapshot = await servedSnapshot(service, CLIENT);
-  const vocabulary = snapshotVocabulary(snapshot);
-  const parts = { normalize: [] as number[], embed: [] as number[], sparse: [] as number[], dense: [] as number[] };
-  for (const query of queries) {
-    let t = performance.now();
-    const normalized = normalizeContentQuery(query, vocabulary).text;
-    parts.normalize.push(performance.now() - t);
-    t = performance.now();
-    const [vector] = await embedder.embed([normalized]);
-    parts.embed.push(performance.now() - t);
-    t = performance.now();
-    searchBm25(snapshot.segments.map((segment) => segment.bm25), analyzeQueryTerms(normalized), { limit: 1000, liveById: snapshot.live });
-    parts.sparse.push(performance.now() - t);
-    t = performance.now();
-    searchDense(snapshot.segments, vector, snapshot.live);
-    parts.dense.push(performance.now() - t);
-  }
-  console.log(`\nin-process, ${snapshot.liveChunkCount} live chunks in ${snapshot.segments.length} segments:`);
-  console.log(summary('search (default alpha, limit 10)', whole));
-  for (const [name, values] of Object.entries(parts)) console.log(summary(`  ${name}`, values));
-
-  // 4. Over HTTP with concurrent clients, against the supervisor and its api processes in child processes.
-  await service.close();
-  started = performance.now();
-  const supervisor = await spawnSupervisor(benchEnv(dataDir, CLIENT, KEY, { WORKER_PROCESSES: '1' }), {
-    onAbort: () => rmSync(dataDir, { recursive: true, force: true }),
-  });
-  console.log(
-    `\nsupervisor ready (${supervisor.apiProcesses} api processes rebuilt their snapshots, ${supervisor.workerProcesses} worker) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-  );
   try {
-    // Load with HTTP_CLIENTS concurrent clients cycling through the queries; returns each request's latency.
-    const load = async (requests: number): Promise<number[]> => {
-      const latencies: number[] = [];
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: HTTP_CLIENTS }, async () => {
-          while (next < requests) {
-            const query = queries[next++ % queries.length];
-            const t = performance.now();
-            const response = await fetch(`${supervisor.url}/search`, {
-              method: 'POST',
-              headers: { 'Content-Type': 'application/json', 'X-API-Key': KEY },
-              body: JSON.stringify({ query, scope: 'content', limit: 10 }),
-            });
-            await response.arrayBuffer();
-            if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
-            latencies.push(performance.now() - t);
-          }
-        }),
-      );
-      return latencies;
-    };
-    // Warm-up, as in-process above: the api processes are fresh (JIT, vocabulary), about 50 queries each.
-    const warmup = 50 * supervisor.apiProcesses;
-    await load(warmup);
-    const httpStarted = performance.now();
-    const latencies = await load(HTTP_REQUESTS);
-    const seconds = (performance.now() - httpStarted) / 1000;
-    console.log(
-      `\nover HTTP, ${HTTP_CLIENTS} concurrent clients in this process after ${warmup} warm-up requests; server: supervisor child process with ${supervisor.apiProcesses} api processes (all share this machine's ${availableParallelism()} cores):`,
-    );
-    console.log(summary('POST /search', latencies));
-    console.log(`throughput ${(latencies.length / seconds).toFixed(0)} requests/s`);
+    const listening = performance.now() - started;
+    await search(queries[0]);
+    console.log(`api listening after ${(listening / 1000).toFixed(2)} s; first search answered after ${((performance.now() - started) / 1000).toFixed(2)} s (the Client loads from its lane data); RSS ${rssMiB()} MiB`);
+    const graphsFrom = performance.now();
+    await service.services.serving.annSettled();
+    console.log(`HNSW graphs built ${((performance.now() - graphsFrom) / 1000).toFixed(1)} s later (exact scans meanwhile); RSS ${rssMiB()} MiB; ${JSON.stringify(service.services.serving.stats())}`);
+    for (const query of queries.slice(0, 100)) await search(query); // warm-up (JIT)
+
+    // 3. In-process latency of the whole search path, then of its stages.
+    const whole: Record<string, number[]> = { default: [], 'alpha 0': [], 'alpha 1': [] };
+    for (const [label, alpha] of [['default', undefined], ['alpha 0', 0], ['alpha 1', 1]] as const) {
+      for (const query of queries) {
+        const t = performance.now();
+        await search(query, alpha);
+        whole[label].push(performance.now() - t);
+      }
+    }
+    const snapshot = await servedSnapshot(service, CLIENT);
+    const vocabulary = snapshotVocabulary(snapshot);
+    const parts = { normalize: [] as number[], embed: [] as number[], sparse: [] as number[], dense: [] as number[] };
+    for (const query of queries) {
+      let t = performance.now();
+      const normalized = normalizeContentQuery(query, vocabulary).text;
+      parts.normalize.push(performance.now() - t);
+      t = performance.now();
+      const [vector] = await embedder.embed([normalized]);
+      parts.embed.push(performance.now() - t);
+      t = performance.now();
+      searchBm25(snapshot.segments.map((segment) => segment.bm25), analyzeQueryTerms(normalized), { limit: 1000, liveById: snapshot.live });
+      parts.sparse.push(performance.now() - t);
+      t = performance.now();
+      searchDense(snapshot.segments, vector, snapshot.live, { depth: 10 });
+      parts.dense.push(performance.now() - t);
+    }
+    console.log(`\nin-process, ${snapshot.liveChunkCount} live chunks in ${snapshot.segments.length} segments:`);
+    for (const [label, values] of Object.entries(whole)) console.log(summary(`search (${label}, limit 10)`, values));
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    const wholeMean = mean(whole.default);
+    for (const [name, values] of Object.entries(parts)) console.log(`${summary(`  ${name}`, values)}  ${((100 * mean(values)) / wholeMean).toFixed(0)}% of the default search`);
+    console.log(`  the rest (read guard, fusion, grouping, evidence text reads, rendering): ${((100 * (wholeMean - Object.values(parts).reduce((sum, values) => sum + mean(values), 0))) / wholeMean).toFixed(0)}%`);
+    console.log(`RSS of this process (api, no worker): ${rssMiB()} MiB`);
+
+    // 4. Dense recall@10 against an exact float32 scan of the stored vectors (ties count as found).
+    const db = new DatabaseSync(join(dataDir, 'clients', readdirSync(join(dataDir, 'clients')).find((name) => name.endsWith('.db'))!), { readOnly: true });
+    const recallQueries = queries.slice(0, RECALL_QUERIES);
+    const vectors = await embedder.embed(recallQueries.map((query) => normalizeContentQuery(query, vocabulary).text));
+    const exactTop = vectors.map(() => [] as { key: string; score: number }[]);
+    const rows = db.prepare("SELECT c.generation AS generation, c.chunk_index AS chunk_index, c.vector AS vector FROM chunks c JOIN generations g ON g.generation = c.generation WHERE g.state = 'active'").iterate() as Iterable<{ generation: number; chunk_index: number; vector: Uint8Array }>;
+    for (const row of rows) {
+      const stored = new Float32Array(row.vector.slice().buffer);
+      vectors.forEach((query, q) => {
+        let score = 0;
+        for (let d = 0; d < query.length; d++) score += stored[d] * query[d];
+        const top = exactTop[q];
+        if (top.length < 10 || score > top[top.length - 1].score) {
+          top.push({ key: `${row.generation}:${row.chunk_index}`, score });
+          top.sort((a, b) => b.score - a.score);
+          if (top.length > 10) top.pop();
+        }
+      });
+    }
+    const vectorOf = db.prepare('SELECT vector FROM chunks WHERE generation = ? AND chunk_index = ?');
+    let found = 0;
+    let wanted = 0;
+    vectors.forEach((query, q) => {
+      const hits = searchDense(snapshot.segments, query, snapshot.live, { depth: 10, floor: -1 }).hits.slice(0, 10);
+      const exact = exactTop[q];
+      // A returned chunk counts when its exact float32 score reaches the exact tenth: the seeded corpus repeats
+      // abstracts, so equal vectors tie and any of them is a right answer.
+      const cutoff = exact[exact.length - 1].score - 1e-6;
+      wanted += exact.length;
+      for (const hit of hits) {
+        const chunk = chunkByOrdinal(snapshot, hit.ordinal)!;
+        const stored = new Float32Array((vectorOf.get(chunk.version.generation, chunk.chunkIndex) as { vector: Uint8Array }).vector.slice().buffer);
+        let score = 0;
+        for (let d = 0; d < query.length; d++) score += stored[d] * query[d];
+        if (score >= cutoff) found++;
+      }
+    });
+    db.close();
+    console.log(`dense recall@10 against an exact float32 scan (${recallQueries.length} queries): ${(found / wanted).toFixed(3)}`);
   } finally {
-    await supervisor.stop();
+    await service.close();
   }
 } finally {
-  await service.close();
   rmSync(dataDir, { recursive: true, force: true });
 }

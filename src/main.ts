@@ -65,7 +65,8 @@ function supervise(config: Config): void {
 
   const start = (slot: Slot) => {
     cluster.setupPrimary({ exec: ENTRY[slot.role], silent: false });
-    const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role });
+    // The allocator setting is read by glibc when the child starts, so it travels in the child's environment.
+    const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role, MALLOC_MMAP_THRESHOLD_: config.mallocMmapThreshold });
     slot.child = child;
     slot.ready = false;
     slot.startedAt = Date.now();

@@ -75,7 +75,7 @@ function newDraft(): PostingDraft {
   };
 }
 
-function grow<T extends Uint32Array | Uint16Array>(column: T, capacity: number): T {
+function grow<T extends Uint32Array | Uint16Array | Int32Array>(column: T, capacity: number): T {
   const bigger = new (column.constructor as new (n: number) => T)(capacity);
   bigger.set(column);
   return bigger;
@@ -182,18 +182,52 @@ export function buildBm25Segment(docs: readonly SparseDoc[], analyzer: FieldAnal
   return seal(draft, docIds, textLengths, titleLengths);
 }
 
-/** New local index of every doc of a segment in the merged segment, or -1 when it is dropped. */
-function remapLiveDocs(segments: readonly Bm25Postings[], isLive: (id: number) => boolean) {
-  const maps: Int32Array[] = [];
-  const ids: number[] = [];
-  for (const segment of segments) {
+/**
+ * Merges postings one input at a time, keeping the live docs in input order: what mergeBm25Segments does,
+ * for callers that stream their inputs (only the merged postings are held, never every input at once).
+ */
+export class Bm25Merger {
+  private readonly draft = newDraft();
+  private docIds: Int32Array = new Int32Array(1024);
+  private textLengths: Uint32Array = new Uint32Array(1024);
+  private titleLengths: Uint32Array = new Uint32Array(1024);
+  private docs = 0;
+
+  /** Appends the docs of `segment` that pass `isLive` (by global id). */
+  add(segment: Bm25Postings, isLive: (id: number) => boolean): void {
     const map = new Int32Array(segment.docCount).fill(-1);
     for (let d = 0; d < segment.docCount; d++) {
-      if (isLive(segment.docIds[d])) map[d] = ids.push(segment.docIds[d]) - 1;
+      if (!isLive(segment.docIds[d])) continue;
+      if (this.docs === this.docIds.length) {
+        this.docIds = grow(this.docIds, this.docs * 2);
+        this.textLengths = grow(this.textLengths, this.docs * 2);
+        this.titleLengths = grow(this.titleLengths, this.docs * 2);
+      }
+      this.docIds[this.docs] = segment.docIds[d];
+      this.textLengths[this.docs] = segment.textLengths[d];
+      this.titleLengths[this.docs] = segment.titleLengths[d];
+      map[d] = this.docs++;
     }
-    maps.push(map);
+    for (let t = 0; t < segment.terms.length; t++) {
+      let slot = -1;
+      for (let p = segment.postingStarts[t]; p < segment.postingStarts[t + 1]; p++) {
+        const d = map[segment.postingDocs[p]];
+        if (d < 0) continue;
+        if (slot < 0) slot = termSlot(this.draft, segment.terms[t]);
+        addEntryAt(this.draft, slot, d, segment.postingTextTf[p], segment.postingTitleTf[p]);
+      }
+    }
   }
-  return { maps, docIds: Int32Array.from(ids) };
+
+  get docCount(): number {
+    return this.docs;
+  }
+
+  finish(): Bm25Segment {
+    const docIds = this.docIds.slice(0, this.docs);
+    assertUniqueIds(docIds);
+    return seal(this.draft, docIds, this.textLengths.slice(0, this.docs), this.titleLengths.slice(0, this.docs));
+  }
 }
 
 /**
@@ -201,27 +235,7 @@ function remapLiveDocs(segments: readonly Bm25Postings[], isLive: (id: number) =
  * scores exactly like searching the inputs with prepareBm25Liveness(inputs, isLive) (tested).
  */
 export function mergeBm25Segments(segments: readonly Bm25Postings[], isLive: (id: number) => boolean): Bm25Segment {
-  const { maps, docIds } = remapLiveDocs(segments, isLive);
-  assertUniqueIds(docIds);
-  const textLengths = new Uint32Array(docIds.length);
-  const titleLengths = new Uint32Array(docIds.length);
-  const draft = newDraft();
-  segments.forEach((segment, s) => {
-    const map = maps[s];
-    for (let d = 0; d < segment.docCount; d++) {
-      if (map[d] < 0) continue;
-      textLengths[map[d]] = segment.textLengths[d];
-      titleLengths[map[d]] = segment.titleLengths[d];
-    }
-    for (let t = 0; t < segment.terms.length; t++) {
-      let slot = -1;
-      for (let p = segment.postingStarts[t]; p < segment.postingStarts[t + 1]; p++) {
-        const d = map[segment.postingDocs[p]];
-        if (d < 0) continue;
-        if (slot < 0) slot = termSlot(draft, segment.terms[t]);
-        addEntryAt(draft, slot, d, segment.postingTextTf[p], segment.postingTitleTf[p]);
-      }
-    }
-  });
-  return seal(draft, docIds, textLengths, titleLengths);
+  const merger = new Bm25Merger();
+  for (const segment of segments) merger.add(segment, isLive);
+  return merger.finish();
 }

@@ -3,34 +3,70 @@
 // plain data out; its only I/O is writing a graph file.
 
 import { parentPort } from 'node:worker_threads';
-import { indexParts, mergeIndexes } from './segment.ts';
-import type { SegmentIndex, SegmentPart } from './segment.ts';
+import { addPart, indexParts, mergeIndexes, SegmentAssembler } from './segment.ts';
+import type { MergeInput, SegmentIndex, SegmentPart } from './segment.ts';
 import { verifyEvidence } from './evidence.ts';
 import type { Evidence, EvidenceInput } from './evidence.ts';
 import { writeAnnGraph } from './ann-index.ts';
 
 export type SegmentThreadRequest =
   | { id: number; kind: 'build'; parts: SegmentPart[]; dimensions: number }
-  | { id: number; kind: 'merge'; parts: SegmentIndex[]; live: Uint8Array; dimensions: number }
+  | { id: number; kind: 'merge'; parts: MergeInput[]; live: Uint8Array; dimensions: number }
   | { id: number; kind: 'verify'; generations: EvidenceInput[] }
-  | { id: number; kind: 'ann'; codes: Int8Array; dimensions: number; path: string };
+  | { id: number; kind: 'ann'; codes: Int8Array; dimensions: number; path: string }
+  | { id: number; kind: 'begin'; session: number; dimensions: number }
+  | { id: number; kind: 'add'; session: number; parts: SegmentPart[] }
+  | { id: number; kind: 'finish'; session: number };
 
 export type SegmentThreadReply =
   | { id: number; index: SegmentIndex }
   | { id: number; evidence: Evidence[] }
   | { id: number; written: string }
+  | { id: number; added: number }
   | { id: number; error: string };
+
+/** Builds in progress: one assembler per session, fed batch by batch. */
+const sessions = new Map<number, SegmentAssembler>();
+
+/** The buffers of an index's large arrays: moved to the api thread, not copied. */
+function transferables(index: SegmentIndex): ArrayBuffer[] {
+  const { bm25 } = index;
+  const arrays = [bm25.docIds, bm25.textLengths, bm25.titleLengths, bm25.postingStarts, bm25.postingDocs, bm25.postingTextTf, bm25.postingTitleTf, index.codes, index.wordIds, index.wordCounts, index.chunkIndexes, index.pages, index.textHashes];
+  return [...new Set(arrays.map((array) => array.buffer as ArrayBuffer))];
+}
+
+function assemblerOf(session: number): SegmentAssembler {
+  const assembler = sessions.get(session);
+  if (!assembler) throw new Error(`no build session ${session}`);
+  return assembler;
+}
 
 parentPort!.on('message', (request: SegmentThreadRequest) => {
   let reply: SegmentThreadReply;
   try {
-    if (request.kind === 'verify') reply = { id: request.id, evidence: request.generations.map(verifyEvidence) };
+    if (request.kind === 'begin') {
+      sessions.set(request.session, new SegmentAssembler(request.dimensions));
+      reply = { id: request.id, added: 0 };
+    } else if (request.kind === 'add') {
+      const assembler = assemblerOf(request.session);
+      for (const part of request.parts) addPart(assembler, part);
+      reply = { id: request.id, added: request.parts.length };
+    } else if (request.kind === 'finish') {
+      const index = assemblerOf(request.session).finish();
+      sessions.delete(request.session);
+      parentPort!.postMessage({ id: request.id, index } satisfies SegmentThreadReply, transferables(index));
+      return;
+    } else if (request.kind === 'verify') reply = { id: request.id, evidence: request.generations.map(verifyEvidence) };
     else if (request.kind === 'ann') {
       writeAnnGraph(request.codes, request.dimensions, request.path);
       reply = { id: request.id, written: request.path };
-    } else if (request.kind === 'build') reply = { id: request.id, index: indexParts(request.parts, request.dimensions) };
-    else reply = { id: request.id, index: mergeIndexes(request.parts, request.live, request.dimensions) };
+    } else {
+      const index = request.kind === 'build' ? indexParts(request.parts, request.dimensions) : mergeIndexes(request.parts, request.live, request.dimensions);
+      parentPort!.postMessage({ id: request.id, index } satisfies SegmentThreadReply, transferables(index));
+      return;
+    }
   } catch (error) {
+    if ('session' in request) sessions.delete(request.session);
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
   }
   parentPort!.postMessage(reply);

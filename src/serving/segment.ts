@@ -4,7 +4,7 @@
 // persisted lane data by merging, never by analyzing text; the index part is plain data built by pure
 // functions, so it can be built or merged off the event loop (segment-thread.ts).
 
-import { mergeBm25Segments } from './bm25-segment.ts';
+import { Bm25Merger } from './bm25-segment.ts';
 import type { Bm25Postings, Bm25Segment } from './bm25-segment.ts';
 import type { ServedChunk, ServedVersion } from './served-types.ts';
 import { chunkIdOf } from './served-types.ts';
@@ -99,11 +99,6 @@ function lanesOfSource(source: GenerationSource, dimensions: number): Generation
   return 'lanes' in source ? decodeLanes(source.lanes) : lanesOf(source.chunks, source.title, dimensions);
 }
 
-function grow<T extends Uint32Array | Uint16Array>(array: T, capacity: number): T {
-  const bigger = new (array.constructor as new (length: number) => T)(capacity);
-  bigger.set(array);
-  return bigger;
-}
 
 function mergeSourceOfLanes(lanes: GenerationLanes, firstOrdinal: number): MergeSource {
   const docIds = new Int32Array(lanes.chunkCount);
@@ -131,105 +126,156 @@ function identityIds(count: number): Uint32Array {
   return ids;
 }
 
-function mergeSourceOfIndex(index: SegmentIndex, dimensions: number): MergeSource {
-  return { ...index, codeDimensions: dimensions, words: index.vocabulary.words };
+/** What a merge reads of a segment index: its arrays, terms and words, not its lookup maps. */
+export type MergeInput = Omit<SegmentIndex, 'bm25' | 'vocabulary'> & { bm25: Bm25Postings; words: readonly string[] };
+
+function mergeSourceOfIndex(index: MergeInput, dimensions: number): MergeSource {
+  return { ...index, codeDimensions: dimensions };
+}
+
+export function mergeInputOfIndex(index: SegmentIndex): MergeInput {
+  return { ...index, words: index.vocabulary.words };
+}
+
+function grow<T extends Uint32Array | Uint16Array | Int32Array | Int8Array>(array: T, capacity: number): T {
+  const bigger = new (array.constructor as new (length: number) => T)(capacity);
+  bigger.set(array);
+  return bigger;
 }
 
 /**
- * Merges sources into one index holding the rows whose ordinal is live, in source order. Liveness is per
- * generation (a generation's chunks enter and leave together), so a generation is kept or dropped whole.
+ * Builds one index from sources added one at a time, keeping the rows whose ordinal is live, in order.
+ * Liveness is per generation (a generation's chunks enter and leave together), so a generation is kept or
+ * dropped whole. Only the merged index is held: a caller may stream its inputs (a load decodes one
+ * generation's lane data at a time).
  */
-function mergeSources(sources: readonly MergeSource[], isLive: (ordinal: number) => boolean, dimensions: number): SegmentIndex {
-  const bm25 = mergeBm25Segments(sources.map((source) => source.bm25), isLive);
-  const rows = bm25.docCount;
-  const codes = new Int8Array(rows * dimensions);
-  const chunkIndexes = new Int32Array(rows);
-  const pages = new Int32Array(rows);
-  const textHashes = new Uint32Array(rows);
-  const labelRows: number[] = [];
-  const labels: string[] = [];
-  const generationRows: number[] = [0];
+export class SegmentAssembler {
+  private readonly dimensions: number;
+  private readonly bm25 = new Bm25Merger();
+  private rows = 0;
+  private codes = new Int8Array(0);
+  private chunkIndexes = new Int32Array(256);
+  private pages = new Int32Array(256);
+  private textHashes = new Uint32Array(256);
+  private readonly labelRows: number[] = [];
+  private readonly labels: string[] = [];
+  private readonly generationRows: number[] = [0];
   // Words get a provisional id on first sight (one map lookup per word of a generation), counted in place.
-  const provisional = new Map<string, number>();
-  const provisionalWords: string[] = [];
-  let provisionalCounts = new Uint32Array(1024);
-  const groupWordStarts: number[] = [0];
-  let groupWordIds = new Uint32Array(1024);
-  let groupWordCounts = new Uint16Array(1024);
-  let wordAt = 0;
-  let row = 0;
-  for (const source of sources) {
+  private readonly provisional = new Map<string, number>();
+  private readonly provisionalWords: string[] = [];
+  private provisionalCounts = new Uint32Array(1024);
+  private readonly groupWordStarts: number[] = [0];
+  private groupWordIds = new Uint32Array(1024);
+  private groupWordCounts = new Uint16Array(1024);
+  private words = 0;
+
+  constructor(dimensions: number) {
+    this.dimensions = dimensions;
+    this.codes = new Int8Array(256 * dimensions);
+  }
+
+  dimensionsOf(): number {
+    return this.dimensions;
+  }
+
+  private reserveRows(count: number): void {
+    if (this.rows + count <= this.chunkIndexes.length) return;
+    const capacity = Math.max(this.chunkIndexes.length * 2, this.rows + count);
+    this.chunkIndexes = grow(this.chunkIndexes, capacity);
+    this.pages = grow(this.pages, capacity);
+    this.textHashes = grow(this.textHashes, capacity);
+    this.codes = grow(this.codes, capacity * this.dimensions);
+  }
+
+  private reserveWords(count: number): void {
+    if (this.words + count <= this.groupWordIds.length) return;
+    const capacity = Math.max(this.groupWordIds.length * 2, this.words + count);
+    this.groupWordIds = grow(this.groupWordIds, capacity);
+    this.groupWordCounts = grow(this.groupWordCounts, capacity);
+  }
+
+  add(source: MergeSource, isLive: (ordinal: number) => boolean): void {
+    const dimensions = this.dimensions;
+    this.bm25.add(source.bm25, isLive);
     let label = 0;
     for (let g = 0; g + 1 < source.generationRows.length; g++) {
       const from = source.generationRows[g];
       const to = source.generationRows[g + 1];
       if (to === from || !isLive(source.bm25.docIds[from])) continue;
-      for (let r = from; r < to; r++, row++) {
-        if (source.codeDimensions === dimensions) codes.set(source.codes.subarray(r * dimensions, (r + 1) * dimensions), row * dimensions);
-        chunkIndexes[row] = source.chunkIndexes[r];
-        pages[row] = source.pages[r];
-        textHashes[row] = source.textHashes[r];
+      this.reserveRows(to - from);
+      for (let r = from; r < to; r++) {
+        const row = this.rows++;
+        if (source.codeDimensions === dimensions) this.codes.set(source.codes.subarray(r * dimensions, (r + 1) * dimensions), row * dimensions);
+        this.chunkIndexes[row] = source.chunkIndexes[r];
+        this.pages[row] = source.pages[r];
+        this.textHashes[row] = source.textHashes[r];
         while (label < source.labelRows.length && source.labelRows[label] < r) label++;
         if (label < source.labelRows.length && source.labelRows[label] === r) {
-          labelRows.push(row);
-          labels.push(source.labels[label]);
+          this.labelRows.push(row);
+          this.labels.push(source.labels[label]);
         }
       }
-      generationRows.push(row);
+      this.generationRows.push(this.rows);
       const wordFrom = source.wordStarts[g];
       const wordTo = source.wordStarts[g + 1];
-      if (wordAt + (wordTo - wordFrom) > groupWordIds.length) {
-        const capacity = Math.max(groupWordIds.length * 2, wordAt + (wordTo - wordFrom));
-        groupWordIds = grow(groupWordIds, capacity);
-        groupWordCounts = grow(groupWordCounts, capacity);
-      }
-      for (let w = wordFrom; w < wordTo; w++, wordAt++) {
+      this.reserveWords(wordTo - wordFrom);
+      for (let w = wordFrom; w < wordTo; w++) {
         const word = source.words[source.wordIds[w]];
-        let id = provisional.get(word);
+        let id = this.provisional.get(word);
         if (id === undefined) {
-          id = provisionalWords.push(word) - 1;
-          provisional.set(word, id);
-          if (id >= provisionalCounts.length) provisionalCounts = grow(provisionalCounts, provisionalCounts.length * 2);
+          id = this.provisionalWords.push(word) - 1;
+          this.provisional.set(word, id);
+          if (id >= this.provisionalCounts.length) this.provisionalCounts = grow(this.provisionalCounts, this.provisionalCounts.length * 2);
         }
-        provisionalCounts[id] += source.wordCounts[w];
-        groupWordIds[wordAt] = id;
-        groupWordCounts[wordAt] = source.wordCounts[w];
+        this.provisionalCounts[id] += source.wordCounts[w];
+        this.groupWordIds[this.words] = id;
+        this.groupWordCounts[this.words++] = source.wordCounts[w];
       }
-      groupWordStarts.push(wordAt);
+      this.groupWordStarts.push(this.words);
     }
   }
-  if (row !== rows) throw new Error(`segment merge kept ${row} rows but ${rows} postings docs`);
-  const vocabulary = buildVocabulary(provisionalWords.map((word, id): [string, number] => [word, provisionalCounts[id]]));
-  const finalId = Uint32Array.from(provisionalWords, (word) => vocabulary.ids.get(word)!);
-  const wordStarts = Uint32Array.from(groupWordStarts);
-  const wordIds = new Uint32Array(wordAt);
-  for (let w = 0; w < wordAt; w++) wordIds[w] = finalId[groupWordIds[w]];
-  const wordCounts = groupWordCounts.slice(0, wordAt);
-  return {
-    bm25,
-    codes,
-    vocabulary,
-    generationRows: Int32Array.from(generationRows),
-    wordStarts,
-    wordIds,
-    wordCounts,
-    chunkIndexes,
-    pages,
-    textHashes,
-    labelRows: Int32Array.from(labelRows),
-    labels,
-  };
+
+  finish(): SegmentIndex {
+    const bm25 = this.bm25.finish();
+    if (bm25.docCount !== this.rows) throw new Error(`segment merge kept ${this.rows} rows but ${bm25.docCount} postings docs`);
+    const vocabulary = buildVocabulary(this.provisionalWords.map((word, id): [string, number] => [word, this.provisionalCounts[id]]));
+    const finalId = Uint32Array.from(this.provisionalWords, (word) => vocabulary.ids.get(word)!);
+    const wordIds = new Uint32Array(this.words);
+    for (let w = 0; w < this.words; w++) wordIds[w] = finalId[this.groupWordIds[w]];
+    return {
+      bm25,
+      codes: this.codes.slice(0, this.rows * this.dimensions),
+      vocabulary,
+      generationRows: Int32Array.from(this.generationRows),
+      wordStarts: Uint32Array.from(this.groupWordStarts),
+      wordIds,
+      wordCounts: this.groupWordCounts.slice(0, this.words),
+      chunkIndexes: this.chunkIndexes.slice(0, this.rows),
+      pages: this.pages.slice(0, this.rows),
+      textHashes: this.textHashes.slice(0, this.rows),
+      labelRows: Int32Array.from(this.labelRows),
+      labels: this.labels,
+    };
+  }
 }
 
 /** The index of generations entering at their first ordinals (ascending), from their lanes. */
 export function indexParts(parts: readonly SegmentPart[], dimensions: number): SegmentIndex {
-  const sources = parts.map((part) => mergeSourceOfLanes(lanesOfSource(part.source, dimensions), part.firstOrdinal));
-  return mergeSources(sources, () => true, dimensions);
+  const assembler = new SegmentAssembler(dimensions);
+  for (const part of parts) addPart(assembler, part);
+  return assembler.finish();
+}
+
+/** Adds one generation's lanes (decoded now, dropped after) to an assembler. */
+export function addPart(assembler: SegmentAssembler, part: SegmentPart): void {
+  assembler.add(mergeSourceOfLanes(lanesOfSource(part.source, assembler.dimensionsOf()), part.firstOrdinal), () => true);
 }
 
 /** Merges adjacent segment indexes, keeping the generations live in `live` (by ordinal), in order. */
-export function mergeIndexes(parts: readonly SegmentIndex[], live: Uint8Array, dimensions: number): SegmentIndex {
-  return mergeSources(parts.map((part) => mergeSourceOfIndex(part, dimensions)), (ordinal) => live[ordinal] === 1, dimensions);
+export function mergeIndexes(parts: readonly MergeInput[], live: Uint8Array, dimensions: number): SegmentIndex {
+  const assembler = new SegmentAssembler(dimensions);
+  for (const part of parts) assembler.add(mergeSourceOfIndex(part, dimensions), (ordinal) => live[ordinal] === 1);
+  return assembler.finish();
 }
 
 /** A segment from its index and the versions of its generations (in the index's generation order). */
@@ -258,8 +304,16 @@ export function hasLiveRows(segment: Segment, live: Uint8Array): boolean {
   return segment.versions.some((version) => version.chunkCount > 0 && live[version.firstOrdinal] === 1);
 }
 
+/** A segment built from parts added in batches (a load streams generations from the store through one). */
+export interface BuildSession {
+  add(parts: readonly SegmentPart[]): Promise<void>;
+  /** The segment of every part added, with their versions in the same order. */
+  finish(versions: readonly ServedVersion[]): Promise<Segment>;
+}
+
 /** Builds and merges segments and verifies evidence; an implementation may do the work on another thread. */
 export interface SegmentBuilder {
+  begin(dimensions: number): BuildSession;
   /** The segment of generations entering at their first ordinals, with their versions (same order). */
   build(parts: readonly SegmentPart[], versions: readonly ServedVersion[], dimensions: number): Promise<Segment>;
   /** Merges adjacent segments into one, dropping generations not live in `live`. */
@@ -281,11 +335,20 @@ export function buildSegment(parts: readonly SegmentPart[], versions: readonly S
 
 export function mergeSegments(segments: readonly Segment[], live: Uint8Array): Segment {
   const dimensions = segments[0].dimensions;
-  return assembleSegment(mergeIndexes(segments, live, dimensions), liveVersionsOf(segments, live), dimensions);
+  return assembleSegment(mergeIndexes(segments.map(mergeInputOfIndex), live, dimensions), liveVersionsOf(segments, live), dimensions);
 }
 
 /** Builds on the calling thread: for tests, tools and small publications. */
 export const inlineSegmentBuilder: SegmentBuilder = {
+  begin: (dimensions) => {
+    const assembler = new SegmentAssembler(dimensions);
+    return {
+      add: async (parts) => {
+        for (const part of parts) addPart(assembler, part);
+      },
+      finish: async (versions) => assembleSegment(assembler.finish(), versions, dimensions),
+    };
+  },
   build: async (parts, versions, dimensions) => buildSegment(parts, versions, dimensions),
   merge: async (segments, live) => mergeSegments(segments, live),
   verify: async (generations) => generations.map(verifyEvidence),

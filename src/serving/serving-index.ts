@@ -13,13 +13,14 @@ import type { PublicationLogEntry } from '../domain/publication-log.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import { commitChange, compactionPlan, emptySnapshot, planChange, replaceSegments } from './snapshot.ts';
 import type { ClientSnapshot, SnapshotChange } from './snapshot.ts';
+import type { ServedVersion } from './served-types.ts';
 import { wantsAnn } from './segment.ts';
 import { snapshotBytes } from './memory-estimate.ts';
 import type { Segment, SegmentBuilder } from './segment.ts';
 import type { Evidence } from './evidence.ts';
 
-/** A rebuild indexes generations in segments of up to this many chunks (built off the event loop; fewer segments, fewer merges after start-up). */
-export const REBUILD_BATCH_CHUNKS = 100_000;
+/** A load sends generations to its build session in batches of about this many chunks (what it holds at once). */
+export const REBUILD_BATCH_CHUNKS = 10_000;
 /** Generations read from the store per query during a rebuild. */
 const REBUILD_READ_BATCH = 200;
 
@@ -147,32 +148,40 @@ export class ServingIndex {
     this.rebuilds++;
   }
 
-  /** Loads the Client's snapshot whole from the store (see rebuild). */
+  /**
+   * Loads the Client's snapshot whole from the store (see rebuild): generations are read, verified and sent to
+   * one build session in batches, so the load holds one batch of lane data at a time, and the Client is served
+   * from one segment.
+   */
   private async load(clientId: string): Promise<void> {
     const store = this.storage.client(clientId);
     const head = await store.logHead();
     const ids = await store.servedGenerationIds();
+    const session = this.builder.begin(this.dimensions);
     let snapshot = emptySnapshot(clientId, this.dimensions);
+    const versions: ServedVersion[] = [];
     let batch: ServingGeneration[] = [];
     let batchChunks = 0;
     const flush = async () => {
       if (batch.length === 0) return;
-      const evidence = await this.evidenceOf(batch);
-      snapshot = await this.applied(() => snapshot, { activated: batch, evidence });
+      const plan = planChange(snapshot, { activated: batch, evidence: await this.evidenceOf(batch) });
+      await session.add(plan.added);
+      versions.push(...plan.addedVersions);
+      snapshot = commitChange(snapshot, plan, null);
       batch = [];
       batchChunks = 0;
-      await yieldToEventLoop();
     };
     for (let start = 0; start < ids.length; start += REBUILD_READ_BATCH) {
       for (const generation of await store.loadActiveGenerations(ids.slice(start, start + REBUILD_READ_BATCH))) {
         batch.push(generation);
         batchChunks += generation.chunkCount;
-        if (batchChunks >= REBUILD_BATCH_CHUNKS) await flush();
       }
+      if (batchChunks >= REBUILD_BATCH_CHUNKS) await flush();
       await yieldToEventLoop();
     }
     await flush();
-    this.store(clientId, { snapshot, appliedSeq: head });
+    const segment = versions.length > 0 ? await session.finish(versions) : null;
+    this.store(clientId, { snapshot: segment ? { ...snapshot, segments: [segment] } : snapshot, appliedSeq: head });
     this.scheduleBackgroundWork(clientId);
   }
 
@@ -249,8 +258,12 @@ export class ServingIndex {
     this.scheduleAnn(clientId);
   }
 
-  /** Queues an HNSW graph build for each large served segment of the Client that has none yet. */
+  /**
+   * Queues an HNSW graph build for each large served segment of the Client that has none yet, once its merges
+   * are done (a graph of a segment about to be merged away would be wasted work).
+   */
   private scheduleAnn(clientId: string): void {
+    if (this.compacting.has(clientId) || compactionPlan(this.current(clientId))) return;
     for (const segment of this.current(clientId).segments) {
       if (this.closed || segment.ann.graph || this.annQueued.has(segment) || !wantsAnn(segment)) continue;
       this.annQueued.add(segment);
@@ -280,7 +293,10 @@ export class ServingIndex {
     this.compacting.add(clientId);
     void this.compact(clientId)
       .catch((error) => this.onCompactionError(error))
-      .finally(() => this.compacting.delete(clientId));
+      .finally(() => {
+        this.compacting.delete(clientId);
+        this.scheduleAnn(clientId);
+      });
   }
 
   private async compact(clientId: string): Promise<void> {
@@ -290,7 +306,6 @@ export class ServingIndex {
       const next = current ? replaceSegments(current.snapshot, plan, merged) : null;
       if (!current || !next) return; // the snapshot moved on (rebuilt or evicted); a later publication schedules again
       this.served.set(clientId, { snapshot: next, appliedSeq: current.appliedSeq });
-      this.scheduleAnn(clientId);
     }
   }
 

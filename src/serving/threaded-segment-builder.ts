@@ -7,7 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import { rmSync } from 'node:fs';
 import { assembleSegment, liveVersionsOf, wantsAnn } from './segment.ts';
-import type { Segment, SegmentBuilder, SegmentIndex, SegmentPart } from './segment.ts';
+import type { BuildSession, MergeInput, Segment, SegmentBuilder, SegmentIndex, SegmentPart } from './segment.ts';
 import type { ServedVersion } from './served-types.ts';
 import type { ServingGeneration } from '../domain/generation.ts';
 import { evidenceInputOf } from './evidence.ts';
@@ -20,14 +20,14 @@ const THREAD_URL = new URL('./segment-thread.ts', import.meta.url);
 /** A request without its id, for each kind (Omit over the union would merge the kinds). */
 type Unnumbered<T> = T extends unknown ? Omit<T, 'id'> : never;
 
-type Answer = SegmentIndex | Evidence[] | string;
+type Answer = SegmentIndex | Evidence[] | string | number;
 type Pending = { resolve: (answer: Answer) => void; reject: (error: Error) => void };
 
 /**
  * Requests carrying more than this many bytes of input leave the thread to be ended once idle: its heap grew
  * by about the input's size, and a thread's heap does not shrink while it lives (a new one starts on next use).
  */
-export const THREAD_RECYCLE_BYTES = 32 * 1024 * 1024;
+export const THREAD_RECYCLE_BYTES = 64 * 1024 * 1024;
 
 /** One segment thread and the requests waiting on it. */
 class ThreadLane {
@@ -45,7 +45,7 @@ class ThreadLane {
       if (!waiting) return;
       this.pending.delete(reply.id);
       if ('error' in reply) waiting.reject(new Error(`segment thread: ${reply.error}`));
-      else waiting.resolve('evidence' in reply ? reply.evidence : 'written' in reply ? reply.written : reply.index);
+      else waiting.resolve('evidence' in reply ? reply.evidence : 'written' in reply ? reply.written : 'added' in reply ? reply.added : reply.index);
       if (this.recycleWhenIdle && this.pending.size === 0) {
         this.recycleWhenIdle = false;
         void this.close();
@@ -83,15 +83,39 @@ function partBytes(part: SegmentPart): number {
   return 'lanes' in part.source ? part.source.lanes.byteLength : part.source.chunks.reduce((sum, chunk) => sum + chunk.text.length + chunk.vector.byteLength, 0);
 }
 
-/** The plain index part of a segment (what crosses to the thread). */
-function indexPartOf(segment: Segment): SegmentIndex {
+/**
+ * What a merge reads of a segment, to cross to the thread: its arrays, its terms and words, but not its lookup
+ * maps (term index, vocabulary ids, bigrams), which the merge rebuilds and which would cost more to copy.
+ */
+function mergeInputOf(segment: Segment): MergeInput {
   const { bm25, codes, vocabulary, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels } = segment;
-  return { bm25, codes, vocabulary, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels };
+  const { termIndex: _termIndex, ...postings } = bm25;
+  return { bm25: postings, codes, words: vocabulary.words, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels };
 }
 
 export class ThreadedSegmentBuilder implements SegmentBuilder {
   private readonly segments = new ThreadLane();
   private readonly graphs = new ThreadLane();
+  private nextSession = 1;
+
+  /** A build fed batch by batch: each batch crosses to the thread and is indexed there before the next is sent. */
+  begin(dimensions: number): BuildSession {
+    const session = this.nextSession++;
+    const started = this.segments.request({ kind: 'begin', session, dimensions });
+    let bytes = 0;
+    return {
+      add: async (parts) => {
+        await started;
+        bytes += parts.reduce((sum, part) => sum + partBytes(part), 0);
+        await this.segments.request({ kind: 'add', session, parts: [...parts] });
+      },
+      finish: async (versions) => {
+        await started;
+        const index = (await this.segments.request({ kind: 'finish', session }, bytes)) as SegmentIndex;
+        return assembleSegment(index, versions, dimensions);
+      },
+    };
+  }
 
   async build(parts: readonly SegmentPart[], versions: readonly ServedVersion[], dimensions: number): Promise<Segment> {
     const index = (await this.segments.request({ kind: 'build', parts: [...parts], dimensions }, parts.reduce((sum, part) => sum + partBytes(part), 0))) as SegmentIndex;
@@ -101,7 +125,7 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
   async merge(segments: readonly Segment[], live: Uint8Array): Promise<Segment> {
     const dimensions = segments[0].dimensions;
     // Only the index parts cross to the thread (versions stay here).
-    const parts: SegmentIndex[] = segments.map(indexPartOf);
+    const parts = segments.map(mergeInputOf);
     const index = (await this.segments.request({ kind: 'merge', parts, live, dimensions }, parts.reduce((sum, part) => sum + part.codes.byteLength * 3, 0))) as SegmentIndex;
     return assembleSegment(index, liveVersionsOf(segments, live), dimensions);
   }
@@ -116,7 +140,8 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
     if (!wantsAnn(segment)) return null;
     const path = annFilePath();
     try {
-      await this.graphs.request({ kind: 'ann', codes: segment.codes, dimensions: segment.dimensions, path });
+      // A graph build is rare and heavy: its thread ends once idle, returning what the build used.
+      await this.graphs.request({ kind: 'ann', codes: segment.codes, dimensions: segment.dimensions, path }, Number.POSITIVE_INFINITY);
       return AnnGraph.open(path, segment.dimensions);
     } catch (error) {
       rmSync(path, { force: true });

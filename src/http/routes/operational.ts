@@ -46,6 +46,8 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
       process_id: process.pid,
       recovered_at: services.readGuard.recoveredAt,
       serving: services.serving.stats(),
+      // This process's memory as Node sees it (bytes): what the serving budget estimates, next to what is resident.
+      memory: process.memoryUsage(),
     };
   });
 

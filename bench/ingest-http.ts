@@ -1,0 +1,72 @@
+// Bulk ingest over HTTP: SciFact abstracts (10 to a document) sent as JSON to POST /embed by this process,
+// UPLOADS_IN_FLIGHT at a time, against the supervisor with its default topology (an api process per core and
+// one worker), until every job is terminal. Reports chunks/s and documents/s, job outcomes and the RSS of
+// every process of the service. The service is started as a child process: this process only sends load.
+// Usage: node bench/ingest-http.ts [--documents 0 (all)] [--in-flight 8] [--poll-ms 100]
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { formatMemory, serviceMemory, spawnSupervisor } from './bench-service.ts';
+import { loadDataset } from './datasets.ts';
+
+const { values } = parseArgs({ options: { documents: { type: 'string', default: '0' }, 'in-flight': { type: 'string', default: '8' }, 'poll-ms': { type: 'string', default: '100' } }, strict: true });
+const ABSTRACTS_PER_DOCUMENT = 10;
+const IN_FLIGHT = Number(values['in-flight']);
+const KEY = 'ingest-key';
+const TERMINAL = new Set(['completed', 'failed', 'partial_failed', 'superseded']);
+/** How often a pending job is polled, as a bulk loader would (each poll is a request the api processes serve). */
+const POLL_MS = Number(values['poll-ms']);
+
+const scifact = loadDataset('scifact', 'train.tsv');
+const documents: { document_id: string; text: string }[] = [];
+for (let start = 0; start < scifact.documents.length; start += ABSTRACTS_PER_DOCUMENT) {
+  const group = scifact.documents.slice(start, start + ABSTRACTS_PER_DOCUMENT);
+  documents.push({ document_id: `scifact-${start}`, text: group.map((doc) => `${doc.title}\n\n${doc.text}`).join('\n\n') });
+}
+const wanted = Number(values.documents) > 0 ? documents.slice(0, Number(values.documents)) : documents;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const dataDir = mkdtempSync(join(tmpdir(), 'hds-ingest-http-'));
+try {
+  const service = await spawnSupervisor(
+    { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', API_KEY_CLIENTS: JSON.stringify({ [KEY]: 'ingest-client' }), RATE_LIMIT_PER_MINUTE: '1000000', SEARCH_RATE_LIMIT_PER_MINUTE: '1000000' },
+    { onAbort: () => rmSync(dataDir, { recursive: true, force: true }) },
+  );
+  try {
+    console.log(`service ready: ${service.apiProcesses} api, ${service.workerProcesses} worker; ${wanted.length} documents of ${ABSTRACTS_PER_DOCUMENT} abstracts, ${IN_FLIGHT} uploads in flight, jobs polled every ${POLL_MS} ms`);
+    const headers = { 'content-type': 'application/json', 'x-api-key': KEY };
+    const outcomes = new Map<string, number>();
+    let chunks = 0;
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < wanted.length) {
+          const document = wanted[next++];
+          const accepted = await fetch(`${service.url}/embed`, { method: 'POST', headers, body: JSON.stringify(document) });
+          const job = (await accepted.json()) as { job_id: string };
+          if (accepted.status !== 202) throw new Error(`POST /embed answered ${accepted.status}: ${JSON.stringify(job)}`);
+          for (;;) {
+            const status = (await (await fetch(`${service.url}/status/${job.job_id}`, { headers })).json()) as { status: string; chunks_created?: number };
+            if (TERMINAL.has(status.status)) {
+              outcomes.set(status.status, (outcomes.get(status.status) ?? 0) + 1);
+              chunks += status.chunks_created ?? 0;
+              break;
+            }
+            await sleep(POLL_MS);
+          }
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`${wanted.length} documents, ${chunks} chunks in ${seconds.toFixed(1)} s: ${(chunks / seconds).toFixed(0)} chunks/s, ${(wanted.length / seconds).toFixed(1)} documents/s`);
+    console.log(`outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}`);
+    console.log(`RSS: ${formatMemory(serviceMemory(service.pid))}`);
+  } finally {
+    await service.stop();
+  }
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
