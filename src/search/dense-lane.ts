@@ -17,7 +17,7 @@ export const DENSE_CANDIDATE_CAP = 1000;
  * Rows a graph proposes per segment (at least; more for deep pages): the candidates fusion needs near the top.
  * A graph search stops there, so the lane is rarely exhausted and totals are then a lower bound.
  */
-export const ANN_CANDIDATES = 100;
+export const ANN_CANDIDATES = 200;
 /**
  * The graph is used only while at least this share of a segment's rows is eligible; a request filtered more
  * heavily scans its eligible rows exactly (a graph walk would have to visit too many ineligible rows).

@@ -46,6 +46,20 @@ export function quantize(vectors: Float32Array): Int8Array {
   return out;
 }
 
+/**
+ * A query's int8 form for a native first pass: scaled so its largest component is 127. Ranking by inner
+ * product does not depend on the query's scale, and a short query's few large components would be clipped at
+ * the rows' fixed scale, turning it away from where it points.
+ */
+export function quantizeQuery(query: Float32Array): Int8Array {
+  let largest = 0;
+  for (let i = 0; i < query.length; i++) largest = Math.max(largest, Math.abs(query[i]));
+  const scale = largest > 0 ? 127 / largest : 0;
+  const out = new Int8Array(query.length);
+  for (let i = 0; i < query.length; i++) out[i] = Math.round(query[i] * scale);
+  return out;
+}
+
 /** The cosine of a unit query with row `row` of the codes, as the codes allow (see QUANTIZATION_SCALE). */
 export function quantizedDot(codes: Int8Array, row: number, dimensions: number, query: Float32Array): number {
   let score = 0;
@@ -70,7 +84,7 @@ export function topRowsByInnerProduct(matrix: Int8Array, query: Float32Array, di
   if (!search) throw new Error('usearch is not available');
   const rows = matrix.length / dimensions;
   const wanted = Math.min(rows, Math.max(1, count));
-  const result = search(matrix, quantize(query), dimensions, wanted, 'ip', NATIVE_SCAN_THREADS);
+  const result = search(matrix, quantizeQuery(query), dimensions, wanted, 'ip', NATIVE_SCAN_THREADS);
   const out: number[] = [];
   for (let i = 0; i < result.keys.length && out.length < wanted; i++) out.push(Number(result.keys[i]));
   return out;
