@@ -49,10 +49,16 @@ export function vocabularyWordsOf(text: string): string[] {
 
 /** Padded bigrams (^a, ab, ..., z$) of a word, without repeats. */
 export function paddedBigrams(word: string): string[] {
-  const chars = ['^', ...word, '$'];
-  const out = new Set<string>();
-  for (let i = 0; i + 1 < chars.length; i++) out.add(chars[i] + chars[i + 1]);
-  return [...out];
+  const out: string[] = [];
+  let previous = '^';
+  for (const char of word) {
+    const bigram = previous + char;
+    if (!out.includes(bigram)) out.push(bigram);
+    previous = char;
+  }
+  const last = `${previous}$`;
+  if (!out.includes(last)) out.push(last);
+  return out;
 }
 
 function compareWords(a: string, b: string, lengthA: number, lengthB: number): number {
@@ -71,19 +77,41 @@ function indexBigrams(words: readonly string[]): Map<string, Uint32Array> {
   return new Map([...lists].map(([bigram, ids]) => [bigram, Uint32Array.from(ids)]));
 }
 
+/** Words whose analysis (index terms, Malay roots) is remembered: a word's analysis never changes. */
+export const WORD_ANALYSIS_CACHE_SIZE = 200_000;
+
+interface WordAnalysis {
+  terms: readonly string[];
+  roots: readonly string[];
+}
+
+/**
+ * The analysis of words seen before, so that building a vocabulary again (a Client loaded after its eviction,
+ * a merge) does not run the analyzers over every word again. Cleared whole when full: a bounded cache.
+ */
+const wordAnalyses = new Map<string, WordAnalysis>();
+
+function analysisOf(word: string): WordAnalysis {
+  let analysis = wordAnalyses.get(word);
+  if (analysis === undefined) {
+    const stem = malayStem(word);
+    const roots = malayRootCandidates(word);
+    analysis = { terms: analyzeQueryTerms(word), roots: stem !== word ? [stem, ...roots] : [...roots] };
+    if (wordAnalyses.size >= WORD_ANALYSIS_CACHE_SIZE) wordAnalyses.clear();
+    wordAnalyses.set(word, analysis);
+  }
+  return analysis;
+}
+
 function rootsOf(words: readonly string[]): Set<string> {
   const roots = new Set<string>();
-  for (const word of words) {
-    const stem = malayStem(word);
-    if (stem !== word) roots.add(stem);
-    for (const root of malayRootCandidates(word)) roots.add(root);
-  }
+  for (const word of words) for (const root of analysisOf(word).roots) roots.add(root);
   return roots;
 }
 
 function termsOf(words: readonly string[]): Set<string> {
   const terms = new Set<string>();
-  for (const word of words) for (const term of analyzeQueryTerms(word)) terms.add(term);
+  for (const word of words) for (const term of analysisOf(word).terms) terms.add(term);
   return terms;
 }
 
