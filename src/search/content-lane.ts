@@ -2,8 +2,8 @@
 // alpha -> chunk hits grouped into Document Versions. alpha 0 never runs dense, alpha 1 never runs sparse.
 
 import type { ClientSnapshot } from '../serving/snapshot.ts';
-import { chunkByOrdinal } from '../serving/snapshot.ts';
-import type { ServedChunk, ServedVersion } from '../serving/served-types.ts';
+import { versionOfOrdinal } from '../serving/snapshot.ts';
+import type { ServedVersion } from '../serving/served-types.ts';
 import type { Embedder } from '../models/embedder.ts';
 import { searchBm25 } from './bm25.ts';
 import { searchDense } from './dense-lane.ts';
@@ -16,8 +16,9 @@ import { analyzeQueryTerms } from '../text/analyzer.ts';
 /** Default bounded scan cap of each lane: more matching chunks than this make totals a lower bound. */
 export const DEFAULT_CANDIDATE_CAP = 1000;
 
+/** A matched chunk by ordinal: the few a response shows are resolved to chunks (chunkByOrdinal) when rendered. */
 export interface ChunkScore {
-  chunk: ServedChunk;
+  ordinal: number;
   score: number;
   tieBreak: number;
 }
@@ -71,27 +72,28 @@ export async function searchContent(
 
   const byVersion = new Map<string, VersionHit>();
   for (const [ordinal, { score, tieBreak }] of fused) {
-    const chunk = chunkByOrdinal(snapshot, ordinal);
-    if (!chunk || snapshot.live[ordinal] !== 1) {
+    const version = versionOfOrdinal(snapshot, ordinal);
+    if (!version || snapshot.live[ordinal] !== 1) {
       // SPEC.md rule 11: a lane returned a point the authoritative snapshot cannot back with evidence.
       const lane = sparse.hits.some((hit) => hit.ordinal === ordinal) ? 'content.sparse' : 'content.dense';
       throw new ServiceError('stored_evidence_inconsistent', 'Stored evidence is inconsistent with retrieval contributions', {
         details: { code: 'stored_evidence_inconsistent', lane, point: ordinal, snapshot_sequence: snapshot.sequence },
       });
     }
-    let entry = byVersion.get(chunk.version.identity);
+    let entry = byVersion.get(version.identity);
     if (!entry) {
-      entry = { version: chunk.version, score: Number.NEGATIVE_INFINITY, tieBreak: Number.NEGATIVE_INFINITY, chunks: [] };
-      byVersion.set(chunk.version.identity, entry);
+      entry = { version, score: Number.NEGATIVE_INFINITY, tieBreak: Number.NEGATIVE_INFINITY, chunks: [] };
+      byVersion.set(version.identity, entry);
     }
-    entry.chunks.push({ chunk, score, tieBreak });
+    entry.chunks.push({ ordinal, score, tieBreak });
     if (score > entry.score || (score === entry.score && tieBreak > entry.tieBreak)) {
       entry.score = score;
       entry.tieBreak = tieBreak;
     }
   }
   const versions = [...byVersion.values()];
-  for (const entry of versions) entry.chunks.sort((a, b) => b.score - a.score || b.tieBreak - a.tieBreak || a.chunk.chunkIndex - b.chunk.chunkIndex);
+  // Within a version, ordinals follow document order, so equal scores keep the earlier chunk first.
+  for (const entry of versions) if (entry.chunks.length > 1) entry.chunks.sort((a, b) => b.score - a.score || b.tieBreak - a.tieBreak || a.ordinal - b.ordinal);
   versions.sort(compareVersionHits);
   return { versions, exhausted: sparse.exhausted && dense.exhausted, queryTerms };
 }

@@ -3,7 +3,7 @@
 
 import type { ReadGuard } from '../serving/read-guard.ts';
 import type { ClientSnapshot } from '../serving/snapshot.ts';
-import { chunksOf, snapshotVocabulary } from '../serving/snapshot.ts';
+import { chunkByOrdinal, chunksOf, snapshotVocabulary } from '../serving/snapshot.ts';
 import { readChunkTexts } from './chunk-texts.ts';
 import type { ChunkTextReader } from './chunk-texts.ts';
 import type { ServedChunk, ServedVersion } from '../serving/served-types.ts';
@@ -80,11 +80,11 @@ export function rerankPrefixSize(topKRerank: number, offset: number, limit: numb
   return Math.min(RERANK_PREFIX_CAP, Math.max(topKRerank, offset + limit));
 }
 
-async function rerankPrefix(hits: VersionHit[], query: string, prefix: number, reranker: Reranker, texts: (chunks: ServedChunk[]) => Promise<Map<number, string>>): Promise<{ hits: VersionHit[]; count: number }> {
+async function rerankPrefix(snapshot: ClientSnapshot, hits: VersionHit[], query: string, prefix: number, reranker: Reranker, texts: (chunks: ServedChunk[]) => Promise<Map<number, string>>): Promise<{ hits: VersionHit[]; count: number }> {
   const count = Math.min(prefix, hits.length);
   if (count === 0) return { hits, count: 0 };
   const head = hits.slice(0, count);
-  const best = head.map((hit) => hit.chunks[0].chunk);
+  const best = head.map((hit) => chunkOf(snapshot, hit.chunks[0].ordinal));
   const byOrdinal = await texts(best);
   let scores: number[];
   try {
@@ -104,12 +104,17 @@ function documentVersion(version: ServedVersion): JsonObject {
   return { document_id: version.documentId, version_id: version.versionId };
 }
 
-function evidenceChunks(hit: VersionHit): ServedChunk[] {
-  return hit.chunks.slice(0, MAX_EVIDENCE_ITEMS).map(({ chunk }) => chunk);
+/** A matched chunk of the snapshot: every ordinal a lane returned was checked to be held by it (content-lane.ts). */
+function chunkOf(snapshot: ClientSnapshot, ordinal: number): ServedChunk {
+  return chunkByOrdinal(snapshot, ordinal)!;
 }
 
-function contentEvidence(hit: VersionHit, highlight: boolean, queryTerms: string[], texts: Map<number, string>): JsonObject {
-  const items = evidenceChunks(hit).map((chunk) => {
+function evidenceChunks(snapshot: ClientSnapshot, hit: VersionHit): ServedChunk[] {
+  return hit.chunks.slice(0, MAX_EVIDENCE_ITEMS).map(({ ordinal }) => chunkOf(snapshot, ordinal));
+}
+
+function contentEvidence(snapshot: ClientSnapshot, hit: VersionHit, highlight: boolean, queryTerms: string[], texts: Map<number, string>): JsonObject {
+  const items = evidenceChunks(snapshot, hit).map((chunk) => {
     const text = texts.get(chunk.ordinal)!;
     const item: JsonObject = { chunk_id: chunk.chunkId, chunk_index: chunk.chunkIndex, text, page: chunk.page };
     if (highlight) item.highlights = highlightSpans(text, queryTerms) as unknown as JsonValue;
@@ -170,9 +175,9 @@ function metadataEvidence(hit: MetadataVersionHit | undefined, highlight: boolea
 const EMPTY_EVIDENCE: JsonObject = { items: [], total: 0, truncated: false };
 
 /** The version's canonical metadata, with `location` taken from the row's best content evidence chunk. */
-function rowMetadata(row: MergedRow): JsonObject {
+function rowMetadata(snapshot: ClientSnapshot, row: MergedRow): JsonObject {
   const metadata = row.version.canonicalMetadata as unknown as JsonObject;
-  const best = row.content?.chunks[0]?.chunk;
+  const best = row.content?.chunks[0] ? chunkOf(snapshot, row.content.chunks[0].ordinal) : undefined;
   if (!best) return metadata;
   return { ...metadata, location: { page_number: best.page, page_label: best.pageLabel, chunk_index: best.chunkIndex } };
 }
@@ -213,14 +218,14 @@ export class SearchService {
     let contentRanked = content?.versions ?? null;
     let rerankedCount = 0;
     if (request.rerank && contentRanked && normalized) {
-      const reranked = await rerankPrefix(contentRanked, normalized.text, rerankPrefixSize(request.topKRerank, request.offset, request.limit), this.deps.reranker, texts);
+      const reranked = await rerankPrefix(snapshot, contentRanked, normalized.text, rerankPrefixSize(request.topKRerank, request.offset, request.limit), this.deps.reranker, texts);
       contentRanked = reranked.hits;
       rerankedCount = reranked.count;
     }
     const ranked = mergeLanes(contentRanked, metadata);
     requireEvidence(ranked.map((row) => row.version));
     const page = ranked.slice(request.offset, request.offset + request.limit);
-    await texts(page.flatMap((row) => (row.content ? evidenceChunks(row.content) : [])));
+    await texts(page.flatMap((row) => (row.content ? evidenceChunks(snapshot, row.content) : [])));
     const results = page.map((row, index) => {
       const contributions: JsonObject[] = [];
       if (row.contentRank !== undefined) contributions.push({ lane: 'content', rank: row.contentRank });
@@ -228,9 +233,9 @@ export class SearchService {
       return {
         rank: request.offset + index + 1,
         document_version: documentVersion(row.version),
-        canonical_metadata: rowMetadata(row),
+        canonical_metadata: rowMetadata(snapshot, row),
         retrieval_contributions: contributions,
-        content_evidence: row.content ? contentEvidence(row.content, request.highlight, content!.queryTerms, knownTexts) : EMPTY_EVIDENCE,
+        content_evidence: row.content ? contentEvidence(snapshot, row.content, request.highlight, content!.queryTerms, knownTexts) : EMPTY_EVIDENCE,
         metadata_evidence: metadataEvidence(row.metadata, request.highlight),
       };
     });

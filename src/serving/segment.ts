@@ -366,9 +366,14 @@ function upperBound(values: Int32Array, value: number): number {
   return low;
 }
 
+/** The version of the chunk in row `row` of the segment. */
+export function versionAtRow(segment: Segment, row: number): ServedVersion {
+  return segment.versions[upperBound(segment.generationRows, row) - 1];
+}
+
 /** The chunk in row `row` of the segment. */
 export function chunkAtRow(segment: Segment, row: number): ServedChunk {
-  const version = segment.versions[upperBound(segment.generationRows, row) - 1];
+  const version = versionAtRow(segment, row);
   const labelAt = upperBound(segment.labelRows, row) - 1;
   const chunkIndex = segment.chunkIndexes[row];
   return {

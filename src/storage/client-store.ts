@@ -369,8 +369,21 @@ export class ClientStore {
    * order asked: what a search reads for the rows of its answer.
    */
   async chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(string | null)[]> {
-    const select = this.db.prepare('SELECT text FROM chunks WHERE generation = ? AND chunk_index = ?');
-    return readTransaction(this.db, () => keys.map((key) => (select.get(key.generation, key.chunkIndex) as { text: string } | undefined)?.text ?? null));
+    // Chunks of a generation never change, so one statement per generation needs no enclosing transaction.
+    const byGeneration = new Map<number, number[]>();
+    for (const key of keys) {
+      const indexes = byGeneration.get(key.generation);
+      if (indexes) indexes.push(key.chunkIndex);
+      else byGeneration.set(key.generation, [key.chunkIndex]);
+    }
+    const texts = new Map<string, string>();
+    for (const [generation, indexes] of byGeneration) {
+      const rows = this.db
+        .prepare(`SELECT chunk_index, text FROM chunks WHERE generation = ? AND chunk_index IN (${indexes.map(() => '?').join(', ')})`)
+        .all(generation, ...indexes) as { chunk_index: number; text: string }[];
+      for (const row of rows) texts.set(`${generation}:${row.chunk_index}`, row.text);
+    }
+    return keys.map((key) => texts.get(`${key.generation}:${key.chunkIndex}`) ?? null);
   }
 
   /** Up to `limit` chunks of a generation from the `offset`-th in document order (the rows of one answer). */
