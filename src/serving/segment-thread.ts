@@ -16,7 +16,8 @@ export type SegmentThreadRequest =
   | { id: number; kind: 'ann'; codes: Int8Array; dimensions: number; path: string }
   | { id: number; kind: 'begin'; session: number; dimensions: number }
   | { id: number; kind: 'add'; session: number; parts: SegmentPart[] }
-  | { id: number; kind: 'finish'; session: number };
+  | { id: number; kind: 'finish'; session: number }
+  | { id: number; kind: 'drop'; session: number };
 
 export type SegmentThreadReply =
   | { id: number; index: SegmentIndex }
@@ -51,6 +52,9 @@ parentPort!.on('message', (request: SegmentThreadRequest) => {
       const assembler = assemblerOf(request.session);
       for (const part of request.parts) addPart(assembler, part);
       reply = { id: request.id, added: request.parts.length };
+    } else if (request.kind === 'drop') {
+      sessions.delete(request.session);
+      reply = { id: request.id, added: 0 };
     } else if (request.kind === 'finish') {
       const index = assemblerOf(request.session).finish();
       sessions.delete(request.session);

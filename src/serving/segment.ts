@@ -309,6 +309,8 @@ export interface BuildSession {
   add(parts: readonly SegmentPart[]): Promise<void>;
   /** The segment of every part added, with their versions in the same order. */
   finish(versions: readonly ServedVersion[]): Promise<Segment>;
+  /** Ends the session without a segment (nothing was added, or the load failed). */
+  abandon(): Promise<void>;
 }
 
 /** Builds and merges segments and verifies evidence; an implementation may do the work on another thread. */
@@ -347,6 +349,7 @@ export const inlineSegmentBuilder: SegmentBuilder = {
         for (const part of parts) addPart(assembler, part);
       },
       finish: async (versions) => assembleSegment(assembler.finish(), versions, dimensions),
+      abandon: async () => {},
     };
   },
   build: async (parts, versions, dimensions) => buildSegment(parts, versions, dimensions),

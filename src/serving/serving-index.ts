@@ -171,16 +171,23 @@ export class ServingIndex {
       batch = [];
       batchChunks = 0;
     };
-    for (let start = 0; start < ids.length; start += REBUILD_READ_BATCH) {
-      for (const generation of await store.loadActiveGenerations(ids.slice(start, start + REBUILD_READ_BATCH))) {
-        batch.push(generation);
-        batchChunks += generation.chunkCount;
+    let segment: Segment | null = null;
+    try {
+      for (let start = 0; start < ids.length; start += REBUILD_READ_BATCH) {
+        for (const generation of await store.loadActiveGenerations(ids.slice(start, start + REBUILD_READ_BATCH))) {
+          batch.push(generation);
+          batchChunks += generation.chunkCount;
+        }
+        if (batchChunks >= REBUILD_BATCH_CHUNKS) await flush();
+        await yieldToEventLoop();
       }
-      if (batchChunks >= REBUILD_BATCH_CHUNKS) await flush();
-      await yieldToEventLoop();
+      await flush();
+    } catch (error) {
+      await session.abandon();
+      throw error;
     }
-    await flush();
-    const segment = versions.length > 0 ? await session.finish(versions) : null;
+    if (versions.length > 0) segment = await session.finish(versions);
+    else await session.abandon();
     this.store(clientId, { snapshot: segment ? { ...snapshot, segments: [segment] } : snapshot, appliedSeq: head });
     this.scheduleBackgroundWork(clientId);
   }

@@ -31,10 +31,17 @@ export const THREAD_RECYCLE_BYTES = 64 * 1024 * 1024;
 
 /** One segment thread and the requests waiting on it. */
 class ThreadLane {
+  private readonly recycleBytes: number;
   private thread: Worker | null = null;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private recycleWhenIdle = false;
+  /** Build sessions open on the thread: their state lives there, so it is not ended while any is open. */
+  private openSessions = 0;
+
+  constructor(recycleBytes: number) {
+    this.recycleBytes = recycleBytes;
+  }
 
   private ensureThread(): Worker {
     if (this.thread) return this.thread;
@@ -46,10 +53,7 @@ class ThreadLane {
       this.pending.delete(reply.id);
       if ('error' in reply) waiting.reject(new Error(`segment thread: ${reply.error}`));
       else waiting.resolve('evidence' in reply ? reply.evidence : 'written' in reply ? reply.written : 'added' in reply ? reply.added : reply.index);
-      if (this.recycleWhenIdle && this.pending.size === 0) {
-        this.recycleWhenIdle = false;
-        void this.close();
-      }
+      this.recycleIfIdle();
     });
     const fail = (error: Error) => {
       if (this.thread !== thread) return;
@@ -63,9 +67,27 @@ class ThreadLane {
     return thread;
   }
 
+  private recycleIfIdle(): void {
+    if (!this.recycleWhenIdle || this.pending.size > 0 || this.openSessions > 0) return;
+    this.recycleWhenIdle = false;
+    void this.close();
+  }
+
+  /** Holds the thread for a build session until `release` (see openSessions). */
+  hold(): () => void {
+    this.openSessions++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.openSessions--;
+      this.recycleIfIdle();
+    };
+  }
+
   request(message: Unnumbered<SegmentThreadRequest>, inputBytes = 0): Promise<Answer> {
     const id = this.nextId++;
-    if (inputBytes > THREAD_RECYCLE_BYTES) this.recycleWhenIdle = true;
+    if (inputBytes > this.recycleBytes) this.recycleWhenIdle = true;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.ensureThread().postMessage({ ...message, id });
@@ -94,25 +116,51 @@ function mergeInputOf(segment: Segment): MergeInput {
 }
 
 export class ThreadedSegmentBuilder implements SegmentBuilder {
-  private readonly segments = new ThreadLane();
-  private readonly graphs = new ThreadLane();
+  private readonly segments: ThreadLane;
+  private readonly graphs: ThreadLane;
   private nextSession = 1;
+
+  /** `recycleBytes`: THREAD_RECYCLE_BYTES unless a test makes every thread end when idle. */
+  constructor(options: { recycleBytes?: number } = {}) {
+    this.segments = new ThreadLane(options.recycleBytes ?? THREAD_RECYCLE_BYTES);
+    this.graphs = new ThreadLane(options.recycleBytes ?? THREAD_RECYCLE_BYTES);
+  }
 
   /** A build fed batch by batch: each batch crosses to the thread and is indexed there before the next is sent. */
   begin(dimensions: number): BuildSession {
     const session = this.nextSession++;
+    const release = this.segments.hold();
     const started = this.segments.request({ kind: 'begin', session, dimensions });
     let bytes = 0;
     return {
       add: async (parts) => {
-        await started;
-        bytes += parts.reduce((sum, part) => sum + partBytes(part), 0);
-        await this.segments.request({ kind: 'add', session, parts: [...parts] });
+        try {
+          await started;
+          bytes += parts.reduce((sum, part) => sum + partBytes(part), 0);
+          await this.segments.request({ kind: 'add', session, parts: [...parts] });
+        } catch (error) {
+          release();
+          throw error;
+        }
       },
       finish: async (versions) => {
-        await started;
-        const index = (await this.segments.request({ kind: 'finish', session }, bytes)) as SegmentIndex;
-        return assembleSegment(index, versions, dimensions);
+        try {
+          await started;
+          const index = (await this.segments.request({ kind: 'finish', session }, bytes)) as SegmentIndex;
+          return assembleSegment(index, versions, dimensions);
+        } finally {
+          release();
+        }
+      },
+      abandon: async () => {
+        try {
+          await started;
+          await this.segments.request({ kind: 'drop', session });
+        } catch {
+          // the thread is gone, and the session with it
+        } finally {
+          release();
+        }
       },
     };
   }

@@ -13,6 +13,7 @@ import { successorOf } from '../../src/publication/successor.ts';
 import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
+import type { ServedVersion } from '../../src/serving/served-types.ts';
 
 const DIMENSIONS = createHashingEmbedder().dimensions;
 
@@ -170,6 +171,35 @@ test('Clients load on first use and the least recently used are evicted under th
     await index.catchUp(evicted);
     assert.ok([...index.snapshot(evicted).versions.values()].some((version) => version.documentId === 'late'));
   } finally {
+    storage.close();
+    removeDir(dir);
+  }
+});
+
+test('a segment thread that is due to end when idle waits for the build sessions open on it', async () => {
+  const dir = tempDataDir();
+  await seedVersions(dir, 'c', 'doc', [{ versionId: 'v1', text: 'Cash book entry one.' }, { versionId: 'v2', text: 'Cash book entry two.' }]);
+  const storage = new Storage(dir);
+  // Every request with any input marks the thread to end when idle.
+  const builder = new ThreadedSegmentBuilder({ recycleBytes: 0 });
+  try {
+    const store = storage.client('c');
+    const [first, second] = await store.loadActiveGenerations(await store.servedGenerationIds());
+    const session = builder.begin(DIMENSIONS);
+    await session.add([{ firstOrdinal: 0, source: { lanes: first.lanes! } }]);
+    // A verify with input in between: the thread is idle after it, but the session's state lives there.
+    assert.deepEqual((await builder.verify([second])).map((evidence) => evidence.state), ['verified']);
+    await session.add([{ firstOrdinal: 1, source: { lanes: second.lanes! } }]);
+    const versions = [first, second].map((generation, ordinal) => ({ firstOrdinal: ordinal, chunkCount: 1, generation: generation.generation }) as unknown as ServedVersion);
+    const segment = await session.finish(versions);
+    assert.equal(segment.rows, 2);
+    assert.deepEqual([...segment.ordinals], [0, 1]);
+    // An abandoned session releases the thread too.
+    const abandoned = builder.begin(DIMENSIONS);
+    await abandoned.add([{ firstOrdinal: 0, source: { lanes: first.lanes! } }]);
+    await abandoned.abandon();
+  } finally {
+    await builder.close();
     storage.close();
     removeDir(dir);
   }
