@@ -75,7 +75,8 @@ function newDraft(): PostingDraft {
   };
 }
 
-function grow<T extends Uint32Array | Uint16Array | Int32Array>(column: T, capacity: number): T {
+/** A copy of a typed array in a larger one (growable columns). */
+export function grow<T extends Uint32Array | Uint16Array | Int32Array | Int8Array>(column: T, capacity: number): T {
   const bigger = new (column.constructor as new (n: number) => T)(capacity);
   bigger.set(column);
   return bigger;

@@ -68,13 +68,6 @@ export function quantizedDot(codes: Int8Array, row: number, dimensions: number, 
   return score / QUANTIZATION_SCALE;
 }
 
-/** The float32 vector a row's codes stand for (approximately unit length). */
-export function dequantizeRow(codes: Int8Array, row: number, dimensions: number): Float32Array {
-  const out = new Float32Array(dimensions);
-  for (let d = 0; d < dimensions; d++) out[d] = codes[row * dimensions + d] / QUANTIZATION_SCALE;
-  return out;
-}
-
 /**
  * Rows (indices) of the `count` best inner products of the query against the int8 matrix, best first.
  * The matrix must own its buffer from offset 0 (the native side ignores typed-array offsets).

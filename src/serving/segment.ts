@@ -4,7 +4,7 @@
 // persisted lane data by merging, never by analyzing text; the index part is plain data built by pure
 // functions, so it can be built or merged off the event loop (segment-thread.ts).
 
-import { Bm25Merger } from './bm25-segment.ts';
+import { Bm25Merger, grow } from './bm25-segment.ts';
 import type { Bm25Postings, Bm25Segment } from './bm25-segment.ts';
 import type { ServedChunk, ServedVersion } from './served-types.ts';
 import { chunkIdOf } from './served-types.ts';
@@ -133,14 +133,14 @@ function mergeSourceOfIndex(index: MergeInput, dimensions: number): MergeSource 
   return { ...index, codeDimensions: dimensions };
 }
 
-export function mergeInputOfIndex(index: SegmentIndex): MergeInput {
-  return { ...index, words: index.vocabulary.words };
-}
-
-function grow<T extends Uint32Array | Uint16Array | Int32Array | Int8Array>(array: T, capacity: number): T {
-  const bigger = new (array.constructor as new (length: number) => T)(capacity);
-  bigger.set(array);
-  return bigger;
+/**
+ * What a merge reads of a segment: its arrays, terms and words, without its lookup maps (term index, vocabulary
+ * ids, bigrams), which the merge rebuilds and which would cost more than the rest to copy to a thread.
+ */
+export function mergeInputOf(index: SegmentIndex): MergeInput {
+  const { bm25, codes, vocabulary, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels } = index;
+  const { termIndex: _termIndex, ...postings } = bm25;
+  return { bm25: postings, codes, words: vocabulary.words, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels };
 }
 
 /**
@@ -150,7 +150,7 @@ function grow<T extends Uint32Array | Uint16Array | Int32Array | Int8Array>(arra
  * generation's lane data at a time).
  */
 export class SegmentAssembler {
-  private readonly dimensions: number;
+  readonly dimensions: number;
   private readonly bm25 = new Bm25Merger();
   private rows = 0;
   private codes = new Int8Array(0);
@@ -172,10 +172,6 @@ export class SegmentAssembler {
   constructor(dimensions: number) {
     this.dimensions = dimensions;
     this.codes = new Int8Array(256 * dimensions);
-  }
-
-  dimensionsOf(): number {
-    return this.dimensions;
   }
 
   private reserveRows(count: number): void {
@@ -268,7 +264,7 @@ export function indexParts(parts: readonly SegmentPart[], dimensions: number): S
 
 /** Adds one generation's lanes (decoded now, dropped after) to an assembler. */
 export function addPart(assembler: SegmentAssembler, part: SegmentPart): void {
-  assembler.add(mergeSourceOfLanes(lanesOfSource(part.source, assembler.dimensionsOf()), part.firstOrdinal), () => true);
+  assembler.add(mergeSourceOfLanes(lanesOfSource(part.source, assembler.dimensions), part.firstOrdinal), () => true);
 }
 
 /** Merges adjacent segment indexes, keeping the generations live in `live` (by ordinal), in order. */
@@ -337,7 +333,7 @@ export function buildSegment(parts: readonly SegmentPart[], versions: readonly S
 
 export function mergeSegments(segments: readonly Segment[], live: Uint8Array): Segment {
   const dimensions = segments[0].dimensions;
-  return assembleSegment(mergeIndexes(segments.map(mergeInputOfIndex), live, dimensions), liveVersionsOf(segments, live), dimensions);
+  return assembleSegment(mergeIndexes(segments.map(mergeInputOf), live, dimensions), liveVersionsOf(segments, live), dimensions);
 }
 
 /** Builds on the calling thread: for tests, tools and small publications. */

@@ -6,8 +6,8 @@
 
 import { Worker } from 'node:worker_threads';
 import { rmSync } from 'node:fs';
-import { assembleSegment, liveVersionsOf, wantsAnn } from './segment.ts';
-import type { BuildSession, MergeInput, Segment, SegmentBuilder, SegmentIndex, SegmentPart } from './segment.ts';
+import { assembleSegment, liveVersionsOf, mergeInputOf, wantsAnn } from './segment.ts';
+import type { BuildSession, Segment, SegmentBuilder, SegmentIndex, SegmentPart } from './segment.ts';
 import type { ServedVersion } from './served-types.ts';
 import type { ServingGeneration } from '../domain/generation.ts';
 import { evidenceInputOf } from './evidence.ts';
@@ -103,16 +103,6 @@ class ThreadLane {
 
 function partBytes(part: SegmentPart): number {
   return 'lanes' in part.source ? part.source.lanes.byteLength : part.source.chunks.reduce((sum, chunk) => sum + chunk.text.length + chunk.vector.byteLength, 0);
-}
-
-/**
- * What a merge reads of a segment, to cross to the thread: its arrays, its terms and words, but not its lookup
- * maps (term index, vocabulary ids, bigrams), which the merge rebuilds and which would cost more to copy.
- */
-function mergeInputOf(segment: Segment): MergeInput {
-  const { bm25, codes, vocabulary, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels } = segment;
-  const { termIndex: _termIndex, ...postings } = bm25;
-  return { bm25: postings, codes, words: vocabulary.words, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels };
 }
 
 export class ThreadedSegmentBuilder implements SegmentBuilder {
