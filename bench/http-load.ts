@@ -4,13 +4,15 @@
 // Reports requests/s, p50/p99 latency, non-2xx and errors per run, and the speedup of 2 api processes over 1
 // (goal: >= 1.5x).
 //
+// The load generator is wrk (Debian package `wrk`, a small C program, so it takes little of the 2 cores from
+// the service) when it is installed, else autocannon; `--generator` chooses.
 // Usage: node bench/http-load.ts [--chunks 100000] [--connections 16] [--duration 20] [--processes 1,2]
-//                                [--warmup 200]
+//                                [--warmup 200] [--alpha A] [--generator wrk|autocannon]
 // (`npm run bench:http-load -- --chunks 5000 --duration 5` for a quick run.)
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -33,7 +35,11 @@ const CONSECUTIVE_HEALTHY_PROBES = 20;
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const THIS_FILE = fileURLToPath(import.meta.url);
 
+type Generator = 'wrk' | 'autocannon';
+
 interface RunnerConfig {
+  generator: Generator;
+  alpha: number | undefined;
   url: string;
   key: string;
   connections: number;
@@ -63,14 +69,85 @@ function trainQueries(): string[] {
   return queries;
 }
 
-function searchBody(query: string): string {
-  return JSON.stringify({ query, scope: 'content', limit: 10 });
+function searchBody(query: string, alpha?: number): string {
+  return JSON.stringify({ query, scope: 'content', limit: 10, ...(alpha === undefined ? {} : { alpha }) });
+}
+
+function wrkInstalled(): boolean {
+  return spawnSync('wrk', ['--version']).error === undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Runner mode: the load generator, in its own process. Prints one JSON line of LoadFigures on stdout.
 
+/** A wrk script cycling through the query bodies; its `done` prints the figures as one JSON line. */
+function wrkScript(key: string, bodies: string[]): string {
+  const literal = (text: string) => `[==[${text}]==]`;
+  return `local bodies = { ${bodies.map(literal).join(',\n')} }
+local headers = { ["content-type"] = "application/json", ["x-api-key"] = ${literal(key)} }
+local counter = 0
+request = function()
+  counter = counter + 1
+  return wrk.format("POST", "/search", headers, bodies[(counter % #bodies) + 1])
+end
+done = function(summary, latency, requests)
+  io.write(string.format('\\n{"requests":%d,"durationUs":%d,"p50Us":%d,"p99Us":%d,"meanUs":%f,"status":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), latency.mean,
+    summary.errors.status, summary.errors.connect, summary.errors.read, summary.errors.write, summary.errors.timeout))
+end
+`;
+}
+
+interface WrkFigures {
+  requests: number;
+  durationUs: number;
+  p50Us: number;
+  p99Us: number;
+  meanUs: number;
+  status: number;
+  connect: number;
+  read: number;
+  write: number;
+  timeout: number;
+}
+
+function runWrk(config: RunnerConfig, script: string, seconds: number): WrkFigures {
+  const result = spawnSync('wrk', ['-t1', `-c${config.connections}`, `-d${seconds}s`, '--timeout', '30s', '-s', script, `${config.url}/search`], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`wrk failed: ${result.stderr || result.error}`);
+  const line = result.stdout.split('\n').find((text) => text.startsWith('{"requests"'));
+  if (!line) throw new Error(`wrk printed no figures: ${result.stdout.slice(-500)}`);
+  return JSON.parse(line) as WrkFigures;
+}
+
+/** wrk has no request count for a warm-up, so it warms up for about the time `warmupRequests` take at 100/s. */
+function runLoadWithWrk(config: RunnerConfig): LoadFigures {
+  const dir = mkdtempSync(join(tmpdir(), 'hds-wrk-'));
+  try {
+    const script = join(dir, 'search.lua');
+    writeFileSync(script, wrkScript(config.key, trainQueries().map((query) => searchBody(query, config.alpha))));
+    const warmup = config.warmupRequests > 0 ? runWrk(config, script, Math.max(1, Math.ceil(config.warmupRequests / 100))) : null;
+    const run = runWrk(config, script, config.durationSeconds);
+    const durationSeconds = run.durationUs / 1e6;
+    return {
+      requestsPerSecond: run.requests / durationSeconds,
+      latencyP50Ms: run.p50Us / 1000,
+      latencyP99Ms: run.p99Us / 1000,
+      latencyMeanMs: run.meanUs / 1000,
+      ok2xx: run.requests - run.status,
+      non2xx: run.status,
+      errors: run.connect + run.read + run.write,
+      timeouts: run.timeout,
+      durationSeconds,
+      warmupNon2xx: warmup?.status ?? 0,
+      warmupErrors: warmup ? warmup.connect + warmup.read + warmup.write : 0,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function runLoad(config: RunnerConfig): Promise<LoadFigures> {
+  if (config.generator === 'wrk') return runLoadWithWrk(config);
   const { default: autocannon } = await import('autocannon');
   const queries = trainQueries();
   let next = 0; // shared by all connections: they cycle through the queries together
@@ -80,7 +157,7 @@ async function runLoad(config: RunnerConfig): Promise<LoadFigures> {
     headers: { 'content-type': 'application/json', 'x-api-key': config.key },
     connections: config.connections,
     timeout: 30,
-    requests: [{ setupRequest: (request: object) => ({ ...request, body: searchBody(queries[next++ % queries.length]) }) }],
+    requests: [{ setupRequest: (request: object) => ({ ...request, body: searchBody(queries[next++ % queries.length], config.alpha) }) }],
   };
   const warmup = config.warmupRequests > 0 ? await autocannon({ ...options, amount: config.warmupRequests }) : null;
   const result = await autocannon({ ...options, duration: config.durationSeconds });
@@ -293,6 +370,8 @@ async function main(): Promise<void> {
       duration: { type: 'string', default: '20' },
       processes: { type: 'string', default: '1,2' },
       warmup: { type: 'string', default: '200' },
+      alpha: { type: 'string' },
+      generator: { type: 'string' },
     },
     strict: true,
   });
@@ -301,6 +380,10 @@ async function main(): Promise<void> {
   const durationSeconds = positiveInt('duration', values.duration);
   const warmupRequests = Number(values.warmup);
   if (!Number.isInteger(warmupRequests) || warmupRequests < 0) throw new Error(`--warmup must be a non-negative integer, got "${values.warmup}"`);
+  const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
+  if (alpha !== undefined && !(alpha >= 0 && alpha <= 1)) throw new Error(`--alpha must be between 0 and 1, got "${values.alpha}"`);
+  const generator = (values.generator ?? (wrkInstalled() ? 'wrk' : 'autocannon')) as Generator;
+  if (generator !== 'wrk' && generator !== 'autocannon') throw new Error(`--generator must be wrk or autocannon, got "${values.generator}"`);
   const processCounts = values.processes.split(',').map((value) => positiveInt('processes', value.trim()));
   const firstQuery = trainQueries()[0];
 
@@ -345,7 +428,7 @@ async function main(): Promise<void> {
         await waitForGraphs(port);
         console.log(`  HNSW graphs built ${((performance.now() - graphsStarted) / 1000).toFixed(1)} s later; RSS ${formatMemory(serviceMemory(service.pid))}`);
         console.log(`  load: ${connections} connections for ${durationSeconds} s after ${warmupRequests} warm-up requests`);
-        const figures = await spawnRunner({ url: `http://127.0.0.1:${port}`, key: KEY, connections, durationSeconds, warmupRequests });
+        const figures = await spawnRunner({ generator, alpha, url: `http://127.0.0.1:${port}`, key: KEY, connections, durationSeconds, warmupRequests });
         if (service.hasExited()) throw new Error(`service exited during the load:\n${service.outputTail()}`);
         if (figures.warmupNon2xx > 0 || figures.warmupErrors > 0) console.warn(`  warning: warm-up had ${figures.warmupNon2xx} non-2xx answers and ${figures.warmupErrors} errors`);
         if (figures.non2xx > 0 || figures.errors > 0) console.warn(`  warning: ${figures.non2xx} non-2xx answers and ${figures.errors} errors: figures are not comparable`);
@@ -363,7 +446,7 @@ async function main(): Promise<void> {
     process.off('SIGTERM', abort);
   }
 
-  console.log(`\nPOST /search over ${chunks} chunks, ${connections} connections, ${durationSeconds} s per run (load from a separate autocannon process):\n`);
+  console.log(`\nPOST /search over ${chunks} chunks, ${connections} connections, ${durationSeconds} s per run, alpha ${alpha ?? 'default'} (load from a separate ${generator} process):\n`);
   printTable(rows);
   const one = rows.find((row) => row.apiProcesses === 1);
   const two = rows.find((row) => row.apiProcesses === 2);

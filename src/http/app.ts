@@ -153,10 +153,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     request.clientId = clientId;
     // Every key of one Client shares one budget in the store, whichever api process answers.
     const buckets = path === '/search' && request.method === 'POST' ? (['all', 'search'] as const) : (['all'] as const);
-    for (const bucket of buckets) {
-      const decision = await services.rateLimiter.take(clientId, bucket);
-      if (!decision.allowed) throw new ServiceError('rate_limited', 'Rate limit exceeded', { retryAfterSeconds: decision.retryAfterSeconds });
-    }
+    const decision = await services.rateLimiter.take(clientId, ...buckets);
+    if (!decision.allowed) throw new ServiceError('rate_limited', 'Rate limit exceeded', { retryAfterSeconds: decision.retryAfterSeconds });
   });
 
   // After authentication: a compressed (or falsely labelled) body is refused before it is read.

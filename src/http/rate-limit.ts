@@ -27,9 +27,12 @@ export class RateLimiter {
     this.windowMs = windowMs;
   }
 
-  /** Counts one request of the Client in the bucket if its window has room; a refused request is not counted. */
-  async take(clientId: string, bucket: RateBucket): Promise<RateDecision> {
-    const decision = await this.control.takeRateSlot(clientId, bucket, this.limits[bucket], this.windowMs);
+  /**
+   * Counts one request of the Client in each bucket if every window has room; a refused request is counted
+   * in none (POST /search draws on `all` and `search` together).
+   */
+  async take(clientId: string, ...buckets: RateBucket[]): Promise<RateDecision> {
+    const decision = await this.control.takeRateSlots(clientId, buckets.map((bucket) => ({ bucket, limit: this.limits[bucket] })), this.windowMs);
     return { allowed: decision.allowed, retryAfterSeconds: decision.allowed ? 0 : Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
   }
 }

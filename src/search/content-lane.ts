@@ -70,7 +70,8 @@ export async function searchContent(
 
   const fused = fuseLanes(sparse, dense, alpha);
 
-  const byVersion = new Map<string, VersionHit>();
+  // Keyed by the served version itself: one snapshot holds one object per version.
+  const byVersion = new Map<ServedVersion, VersionHit>();
   for (const [ordinal, { score, tieBreak }] of fused) {
     const version = versionOfOrdinal(snapshot, ordinal);
     if (!version || snapshot.live[ordinal] !== 1) {
@@ -80,10 +81,10 @@ export async function searchContent(
         details: { code: 'stored_evidence_inconsistent', lane, point: ordinal, snapshot_sequence: snapshot.sequence },
       });
     }
-    let entry = byVersion.get(version.identity);
+    let entry = byVersion.get(version);
     if (!entry) {
       entry = { version, score: Number.NEGATIVE_INFINITY, tieBreak: Number.NEGATIVE_INFINITY, chunks: [] };
-      byVersion.set(version.identity, entry);
+      byVersion.set(version, entry);
     }
     entry.chunks.push({ ordinal, score, tieBreak });
     if (score > entry.score || (score === entry.score && tieBreak > entry.tieBreak)) {

@@ -54,10 +54,21 @@ interface Scan {
   saturated: boolean;
 }
 
+/**
+ * Eligible rows per segment, remembered per mask: an unfiltered request's mask is its snapshot's own `live`
+ * array, shared by every request on that snapshot, so their count is taken once, not per search.
+ */
+const eligibleCounts = new WeakMap<Uint8Array, WeakMap<Segment, number>>();
+
 function eligibleRowsOf(segment: Segment, eligible: Uint8Array): number {
+  let counts = eligibleCounts.get(eligible);
+  const known = counts?.get(segment);
+  if (known !== undefined) return known;
   const { ordinals } = segment;
   let count = 0;
   for (let row = 0; row < ordinals.length; row++) count += eligible[ordinals[row]];
+  if (!counts) eligibleCounts.set(eligible, (counts = new WeakMap()));
+  counts.set(segment, count);
   return count;
 }
 

@@ -2,7 +2,7 @@
 // Staging and activation are single transactions; nothing here decides visibility rules beyond that.
 
 import type { Database } from './sqlite.ts';
-import { readTransaction, transaction } from './sqlite.ts';
+import { cachedStatement, readTransaction, transaction } from './sqlite.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration, MetadataLeaf, ServingGeneration } from '../domain/generation.ts';
 import type { PublicationLogEntry } from '../domain/publication-log.ts';
@@ -369,21 +369,9 @@ export class ClientStore {
    * order asked: what a search reads for the rows of its answer.
    */
   async chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(string | null)[]> {
-    // Chunks of a generation never change, so one statement per generation needs no enclosing transaction.
-    const byGeneration = new Map<number, number[]>();
-    for (const key of keys) {
-      const indexes = byGeneration.get(key.generation);
-      if (indexes) indexes.push(key.chunkIndex);
-      else byGeneration.set(key.generation, [key.chunkIndex]);
-    }
-    const texts = new Map<string, string>();
-    for (const [generation, indexes] of byGeneration) {
-      const rows = this.db
-        .prepare(`SELECT chunk_index, text FROM chunks WHERE generation = ? AND chunk_index IN (${indexes.map(() => '?').join(', ')})`)
-        .all(generation, ...indexes) as { chunk_index: number; text: string }[];
-      for (const row of rows) texts.set(`${generation}:${row.chunk_index}`, row.text);
-    }
-    return keys.map((key) => texts.get(`${key.generation}:${key.chunkIndex}`) ?? null);
+    // Chunks of a generation never change, so point reads need no enclosing transaction.
+    const read = cachedStatement(this.db, 'SELECT text FROM chunks WHERE generation = ? AND chunk_index = ?');
+    return keys.map((key) => (read.get(key.generation, key.chunkIndex) as { text: string } | undefined)?.text ?? null);
   }
 
   /** Up to `limit` chunks of a generation from the `offset`-th in document order (the rows of one answer). */
@@ -462,8 +450,8 @@ export class ClientStore {
 
   private logHeadSync(until?: string): number {
     const row = (until === undefined
-      ? this.db.prepare('SELECT MAX(seq) AS head FROM publication_log').get()
-      : this.db.prepare('SELECT MAX(seq) AS head FROM publication_log WHERE at <= ?').get(until)) as { head: number | null };
+      ? cachedStatement(this.db, 'SELECT MAX(seq) AS head FROM publication_log').get()
+      : cachedStatement(this.db, 'SELECT MAX(seq) AS head FROM publication_log WHERE at <= ?').get(until)) as { head: number | null };
     return row.head ?? 0;
   }
 

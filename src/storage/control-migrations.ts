@@ -62,4 +62,13 @@ export const CONTROL_MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   ) WITHOUT ROWID;
   `,
+  `
+  CREATE TABLE rate_counts (
+    client_id TEXT NOT NULL,
+    bucket TEXT NOT NULL,
+    hits INTEGER NOT NULL,
+    PRIMARY KEY (client_id, bucket)
+  ) WITHOUT ROWID;
+  INSERT INTO rate_counts (client_id, bucket, hits) SELECT client_id, bucket, COUNT(*) FROM rate_hits GROUP BY client_id, bucket;
+  `,
 ];

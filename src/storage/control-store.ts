@@ -3,7 +3,7 @@
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Database } from './sqlite.ts';
-import { transaction } from './sqlite.ts';
+import { cachedStatement, transaction } from './sqlite.ts';
 import type { DurableAuthorityMode } from '../domain/publication-log.ts';
 
 export interface AuthorityRecord {
@@ -32,7 +32,7 @@ export class ControlStore {
   }
 
   async authority(): Promise<AuthorityRecord> {
-    const row = this.db.prepare('SELECT mode, authority_id, changed_at FROM authority WHERE id = 1').get() as
+    const row = cachedStatement(this.db, 'SELECT mode, authority_id, changed_at FROM authority WHERE id = 1').get() as
       | { mode: DurableAuthorityMode; authority_id: string; changed_at: string }
       | undefined;
     if (!row) throw new Error('the publication authority record is missing');
@@ -79,16 +79,29 @@ export class ControlStore {
    * One sliding window per (Client, bucket), shared by every process: counts a hit when the window has room.
    * A refused request is not counted.
    */
-  async takeRateSlot(clientId: string, bucket: string, limit: number, windowMs: number): Promise<RateWindowDecision> {
+  /**
+   * Counts one request in each bucket if every bucket's window has room (all or nothing: a refused request is
+   * counted nowhere). Each bucket keeps its hits' times and a running count, so a decision costs the same
+   * whatever the limit: expired hits are deleted once and subtracted, and only a refusal looks up the oldest.
+   */
+  async takeRateSlots(clientId: string, buckets: readonly { bucket: string; limit: number }[], windowMs: number): Promise<RateWindowDecision> {
     const now = this.now();
-    return transaction(this.db, () => {
-      this.db.prepare('DELETE FROM rate_hits WHERE client_id = ? AND bucket = ? AND at <= ?').run(clientId, bucket, now - windowMs);
-      const row = this.db.prepare('SELECT COUNT(*) AS n, MIN(at) AS oldest FROM rate_hits WHERE client_id = ? AND bucket = ?').get(clientId, bucket) as {
-        n: number;
-        oldest: number | null;
-      };
-      if (row.n >= limit) return { allowed: false, retryAfterMs: (row.oldest ?? now) + windowMs - now };
-      this.db.prepare('INSERT INTO rate_hits (client_id, bucket, at) VALUES (?, ?, ?)').run(clientId, bucket, now);
+    const db = this.db;
+    return transaction(db, () => {
+      let retryAfterMs = 0;
+      for (const { bucket, limit } of buckets) {
+        const expired = cachedStatement(db, 'DELETE FROM rate_hits WHERE client_id = ? AND bucket = ? AND at <= ?').run(clientId, bucket, now - windowMs).changes;
+        if (expired > 0) cachedStatement(db, 'UPDATE rate_counts SET hits = MAX(0, hits - ?) WHERE client_id = ? AND bucket = ?').run(expired, clientId, bucket);
+        const count = cachedStatement(db, 'SELECT hits FROM rate_counts WHERE client_id = ? AND bucket = ?').get(clientId, bucket) as { hits: number } | undefined;
+        if ((count?.hits ?? 0) < limit) continue;
+        const oldest = cachedStatement(db, 'SELECT MIN(at) AS at FROM rate_hits WHERE client_id = ? AND bucket = ?').get(clientId, bucket) as { at: number | null };
+        retryAfterMs = Math.max(retryAfterMs, (oldest.at ?? now) + windowMs - now);
+      }
+      if (retryAfterMs > 0) return { allowed: false, retryAfterMs };
+      for (const { bucket } of buckets) {
+        cachedStatement(db, 'INSERT INTO rate_hits (client_id, bucket, at) VALUES (?, ?, ?)').run(clientId, bucket, now);
+        cachedStatement(db, 'INSERT INTO rate_counts (client_id, bucket, hits) VALUES (?, ?, 1) ON CONFLICT (client_id, bucket) DO UPDATE SET hits = hits + 1').run(clientId, bucket);
+      }
       return { allowed: true, retryAfterMs: 0 };
     });
   }

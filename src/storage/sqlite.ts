@@ -2,6 +2,7 @@
 // It knows nothing about jobs or documents; callers own their schemas.
 
 import { DatabaseSync } from 'node:sqlite';
+import type { StatementSync } from 'node:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -32,6 +33,26 @@ function migrate(db: Database, migrations: readonly string[]): void {
     });
     if (!applied) return;
   }
+}
+
+const statementCaches = new WeakMap<Database, Map<string, StatementSync>>();
+
+/**
+ * The prepared statement of `sql` on this connection, prepared once: for the statements of every request
+ * (authority, log head, rate windows, chunk texts), where preparing again would cost more than running.
+ */
+export function cachedStatement(db: Database, sql: string): StatementSync {
+  let cache = statementCaches.get(db);
+  if (!cache) {
+    cache = new Map();
+    statementCaches.set(db, cache);
+  }
+  let statement = cache.get(sql);
+  if (!statement) {
+    statement = db.prepare(sql);
+    cache.set(sql, statement);
+  }
+  return statement;
 }
 
 /** Runs fn inside a read transaction: every SELECT in it sees one committed state of the database. */

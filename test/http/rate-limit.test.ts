@@ -68,3 +68,43 @@ test('two processes (two connections) draw on one budget per Client', async () =
     close();
   }
 });
+
+test('a request drawing on two buckets is counted in both or in neither', async () => {
+  let now = 1_000_000;
+  const dir = tempDataDir();
+  const db = openDatabase(join(dir, 'control.db'), CONTROL_MIGRATIONS);
+  const limiter = new RateLimiter(new ControlStore(db, () => now), { all: 3, search: 1 });
+  try {
+    assert.equal((await limiter.take('c', 'all', 'search')).allowed, true);
+    const refused = await limiter.take('c', 'all', 'search');
+    assert.equal(refused.allowed, false, 'the search bucket is full');
+    assert.equal(refused.retryAfterSeconds, 60);
+    // The refused search took nothing from `all`: two more requests fit there.
+    assert.equal((await limiter.take('c', 'all')).allowed, true);
+    assert.equal((await limiter.take('c', 'all')).allowed, true);
+    assert.equal((await limiter.take('c', 'all')).allowed, false);
+    now += 60_000;
+    assert.equal((await limiter.take('c', 'all', 'search')).allowed, true, 'both windows slid past the first request');
+  } finally {
+    db.close();
+    removeDir(dir);
+  }
+});
+
+test('the running count follows the window over many slides', async () => {
+  let now = 1_000_000;
+  const { a: limiter, close } = sharedLimiters(5, () => now);
+  try {
+    // One request every 10 s against 5 a minute: after the first minute exactly one in six is refused.
+    const allowed: boolean[] = [];
+    for (let i = 0; i < 60; i++) {
+      allowed.push((await limiter.take('c', 'all')).allowed);
+      now += 10_000;
+    }
+    assert.deepEqual(allowed.slice(0, 6), [true, true, true, true, true, false]);
+    // From then on, each refused request frees nothing, so the pattern repeats with period 6.
+    for (let i = 6; i < 60; i++) assert.equal(allowed[i], allowed[i - 6], `request ${i}`);
+  } finally {
+    close();
+  }
+});
