@@ -162,10 +162,15 @@ export class ServingIndex {
     const versions: ServedVersion[] = [];
     let batch: ServingGeneration[] = [];
     let batchChunks = 0;
+    // One batch is being indexed on the segment thread while the next is read and verified here.
+    let adding: Promise<void> = Promise.resolve();
     const flush = async () => {
       if (batch.length === 0) return;
       const plan = planChange(snapshot, { activated: batch, evidence: await this.evidenceOf(batch) });
-      await session.add(plan.added);
+      await adding;
+      adding = session.add(plan.added);
+      // Handled here so a failure waiting for its turn is not unhandled; awaited again (and thrown) below.
+      adding.catch(() => undefined);
       versions.push(...plan.addedVersions);
       snapshot = commitChange(snapshot, plan, null);
       batch = [];
@@ -182,7 +187,9 @@ export class ServingIndex {
         await yieldToEventLoop();
       }
       await flush();
+      await adding;
     } catch (error) {
+      await adding.catch(() => undefined);
       await session.abandon();
       throw error;
     }

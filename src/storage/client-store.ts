@@ -298,7 +298,7 @@ export class ClientStore {
   }
 
   private generationSync(generation: number): GenerationRecord | null {
-    const row = this.db.prepare('SELECT * FROM generations WHERE generation = ?').get(generation) as GenerationRow | undefined;
+    const row = cachedStatement(this.db, 'SELECT * FROM generations WHERE generation = ?').get(generation) as GenerationRow | undefined;
     return row ? toGeneration(row) : null;
   }
 
@@ -307,7 +307,7 @@ export class ClientStore {
   }
 
   private leavesSync(generation: number): MetadataLeaf[] {
-    return (this.db.prepare('SELECT path, value, value_type FROM metadata_leaves WHERE generation = ? ORDER BY ordinal').all(generation) as {
+    return (cachedStatement(this.db, 'SELECT path, value, value_type FROM metadata_leaves WHERE generation = ? ORDER BY ordinal').all(generation) as {
       path: string;
       value: string;
       value_type: string;
@@ -315,7 +315,7 @@ export class ClientStore {
   }
 
   private lanesSync(generation: number): Uint8Array | null {
-    const row = this.db.prepare('SELECT lanes FROM generation_lanes WHERE generation = ?').get(generation) as { lanes: Uint8Array } | undefined;
+    const row = cachedStatement(this.db, 'SELECT lanes FROM generation_lanes WHERE generation = ?').get(generation) as { lanes: Uint8Array } | undefined;
     return row ? row.lanes : null;
   }
 
