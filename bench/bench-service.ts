@@ -152,19 +152,24 @@ const SUPERVISOR_READY_TIMEOUT_MS = 5 * 60_000;
 const SUPERVISOR_STOP_TIMEOUT_MS = 60_000;
 
 /** Resident memory of each process of a service started by spawnSupervisor (its process group), by role. */
-export function serviceMemory(supervisorPid: number): { pid: number; role: string; rssMiB: number; cpuSeconds: number }[] {
-  const out: { pid: number; role: string; rssMiB: number; cpuSeconds: number }[] = [];
+/**
+ * RSS of every process of the service, split into anonymous memory (heaps, typed arrays) and file-backed pages
+ * (mapped files: the HNSW graphs, SQLite's mapped pages, code), which the kernel can drop and read back.
+ */
+export function serviceMemory(supervisorPid: number): { pid: number; role: string; rssMiB: number; anonMiB: number; fileMiB: number; cpuSeconds: number }[] {
+  const out: { pid: number; role: string; rssMiB: number; anonMiB: number; fileMiB: number; cpuSeconds: number }[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (Number(fields[2]) !== supervisorPid) continue; // process group
-      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${entry}/status`, 'utf8'));
+      const status = readFileSync(`/proc/${entry}/status`, 'utf8');
+      const mib = (field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024);
       const role = /(?:^|\0)HDS_PROCESS_ROLE=(\w+)/.exec(readFileSync(`/proc/${entry}/environ`, 'utf8'))?.[1] ?? (Number(entry) === supervisorPid ? 'supervisor' : 'other');
       // utime + stime, in clock ticks (100 a second on Linux).
       const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / 100;
-      out.push({ pid: Number(entry), role, rssMiB: rss ? Math.round(Number(rss[1]) / 1024) : 0, cpuSeconds });
+      out.push({ pid: Number(entry), role, rssMiB: mib('VmRSS'), anonMiB: mib('RssAnon'), fileMiB: mib('RssFile'), cpuSeconds });
     } catch {
       // the process ended meanwhile
     }
@@ -173,7 +178,7 @@ export function serviceMemory(supervisorPid: number): { pid: number; role: strin
 }
 
 export function formatMemory(memory: ReturnType<typeof serviceMemory>): string {
-  return memory.map((process) => `${process.role} ${process.pid}: ${process.rssMiB} MiB (${process.cpuSeconds.toFixed(1)} s CPU)`).join(', ');
+  return memory.map((process) => `${process.role} ${process.pid}: ${process.rssMiB} MiB (anon ${process.anonMiB}, file ${process.fileMiB}; ${process.cpuSeconds.toFixed(1)} s CPU)`).join(', ');
 }
 
 export interface SupervisorProcess {
