@@ -70,7 +70,7 @@ export async function searchContent(
 
   const fused = fuseLanes(sparse, dense, alpha);
 
-  // Keyed by the served version itself: one snapshot holds one object per version.
+  // Keyed by the served version itself: every chunk of a version resolves to the one object its segment holds.
   const byVersion = new Map<ServedVersion, VersionHit>();
   for (const [ordinal, { score, tieBreak }] of fused) {
     const version = versionOfOrdinal(snapshot, ordinal);

@@ -76,11 +76,7 @@ export class ControlStore {
   }
 
   /**
-   * One sliding window per (Client, bucket), shared by every process: counts a hit when the window has room.
-   * A refused request is not counted.
-   */
-  /**
-   * Counts one request in each bucket if every bucket's window has room (all or nothing: a refused request is
+   * One sliding window per (Client, bucket), shared by every process. Counts one request in each bucket if every bucket's window has room (all or nothing: a refused request is
    * counted nowhere). Each bucket keeps its hits' times and a running count, so a decision costs the same
    * whatever the limit: expired hits are deleted once and subtracted, and only a refusal looks up the oldest.
    */
@@ -88,6 +84,7 @@ export class ControlStore {
     const now = this.now();
     const db = this.db;
     return transaction(db, () => {
+      let refused = false;
       let retryAfterMs = 0;
       for (const { bucket, limit } of buckets) {
         const expired = cachedStatement(db, 'DELETE FROM rate_hits WHERE client_id = ? AND bucket = ? AND at <= ?').run(clientId, bucket, now - windowMs).changes;
@@ -95,9 +92,10 @@ export class ControlStore {
         const count = cachedStatement(db, 'SELECT hits FROM rate_counts WHERE client_id = ? AND bucket = ?').get(clientId, bucket) as { hits: number } | undefined;
         if ((count?.hits ?? 0) < limit) continue;
         const oldest = cachedStatement(db, 'SELECT MIN(at) AS at FROM rate_hits WHERE client_id = ? AND bucket = ?').get(clientId, bucket) as { at: number | null };
+        refused = true;
         retryAfterMs = Math.max(retryAfterMs, (oldest.at ?? now) + windowMs - now);
       }
-      if (retryAfterMs > 0) return { allowed: false, retryAfterMs };
+      if (refused) return { allowed: false, retryAfterMs };
       for (const { bucket } of buckets) {
         cachedStatement(db, 'INSERT INTO rate_hits (client_id, bucket, at) VALUES (?, ?, ?)').run(clientId, bucket, now);
         cachedStatement(db, 'INSERT INTO rate_counts (client_id, bucket, hits) VALUES (?, ?, 1) ON CONFLICT (client_id, bucket) DO UPDATE SET hits = hits + 1').run(clientId, bucket);

@@ -8,12 +8,12 @@ import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 
 /** Two limiters over two connections to one control database: two api processes sharing a store. */
-function sharedLimiters(limit: number, clock: () => number) {
+function sharedLimiters(limit: number | { all: number; search: number }, clock: () => number) {
   const dir = tempDataDir();
   const path = join(dir, 'control.db');
   const first = openDatabase(path, CONTROL_MIGRATIONS);
   const second = openDatabase(path, CONTROL_MIGRATIONS);
-  const limits = { all: limit, search: limit };
+  const limits = typeof limit === 'number' ? { all: limit, search: limit } : limit;
   return {
     a: new RateLimiter(new ControlStore(first, clock), limits),
     b: new RateLimiter(new ControlStore(second, clock), limits),
@@ -71,9 +71,7 @@ test('two processes (two connections) draw on one budget per Client', async () =
 
 test('a request drawing on two buckets is counted in both or in neither', async () => {
   let now = 1_000_000;
-  const dir = tempDataDir();
-  const db = openDatabase(join(dir, 'control.db'), CONTROL_MIGRATIONS);
-  const limiter = new RateLimiter(new ControlStore(db, () => now), { all: 3, search: 1 });
+  const { a: limiter, close } = sharedLimiters({ all: 3, search: 1 }, () => now);
   try {
     assert.equal((await limiter.take('c', 'all', 'search')).allowed, true);
     const refused = await limiter.take('c', 'all', 'search');
@@ -86,8 +84,7 @@ test('a request drawing on two buckets is counted in both or in neither', async 
     now += 60_000;
     assert.equal((await limiter.take('c', 'all', 'search')).allowed, true, 'both windows slid past the first request');
   } finally {
-    db.close();
-    removeDir(dir);
+    close();
   }
 });
 
