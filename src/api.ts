@@ -3,6 +3,7 @@
 // RECOVERING until its snapshots are built; heavy work (parsing, embedding, publishing jobs) is for workers.
 // Run alone with `npm run api`; `npm start` runs several under the supervisor (src/main.ts).
 
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { loadConfigOrExit, runProcess, stopOnSignals } from './process-runner.ts';
 import type { Config } from './config.ts';
@@ -11,6 +12,7 @@ import { Storage } from './storage/storage.ts';
 import { discoveryReadiness } from './storage/discovery-readiness.ts';
 import { ServingIndex } from './serving/serving-index.ts';
 import { ThreadedSegmentBuilder } from './serving/threaded-segment-builder.ts';
+import { GRAPH_CACHE_DIR } from './serving/graph-builder.ts';
 import { ReadGuard } from './serving/read-guard.ts';
 import { Follower } from './serving/follower.ts';
 import { Publisher } from './publication/publisher.ts';
@@ -56,7 +58,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const storage = new Storage(config.dataDir);
   const models = await createModels(config);
   // Segments are built and merged on a thread of this process: publishing never stalls reads or /health.
-  const segmentBuilder = new ThreadedSegmentBuilder();
+  const segmentBuilder = new ThreadedSegmentBuilder({ graphCache: { dir: join(config.dataDir, GRAPH_CACHE_DIR), budgetBytes: config.graphCacheMb * 1024 * 1024 } });
   const serving = new ServingIndex(storage, models.embedder.dimensions, segmentBuilder, { memoryBudgetBytes: config.servingMemoryBudgetMb * 1024 * 1024 });
   const readGuard = new ReadGuard(storage, serving, { enabled: config.publicationEnabled, catchUpDeadlineMs: config.readCatchUpTimeoutMs });
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });

@@ -52,6 +52,8 @@ export interface Config {
   readCatchUpTimeoutMs: number;
   /** Estimated memory an api process may hold in Client snapshots before it evicts the least recently used. */
   servingMemoryBudgetMb: number;
+  /** Disk the HNSW graph cache (DATA_DIR/graphs) may hold before its least recently used graphs are removed. */
+  graphCacheMb: number;
   /**
    * glibc's mmap threshold (bytes) for the processes the supervisor starts: allocations at least this large
    * are mapped on their own and returned to the system when freed. Loading a Client passes many mid-sized
@@ -243,6 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
     followerPollMs: int(env, 'FOLLOWER_POLL_MS', 100, 5, 60_000),
     readCatchUpTimeoutMs: int(env, 'READ_CATCH_UP_TIMEOUT_MS', 5_000, 10, 600_000),
     servingMemoryBudgetMb: int(env, 'SERVING_MEMORY_BUDGET_MB', 1024, 1, 1_048_576),
+    graphCacheMb: int(env, 'GRAPH_CACHE_MB', 4096, 1, 16_777_216),
     mallocMmapThreshold: String(int(env, 'MALLOC_MMAP_THRESHOLD_', 32_768, 4096, 33_554_432)),
     classificationEnabled: bool(env, 'CLASSIFICATION_ENABLED', true),
     allowedCategories: stringArray(env, 'ALLOWED_CATEGORIES', DEFAULT_ALLOWED_CATEGORIES),

@@ -1,12 +1,13 @@
 // The approximate dense index of a large segment: an HNSW graph (usearch) over the segment's int8 codes,
-// keyed by row. It is built on the segment thread into a file and mapped into the api process, then attached
-// to its segment; until then, and for small or heavily filtered candidate sets, the dense lane scans exactly.
+// keyed by row. A graph process (graph-process.ts) builds it into the graph cache (graph-cache.ts); the api
+// process maps the file and attaches the graph to its segment. Until then, and for small or heavily filtered
+// candidate sets, the dense lane scans exactly.
 // The graph only proposes rows: every proposed row is scored from the segment's own codes and checked for
 // eligibility by the caller.
 
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
-import { rmSync, unlinkSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { quantizeQuery } from './quantized-scan.ts';
@@ -71,12 +72,23 @@ function newIndex(dimensions: number): NativeIndex {
   });
 }
 
-/** Builds the graph of `codes` (row-major int8, one row per segment row) and writes it to `path`. */
-export function writeAnnGraph(codes: Int8Array, dimensions: number, path: string): void {
+/** Rows added to a graph per native call: between calls a builder can notice it is no longer wanted. */
+export const ANN_ADD_BATCH_ROWS = 8192;
+
+/**
+ * Builds the graph of `codes` (row-major int8, one row per segment row) and writes it to `path`; `abandoned`,
+ * asked between batches, stops the build (nothing is written).
+ */
+export function writeAnnGraph(codes: Int8Array, dimensions: number, path: string, abandoned: () => boolean = () => false): boolean {
   const index = newIndex(dimensions);
   const rows = codes.length / dimensions;
-  index.add(BigUint64Array.from({ length: rows }, (_, row) => BigInt(row)), codes, ANN_BUILD_THREADS);
+  for (let from = 0; from < rows; from += ANN_ADD_BATCH_ROWS) {
+    if (abandoned()) return false;
+    const to = Math.min(rows, from + ANN_ADD_BATCH_ROWS);
+    index.add(BigUint64Array.from({ length: to - from }, (_, i) => BigInt(from + i)), codes.subarray(from * dimensions, to * dimensions), ANN_BUILD_THREADS);
+  }
   index.save(path);
+  return true;
 }
 
 /** A graph mapped from its file: proposes the rows nearest a unit query. */
@@ -89,15 +101,16 @@ export class AnnGraph {
     this.rows = index.size();
   }
 
-  /** Maps the file (the mapping outlives the file, which is removed at once). */
-  static open(path: string, dimensions: number): AnnGraph {
+  /**
+   * Maps the graph file of a segment of `rows` rows (the mapping outlives the file, which may be removed at
+   * any time); a file that does not hold exactly those rows is refused.
+   */
+  static open(path: string, dimensions: number, rows: number): AnnGraph {
     const index = newIndex(dimensions);
-    try {
-      index.view(path);
-    } finally {
-      unlinkSync(path);
-    }
-    return new AnnGraph(index);
+    index.view(path);
+    const graph = new AnnGraph(index);
+    if (graph.rows !== rows) throw new Error(`graph file ${path} holds ${graph.rows} rows, not ${rows}`);
+    return graph;
   }
 
   /** Up to `count` rows, nearest first. */
@@ -109,19 +122,13 @@ export class AnnGraph {
   }
 }
 
-/** A fresh path for a graph file on its way from the segment thread (removed as soon as it is mapped). */
-export function annFilePath(): string {
-  return join(tmpdir(), `hds-ann-${process.pid}-${randomUUID()}.usearch`);
-}
-
-/** Builds and maps a graph on the calling thread (tests and tools; api processes build on the segment thread). */
+/** Builds and maps a graph on the calling thread (tests and tools; api processes build in a graph process). */
 export function buildAnnGraph(codes: Int8Array, dimensions: number): AnnGraph {
-  const path = annFilePath();
+  const path = join(tmpdir(), `hds-ann-${process.pid}-${randomUUID()}.usearch`);
   try {
     writeAnnGraph(codes, dimensions, path);
-  } catch (error) {
+    return AnnGraph.open(path, dimensions, codes.length / dimensions);
+  } finally {
     rmSync(path, { force: true });
-    throw error;
   }
-  return AnnGraph.open(path, dimensions);
 }

@@ -1,19 +1,16 @@
 // The segment thread of an api process: builds segment indexes from generations' lane data and merges them,
-// builds HNSW graphs of large segments and verifies publication evidence, off the event loop. Plain data in,
-// plain data out; its only I/O is writing a graph file.
+// and verifies publication evidence, off the event loop. Plain data in, plain data out, no I/O.
 
 import { parentPort } from 'node:worker_threads';
 import { addPart, indexParts, mergeIndexes, SegmentAssembler } from './segment.ts';
 import type { MergeInput, SegmentIndex, SegmentPart } from './segment.ts';
 import { verifyEvidence } from './evidence.ts';
 import type { Evidence, EvidenceInput } from './evidence.ts';
-import { writeAnnGraph } from './ann-index.ts';
 
 export type SegmentThreadRequest =
   | { id: number; kind: 'build'; parts: SegmentPart[]; dimensions: number }
   | { id: number; kind: 'merge'; parts: MergeInput[]; live: Uint8Array; dimensions: number }
   | { id: number; kind: 'verify'; generations: EvidenceInput[] }
-  | { id: number; kind: 'ann'; codes: Int8Array; dimensions: number; path: string }
   | { id: number; kind: 'begin'; session: number; dimensions: number }
   | { id: number; kind: 'add'; session: number; parts: SegmentPart[] }
   | { id: number; kind: 'finish'; session: number }
@@ -22,7 +19,6 @@ export type SegmentThreadRequest =
 export type SegmentThreadReply =
   | { id: number; index: SegmentIndex }
   | { id: number; evidence: Evidence[] }
-  | { id: number; written: string }
   | { id: number; added: number }
   | { id: number; error: string };
 
@@ -61,10 +57,7 @@ parentPort!.on('message', (request: SegmentThreadRequest) => {
       parentPort!.postMessage({ id: request.id, index } satisfies SegmentThreadReply, transferables(index));
       return;
     } else if (request.kind === 'verify') reply = { id: request.id, evidence: request.generations.map(verifyEvidence) };
-    else if (request.kind === 'ann') {
-      writeAnnGraph(request.codes, request.dimensions, request.path);
-      reply = { id: request.id, written: request.path };
-    } else {
+    else {
       const index = request.kind === 'build' ? indexParts(request.parts, request.dimensions) : mergeIndexes(request.parts, request.live, request.dimensions);
       parentPort!.postMessage({ id: request.id, index } satisfies SegmentThreadReply, transferables(index));
       return;

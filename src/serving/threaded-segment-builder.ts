@@ -1,18 +1,19 @@
-// Builds and merges segments, verifies publication evidence and builds HNSW graphs on threads of the api
+// Builds and merges segments and verifies publication evidence on a thread of the api
 // process, so that publishing a large document or compacting a large Client never stalls searches or /health.
-// The event loop only packs the input and assembles the result. Two lanes, each one thread taking requests in
-// order: segments and evidence on one, graphs (seconds each for a large segment) on the other, so a graph
-// build never delays a publication. A crashed thread is replaced on next use.
+// The event loop only packs the input and assembles the result. One thread takes the requests in order; a
+// crashed thread is replaced on next use. HNSW graphs (seconds to minutes each) are built apart, in graph
+// processes (graph-builder.ts), so a graph build never delays a publication.
 
 import { Worker } from 'node:worker_threads';
-import { rmSync } from 'node:fs';
 import { assembleSegment, liveVersionsOf, mergeInputOf, wantsAnn } from './segment.ts';
 import type { BuildSession, Segment, SegmentBuilder, SegmentIndex, SegmentPart } from './segment.ts';
 import type { ServedVersion } from './served-types.ts';
 import type { ServingGeneration } from '../domain/generation.ts';
 import { evidenceInputOf } from './evidence.ts';
 import type { Evidence } from './evidence.ts';
-import { AnnGraph, annFilePath } from './ann-index.ts';
+import type { AnnGraph } from './ann-index.ts';
+import { GraphBuilder } from './graph-builder.ts';
+import type { GraphCacheOptions } from './graph-builder.ts';
 import type { SegmentThreadReply, SegmentThreadRequest } from './segment-thread.ts';
 
 const THREAD_URL = new URL('./segment-thread.ts', import.meta.url);
@@ -20,7 +21,7 @@ const THREAD_URL = new URL('./segment-thread.ts', import.meta.url);
 /** A request without its id, for each kind (Omit over the union would merge the kinds). */
 type Unnumbered<T> = T extends unknown ? Omit<T, 'id'> : never;
 
-type Answer = SegmentIndex | Evidence[] | string | number;
+type Answer = SegmentIndex | Evidence[] | number;
 type Pending = { resolve: (answer: Answer) => void; reject: (error: Error) => void };
 
 /**
@@ -52,7 +53,7 @@ class ThreadLane {
       if (!waiting) return;
       this.pending.delete(reply.id);
       if ('error' in reply) waiting.reject(new Error(`segment thread: ${reply.error}`));
-      else waiting.resolve('evidence' in reply ? reply.evidence : 'written' in reply ? reply.written : 'added' in reply ? reply.added : reply.index);
+      else waiting.resolve('evidence' in reply ? reply.evidence : 'added' in reply ? reply.added : reply.index);
       this.recycleIfIdle();
     });
     const fail = (error: Error) => {
@@ -107,13 +108,13 @@ function partBytes(part: SegmentPart): number {
 
 export class ThreadedSegmentBuilder implements SegmentBuilder {
   private readonly segments: ThreadLane;
-  private readonly graphs: ThreadLane;
+  private readonly graphs: GraphBuilder;
   private nextSession = 1;
 
   /** `recycleBytes`: THREAD_RECYCLE_BYTES unless a test makes every thread end when idle. */
-  constructor(options: { recycleBytes?: number } = {}) {
+  constructor(options: { graphCache: GraphCacheOptions; recycleBytes?: number }) {
     this.segments = new ThreadLane(options.recycleBytes ?? THREAD_RECYCLE_BYTES);
-    this.graphs = new ThreadLane(options.recycleBytes ?? THREAD_RECYCLE_BYTES);
+    this.graphs = new GraphBuilder(options.graphCache);
   }
 
   /** A build fed batch by batch: each batch crosses to the thread and is indexed there before the next is sent. */
@@ -175,19 +176,11 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
   }
 
   async buildAnn(segment: Segment): Promise<AnnGraph | null> {
-    if (!wantsAnn(segment)) return null;
-    const path = annFilePath();
-    try {
-      // A graph build is rare and heavy: its thread ends once idle, returning what the build used.
-      await this.graphs.request({ kind: 'ann', codes: segment.codes, dimensions: segment.dimensions, path }, Number.POSITIVE_INFINITY);
-      return AnnGraph.open(path, segment.dimensions);
-    } catch (error) {
-      rmSync(path, { force: true });
-      throw error;
-    }
+    return wantsAnn(segment) ? this.graphs.graphOf(segment.codes, segment.dimensions) : null;
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.segments.close(), this.graphs.close()]);
+    this.graphs.close();
+    await this.segments.close();
   }
 }

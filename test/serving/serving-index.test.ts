@@ -2,6 +2,7 @@
 // the entries it needs were compacted away, and builds segments on its segment thread.
 
 import { test } from 'node:test';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { Storage } from '../../src/storage/storage.ts';
 import { PUBLICATION_LOG_COMPACTION_EVERY } from '../../src/storage/client-store.ts';
@@ -17,6 +18,10 @@ import type { ServedVersion } from '../../src/serving/served-types.ts';
 
 const DIMENSIONS = createHashingEmbedder().dimensions;
 
+function graphCacheIn(dir: string) {
+  return { dir: join(dir, 'graphs'), budgetBytes: 1 << 30 };
+}
+
 function ids(index: ServingIndex, clientId: string): string[] {
   return [...index.snapshot(clientId).versions.values()].map((version) => `${version.documentId}/${version.versionId}${version.deletion.deleted ? ' (deleted)' : ''}`).sort();
 }
@@ -24,7 +29,7 @@ function ids(index: ServingIndex, clientId: string): string[] {
 test('a follower applies activations, replacements and removals from the log, on its segment thread', async () => {
   const dir = tempDataDir();
   const storage = new Storage(dir);
-  const builder = new ThreadedSegmentBuilder();
+  const builder = new ThreadedSegmentBuilder({ graphCache: graphCacheIn(dir) });
   try {
     const index = new ServingIndex(storage, DIMENSIONS, builder);
     await seedVersions(dir, 'c', 'doc', [{ versionId: 'v1', text: 'Monthly ledger for March.' }, { versionId: 'v2', text: 'Monthly ledger for April.' }]);
@@ -90,7 +95,7 @@ test('a rebuild at start-up serves exactly the active, unpurged generations', as
   const dir = tempDataDir();
   await seedVersions(dir, 'c', 'doc', Array.from({ length: 30 }, (_, i) => ({ versionId: `v${i}`, text: `Entry ${i} of the cash book.` })));
   const storage = new Storage(dir);
-  const builder = new ThreadedSegmentBuilder();
+  const builder = new ThreadedSegmentBuilder({ graphCache: graphCacheIn(dir) });
   try {
     await new Publisher(storage, { enabled: true }).beginRemoval('c', 'doc', ['v3']);
     const index = new ServingIndex(storage, DIMENSIONS, builder);
@@ -109,7 +114,7 @@ test('evidence is verified on the segment thread as it is inline: good, non-auth
   const dir = tempDataDir();
   await seedVersions(dir, 'c', 'doc', [{ versionId: 'v1', text: 'Cash book entry one.' }, { versionId: 'v2', text: 'Cash book entry two.' }, { versionId: 'v3', text: 'Cash book entry three.' }]);
   const storage = new Storage(dir);
-  const builder = new ThreadedSegmentBuilder();
+  const builder = new ThreadedSegmentBuilder({ graphCache: graphCacheIn(dir) });
   try {
     const store = storage.client('c');
     const load = async (key: string) => (await store.loadGeneration((await store.activeGeneration('doc', key))!.generation))!;
@@ -181,7 +186,7 @@ test('a segment thread that is due to end when idle waits for the build sessions
   await seedVersions(dir, 'c', 'doc', [{ versionId: 'v1', text: 'Cash book entry one.' }, { versionId: 'v2', text: 'Cash book entry two.' }]);
   const storage = new Storage(dir);
   // Every request with any input marks the thread to end when idle.
-  const builder = new ThreadedSegmentBuilder({ recycleBytes: 0 });
+  const builder = new ThreadedSegmentBuilder({ graphCache: graphCacheIn(dir), recycleBytes: 0 });
   try {
     const store = storage.client('c');
     const [first, second] = await store.loadActiveGenerations(await store.servedGenerationIds());

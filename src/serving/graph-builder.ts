@@ -1,0 +1,67 @@
+// Builds HNSW graphs of an api process's large segments in graph processes (graph-process.ts), one at a time
+// per api process, through the graph cache in the data directory: a graph already built for the same codes,
+// by this process before a restart or by another api process, is mapped instead of rebuilt.
+
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { AnnGraph } from './ann-index.ts';
+
+const GRAPH_PROCESS = new URL('./graph-process.ts', import.meta.url).pathname;
+/** The graph cache's directory under DATA_DIR. */
+export const GRAPH_CACHE_DIR = 'graphs';
+
+export interface GraphCacheOptions {
+  /** The cache directory (DATA_DIR/GRAPH_CACHE_DIR for an api process). */
+  dir: string;
+  /** Finished graphs beyond this many bytes are removed, least recently used first. */
+  budgetBytes: number;
+}
+
+export class GraphBuilder {
+  private readonly options: GraphCacheOptions;
+  private readonly running = new Set<ChildProcess>();
+  private closed = false;
+
+  constructor(options: GraphCacheOptions) {
+    this.options = options;
+  }
+
+  /** The graph of these codes (row-major int8), built or found in the cache, mapped into this process. */
+  async graphOf(codes: Int8Array, dimensions: number): Promise<AnnGraph> {
+    const path = await this.run(codes, dimensions);
+    return AnnGraph.open(path, dimensions, codes.length / dimensions);
+  }
+
+  private run(codes: Int8Array, dimensions: number): Promise<string> {
+    if (this.closed) return Promise.reject(new Error('graph builder is closed'));
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [GRAPH_PROCESS, this.options.dir, String(dimensions), String(this.options.budgetBytes)], { stdio: ['pipe', 'pipe', 'pipe'] });
+      this.running.add(child);
+      let out = '';
+      let err = '';
+      child.stdout.setEncoding('utf8').on('data', (text: string) => (out += text));
+      child.stderr.setEncoding('utf8').on('data', (text: string) => (err = (err + text).slice(-2000)));
+      child.stdin.on('error', () => {}); // a process that ended early is reported by its exit
+      child.on('error', (error) => {
+        this.running.delete(child);
+        reject(error);
+      });
+      child.on('close', (code, signal) => {
+        this.running.delete(child);
+        try {
+          if (code !== 0) throw new Error(`graph process ended with ${signal ?? `code ${code}`}: ${err.trim()}`);
+          resolve((JSON.parse(out) as { path: string }).path);
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
+      child.stdin.end(Buffer.from(codes.buffer, codes.byteOffset, codes.byteLength));
+    });
+  }
+
+  /** Ends any build in progress (shutdown). */
+  close(): void {
+    this.closed = true;
+    for (const child of this.running) child.kill();
+  }
+}

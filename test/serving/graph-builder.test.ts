@@ -1,0 +1,135 @@
+// HNSW graphs built in graph processes through the graph cache in the data directory: a graph of the same
+// codes is mapped again rather than rebuilt (another api process, or this one after a restart), a damaged
+// file is rebuilt rather than mapped, one process builds while the others wait on its lock, a lock of a dead
+// process is taken over, the cache keeps to its budget, and a bad input or shutdown fails the build legibly.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { GraphBuilder } from '../../src/serving/graph-builder.ts';
+import { graphKey, partialPath, storeGraph } from '../../src/serving/graph-cache.ts';
+import { writeAnnGraph } from '../../src/serving/ann-index.ts';
+import { removeDir, tempDataDir } from '../helpers/server.ts';
+
+const DIMENSIONS = 32;
+const ROWS = 1500;
+
+/** Row-major int8 codes of `rows` random rows (deterministic per seed). */
+function randomCodes(rows: number, seed: number): Int8Array {
+  let state = seed;
+  const codes = new Int8Array(rows * DIMENSIONS);
+  for (let i = 0; i < codes.length; i++) {
+    state = (state * 1_103_515_245 + 12_345) >>> 0;
+    codes[i] = (state >>> 16) % 255 - 127;
+  }
+  return codes;
+}
+
+function rowVector(codes: Int8Array, row: number): Float32Array {
+  const vector = Float32Array.from(codes.subarray(row * DIMENSIONS, (row + 1) * DIMENSIONS));
+  const norm = Math.hypot(...vector);
+  return vector.map((value) => value / norm);
+}
+
+function graphFiles(dir: string): string[] {
+  return readdirSync(dir).filter((name) => name.endsWith('.usearch')).sort();
+}
+
+const inode = (path: string) => statSync(path).ino;
+
+test('a graph is built once per set of codes: another builder maps the cached file; a damaged file is rebuilt', async () => {
+  const data = tempDataDir();
+  const dir = join(data, 'graphs');
+  const codes = randomCodes(ROWS, 7);
+  const first = new GraphBuilder({ dir, budgetBytes: 1 << 30 });
+  const second = new GraphBuilder({ dir, budgetBytes: 1 << 30 });
+  try {
+    const graph = await first.graphOf(codes, DIMENSIONS);
+    assert.equal(graph.rows, ROWS);
+    for (const row of [0, 321, ROWS - 1]) assert.equal(graph.nearestRows(rowVector(codes, row), 5)[0], row, `row ${row} is its own nearest`);
+    const [file] = graphFiles(dir);
+    assert.ok(file.startsWith(`${graphKey(codes, DIMENSIONS)}.`), 'named by what it indexes');
+    const built = inode(join(dir, file));
+
+    // Another api process (or this one restarted) with the same codes maps the same file.
+    const again = await second.graphOf(codes, DIMENSIONS);
+    assert.equal(again.rows, ROWS);
+    assert.deepEqual(graphFiles(dir), [file]);
+    assert.equal(inode(join(dir, file)), built, 'the cached file was reused, not rewritten');
+
+    // Other codes get their own graph.
+    const other = randomCodes(ROWS, 8);
+    await second.graphOf(other, DIMENSIONS);
+    assert.equal(graphFiles(dir).length, 2);
+
+    // A damaged file no longer matches the digest in its name: it is removed and the graph rebuilt.
+    const fd = openSync(join(dir, file), 'r+');
+    writeSync(fd, Buffer.alloc(64, 0xff), 0, 64, 4096);
+    closeSync(fd);
+    const rebuilt = await first.graphOf(codes, DIMENSIONS);
+    assert.equal(rebuilt.rows, ROWS);
+    assert.equal(rebuilt.nearestRows(rowVector(codes, 42), 1)[0], 42);
+    const now = graphFiles(dir).find((name) => name.startsWith(`${graphKey(codes, DIMENSIONS)}.`))!;
+    assert.notEqual(inode(join(dir, now)), built, 'a new file was written');
+  } finally {
+    first.close();
+    second.close();
+    removeDir(data);
+  }
+});
+
+test('a build waits on the lock of a live builder and takes over the lock of a dead one', async () => {
+  const data = tempDataDir();
+  const dir = join(data, 'graphs');
+  mkdirSync(dir, { recursive: true });
+  const codes = randomCodes(ROWS, 11);
+  const key = graphKey(codes, DIMENSIONS);
+  const builder = new GraphBuilder({ dir, budgetBytes: 1 << 30 });
+  try {
+    // This test process holds the lock: the graph process must not build, only wait for this one's graph.
+    writeFileSync(join(dir, `${key}.lock`), String(process.pid));
+    const waiting = builder.graphOf(codes, DIMENSIONS);
+    const partial = partialPath(dir, key);
+    assert.equal(writeAnnGraph(codes, DIMENSIONS, partial), true);
+    const ours = storeGraph(dir, key, partial);
+    const stored = inode(ours);
+    rmSync(join(dir, `${key}.lock`));
+    const graph = await waiting;
+    assert.equal(graph.rows, ROWS);
+    assert.deepEqual(graphFiles(dir).map((name) => join(dir, name)), [ours]);
+    assert.equal(inode(ours), stored, 'the waiting process mapped this graph instead of building its own');
+
+    // A lock whose holder is gone is taken over.
+    const other = randomCodes(ROWS, 12);
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    writeFileSync(join(dir, `${graphKey(other, DIMENSIONS)}.lock`), dead.stdout);
+    assert.equal((await builder.graphOf(other, DIMENSIONS)).rows, ROWS);
+    assert.ok(!readdirSync(dir).some((name) => name.endsWith('.lock')), 'locks are released');
+  } finally {
+    builder.close();
+    removeDir(data);
+  }
+});
+
+test('the cache keeps to its budget, least recently used first, and a bad input or a shutdown fails the build', async () => {
+  const data = tempDataDir();
+  const dir = join(data, 'graphs');
+  const codes = [randomCodes(ROWS, 21), randomCodes(ROWS, 22), randomCodes(ROWS, 23)];
+  const builder = new GraphBuilder({ dir, budgetBytes: 1 });
+  try {
+    for (const set of codes) await builder.graphOf(set, DIMENSIONS);
+    // Each new graph leaves only itself under a one-byte budget.
+    assert.deepEqual(graphFiles(dir).map((name) => name.split('.')[0]), [graphKey(codes[2], DIMENSIONS)]);
+
+    await assert.rejects(builder.graphOf(new Int8Array(DIMENSIONS + 1), DIMENSIONS), /are not rows of 32 dimensions/);
+    const building = builder.graphOf(randomCodes(20_000, 24), DIMENSIONS);
+    builder.close();
+    await assert.rejects(building, /graph process ended with SIGTERM/);
+    await assert.rejects(builder.graphOf(codes[0], DIMENSIONS), /closed/);
+  } finally {
+    builder.close();
+    removeDir(data);
+  }
+});
