@@ -2,7 +2,11 @@
 // UPLOADS_IN_FLIGHT at a time, against the supervisor with its default topology (an api process per core and
 // one worker), until every job is terminal. Reports chunks/s and documents/s, job outcomes and the RSS of
 // every process of the service. The service is started as a child process: this process only sends load.
-// Usage: node bench/ingest-http.ts [--documents 0 (all)] [--in-flight 8] [--poll-ms 100]
+// Two loaders (--mode): `bulk` (default) keeps its uploads in flight back to back and follows the accepted jobs
+// in order, one status poll at a time, as a bulk loader would: the service's ingest throughput. `each` waits
+// for each document's job to end before its uploader sends the next: bound by one document's latency
+// (upload, the worker's pick-up, publication, and the poll interval) as much as by throughput.
+// Usage: node bench/ingest-http.ts [--documents 0 (all)] [--in-flight 8] [--poll-ms 100] [--mode bulk|each]
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { formatMemory, serviceMemory, spawnSupervisor } from './bench-service.ts';
 import { loadDataset } from './datasets.ts';
 
-const { values } = parseArgs({ options: { documents: { type: 'string', default: '0' }, 'in-flight': { type: 'string', default: '8' }, 'poll-ms': { type: 'string', default: '100' } }, strict: true });
+const { values } = parseArgs({ options: { documents: { type: 'string', default: '0' }, 'in-flight': { type: 'string', default: '8' }, 'poll-ms': { type: 'string', default: '100' }, mode: { type: 'string', default: 'bulk' } }, strict: true });
 const ABSTRACTS_PER_DOCUMENT = 10;
 const IN_FLIGHT = Number(values['in-flight']);
 const KEY = 'ingest-key';
@@ -35,34 +39,59 @@ try {
     { onAbort: () => rmSync(dataDir, { recursive: true, force: true }) },
   );
   try {
-    console.log(`service ready: ${service.apiProcesses} api, ${service.workerProcesses} worker; ${wanted.length} documents of ${ABSTRACTS_PER_DOCUMENT} abstracts, ${IN_FLIGHT} uploads in flight, jobs polled every ${POLL_MS} ms`);
+    console.log(`service ready: ${service.apiProcesses} api, ${service.workerProcesses} worker; ${wanted.length} documents of ${ABSTRACTS_PER_DOCUMENT} abstracts, ${IN_FLIGHT} uploads in flight, jobs polled every ${POLL_MS} ms, loader ${values.mode}`);
     const headers = { 'content-type': 'application/json', 'x-api-key': KEY };
     const outcomes = new Map<string, number>();
     let chunks = 0;
     let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: IN_FLIGHT }, async () => {
-        while (next < wanted.length) {
-          const document = wanted[next++];
-          const accepted = await fetch(`${service.url}/embed`, { method: 'POST', headers, body: JSON.stringify(document) });
-          const job = (await accepted.json()) as { job_id: string };
-          if (accepted.status !== 202) throw new Error(`POST /embed answered ${accepted.status}: ${JSON.stringify(job)}`);
-          for (;;) {
-            const status = (await (await fetch(`${service.url}/status/${job.job_id}`, { headers })).json()) as { status: string; chunks_created?: number };
-            if (TERMINAL.has(status.status)) {
-              outcomes.set(status.status, (outcomes.get(status.status) ?? 0) + 1);
-              chunks += status.chunks_created ?? 0;
-              break;
-            }
-            await sleep(POLL_MS);
-          }
+    let polls = 0;
+    const upload = async (document: (typeof wanted)[number]): Promise<string> => {
+      const accepted = await fetch(`${service.url}/embed`, { method: 'POST', headers, body: JSON.stringify(document) });
+      const job = (await accepted.json()) as { job_id: string };
+      if (accepted.status !== 202) throw new Error(`POST /embed answered ${accepted.status}: ${JSON.stringify(job)}`);
+      return job.job_id;
+    };
+    /** Polls the job until it is terminal, POLL_MS apart. */
+    const follow = async (jobId: string): Promise<void> => {
+      for (;;) {
+        polls++;
+        const status = (await (await fetch(`${service.url}/status/${jobId}`, { headers })).json()) as { status: string; chunks_created?: number };
+        if (TERMINAL.has(status.status)) {
+          outcomes.set(status.status, (outcomes.get(status.status) ?? 0) + 1);
+          chunks += status.chunks_created ?? 0;
+          return;
         }
-      }),
-    );
+        await sleep(POLL_MS);
+      }
+    };
+    const started = performance.now();
+    if (values.mode === 'each') {
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (next < wanted.length) await follow(await upload(wanted[next++]));
+        }),
+      );
+    } else {
+      const jobs: Promise<string>[] = [];
+      const uploaders = Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (next < wanted.length) {
+            const accepted = upload(wanted[next++]);
+            jobs.push(accepted);
+            await accepted;
+          }
+        }),
+      );
+      // Jobs are followed in the order they were accepted: a later one is polled once the earlier ones ended.
+      for (let followed = 0; followed < wanted.length; followed++) {
+        while (jobs.length <= followed) await Promise.race([uploaders, sleep(POLL_MS)]);
+        await follow(await jobs[followed]);
+      }
+      await uploaders;
+    }
     const seconds = (performance.now() - started) / 1000;
     console.log(`${wanted.length} documents, ${chunks} chunks in ${seconds.toFixed(1)} s: ${(chunks / seconds).toFixed(0)} chunks/s, ${(wanted.length / seconds).toFixed(1)} documents/s`);
-    console.log(`outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}`);
+    console.log(`outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}; ${polls} status polls (mode ${values.mode})`);
     console.log(`RSS: ${formatMemory(serviceMemory(service.pid))}`);
   } finally {
     await service.stop();

@@ -10,10 +10,15 @@ import type { Segment, SegmentBuilder, SegmentPart } from './segment.ts';
 import type { VocabularyParts } from '../text/vocabulary.ts';
 import type { ServedChunk, ServedVersion } from './served-types.ts';
 
-/** A newly added segment is merged into its predecessor while it is at least this fraction of its size. */
-export const SEGMENT_MERGE_RATIO = 0.5;
-/** Upper bound on segments per snapshot; past it the smallest neighbours are merged regardless. */
-export const MAX_SEGMENTS = 12;
+/**
+ * Segments merge in runs of this many of one size class, so each chunk is rebuilt about log4(n) times, not
+ * log2(n) as when merging pairs: during bulk ingest merges are most of what an api process spends.
+ */
+export const SEGMENT_MERGE_FACTOR = 4;
+/** Size class 0 holds segments below SEGMENT_CLASS_BASE_ROWS * SEGMENT_MERGE_FACTOR rows; each class is that factor larger. */
+export const SEGMENT_CLASS_BASE_ROWS = 64;
+/** Upper bound on segments per snapshot; past it the two newest are merged regardless. */
+export const MAX_SEGMENTS = 24;
 
 export interface ClientSnapshot {
   readonly clientId: string;
@@ -143,19 +148,25 @@ export async function applyChange(snapshot: ClientSnapshot, change: SnapshotChan
   return commitChange(snapshot, plan, segment);
 }
 
+/** The size class of a segment of `rows` rows (dead rows count too: a segment full of them is worth rewriting). */
+export function sizeClass(rows: number): number {
+  let sizeClass = 0;
+  for (let bound = SEGMENT_CLASS_BASE_ROWS * SEGMENT_MERGE_FACTOR; rows >= bound; bound *= SEGMENT_MERGE_FACTOR) sizeClass++;
+  return sizeClass;
+}
+
 /**
- * Log-structured merging: the newest segment is folded into its predecessor while it has grown to a
- * comparable size (or there are too many segments), so a Client with n chunks keeps O(log n) segments and
- * each chunk is rebuilt O(log n) times. Returns the adjacent run to merge next, or null.
+ * Log-structured merging: once the newest SEGMENT_MERGE_FACTOR segments are of one size class, they merge into one of a larger class, so a Client with n chunks keeps O(log n) segments and each chunk is
+ * rebuilt O(log n) times. Past MAX_SEGMENTS the two newest merge regardless. Returns the adjacent run to merge
+ * next, or null.
  */
 export function compactionPlan(snapshot: ClientSnapshot): Segment[] | null {
   const segments = snapshot.segments;
-  if (segments.length < 2) return null;
-  const last = segments[segments.length - 1];
-  const before = segments[segments.length - 2];
-  // Sizes count dead chunks too: cheap, and a segment full of dead chunks is worth rewriting anyway.
-  if (segments.length > MAX_SEGMENTS || last.rows >= before.rows * SEGMENT_MERGE_RATIO) return [before, last];
-  return null;
+  if (segments.length > MAX_SEGMENTS) return segments.slice(-2);
+  if (segments.length < SEGMENT_MERGE_FACTOR) return null;
+  const run = segments.slice(-SEGMENT_MERGE_FACTOR);
+  const head = sizeClass(run[0].rows);
+  return run.every((segment) => sizeClass(segment.rows) === head) ? run : null;
 }
 
 /**

@@ -25,8 +25,8 @@ export interface Vocabulary {
   readonly terms: ReadonlySet<string>;
   /** Malay roots of affixed words present (ajar when pelajaran or mengajar is). */
   readonly malayRoots: ReadonlySet<string>;
-  /** Padded character bigram -> ascending word ids containing it. */
-  readonly bigrams: ReadonlyMap<string, Uint32Array>;
+  /** Padded character bigram (bigramKey) -> ascending word ids containing it (views of one array). */
+  readonly bigrams: ReadonlyMap<number, Uint32Array>;
 }
 
 export interface FuzzyCandidate {
@@ -47,34 +47,72 @@ export function vocabularyWordsOf(text: string): string[] {
   return [...words];
 }
 
-/** Padded bigrams (^a, ab, ..., z$) of a word, without repeats. */
-export function paddedBigrams(word: string): string[] {
-  const out: string[] = [];
-  let previous = '^';
-  for (const char of word) {
-    const bigram = previous + char;
-    if (!out.includes(bigram)) out.push(bigram);
+/** Stand-ins for the start and end of a word in bigrams: beyond every code point. */
+const WORD_START = 0x110000;
+const WORD_END = 0x110001;
+const BIGRAM_SHIFT = 2 ** 22;
+
+/** A bigram of two code points (or word boundaries) as one number: exact in a double (44 bits). */
+function bigramKey(first: number, second: number): number {
+  return first * BIGRAM_SHIFT + second;
+}
+
+/** Padded bigrams (^a, ab, ..., z$) of a word as keys, without repeats. */
+export function paddedBigrams(word: string): number[] {
+  const out: number[] = [];
+  let previous = WORD_START;
+  for (let i = 0; i < word.length; i++) {
+    const char = word.codePointAt(i)!;
+    if (char > 0xffff) i++;
+    const key = bigramKey(previous, char);
+    if (!out.includes(key)) out.push(key);
     previous = char;
   }
-  const last = `${previous}$`;
+  const last = bigramKey(previous, WORD_END);
   if (!out.includes(last)) out.push(last);
   return out;
+}
+
+/** Code points in a word (an astral character counts once), without building them. */
+function codePointLength(word: string): number {
+  let length = word.length;
+  for (let i = 0; i < word.length; i++) {
+    const unit = word.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) length--;
+  }
+  return length;
 }
 
 function compareWords(a: string, b: string, lengthA: number, lengthB: number): number {
   return lengthA - lengthB || (a < b ? -1 : a > b ? 1 : 0);
 }
 
-function indexBigrams(words: readonly string[]): Map<string, Uint32Array> {
-  const lists = new Map<string, number[]>();
-  words.forEach((word, id) => {
-    for (const bigram of paddedBigrams(word)) {
-      let list = lists.get(bigram);
-      if (list === undefined) lists.set(bigram, (list = []));
-      list.push(id);
+/** Bigram -> ascending ids, laid out in one array: counted first, then filled in id order. */
+function indexBigrams(words: readonly string[]): Map<number, Uint32Array> {
+  const perWord = words.map(paddedBigrams);
+  const sizes = new Map<number, number>();
+  let total = 0;
+  for (const keys of perWord) {
+    total += keys.length;
+    for (const key of keys) sizes.set(key, (sizes.get(key) ?? 0) + 1);
+  }
+  const ids = new Uint32Array(total);
+  const next = new Map<number, number>();
+  let offset = 0;
+  for (const [key, size] of sizes) {
+    next.set(key, offset);
+    offset += size;
+  }
+  const lists = new Map<number, Uint32Array>();
+  for (const [key, start] of next) lists.set(key, ids.subarray(start, start + sizes.get(key)!));
+  perWord.forEach((keys, id) => {
+    for (const key of keys) {
+      const at = next.get(key)!;
+      ids[at] = id;
+      next.set(key, at + 1);
     }
   });
-  return new Map([...lists].map(([bigram, ids]) => [bigram, Uint32Array.from(ids)]));
+  return lists;
 }
 
 /** Words whose analysis (index terms, Malay roots) is remembered: a word's analysis never changes. */
@@ -121,18 +159,23 @@ function sortedEntries(entries: Iterable<readonly [string, number]>) {
   for (const [word, count] of entries) {
     if (count > 0) summed.set(word, (summed.get(word) ?? 0) + count);
   }
-  const sorted = [...summed.keys()].map((word) => ({ word, length: codePoints(word).length }));
-  sorted.sort((x, y) => compareWords(x.word, y.word, x.length, y.length));
-  return { summed, sorted, words: sorted.map((entry) => entry.word) };
+  const unsorted = [...summed.keys()];
+  const unsortedLengths = unsorted.map(codePointLength);
+  const order = Uint32Array.from(unsorted.keys());
+  order.sort((x, y) => compareWords(unsorted[x], unsorted[y], unsortedLengths[x], unsortedLengths[y]));
+  const words = Array.from(order, (index) => unsorted[index]);
+  return { summed, words, lengths: Uint16Array.from(order, (index) => unsortedLengths[index]) };
 }
 
 function assemble(entries: Iterable<readonly [string, number]>, derived?: { terms: Set<string>; malayRoots: Set<string> }): Vocabulary {
-  const { summed, sorted, words } = sortedEntries(entries);
+  const { summed, words, lengths } = sortedEntries(entries);
+  const ids = new Map<string, number>();
+  for (let id = 0; id < words.length; id++) ids.set(words[id], id);
   return Object.freeze({
     words: Object.freeze(words),
     counts: Uint32Array.from(words, (word) => Math.min(summed.get(word)!, 0xffffffff)),
-    lengths: Uint16Array.from(sorted, (entry) => entry.length),
-    ids: new Map(words.map((word, id) => [word, id])),
+    lengths,
+    ids,
     terms: derived?.terms ?? termsOf(words),
     malayRoots: derived?.malayRoots ?? rootsOf(words),
     bigrams: indexBigrams(words),
@@ -221,7 +264,7 @@ function scratchFor(size: number): void {
 }
 
 /** The bigram posting lists of the query word restricted to [fromId, toId), as [list, start, end]. */
-function windowedLists(vocabulary: Vocabulary, bigrams: readonly string[], fromId: number, toId: number): Array<[Uint32Array, number, number]> {
+function windowedLists(vocabulary: Vocabulary, bigrams: readonly number[], fromId: number, toId: number): Array<[Uint32Array, number, number]> {
   const lists: Array<[Uint32Array, number, number]> = [];
   for (const bigram of bigrams) {
     const ids = vocabulary.bigrams.get(bigram);

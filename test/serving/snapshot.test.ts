@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyChange, chunksOf, compactFully, compactionPlan, emptySnapshot, chunkByOrdinal, replaceSegments, MAX_SEGMENTS } from '../../src/serving/snapshot.ts';
+import { applyChange, chunksOf, compactFully, compactionPlan, emptySnapshot, chunkByOrdinal, replaceSegments, MAX_SEGMENTS, SEGMENT_MERGE_FACTOR } from '../../src/serving/snapshot.ts';
 import { chunkTextHash } from '../../src/serving/generation-lanes.ts';
 import { inlineSegmentBuilder } from '../../src/serving/segment.ts';
 import { loadedGeneration } from '../helpers/generations.ts';
@@ -70,14 +70,17 @@ test('many small publications are merged into few segments with identical result
 
 test('a merge replaces its segments only while they are still served', async () => {
   let snapshot = emptySnapshot('c', DIMS);
-  for (const id of ['a', 'b']) snapshot = await applyChange(snapshot, { activated: [generation(id, [`text of ${id}`])] });
+  for (const id of ['a', 'b', 'c', 'd']) {
+    assert.equal(compactionPlan(snapshot), null, 'fewer than SEGMENT_MERGE_FACTOR small segments stay apart');
+    snapshot = await applyChange(snapshot, { activated: [generation(id, [`text of ${id}`])] });
+  }
   const plan = compactionPlan(snapshot)!;
-  assert.equal(plan.length, 2);
+  assert.equal(plan.length, SEGMENT_MERGE_FACTOR);
   const merged = await inlineSegmentBuilder.merge(plan, snapshot.live);
   const later = await applyChange(snapshot, { activated: [generation('c2', ['third'])] });
   const swapped = replaceSegments(later, plan, merged)!;
-  assert.equal(swapped.segments.length, 2, 'the two merged plus the newer one');
-  assert.deepEqual(sparseIds(swapped, 'text'), ['a', 'b']);
+  assert.equal(swapped.segments.length, 2, 'the four merged plus the newer one');
+  assert.deepEqual(sparseIds(swapped, 'text'), ['a', 'b', 'c', 'd']);
   assert.deepEqual(sparseIds(swapped, 'third'), ['c2']);
   const rebuilt = await applyChange(emptySnapshot('c', DIMS), { activated: [generation('z', ['other'])] });
   assert.equal(replaceSegments(rebuilt, plan, merged), null, 'a snapshot without those segments is left alone');
@@ -88,7 +91,7 @@ test('a merged segment keeps no word of a chunk that died (the fuzzy lane forget
   // One segment holds both; only one of them dies.
   snapshot = await applyChange(snapshot, { activated: [generation('keep', ['ledger reconciliation']), generation('gone', ['confidential zanzibar'])] });
   snapshot = await applyChange(snapshot, { activated: [], removed: [versionIdentity({ documentId: 'gone', versionId: 'gone' })] });
-  snapshot = await applyChange(snapshot, { activated: [generation('more', ['ledger summary'])] });
+  for (let i = 1; i < SEGMENT_MERGE_FACTOR; i++) snapshot = await applyChange(snapshot, { activated: [generation(`more-${i}`, ['ledger summary'])] });
   assert.ok(snapshot.segments[0].vocabulary.words.includes('zanzibar'), 'before the merge the word is still indexed');
   const compacted = await compactFully(snapshot);
   assert.equal(compacted.segments.length, 1);
