@@ -125,7 +125,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.decorateRequest('operator', false);
   // JSON bodies: bounded depth, no duplicate or prototype keys, UTF-8 and well-formed strings (json-body.ts).
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // A route that takes no body (DELETE, restore) ignores an empty one, whatever Content-Type a client sends on every request.
+    if ((body as Buffer).length === 0 && !request.routeOptions.schema?.body) return done(null, undefined);
     try {
       done(null, parseJsonBody(body as Buffer));
     } catch (error) {

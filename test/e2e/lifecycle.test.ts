@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestServer, startTestServer, api, KEYS, removeDir, uploadText, waitForJob, spawnServer, baseEnv, tempDataDir } from '../helpers/server.ts';
+import { useTestServer, startTestServer, api, KEYS, removeDir, uploadText, waitForJob, spawnServer, baseEnv, tempDataDir, sendRaw } from '../helpers/server.ts';
 
 const server = useTestServer();
 
@@ -175,4 +175,23 @@ test('a purge past its deadline answers 503 publication_purge_timeout; repeating
     await server.close();
     removeDir(server.dataDir);
   }
+});
+
+test('a client sending Content-Type: application/json on every request can delete and restore (no body to parse)', async () => {
+  await ingest(server.url, KEYS.alpha, 'json-client', 'v1', 'Standing instruction for the payroll account.');
+  const json = { 'Content-Type': 'application/json' };
+  const deleted = await api(server.url, '/document/json-client?mode=soft', { method: 'DELETE', key: KEYS.alpha, headers: json });
+  assert.equal(deleted.status, 200, deleted.text);
+  assert.equal(deleted.json.status, 'soft_deleted');
+  const restored = await api(server.url, '/document/json-client/restore', { method: 'POST', key: KEYS.alpha, headers: json });
+  assert.equal(restored.status, 200, restored.text);
+  assert.equal(restored.json.status, 'restored');
+  const text = await api(server.url, '/document/json-client/text', { key: KEYS.alpha, headers: json });
+  assert.equal(text.status, 200, text.text);
+  // A route that takes a body still refuses an empty one.
+  const search = await sendRaw(server.url, '/search', { method: 'POST', headers: { ...json, 'X-API-Key': KEYS.alpha }, body: '' });
+  assert.equal(search.status, 422, search.text);
+  const hard = await api(server.url, '/document/json-client?mode=hard', { method: 'DELETE', key: KEYS.alpha, headers: json });
+  assert.equal(hard.status, 200, hard.text);
+  assert.equal(hard.json.status, 'hard_deleted');
 });
