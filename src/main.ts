@@ -64,7 +64,7 @@ function supervise(config: Config): void {
   };
 
   const start = (slot: Slot) => {
-    cluster.setupPrimary({ exec: ENTRY[slot.role], silent: false });
+    cluster.setupPrimary({ exec: ENTRY[slot.role], silent: false, execArgv: [...process.execArgv, `--max-semi-space-size=${config.v8MaxSemiSpaceMb}`] });
     // The allocator setting is read by glibc when the child starts, so it travels in the child's environment.
     const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role, MALLOC_MMAP_THRESHOLD_: config.mallocMmapThreshold });
     slot.child = child;

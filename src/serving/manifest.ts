@@ -52,9 +52,15 @@ export function computeManifest(
   chunks: readonly Pick<ChunkRecord, 'chunkIndex' | 'text'>[],
   leaves: readonly MetadataLeaf[],
   lanes?: Uint8Array,
+  wordCounts?: Iterable<readonly [string, number]>,
 ): Manifest {
-  const counts = new Map<string, number>();
-  for (const chunk of chunks) for (const word of vocabularyWordsOf(chunk.text)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  // The fuzzy lane's words, unless the caller counted them already (the lanes hold the same counts).
+  let counts = wordCounts;
+  if (!counts) {
+    const counted = new Map<string, number>();
+    for (const chunk of chunks) for (const word of vocabularyWordsOf(chunk.text)) counted.set(word, (counted.get(word) ?? 0) + 1);
+    counts = counted;
+  }
   return {
     record_id: recordIdOf(ref.documentId, ref.versionId, ref.jobId),
     document_id: ref.documentId,
@@ -98,6 +104,8 @@ export function lanesAndManifest(
   leaves: readonly MetadataLeaf[],
   title: string | null,
 ): { lanes: Uint8Array; manifest: JsonObject } {
-  const lanes = encodeLanes(lanesOf(chunks, title, chunks[0]?.vector.length ?? 0));
-  return { lanes, manifest: computeManifest(ref, chunks, leaves, lanes) as unknown as JsonObject };
+  const decoded = lanesOf(chunks, title, chunks[0]?.vector.length ?? 0);
+  const lanes = encodeLanes(decoded);
+  const wordCounts = decoded.words.map((word, id): [string, number] => [word, decoded.wordCounts[id]]);
+  return { lanes, manifest: computeManifest(ref, chunks, leaves, lanes, wordCounts) as unknown as JsonObject };
 }

@@ -131,6 +131,12 @@ export interface PublicationChanges {
 /** The log is compacted on every this-many-th append (a cheap indexed delete). */
 export const PUBLICATION_LOG_COMPACTION_EVERY = 64;
 
+/**
+ * Chunk texts of one generation read by one statement (an answer shows at most 3 evidence items a version;
+ * a statement is prepared once for each batch size up to this).
+ */
+export const CHUNK_TEXT_READ_BATCH = 4;
+
 interface LogRow {
   seq: number;
   kind: 'activate' | 'remove';
@@ -369,9 +375,25 @@ export class ClientStore {
    * order asked: what a search reads for the rows of its answer.
    */
   async chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(string | null)[]> {
-    // Chunks of a generation never change, so point reads need no enclosing transaction.
-    const read = cachedStatement(this.db, 'SELECT text FROM chunks WHERE generation = ? AND chunk_index = ?');
-    return keys.map((key) => (read.get(key.generation, key.chunkIndex) as { text: string } | undefined)?.text ?? null);
+    // Chunks of a generation never change, so the reads need no enclosing transaction. The chunks asked of
+    // one generation (an answer's evidence items of a version) are read by one statement, a few at a time.
+    const out: (string | null)[] = keys.map(() => null);
+    const byGeneration = new Map<number, number[]>();
+    keys.forEach((key, at) => {
+      const wanted = byGeneration.get(key.generation);
+      if (wanted) wanted.push(at);
+      else byGeneration.set(key.generation, [at]);
+    });
+    for (const [generation, positions] of byGeneration) {
+      for (let from = 0; from < positions.length; from += CHUNK_TEXT_READ_BATCH) {
+        const batch = positions.slice(from, from + CHUNK_TEXT_READ_BATCH);
+        const read = cachedStatement(this.db, `SELECT chunk_index, text FROM chunks WHERE generation = ? AND chunk_index IN (${batch.map(() => '?').join(', ')})`);
+        const rows = read.all(generation, ...batch.map((at) => keys[at].chunkIndex)) as { chunk_index: number; text: string }[];
+        const texts = new Map(rows.map((row) => [row.chunk_index, row.text]));
+        for (const at of batch) out[at] = texts.get(keys[at].chunkIndex) ?? null;
+      }
+    }
+    return out;
   }
 
   /** Up to `limit` chunks of a generation from the `offset`-th in document order (the rows of one answer). */
@@ -551,17 +573,25 @@ export class ClientStore {
 
   /**
    * What the Client holds over its active generations (per-Client quotas), without the given Document Version
-   * (the one an upload would replace); read from generation rows only, never from the chunks.
+   * (the one an upload would replace): running totals, never a sum over the generations or their chunks.
    */
   async usage(besides: { documentId: string; versionKey: string }): Promise<UsageBesides> {
-    const row = this.db
-      .prepare(
-        `SELECT COUNT(DISTINCT document_id) AS documents, COALESCE(SUM(chunk_count), 0) AS chunks, COALESCE(SUM(text_bytes), 0) AS text_bytes,
-           COALESCE(MAX(CASE WHEN document_id = ? THEN 1 ELSE 0 END), 0) AS document_present
-         FROM generations WHERE state = 'active' AND NOT (document_id = ? AND version_key = ?)`,
-      )
-      .get(besides.documentId, besides.documentId, besides.versionKey) as { documents: number; chunks: number; text_bytes: number; document_present: number };
-    return { documents: row.documents, chunks: row.chunks, textBytes: row.text_bytes, documentPresent: row.document_present === 1 };
+    return readTransaction(this.db, () => {
+      // Running totals (kept by triggers, client-migrations.ts) less the version an upload would replace.
+      const totals = cachedStatement(this.db, 'SELECT documents, chunks, text_bytes FROM usage_totals WHERE id = 1').get() as { documents: number; chunks: number; text_bytes: number };
+      const replaced = cachedStatement(this.db, `SELECT chunk_count, text_bytes FROM generations WHERE state = 'active' AND document_id = ? AND version_key = ?`).get(
+        besides.documentId,
+        besides.versionKey,
+      ) as { chunk_count: number; text_bytes: number } | undefined;
+      const versions = (cachedStatement(this.db, 'SELECT versions FROM active_documents WHERE document_id = ?').get(besides.documentId) as { versions: number } | undefined)?.versions ?? 0;
+      const otherVersions = versions - (replaced ? 1 : 0);
+      return {
+        documents: totals.documents - (replaced && otherVersions === 0 ? 1 : 0),
+        chunks: totals.chunks - (replaced?.chunk_count ?? 0),
+        textBytes: totals.text_bytes - (replaced?.text_bytes ?? 0),
+        documentPresent: otherVersions > 0,
+      };
+    });
   }
 
   /** The stored schema of the lanes (content, dense vectors, metadata leaves, generations and their log). */

@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Database } from './sqlite.ts';
-import { transaction } from './sqlite.ts';
+import { cachedStatement, transaction } from './sqlite.ts';
 import type { JobOperation, JobState, ReadinessState } from '../domain/job-states.ts';
 import type { JobRecord, NewJob } from '../domain/jobs.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
@@ -67,8 +67,8 @@ export class JobStore {
 
   async enqueue(job: NewJob): Promise<JobRecord> {
     const at = new Date(this.now()).toISOString();
-    const row = this.db
-      .prepare(
+    const row = cachedStatement(
+        this.db,
         `INSERT INTO jobs (job_id, client_id, operation, document_id, version_key, status, request, max_attempts, next_run_at, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?) RETURNING *`,
       )
@@ -78,12 +78,12 @@ export class JobStore {
 
   /** The Client's job, or null for an unknown id and for another Client's id alike. */
   async get(clientId: string, jobId: string): Promise<JobRecord | null> {
-    const row = this.db.prepare('SELECT * FROM jobs WHERE job_id = ? AND client_id = ?').get(jobId, clientId) as JobRow | undefined;
+    const row = cachedStatement(this.db, 'SELECT * FROM jobs WHERE job_id = ? AND client_id = ?').get(jobId, clientId) as JobRow | undefined;
     return row ? toRecord(row) : null;
   }
 
   async getById(jobId: string): Promise<JobRecord | null> {
-    const row = this.db.prepare('SELECT * FROM jobs WHERE job_id = ?').get(jobId) as JobRow | undefined;
+    const row = cachedStatement(this.db, 'SELECT * FROM jobs WHERE job_id = ?').get(jobId) as JobRow | undefined;
     return row ? toRecord(row) : null;
   }
 
@@ -94,8 +94,8 @@ export class JobStore {
   async claim(owner: string, leaseMs: number): Promise<JobRecord | null> {
     const now = this.now();
     return transaction(this.db, () => {
-      const row = this.db
-        .prepare(
+      const row = cachedStatement(
+          this.db,
           `SELECT seq FROM jobs
            WHERE (status IN ('pending', 'retrying') AND next_run_at <= ?)
               OR (status IN ('started', 'processing') AND lease_expires_at < ?)
@@ -103,8 +103,8 @@ export class JobStore {
         )
         .get(now, now) as { seq: number } | undefined;
       if (!row) return null;
-      const claimed = this.db
-        .prepare(
+      const claimed = cachedStatement(
+          this.db,
           `UPDATE jobs SET status = 'started', attempts = attempts + 1, lease_owner = ?, lease_expires_at = ?, updated_at = ?
            WHERE seq = ? RETURNING *`,
         )
@@ -116,8 +116,8 @@ export class JobStore {
   /** Extends a lease and optionally moves the job to another in-flight state; false when the lease was lost. */
   async heartbeat(jobId: string, owner: string, leaseMs: number, status?: JobState): Promise<boolean> {
     const now = this.now();
-    const changes = this.db
-      .prepare(
+    const changes = cachedStatement(
+        this.db,
         `UPDATE jobs SET lease_expires_at = ?, status = COALESCE(?, status), updated_at = ?
          WHERE job_id = ? AND lease_owner = ? AND status IN ('started', 'processing')`,
       )
@@ -128,8 +128,8 @@ export class JobStore {
   /** Records a terminal outcome; false when this owner no longer holds the job. */
   async finish(jobId: string, owner: string, outcome: { status: JobState; result?: JsonObject | null; error?: string | null; errorDetails?: JsonObject | null }): Promise<boolean> {
     const at = new Date(this.now()).toISOString();
-    const changes = this.db
-      .prepare(
+    const changes = cachedStatement(
+        this.db,
         `UPDATE jobs SET status = ?, result = ?, error = ?, error_details = ?, lease_owner = NULL, lease_expires_at = NULL,
            updated_at = ?, completed_at = ?
          WHERE job_id = ? AND lease_owner = ?`,
@@ -149,8 +149,8 @@ export class JobStore {
 
   async scheduleRetry(jobId: string, owner: string, error: string, delayMs: number): Promise<boolean> {
     const now = this.now();
-    const changes = this.db
-      .prepare(
+    const changes = cachedStatement(
+        this.db,
         `UPDATE jobs SET status = 'retrying', error = ?, next_run_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
          WHERE job_id = ? AND lease_owner = ?`,
       )
@@ -160,7 +160,7 @@ export class JobStore {
 
   /** Keeps a running job's intermediate facts (what it staged) so a later attempt can resume from them. */
   async recordProgress(jobId: string, owner: string, progress: JsonObject): Promise<boolean> {
-    const changes = this.db.prepare('UPDATE jobs SET result = ? WHERE job_id = ? AND lease_owner = ?').run(JSON.stringify(progress), jobId, owner).changes;
+    const changes = cachedStatement(this.db, 'UPDATE jobs SET result = ? WHERE job_id = ? AND lease_owner = ?').run(JSON.stringify(progress), jobId, owner).changes;
     return Number(changes) === 1;
   }
 
@@ -170,8 +170,8 @@ export class JobStore {
    */
   async waitForPublication(jobId: string, owner: string, message: string, delayMs: number): Promise<boolean> {
     const now = this.now();
-    const changes = this.db
-      .prepare(
+    const changes = cachedStatement(
+        this.db,
         `UPDATE jobs SET status = 'retrying', error = ?, next_run_at = ?, attempts = attempts - 1,
            publication_wait_since = COALESCE(publication_wait_since, ?), lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
          WHERE job_id = ? AND lease_owner = ?`,
@@ -182,8 +182,8 @@ export class JobStore {
 
   /** Hands a claimed job back untouched (graceful shutdown): the attempt does not count. */
   async release(jobId: string, owner: string): Promise<void> {
-    this.db
-      .prepare(
+    cachedStatement(
+        this.db,
         `UPDATE jobs SET status = CASE WHEN attempts > 1 THEN 'retrying' ELSE 'pending' END, attempts = attempts - 1,
            lease_owner = NULL, lease_expires_at = NULL, next_run_at = ?, updated_at = ?
          WHERE job_id = ? AND lease_owner = ?`,
@@ -193,8 +193,8 @@ export class JobStore {
 
   /** The newest upload job accepted for a Document Version (the one that owns it). */
   async newestEmbedJob(clientId: string, documentId: string, versionKey: string): Promise<JobRecord | null> {
-    const row = this.db
-      .prepare(
+    const row = cachedStatement(
+        this.db,
         `SELECT * FROM jobs WHERE client_id = ? AND document_id = ? AND version_key = ? AND operation = 'embed'
          ORDER BY seq DESC LIMIT 1`,
       )
@@ -205,15 +205,14 @@ export class JobStore {
   /** Removes job bindings of a hard-deleted document (all versions when versionKey is null). */
   async deleteForDocument(clientId: string, documentId: string, versionKey: string | null): Promise<string[]> {
     const rows = (versionKey === null
-      ? this.db.prepare('DELETE FROM jobs WHERE client_id = ? AND document_id = ? RETURNING job_id').all(clientId, documentId)
-      : this.db
-          .prepare('DELETE FROM jobs WHERE client_id = ? AND document_id = ? AND (version_key = ? OR version_key IS NULL) RETURNING job_id')
+      ? cachedStatement(this.db, 'DELETE FROM jobs WHERE client_id = ? AND document_id = ? RETURNING job_id').all(clientId, documentId)
+      : cachedStatement(this.db, 'DELETE FROM jobs WHERE client_id = ? AND document_id = ? AND (version_key = ? OR version_key IS NULL) RETURNING job_id')
           .all(clientId, documentId, versionKey)) as { job_id: string }[];
     return rows.map((row) => row.job_id);
   }
 
   async countsByOperationAndState(): Promise<{ operation: string; status: string; count: number }[]> {
-    return this.db.prepare('SELECT operation, status, COUNT(*) AS count FROM jobs GROUP BY operation, status').all() as {
+    return cachedStatement(this.db, 'SELECT operation, status, COUNT(*) AS count FROM jobs GROUP BY operation, status').all() as {
       operation: string;
       status: string;
       count: number;
@@ -222,8 +221,7 @@ export class JobStore {
 
   /** Upload files that jobs not yet terminal still need. */
   async liveUploadNames(): Promise<Set<string>> {
-    const rows = this.db
-      .prepare(`SELECT json_extract(request, '$.upload') AS upload FROM jobs WHERE status NOT IN ('completed', 'superseded', 'failed', 'partial_failed')`)
+    const rows = cachedStatement(this.db, `SELECT json_extract(request, '$.upload') AS upload FROM jobs WHERE status NOT IN ('completed', 'superseded', 'failed', 'partial_failed')`)
       .all() as { upload: string | null }[];
     return new Set(rows.flatMap((row) => (row.upload ? [row.upload] : [])));
   }
@@ -233,8 +231,8 @@ export class JobStore {
    * inline, so a Client without a recorded state has no pre-discovery data and has converged to ready.
    */
   async readiness(clientId: string): Promise<{ state: ReadinessState; backfillJobId: string | null; updatedAt: string | null }> {
-    const row = this.db
-      .prepare(
+    const row = cachedStatement(
+        this.db,
         `SELECT r.state, r.backfill_job_id, r.updated_at, j.status AS job_status FROM readiness r
          LEFT JOIN jobs j ON j.job_id = r.backfill_job_id WHERE r.client_id = ?`,
       )
@@ -247,8 +245,8 @@ export class JobStore {
   }
 
   async setReadiness(clientId: string, state: ReadinessState, backfillJobId: string | null = null): Promise<void> {
-    this.db
-      .prepare(
+    cachedStatement(
+        this.db,
         `INSERT INTO readiness (client_id, state, backfill_job_id, updated_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (client_id) DO UPDATE SET state = excluded.state, backfill_job_id = excluded.backfill_job_id, updated_at = excluded.updated_at`,
       )

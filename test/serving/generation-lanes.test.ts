@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chunkTextHash, decodeLanes, encodeLanes, lanesDigest, LanesFormatError, lanesOf, NO_PAGE } from '../../src/serving/generation-lanes.ts';
 import { verifyEvidence, evidenceInputOf } from '../../src/serving/evidence.ts';
-import { lanesAndManifest } from '../../src/serving/manifest.ts';
+import { computeManifest, lanesAndManifest } from '../../src/serving/manifest.ts';
 import { Storage } from '../../src/storage/storage.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
 import { inlineSegmentBuilder } from '../../src/serving/segment.ts';
@@ -68,6 +68,8 @@ test('evidence of a generation with lane data is checked through it: its digest 
   delete (noLaneEvidence as Record<string, unknown>).lanes;
   assert.equal(verifyEvidence(evidenceInputOf({ ...served, manifest: noLaneEvidence })).state, 'corrupt', 'lane data the manifest does not prove is not served');
   assert.equal(lanesDigest(lanes), (manifest.lanes as { digest: string }).digest);
+  // The fuzzy lane's counts taken from the lanes are the ones counted from the chunks' texts.
+  assert.deepEqual(manifest, computeManifest({ documentId: 'doc', versionId: 'doc', jobId: null }, base.chunks, [], lanes));
 });
 
 test('a Client loaded from lane data serves what indexing its chunks serves (data written before lanes existed)', async () => {
