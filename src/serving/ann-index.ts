@@ -117,8 +117,10 @@ export class AnnGraph {
   nearestRows(query: Float32Array, count: number): Uint32Array {
     const { keys } = this.index.search(quantizeQuery(query), Math.max(1, Math.min(count, this.rows)), 1);
     const out = new Uint32Array(keys.length);
-    for (let i = 0; i < keys.length; i++) out[i] = Number(keys[i]);
-    return out;
+    let found = 0;
+    // A graph file names rows by key; one that is not this segment's cannot propose a row it lacks.
+    for (let i = 0; i < keys.length; i++) if (keys[i] < this.rows) out[found++] = Number(keys[i]);
+    return found === out.length ? out : out.subarray(0, found);
   }
 }
 

@@ -2,8 +2,10 @@
 // restarting over the same Client, or a second api process serving it, maps the graph instead of spending
 // about a CPU-minute per 100,000 rows rebuilding it. A file is named by the digest of what it indexes (the
 // build parameters and the codes) and by the digest of its own bytes, which is checked before it is used: a
-// truncated or damaged file is removed and rebuilt, never mapped. The directory is a cache: anything in it
-// may be deleted at any time; the oldest files go first once it holds more than its budget.
+// truncated or damaged file is removed and rebuilt, never mapped. A graph only proposes rows, which the dense
+// lane scores from its own codes and checks for eligibility, so even a foreign graph could cost recall, never
+// correctness. The directory is a cache: anything in it may be deleted at any time; the oldest files go first
+// once it holds more than its budget.
 
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';

@@ -11,11 +11,16 @@ export type Database = DatabaseSync;
 /** How long a writer waits for another connection's lock before SQLite reports busy. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
-export function openDatabase(path: string, migrations: readonly string[]): Database {
+/**
+ * `cacheKiB`: the connection's page cache (SQLite's default is 2,000 KiB). It is process memory, kept for
+ * as long as the connection is open; pages beyond it are read from the operating system's file cache.
+ */
+export function openDatabase(path: string, migrations: readonly string[], options: { cacheKiB?: number } = {}): Database {
   mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path);
   // The busy timeout comes first: several processes open the same files, and switching to WAL takes a lock.
   db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;`);
+  if (options.cacheKiB !== undefined) db.exec(`PRAGMA cache_size = -${Math.max(1, Math.floor(options.cacheKiB))}`);
   migrate(db, migrations);
   return db;
 }
