@@ -14,8 +14,8 @@ const SETTINGS = {
   DOCUMENT_MAX_SHEETS: ['documentMaxSheets', 256],
   DOCUMENT_MAX_CELLS: ['documentMaxCells', 1_000_000],
   CLIENT_MAX_DOCUMENTS: ['clientMaxDocuments', 100_000],
-  CLIENT_MAX_CHUNKS: ['clientMaxChunks', 100_000],
-  CLIENT_MAX_TEXT_BYTES: ['clientMaxTextBytes', 256 * 1024 * 1024],
+  CLIENT_MAX_CHUNKS: ['clientMaxChunks', 1_000_000],
+  CLIENT_MAX_TEXT_BYTES: ['clientMaxTextBytes', 2048 * 1024 * 1024],
   TEXT_READ_MAX_CHUNKS: ['textReadMaxChunks', 500],
   TEXT_READ_MAX_CHARS: ['textReadMaxChars', 1_000_000],
 } as const;
@@ -42,5 +42,5 @@ test('parsing without configuration uses the same defaults as the settings', () 
   assert.equal(MAX_DOCUMENT_PAGES, config.documentMaxPages);
   assert.equal(MAX_WORKBOOK_SHEETS, config.documentMaxSheets);
   assert.equal(MAX_WORKBOOK_CELLS, config.documentMaxCells);
-  assert.deepEqual(clientQuotasOf(config), { maxDocuments: 100_000, maxChunks: 100_000, maxTextBytes: 256 * 1024 * 1024 });
+  assert.deepEqual(clientQuotasOf(config), { maxDocuments: 100_000, maxChunks: 1_000_000, maxTextBytes: 2048 * 1024 * 1024 });
 });
