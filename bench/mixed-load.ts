@@ -51,7 +51,7 @@ const queries = [...scifact.queries.values()];
 /** A deterministic stream of numbers in [0, 1), so that two runs send the same load. */
 let seed = 20_261_124;
 function random(): number {
-  seed = (seed * 1_103_515_245 + 12_345) >>> 0;
+  seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
   return seed / 2 ** 32;
 }
 const pick = <T>(items: readonly T[]): T | undefined => (items.length === 0 ? undefined : items[Math.floor(random() * items.length)]);

@@ -102,6 +102,10 @@ try {
     }
     const snapshot = await servedSnapshot(service, CLIENT);
     const vocabulary = snapshotVocabulary(snapshot);
+    for (const segment of snapshot.segments) {
+      // The seeded corpus repeats SciFact's abstracts: identical chunks share one graph node.
+      if (segment.ann.graph) console.log(`graph of a segment of ${segment.rows} rows: ${segment.ann.graph.nodes} nodes (distinct rows)`);
+    }
     const parts = { normalize: [] as number[], embed: [] as number[], sparse: [] as number[], dense: [] as number[] };
     for (const query of queries) {
       let t = performance.now();

@@ -1,6 +1,7 @@
 // The dense lane: cosine similarity of a unit query vector against eligible chunks' int8 codes. Each segment
-// is searched the cheapest way that stays exact about eligibility: its HNSW graph proposes rows when most
-// rows are eligible (approximate), otherwise rows are scanned exhaustively (natively for large segments).
+// is searched the cheapest way that stays exact about eligibility: its HNSW graph proposes rows (by groups of
+// identical ones) when most rows are eligible (approximate), otherwise rows are scanned exhaustively (natively
+// for large segments).
 // Every proposed row is scored from the codes and checked against the eligibility mask here.
 
 import type { Segment } from '../serving/segment.ts';
@@ -8,6 +9,7 @@ import { QUANTIZED_MIN_ROWS } from '../serving/segment.ts';
 import { newTopK, offer, drainSorted } from './top-k.ts';
 import type { TopK } from './top-k.ts';
 import { quantizationAvailable, quantizedDot, topRowsByInnerProduct } from '../serving/quantized-scan.ts';
+import type { RowGroups } from '../serving/distinct-rows.ts';
 
 /** Chunks below this cosine are not dense candidates (they would only add noise and inflate totals). */
 export const DENSE_CANDIDATE_FLOOR = 0.2;
@@ -88,6 +90,31 @@ function scoreProposed(segment: Segment, rows: ArrayLike<number>, query: Float32
   if (rows.length < ordinals.length && lastScore >= floor) scan.saturated = true;
 }
 
+/**
+ * Scores the groups of identical rows a graph proposed (nearest first): one score per group, given to each of
+ * its eligible rows; flags saturation when it stopped early.
+ */
+function scoreGroups(segment: Segment, groups: RowGroups, proposed: ArrayLike<number>, query: Float32Array, eligible: Uint8Array, floor: number, scan: Scan): void {
+  const { ordinals, codes, dimensions } = segment;
+  let lastScore = Number.POSITIVE_INFINITY;
+  let rowsSeen = 0;
+  for (let i = 0; i < proposed.length; i++) {
+    const from = groups.starts[proposed[i]];
+    const to = groups.starts[proposed[i] + 1];
+    const score = quantizedDot(codes, groups.members[from], dimensions, query);
+    lastScore = score;
+    rowsSeen += to - from;
+    if (score < floor) continue;
+    for (let member = from; member < to; member++) {
+      const ordinal = ordinals[groups.members[member]];
+      if (eligible[ordinal] !== 1) continue;
+      scan.matched++;
+      offer(scan.top, score, ordinal);
+    }
+  }
+  if (rowsSeen < ordinals.length && lastScore >= floor) scan.saturated = true;
+}
+
 function scanEligible(segment: Segment, query: Float32Array, eligible: Uint8Array, floor: number, scan: Scan): void {
   const { ordinals, codes, dimensions } = segment;
   for (let row = 0; row < ordinals.length; row++) {
@@ -108,9 +135,9 @@ function searchSegment(segment: Segment, query: Float32Array, eligible: Uint8Arr
   const share = eligibleRows / rows;
   const graph = segment.ann.graph;
   if (graph && share >= ANN_MIN_ELIGIBLE_SHARE) {
-    // Ineligible rows take their share of the proposals, so ask for proportionally more.
+    // Ineligible rows take their share of the proposals, so ask for proportionally more (a group is one row or more).
     const wanted = Math.min(rows, Math.ceil(Math.max(ANN_CANDIDATES, depth) / share));
-    return scoreProposed(segment, graph.nearestRows(query, wanted), query, eligible, floor, scan);
+    return scoreGroups(segment, graph.groups, graph.nearestGroups(query, wanted), query, eligible, floor, scan);
   }
   if (quantizationAvailable() && share * 2 > 1) {
     // Native exhaustive first pass: enough rows that every ineligible row could sit among them and the cap

@@ -1,5 +1,5 @@
 // The approximate dense index of a large segment: an HNSW graph (usearch) over the segment's int8 codes,
-// keyed by row. A graph process (graph-process.ts) builds it into the graph cache (graph-cache.ts); the api
+// one vector per group of identical rows (distinct-rows.ts), keyed by group. A graph process (graph-process.ts) builds it into the graph cache (graph-cache.ts); the api
 // process maps the file and attaches the graph to its segment. Until then, and for small or heavily filtered
 // candidate sets, the dense lane scans exactly.
 // The graph only proposes rows: every proposed row is scored from the segment's own codes and checked for
@@ -7,10 +7,12 @@
 
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { quantizeQuery } from './quantized-scan.ts';
+import { groupCodes, groupOfRows, rowGroups } from './distinct-rows.ts';
+import type { RowGroups } from './distinct-rows.ts';
 
 /** Segments with at least this many rows get a graph: below it an exact scan costs about as much. */
 export const ANN_MIN_ROWS = 20_000;
@@ -76,7 +78,7 @@ function newIndex(dimensions: number): NativeIndex {
 export const ANN_ADD_BATCH_ROWS = 8192;
 
 /**
- * Builds the graph of `codes` (row-major int8, one row per segment row) and writes it to `path`; `abandoned`,
+ * Builds the graph of `codes` (row-major int8, one row per key) and writes it to `path`; `abandoned`,
  * asked between batches, stops the build (nothing is written).
  */
 export function writeAnnGraph(codes: Int8Array, dimensions: number, path: string, abandoned: () => boolean = () => false): boolean {
@@ -91,35 +93,44 @@ export function writeAnnGraph(codes: Int8Array, dimensions: number, path: string
   return true;
 }
 
-/** A graph mapped from its file: proposes the rows nearest a unit query. */
+/** A graph mapped from its file: proposes the groups of identical rows (distinct-rows.ts) nearest a unit query. */
 export class AnnGraph {
   private readonly index: NativeIndex;
-  readonly rows: number;
+  /** The segment's rows grouped by identical codes; the graph's keys are group numbers. */
+  readonly groups: RowGroups;
 
-  constructor(index: NativeIndex) {
+  constructor(index: NativeIndex, groups: RowGroups) {
+    if (index.size() !== groups.count) throw new Error(`a graph of ${index.size()} vectors cannot index ${groups.count} groups of rows`);
     this.index = index;
-    this.rows = index.size();
+    this.groups = groups;
+  }
+
+  /** Vectors in the graph: one per group of identical rows. */
+  get nodes(): number {
+    return this.groups.count;
   }
 
   /**
-   * Maps the graph file of a segment of `rows` rows (the mapping outlives the file, which may be removed at
-   * any time); a file that does not hold exactly those rows is refused.
+   * Maps the graph file of a segment of `rows` rows with its groups file (the mapping outlives the files,
+   * which may be removed at any time); files that do not describe exactly those rows are refused.
    */
-  static open(path: string, dimensions: number, rows: number): AnnGraph {
+  static open(path: string, groupsPath: string, dimensions: number, rows: number): AnnGraph {
+    const bytes = readFileSync(groupsPath);
+    if (bytes.byteLength !== rows * 4) throw new Error(`groups file ${groupsPath} holds ${bytes.byteLength / 4} rows, not ${rows}`);
+    const groupOfRow = new Uint32Array(rows);
+    new Uint8Array(groupOfRow.buffer).set(bytes);
     const index = newIndex(dimensions);
     index.view(path);
-    const graph = new AnnGraph(index);
-    if (graph.rows !== rows) throw new Error(`graph file ${path} holds ${graph.rows} rows, not ${rows}`);
-    return graph;
+    return new AnnGraph(index, rowGroups(groupOfRow));
   }
 
-  /** Up to `count` rows, nearest first. */
-  nearestRows(query: Float32Array, count: number): Uint32Array {
-    const { keys } = this.index.search(quantizeQuery(query), Math.max(1, Math.min(count, this.rows)), 1);
+  /** Up to `count` groups of rows, nearest first. */
+  nearestGroups(query: Float32Array, count: number): Uint32Array {
+    const { keys } = this.index.search(quantizeQuery(query), Math.max(1, Math.min(count, this.nodes)), 1);
     const out = new Uint32Array(keys.length);
     let found = 0;
-    // A graph file names rows by key; one that is not this segment's cannot propose a row it lacks.
-    for (let i = 0; i < keys.length; i++) if (keys[i] < this.rows) out[found++] = Number(keys[i]);
+    // A graph file names groups by key; one that is not this segment's cannot propose a group it lacks.
+    for (let i = 0; i < keys.length; i++) if (keys[i] < this.nodes) out[found++] = Number(keys[i]);
     return found === out.length ? out : out.subarray(0, found);
   }
 }
@@ -128,8 +139,11 @@ export class AnnGraph {
 export function buildAnnGraph(codes: Int8Array, dimensions: number): AnnGraph {
   const path = join(tmpdir(), `hds-ann-${process.pid}-${randomUUID()}.usearch`);
   try {
-    writeAnnGraph(codes, dimensions, path);
-    return AnnGraph.open(path, dimensions, codes.length / dimensions);
+    const groups = rowGroups(groupOfRows(codes, dimensions));
+    writeAnnGraph(groupCodes(codes, dimensions, groups), dimensions, path);
+    const index = newIndex(dimensions);
+    index.view(path);
+    return new AnnGraph(index, groups);
   } finally {
     rmSync(path, { force: true });
   }

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { AnnGraph } from './ann-index.ts';
+import type { CachedGraph } from './graph-cache.ts';
 
 const GRAPH_PROCESS = new URL('./graph-process.ts', import.meta.url).pathname;
 /** The graph cache's directory under DATA_DIR. */
@@ -28,11 +29,11 @@ export class GraphBuilder {
 
   /** The graph of these codes (row-major int8), built or found in the cache, mapped into this process. */
   async graphOf(codes: Int8Array, dimensions: number): Promise<AnnGraph> {
-    const path = await this.run(codes, dimensions);
-    return AnnGraph.open(path, dimensions, codes.length / dimensions);
+    const files = await this.run(codes, dimensions);
+    return AnnGraph.open(files.graph, files.groups, dimensions, codes.length / dimensions);
   }
 
-  private run(codes: Int8Array, dimensions: number): Promise<string> {
+  private run(codes: Int8Array, dimensions: number): Promise<CachedGraph> {
     if (this.closed) return Promise.reject(new Error('graph builder is closed'));
     return new Promise((resolve, reject) => {
       const child = spawn(process.execPath, [GRAPH_PROCESS, this.options.dir, String(dimensions), String(this.options.budgetBytes)], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -50,7 +51,7 @@ export class GraphBuilder {
         this.running.delete(child);
         try {
           if (code !== 0) throw new Error(`graph process ended with ${signal ?? `code ${code}`}: ${err.trim()}`);
-          resolve((JSON.parse(out) as { path: string }).path);
+          resolve(JSON.parse(out) as CachedGraph);
         } catch (error) {
           reject(error instanceof Error ? error : new Error(String(error)));
         }

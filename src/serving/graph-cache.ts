@@ -1,7 +1,8 @@
 // HNSW graphs kept on disk beside the store, one file per distinct set of int8 codes, so that an api process
 // restarting over the same Client, or a second api process serving it, maps the graph instead of spending
 // about a CPU-minute per 100,000 rows rebuilding it. A file is named by the digest of what it indexes (the
-// build parameters and the codes) and by the digest of its own bytes, which is checked before it is used: a
+// build parameters and the codes) and by the digest of its own bytes, which is checked before it is used (its
+// groups file beside it likewise): a
 // truncated or damaged file is removed and rebuilt, never mapped. A graph only proposes rows, which the dense
 // lane scores from its own codes and checks for eligibility, so even a foreign graph could cost recall, never
 // correctness. The directory is a cache: anything in it may be deleted at any time; the oldest files go first
@@ -13,8 +14,10 @@ import { join } from 'node:path';
 import { ANN_CONNECTIVITY, ANN_EXPANSION_ADD } from './ann-index.ts';
 
 /** Bumped when the file format or the way graphs are built changes, so that older files are never reused. */
-export const GRAPH_FORMAT = 'usearch-i8-ip-v1';
+export const GRAPH_FORMAT = 'usearch-i8-ip-groups-v2';
 const GRAPH_SUFFIX = '.usearch';
+/** Beside each graph, the group of every row of the segment (distinct-rows.ts), little-endian uint32. */
+const GROUPS_SUFFIX = '.groups';
 const LOCK_SUFFIX = '.lock';
 const PARTIAL_MARK = '.partial-';
 
@@ -30,12 +33,12 @@ function fileDigest(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16);
 }
 
-/** The graph of `key` when a file for it exists and its bytes match its name; a damaged one is removed. */
-export function cachedGraph(dir: string, key: string): string | null {
+/** The verified file of `key` with this suffix (touched: in use), or null; a damaged one is removed. */
+function cachedFile(dir: string, key: string, suffix: string): string | null {
   for (const name of safeList(dir)) {
-    if (!name.startsWith(`${key}.`) || !name.endsWith(GRAPH_SUFFIX) || name.includes(PARTIAL_MARK)) continue;
+    if (!name.startsWith(`${key}.`) || !name.endsWith(suffix) || name.includes(PARTIAL_MARK)) continue;
     const path = join(dir, name);
-    const recorded = name.slice(key.length + 1, -GRAPH_SUFFIX.length);
+    const recorded = name.slice(key.length + 1, -suffix.length);
     try {
       if (fileDigest(path) === recorded) {
         const now = new Date();
@@ -50,16 +53,31 @@ export function cachedGraph(dir: string, key: string): string | null {
   return null;
 }
 
-/** Moves a finished graph file into the cache under its key and its bytes' digest; returns its path. */
-export function storeGraph(dir: string, key: string, written: string): string {
-  const path = join(dir, `${key}.${fileDigest(written)}${GRAPH_SUFFIX}`);
-  renameSync(written, path);
-  return path;
+/** A graph and the row groups it was built over. */
+export interface CachedGraph {
+  graph: string;
+  groups: string;
 }
 
-/** A path in the cache for a graph being written by this process (never taken for a finished graph). */
-export function partialPath(dir: string, key: string): string {
-  return join(dir, `${key}${PARTIAL_MARK}${process.pid}`);
+/** The graph of `key` with its groups when both exist and their bytes match their names. */
+export function cachedGraph(dir: string, key: string): CachedGraph | null {
+  const graph = cachedFile(dir, key, GRAPH_SUFFIX);
+  const groups = graph && cachedFile(dir, key, GROUPS_SUFFIX);
+  return graph && groups ? { graph, groups } : null;
+}
+
+/** Moves a finished graph file and its groups file into the cache under the key and their bytes' digests. */
+export function storeGraph(dir: string, key: string, written: CachedGraph): CachedGraph {
+  const groups = join(dir, `${key}.${fileDigest(written.groups)}${GROUPS_SUFFIX}`);
+  renameSync(written.groups, groups);
+  const graph = join(dir, `${key}.${fileDigest(written.graph)}${GRAPH_SUFFIX}`);
+  renameSync(written.graph, graph);
+  return { graph, groups };
+}
+
+/** Paths in the cache for a graph and its groups being written by this process (never taken for finished ones). */
+export function partialPaths(dir: string, key: string): CachedGraph {
+  return { graph: join(dir, `${key}${PARTIAL_MARK}${process.pid}`), groups: join(dir, `${key}${PARTIAL_MARK}groups-${process.pid}`) };
 }
 
 function safeList(dir: string): string[] {
@@ -113,19 +131,19 @@ export function unlock(dir: string, key: string): void {
 }
 
 /**
- * Keeps the cache within `budgetBytes`: finished graphs are removed oldest first (by last use), except `keep`;
- * partial files and locks of processes that died are removed.
+ * Keeps the cache within `budgetBytes`: finished files are removed oldest first (by last use), except those
+ * of `keep`; partial files of processes that died are removed.
  */
-export function pruneGraphs(dir: string, budgetBytes: number, keep: string | null): void {
+export function pruneGraphs(dir: string, budgetBytes: number, keep: CachedGraph | null): void {
   const graphs: { path: string; bytes: number; used: number }[] = [];
   for (const name of safeList(dir)) {
     const path = join(dir, name);
     const partial = name.indexOf(PARTIAL_MARK);
     if (partial >= 0) {
-      if (!processAlive(Number(name.slice(partial + PARTIAL_MARK.length)))) rmSync(path, { force: true });
+      if (!processAlive(Number(name.slice(partial + PARTIAL_MARK.length).replace('groups-', '')))) rmSync(path, { force: true });
       continue;
     }
-    if (!name.endsWith(GRAPH_SUFFIX)) continue;
+    if (!name.endsWith(GRAPH_SUFFIX) && !name.endsWith(GROUPS_SUFFIX)) continue;
     try {
       const stat = statSync(path);
       graphs.push({ path, bytes: stat.size, used: stat.mtimeMs });
@@ -137,6 +155,6 @@ export function pruneGraphs(dir: string, budgetBytes: number, keep: string | nul
   let total = 0;
   for (const graph of graphs) {
     total += graph.bytes;
-    if (total > budgetBytes && graph.path !== keep) rmSync(graph.path, { force: true });
+    if (total > budgetBytes && graph.path !== keep?.graph && graph.path !== keep?.groups) rmSync(graph.path, { force: true });
   }
 }

@@ -1,12 +1,15 @@
 // A graph process: finds or builds the HNSW graph of one segment's int8 codes in the graph cache, then prints
 // the file's path. It runs apart from the api process so that a build's memory (several times the graph) is
 // returned when it exits, and a native fault in the graph library ends a build, not the server.
-// Usage (by graph-builder.ts): node graph-process.ts <cache dir> <dimensions> <cache budget bytes>, the codes on stdin.
+// Usage (by graph-builder.ts): node graph-process.ts <cache dir> <dimensions> <cache budget bytes>, the codes on
+// stdin; prints {"graph": path, "groups": path}.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { writeAnnGraph } from './ann-index.ts';
-import { cachedGraph, graphKey, partialPath, pruneGraphs, storeGraph, tryLock, unlock } from './graph-cache.ts';
+import { cachedGraph, graphKey, partialPaths, pruneGraphs, storeGraph, tryLock, unlock } from './graph-cache.ts';
+import type { CachedGraph } from './graph-cache.ts';
+import { groupCodes, groupOfRows, rowGroups } from './distinct-rows.ts';
 
 /** How often a process waiting on another's build of the same graph looks again. */
 const LOCK_POLL_MS = 250;
@@ -18,7 +21,7 @@ async function readCodes(): Promise<Int8Array> {
   return new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-async function graphOf(dir: string, codes: Int8Array, dimensions: number, budgetBytes: number): Promise<string> {
+async function graphOf(dir: string, codes: Int8Array, dimensions: number, budgetBytes: number): Promise<CachedGraph> {
   const key = graphKey(codes, dimensions);
   const parent = process.ppid;
   for (;;) {
@@ -31,15 +34,19 @@ async function graphOf(dir: string, codes: Int8Array, dimensions: number, budget
   try {
     const cached = cachedGraph(dir, key); // finished by the previous holder just before the lock was taken
     if (cached) return cached;
-    const partial = partialPath(dir, key);
+    const partial = partialPaths(dir, key);
     try {
+      // One vector per group of identical rows; the groups file maps the segment's rows to them.
+      const groupOfRow = groupOfRows(codes, dimensions);
+      writeFileSync(partial.groups, new Uint8Array(groupOfRow.buffer, groupOfRow.byteOffset, groupOfRow.byteLength));
       // An api process that went away (its parent pid changes) no longer wants the graph.
-      if (!writeAnnGraph(codes, dimensions, partial, () => process.ppid !== parent)) process.exit(1);
-      const path = storeGraph(dir, key, partial);
-      pruneGraphs(dir, budgetBytes, path);
-      return path;
+      if (!writeAnnGraph(groupCodes(codes, dimensions, rowGroups(groupOfRow)), dimensions, partial.graph, () => process.ppid !== parent)) process.exit(1);
+      const stored = storeGraph(dir, key, partial);
+      pruneGraphs(dir, budgetBytes, stored);
+      return stored;
     } finally {
-      rmSync(partial, { force: true });
+      rmSync(partial.graph, { force: true });
+      rmSync(partial.groups, { force: true });
     }
   } finally {
     unlock(dir, key);
@@ -53,4 +60,4 @@ if (!Number.isInteger(dimensions) || dimensions <= 0 || codes.length % dimension
   process.stderr.write(`graph process: ${codes.length} code bytes are not rows of ${dimensionsArg} dimensions\n`);
   process.exit(2);
 }
-process.stdout.write(`${JSON.stringify({ path: await graphOf(dir, codes, dimensions, Number(budgetArg)) })}\n`);
+process.stdout.write(`${JSON.stringify(await graphOf(dir, codes, dimensions, Number(budgetArg)))}\n`);

@@ -33,8 +33,9 @@ export function segmentBytes(segment: Segment): number {
       segment.vocabulary.words.length * VOCABULARY_WORD_BYTES;
     indexBytes.set(segment, bytes);
   }
-  // An HNSW graph holds its own int8 copy of the rows and about two links per connection per row.
-  const graph = segment.ann.graph ? segment.ann.graph.rows * (segment.dimensions + ANN_CONNECTIVITY * 2 * 4) : 0;
+  // An HNSW graph holds its own int8 copy of each distinct row and about two links per connection per row,
+  // and the segment's rows are mapped to its vectors and back (two uint32 a row).
+  const graph = segment.ann.graph ? segment.ann.graph.nodes * (segment.dimensions + ANN_CONNECTIVITY * 2 * 4) + segment.rows * 8 : 0;
   return bytes + graph;
 }
 

@@ -147,3 +147,35 @@ test('a large segment is searched through its HNSW graph once attached: only eli
     bruteForce(segment, query, sparse, 100, -1).hits.map((hit) => hit.ordinal),
   );
 });
+
+test('copies of one vector share a graph node; every eligible copy is still proposed and scored', async () => {
+  const next = random(29);
+  const distinct = corpus(ANN_MIN_ROWS / 4, next);
+  // Four copies of each vector, spread over the segment as copies of a chunk in many documents would be.
+  const vectors = Array.from({ length: ANN_MIN_ROWS }, (_, row) => distinct.vectors[row % distinct.vectors.length]);
+  const all: Corpus = { vectors, chunks: vectors.map((vector, ordinal) => ({ chunkIndex: ordinal, page: null, pageLabel: null, text: `chunk ${ordinal}`, vector })) };
+  const segment = build(all);
+  segment.ann.graph = await inlineSegmentBuilder.buildAnn(segment);
+  assert.ok(segment.ann.graph);
+  assert.equal(segment.ann.graph.nodes, distinct.vectors.length, 'one node per distinct vector');
+  const eligible = new Uint8Array(all.chunks.length).fill(1);
+  const copiesOf = (row: number) => [0, 1, 2, 3].map((copy) => (row % distinct.vectors.length) + copy * distinct.vectors.length);
+  eligible[copiesOf(7)[2]] = 0; // one copy is deleted
+  let found = 0;
+  let wanted = 0;
+  for (let q = 0; q < 20; q++) {
+    const target = (q * 389) % distinct.vectors.length;
+    const query = Float32Array.from(distinct.vectors[target], (value) => value + next() * 0.02);
+    const norm = Math.sqrt(cosine(query, query));
+    for (let d = 0; d < DIMS; d++) query[d] /= norm;
+    const result = searchDense([segment], query, eligible, { cap: 1000, floor: -1 });
+    assert.ok(result.hits.every((hit) => eligible[hit.ordinal] === 1), 'eligibility holds for every copy');
+    const expected = bruteForce(segment, query, eligible, 10, -1).hits;
+    const cutoff = expected[expected.length - 1].score;
+    wanted += expected.length;
+    found += result.hits.slice(0, 10).filter((hit) => hit.score >= cutoff).length;
+  }
+  assert.ok(found / wanted >= 0.9, `recall@10 (ties count): ${found / wanted}`);
+  const nearSeven = searchDense([segment], distinct.vectors[7], eligible, { cap: 1000, floor: -1 });
+  assert.deepEqual(nearSeven.hits.slice(0, 3).map((hit) => hit.ordinal).sort((a, b) => a - b), copiesOf(7).filter((row) => eligible[row] === 1));
+});

@@ -9,8 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { GraphBuilder } from '../../src/serving/graph-builder.ts';
-import { graphKey, partialPath, storeGraph } from '../../src/serving/graph-cache.ts';
+import { graphKey, partialPaths, storeGraph } from '../../src/serving/graph-cache.ts';
 import { writeAnnGraph } from '../../src/serving/ann-index.ts';
+import { groupOfRows } from '../../src/serving/distinct-rows.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 
 const DIMENSIONS = 32;
@@ -21,7 +22,7 @@ function randomCodes(rows: number, seed: number): Int8Array {
   let state = seed;
   const codes = new Int8Array(rows * DIMENSIONS);
   for (let i = 0; i < codes.length; i++) {
-    state = (state * 1_103_515_245 + 12_345) >>> 0;
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
     codes[i] = (state >>> 16) % 255 - 127;
   }
   return codes;
@@ -47,15 +48,15 @@ test('a graph is built once per set of codes: another builder maps the cached fi
   const second = new GraphBuilder({ dir, budgetBytes: 1 << 30 });
   try {
     const graph = await first.graphOf(codes, DIMENSIONS);
-    assert.equal(graph.rows, ROWS);
-    for (const row of [0, 321, ROWS - 1]) assert.equal(graph.nearestRows(rowVector(codes, row), 5)[0], row, `row ${row} is its own nearest`);
+    assert.equal(graph.nodes, ROWS);
+    for (const row of [0, 321, ROWS - 1]) assert.equal(graph.nearestGroups(rowVector(codes, row), 5)[0], row, `row ${row} is its own nearest`);
     const [file] = graphFiles(dir);
     assert.ok(file.startsWith(`${graphKey(codes, DIMENSIONS)}.`), 'named by what it indexes');
     const built = inode(join(dir, file));
 
     // Another api process (or this one restarted) with the same codes maps the same file.
     const again = await second.graphOf(codes, DIMENSIONS);
-    assert.equal(again.rows, ROWS);
+    assert.equal(again.nodes, ROWS);
     assert.deepEqual(graphFiles(dir), [file]);
     assert.equal(inode(join(dir, file)), built, 'the cached file was reused, not rewritten');
 
@@ -69,8 +70,8 @@ test('a graph is built once per set of codes: another builder maps the cached fi
     writeSync(fd, Buffer.alloc(64, 0xff), 0, 64, 4096);
     closeSync(fd);
     const rebuilt = await first.graphOf(codes, DIMENSIONS);
-    assert.equal(rebuilt.rows, ROWS);
-    assert.equal(rebuilt.nearestRows(rowVector(codes, 42), 1)[0], 42);
+    assert.equal(rebuilt.nodes, ROWS);
+    assert.equal(rebuilt.nearestGroups(rowVector(codes, 42), 1)[0], 42);
     const now = graphFiles(dir).find((name) => name.startsWith(`${graphKey(codes, DIMENSIONS)}.`))!;
     assert.notEqual(inode(join(dir, now)), built, 'a new file was written');
   } finally {
@@ -91,13 +92,14 @@ test('a build waits on the lock of a live builder and takes over the lock of a d
     // This test process holds the lock: the graph process must not build, only wait for this one's graph.
     writeFileSync(join(dir, `${key}.lock`), String(process.pid));
     const waiting = builder.graphOf(codes, DIMENSIONS);
-    const partial = partialPath(dir, key);
-    assert.equal(writeAnnGraph(codes, DIMENSIONS, partial), true);
-    const ours = storeGraph(dir, key, partial);
+    const partial = partialPaths(dir, key);
+    assert.equal(writeAnnGraph(codes, DIMENSIONS, partial.graph), true); // random rows: each its own group
+    writeFileSync(partial.groups, new Uint8Array(groupOfRows(codes, DIMENSIONS).buffer));
+    const ours = storeGraph(dir, key, partial).graph;
     const stored = inode(ours);
     rmSync(join(dir, `${key}.lock`));
     const graph = await waiting;
-    assert.equal(graph.rows, ROWS);
+    assert.equal(graph.nodes, ROWS);
     assert.deepEqual(graphFiles(dir).map((name) => join(dir, name)), [ours]);
     assert.equal(inode(ours), stored, 'the waiting process mapped this graph instead of building its own');
 
@@ -105,7 +107,7 @@ test('a build waits on the lock of a live builder and takes over the lock of a d
     const other = randomCodes(ROWS, 12);
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     writeFileSync(join(dir, `${graphKey(other, DIMENSIONS)}.lock`), dead.stdout);
-    assert.equal((await builder.graphOf(other, DIMENSIONS)).rows, ROWS);
+    assert.equal((await builder.graphOf(other, DIMENSIONS)).nodes, ROWS);
     assert.ok(!readdirSync(dir).some((name) => name.endsWith('.lock')), 'locks are released');
   } finally {
     builder.close();
@@ -128,6 +130,25 @@ test('the cache keeps to its budget, least recently used first, and a bad input 
     builder.close();
     await assert.rejects(building, /graph process ended with SIGTERM/);
     await assert.rejects(builder.graphOf(codes[0], DIMENSIONS), /closed/);
+  } finally {
+    builder.close();
+    removeDir(data);
+  }
+});
+
+test('identical rows share one vector of the graph, and a proposed group stands for all its rows', async () => {
+  const data = tempDataDir();
+  const distinct = randomCodes(300, 31);
+  // Rows 0..899: the 300 distinct rows three times over, interleaved, as copies of a chunk sit in a segment.
+  const codes = new Int8Array(900 * DIMENSIONS);
+  for (let row = 0; row < 900; row++) codes.set(distinct.subarray((row % 300) * DIMENSIONS, ((row % 300) + 1) * DIMENSIONS), row * DIMENSIONS);
+  const builder = new GraphBuilder({ dir: join(data, 'graphs'), budgetBytes: 1 << 30 });
+  try {
+    const graph = await builder.graphOf(codes, DIMENSIONS);
+    assert.equal(graph.nodes, 300, 'one vector per distinct row');
+    const [group] = graph.nearestGroups(rowVector(codes, 642), 1);
+    const { starts, members } = graph.groups;
+    assert.deepEqual([...members.subarray(starts[group], starts[group + 1])], [42, 342, 642], 'the group of row 642 holds its copies');
   } finally {
     builder.close();
     removeDir(data);
