@@ -4,6 +4,7 @@
 
 import cluster from 'node:cluster';
 import type { Worker as ClusterChild } from 'node:cluster';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AggregatorRegistry } from 'prom-client';
 import { loadConfigOrExit } from './process-runner.ts';
@@ -34,6 +35,12 @@ interface Slot {
   ready: boolean;
 }
 
+/**
+ * Node's compile cache for the processes started here (type-stripped and compiled modules, by content): a
+ * process starts in about half the time once its modules are cached. NODE_COMPILE_CACHE, when set, wins.
+ */
+export const COMPILE_CACHE_DIR = 'compile-cache';
+
 function say(line: string): void {
   process.stdout.write(`${line}\n`);
 }
@@ -43,6 +50,7 @@ function supervise(config: Config): void {
     ...Array.from({ length: config.apiProcesses }, (_, index): Slot => ({ role: 'api', index, child: null, startedAt: 0, failures: 0, ready: false })),
     ...Array.from({ length: config.workerProcesses }, (_, index): Slot => ({ role: 'worker', index, child: null, startedAt: 0, failures: 0, ready: false })),
   ];
+  const compileCache = process.env.NODE_COMPILE_CACHE || join(config.dataDir, COMPILE_CACHE_DIR);
   let stopping = false;
   let url: string | null = null;
   let announcedListening = false;
@@ -65,8 +73,9 @@ function supervise(config: Config): void {
 
   const start = (slot: Slot) => {
     cluster.setupPrimary({ exec: ENTRY[slot.role], silent: false, execArgv: [...process.execArgv, `--max-semi-space-size=${config.v8MaxSemiSpaceMb}`] });
-    // The allocator setting is read by glibc when the child starts, so it travels in the child's environment.
-    const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role, MALLOC_MMAP_THRESHOLD_: config.mallocMmapThreshold });
+    // The allocator setting is read by glibc when the child starts, so it travels in the child's environment;
+    // so does Node's compile cache, which its children (graph and parse processes) inherit.
+    const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role, MALLOC_MMAP_THRESHOLD_: config.mallocMmapThreshold, NODE_COMPILE_CACHE: compileCache });
     slot.child = child;
     slot.ready = false;
     slot.startedAt = Date.now();

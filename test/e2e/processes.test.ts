@@ -5,19 +5,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { api, baseEnv, KEYS, removeDir, spawnServer, startTestServer, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
 import { childPids, fresh, searchIds, setMode, sleep, until } from '../helpers/processes.ts';
 
 test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PROCESSES workers', async () => {
-  const server = await spawnServer(baseEnv(tempDataDir(), { API_PROCESSES: '2', WORKER_PROCESSES: '1', V8_MAX_SEMI_SPACE_MB: '12', MALLOC_MMAP_THRESHOLD_: '65536' }));
+  const dataDir = tempDataDir();
+  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', WORKER_PROCESSES: '1', V8_MAX_SEMI_SPACE_MB: '12', MALLOC_MMAP_THRESHOLD_: '65536' }));
   try {
     assert.equal(childPids(server, 'api').length, 2);
     assert.equal(childPids(server, 'worker').length, 1);
     for (const pid of [...childPids(server, 'api'), ...childPids(server, 'worker')]) {
       // Memory settings reach every child: V8's young generation by flag, glibc's threshold by environment.
       assert.ok(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--max-semi-space-size=12'), `process ${pid} flags`);
-      assert.ok(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes('MALLOC_MMAP_THRESHOLD_=65536'), `process ${pid} environment`);
+      const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      assert.ok(environment.includes('MALLOC_MMAP_THRESHOLD_=65536'), `process ${pid} environment`);
+      assert.ok(environment.includes(`NODE_COMPILE_CACHE=${join(dataDir, 'compile-cache')}`), `process ${pid} compile cache`);
     }
     const answering = new Set<number>();
     for (let i = 0; i < 20 && answering.size < 2; i++) answering.add((await fresh(server.url, '/health')).json.diagnostics.publication.recovery_evidence.process_id);
