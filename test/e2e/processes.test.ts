@@ -28,6 +28,7 @@ test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PRO
     assert.equal(answering.size, 2, 'both api processes answer on the shared port');
   } finally {
     assert.equal(await server.stop(), 0, 'SIGTERM drains every process and exits 0');
+    removeDir(dataDir);
   }
 });
 
