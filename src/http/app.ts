@@ -66,7 +66,8 @@ function handleError(services: Services) {
     if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') {
       return sendServiceError(request, reply, new ServiceError('unsupported_media_type'));
     }
-    if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
+    // Only a request body is a client's JSON: stored JSON that does not parse is the service's fault, not a 422.
+    if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
       return sendError(request, reply, jsonDecodeFailure());
     }
     const status = (error as FastifyError).statusCode;

@@ -37,6 +37,19 @@ interface ChunkRow {
   vector: Uint8Array;
 }
 
+/**
+ * A stored manifest as evidence: text that is not a JSON object reads as an empty manifest, which proves
+ * nothing, so the generation's reads fail closed as unauthoritative instead of its Client's every read failing.
+ */
+function storedManifest(text: string): JsonObject {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as JsonObject) : {};
+  } catch {
+    return {};
+  }
+}
+
 function toGeneration(row: GenerationRow): GenerationRecord {
   return {
     generation: row.generation,
@@ -52,7 +65,7 @@ function toGeneration(row: GenerationRow): GenerationRecord {
     embedding: JSON.parse(row.embedding),
     deletion: { deleted: row.deleted === 1, deletedAt: row.deleted_at, deletedBy: row.deleted_by },
     chunkCount: row.chunk_count,
-    manifest: JSON.parse(row.manifest),
+    manifest: storedManifest(row.manifest),
     leavesIndexed: row.leaves_indexed !== 0,
   };
 }

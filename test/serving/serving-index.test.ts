@@ -3,6 +3,9 @@
 
 import { test } from 'node:test';
 import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { versionKey } from '../../src/domain/identity.ts';
 import assert from 'node:assert/strict';
 import { Storage } from '../../src/storage/storage.ts';
 import { PUBLICATION_LOG_COMPACTION_EVERY } from '../../src/storage/client-store.ts';
@@ -128,6 +131,27 @@ test('evidence is verified on the segment thread as it is inline: good, non-auth
     assert.equal((threaded[2] as { lane: string }).lane, 'content');
   } finally {
     await builder.close();
+    storage.close();
+    removeDir(dir);
+  }
+});
+
+test('a generation whose stored manifest is not JSON is served as unauthoritative; the rest of its Client loads', async () => {
+  const dir = tempDataDir();
+  await seedVersions(dir, 'c', 'doc', [{ versionId: 'v1', text: 'Cash book entry one.' }, { versionId: 'v2', text: 'Cash book entry two.' }]);
+  const storage = new Storage(dir);
+  try {
+    const store = storage.client('c');
+    const damaged = (await store.activeGeneration('doc', versionKey('v2')))!.generation;
+    const file = join(dir, 'clients', readdirSync(join(dir, 'clients')).find((name) => name.endsWith('.db'))!);
+    const db = new DatabaseSync(file);
+    db.prepare(`UPDATE generations SET manifest = '{not json' WHERE generation = ?`).run(damaged);
+    db.close();
+    const index = new ServingIndex(storage, DIMENSIONS, inlineSegmentBuilder);
+    await index.catchUp('c');
+    const states = Object.fromEntries([...index.snapshot('c').versions.values()].map((version) => [version.versionId, version.evidence.state]));
+    assert.deepEqual(states, { v1: 'verified', v2: 'unauthoritative' });
+  } finally {
     storage.close();
     removeDir(dir);
   }
