@@ -98,7 +98,8 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
   `,
   // Quota usage kept as running totals beside the generations, so checking a quota costs the same whatever the
   // Client holds (it summed every active generation: about 1 ms at 100,000 chunks, on every upload and stage).
-  // Triggers keep them in the transaction that changes a generation's state; the totals start from the data.
+  // Triggers keep them in the transaction that changes a generation's state (generations are inserted staged,
+  // so only a change of state or a deletion moves them); the totals start from the data.
   `
   CREATE TABLE usage_totals (
     id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -117,15 +118,6 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
     FROM generations WHERE state = 'active';
   CREATE TRIGGER usage_generation_enters AFTER UPDATE OF state ON generations
     WHEN NEW.state = 'active' AND OLD.state <> 'active'
-  BEGIN
-    INSERT INTO active_documents (document_id, versions) VALUES (NEW.document_id, 1)
-      ON CONFLICT (document_id) DO UPDATE SET versions = versions + 1;
-    UPDATE usage_totals SET chunks = chunks + NEW.chunk_count, text_bytes = text_bytes + NEW.text_bytes,
-      documents = documents + (SELECT versions = 1 FROM active_documents WHERE document_id = NEW.document_id)
-      WHERE id = 1;
-  END;
-  CREATE TRIGGER usage_generation_inserted_active AFTER INSERT ON generations
-    WHEN NEW.state = 'active'
   BEGIN
     INSERT INTO active_documents (document_id, versions) VALUES (NEW.document_id, 1)
       ON CONFLICT (document_id) DO UPDATE SET versions = versions + 1;

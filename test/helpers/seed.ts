@@ -12,28 +12,28 @@ import { versionKey } from '../../src/domain/identity.ts';
 import type { JsonObject } from '../../src/domain/canonical-metadata.ts';
 
 /**
- * Seeds `versions.length` versions of one document, one chunk each, embedded with the default hashing
- * embedder; `custom` metadata is the same for all, and `staleLeaves` leaves their metadata lane unindexed.
+ * Seeds `versions.length` versions of one document, one chunk each (or one per entry of `chunks`), embedded
+ * with the default hashing embedder; `custom` metadata is the same for all, and `staleLeaves` leaves their metadata lane unindexed.
  */
 export async function seedVersions(
   dataDir: string,
   clientId: string,
   documentId: string,
-  versions: { versionId: string; text: string }[],
+  versions: { versionId: string; text: string; chunks?: string[] }[],
   options: { custom?: JsonObject; staleLeaves?: boolean; withoutLanes?: boolean } = {},
 ): Promise<void> {
   const storage = new Storage(dataDir);
   const publisher = new Publisher(storage, { enabled: true });
   const embedder = createHashingEmbedder();
   try {
-    const vectors = await embedder.embed(versions.map((version) => version.text));
-    for (const [index, { versionId, text }] of versions.entries()) {
+    for (const { versionId, text, chunks: chunkTexts = [text] } of versions) {
+      const vectors = await embedder.embed(chunkTexts);
       const pages = [{ pageNumber: null, pageLabel: null, text }];
       const parsed = { mimeType: 'text/plain', extension: 'txt', pages, pageCount: null, textExtraction: 'native' as const, ocrUsed: false, warnings: [], properties: { title: null, author: null, createdAt: null } };
       const canonicalMetadata = canonicalMetadataOf(parsed, `${documentId}.txt`, { status: 'disabled', categories: [] }, options.custom ?? {});
       // Stale leaves: data written before Metadata Discovery indexed them (what a backfill repairs).
       const leaves = options.staleLeaves ? [] : metadataLeaves(canonicalMetadata);
-      const chunks = [{ chunkIndex: 0, page: null, pageLabel: null, text, entities: emptyEntities(), vector: vectors[index] }];
+      const chunks = chunkTexts.map((chunkText, chunkIndex) => ({ chunkIndex, page: null, pageLabel: null, text: chunkText, entities: emptyEntities(), vector: vectors[chunkIndex] }));
       const activation = await publisher.stageAndActivate(clientId, {
         documentId,
         versionKey: versionKey(versionId),

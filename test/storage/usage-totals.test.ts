@@ -83,7 +83,7 @@ test('a database written before the totals existed starts them from its data', a
     const file = join(dir, 'clients', readdirSync(join(dir, 'clients')).find((name) => name.endsWith('.db'))!);
     // Back to the schema before the totals: drop them and forget the migration, as an older release left it.
     const db = openDatabase(file, CLIENT_MIGRATIONS);
-    db.exec(`DROP TRIGGER usage_generation_enters; DROP TRIGGER usage_generation_inserted_active; DROP TRIGGER usage_generation_leaves;
+    db.exec(`DROP TRIGGER usage_generation_enters; DROP TRIGGER usage_generation_leaves;
       DROP TRIGGER usage_active_generation_deleted; DROP TABLE usage_totals; DROP TABLE active_documents; PRAGMA user_version = ${CLIENT_MIGRATIONS.length - 1};`);
     db.close();
     await agree(dir, 'migrated');
