@@ -55,7 +55,7 @@ function webProviderOf(config: Config): WebProvider | null {
 
 
 export async function startApi(config: Config): Promise<RunningApi> {
-  const storage = new Storage(config.dataDir);
+  const storage = new Storage(config.dataDir, { connectionsMax: config.clientConnectionsMax });
   const models = await createModels(config);
   // Segments are built and merged on a thread of this process: publishing never stalls reads or /health.
   const segmentBuilder = new ThreadedSegmentBuilder({ graphCache: { dir: join(config.dataDir, GRAPH_CACHE_DIR), budgetBytes: config.graphCacheMb * 1024 * 1024 } });

@@ -52,6 +52,7 @@ export interface Config {
   readCatchUpTimeoutMs: number;
   /** Estimated memory an api process may hold in Client snapshots before it evicts the least recently used. */
   servingMemoryBudgetMb: number;
+  clientConnectionsMax: number;
   /** Disk the HNSW graph cache (DATA_DIR/graphs) may hold before its least recently used graphs are removed. */
   graphCacheMb: number;
   /**
@@ -251,6 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
     followerPollMs: int(env, 'FOLLOWER_POLL_MS', 100, 5, 60_000),
     readCatchUpTimeoutMs: int(env, 'READ_CATCH_UP_TIMEOUT_MS', 5_000, 10, 600_000),
     servingMemoryBudgetMb: int(env, 'SERVING_MEMORY_BUDGET_MB', 2560, 1, 1_048_576),
+    clientConnectionsMax: int(env, 'CLIENT_CONNECTIONS_MAX', 64, 1, 100_000),
     graphCacheMb: int(env, 'GRAPH_CACHE_MB', 4096, 1, 16_777_216),
     mallocMmapThreshold: String(int(env, 'MALLOC_MMAP_THRESHOLD_', 32_768, 4096, 33_554_432)),
     v8MaxSemiSpaceMb: int(env, 'V8_MAX_SEMI_SPACE_MB', 16, 1, 1024),

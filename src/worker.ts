@@ -33,7 +33,7 @@ function log(config: Config, entry: Record<string, unknown>): void {
 }
 
 export async function startWorker(config: Config): Promise<RunningWorker> {
-  const storage = new Storage(config.dataDir);
+  const storage = new Storage(config.dataDir, { connectionsMax: config.clientConnectionsMax });
   const models = await createModels(config);
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
   await storage.sweepUploads(await storage.jobs.liveUploadNames());

@@ -25,8 +25,10 @@ type Answer = SegmentIndex | Evidence[] | number;
 type Pending = { resolve: (answer: Answer) => void; reject: (error: Error) => void };
 
 /**
- * Requests carrying more than this many bytes of input leave the thread to be ended once idle: its heap grew
- * by about the input's size, and a thread's heap does not shrink while it lives (a new one starts on next use).
+ * Once the requests a thread has taken carried more than this many bytes of input in all, it is ended when
+ * idle: its heap grew by about what it indexed, and a thread's heap does not shrink while it lives (a new
+ * one starts on next use). Counted over the thread's life, not per request: loading 200 small Clients one
+ * after another left the thread holding about 150 MiB.
  */
 export const THREAD_RECYCLE_BYTES = 64 * 1024 * 1024;
 
@@ -37,6 +39,8 @@ class ThreadLane {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private recycleWhenIdle = false;
+  /** Input bytes of the requests the current thread has taken. */
+  private threadBytes = 0;
   /** Build sessions open on the thread: their state lives there, so it is not ended while any is open. */
   private openSessions = 0;
 
@@ -47,6 +51,7 @@ class ThreadLane {
   private ensureThread(): Worker {
     if (this.thread) return this.thread;
     const thread = new Worker(THREAD_URL);
+    this.threadBytes = 0;
     thread.unref(); // never keeps the process alive on its own
     thread.on('message', (reply: SegmentThreadReply) => {
       const waiting = this.pending.get(reply.id);
@@ -88,10 +93,12 @@ class ThreadLane {
 
   request(message: Unnumbered<SegmentThreadRequest>, inputBytes = 0): Promise<Answer> {
     const id = this.nextId++;
-    if (inputBytes > this.recycleBytes) this.recycleWhenIdle = true;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.ensureThread().postMessage({ ...message, id });
+      const thread = this.ensureThread();
+      this.threadBytes += inputBytes;
+      if (this.threadBytes > this.recycleBytes) this.recycleWhenIdle = true;
+      thread.postMessage({ ...message, id });
     });
   }
 

@@ -158,21 +158,57 @@ interface LogRow {
   generation: number | null;
 }
 
+/**
+ * How a store reaches its database: `open` connects (again after `release`), `used` tells the owner which
+ * connections are in use, so that it can keep only a bounded number open (storage.ts).
+ */
+export interface ClientConnection {
+  open(): Database;
+  used?(store: ClientStore): void;
+}
+
 export class ClientStore {
   readonly clientId: string;
-  private readonly db: Database;
+  private readonly connection: ClientConnection;
+  private openDb: Database | null = null;
+  private closed = false;
   private readonly now: () => number;
   private readonly logRetained: number;
 
-  constructor(clientId: string, db: Database, options: { now?: () => number; logRetained: number }) {
+  constructor(clientId: string, connection: ClientConnection, options: { now?: () => number; logRetained: number }) {
     this.clientId = clientId;
-    this.db = db;
+    this.connection = connection;
     this.now = options.now ?? Date.now;
     this.logRetained = options.logRetained;
   }
 
+  /**
+   * The open connection, connected on first use after `release`. Every statement of a method runs
+   * synchronously on it (no method awaits between statements), so a release between two calls never splits
+   * a transaction or a consistent read.
+   */
+  private get db(): Database {
+    if (this.closed) throw new Error(`the store of Client ${this.clientId} is closed`);
+    this.openDb ??= this.connection.open();
+    this.connection.used?.(this);
+    return this.openDb;
+  }
+
+  /** Whether the store holds an open connection now. */
+  get isConnected(): boolean {
+    return this.openDb !== null;
+  }
+
+  /** Closes the connection (and its page cache and prepared statements); the next call connects again. */
+  release(): void {
+    const db = this.openDb;
+    this.openDb = null;
+    db?.close();
+  }
+
   close(): void {
-    this.db.close();
+    this.release();
+    this.closed = true;
   }
 
   private at(): string {

@@ -28,6 +28,8 @@ export function openDatabase(path: string, migrations: readonly string[], option
 /** Applies each missing migration in its own write transaction, re-reading the version under the lock, so
  * processes that open the same file at once apply every migration exactly once. */
 function migrate(db: Database, migrations: readonly string[]): void {
+  // A connection opened again (storage.ts closes idle ones) finds every migration applied: no write lock.
+  if ((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version >= migrations.length) return;
   for (;;) {
     const applied = transaction(db, () => {
       const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };

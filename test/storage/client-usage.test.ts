@@ -62,7 +62,7 @@ test('the text_bytes migration fills in the bytes of generations written before 
     chunk.run(active, 0, 'Ringgit');
     chunk.run(active, 1, 'ñ');
     old.close();
-    const store = new ClientStore('c', openDatabase(path, CLIENT_MIGRATIONS), { logRetained: 100 });
+    const store = new ClientStore('c', { open: () => openDatabase(path, CLIENT_MIGRATIONS) }, { logRetained: 100 });
     return store.usage(NONE).then((usage) => {
       store.close();
       assert.deepEqual(usage, { documents: 1, chunks: 2, textBytes: 9, documentPresent: false });
