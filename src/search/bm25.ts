@@ -5,6 +5,7 @@
 import { drainSorted, newTopK, offer } from './top-k.ts';
 import type { SparseHit, TopK } from './top-k.ts';
 import type { Bm25Segment } from '../serving/bm25-segment.ts';
+import { idOf } from '../text/string-table.ts';
 
 export { buildBm25Segment, mergeBm25Segments, MAX_STORED_TERM_FREQUENCY } from '../serving/bm25-segment.ts';
 export type { Bm25Segment, FieldAnalyzer, SparseDoc } from '../serving/bm25-segment.ts';
@@ -221,8 +222,8 @@ function globalIdfs(segments: readonly Bm25Segment[], masks: Array<Uint8Array | 
   return terms.map((term) => {
     let df = 0;
     segments.forEach((segment, s) => {
-      const t = segment.termIndex.get(term);
-      if (t !== undefined) df += liveDf(segment, t, masks[s]);
+      const t = idOf(segment.terms, term);
+      if (t >= 0) df += liveDf(segment, t, masks[s]);
     });
     return df > 0 ? bm25Idf(docCount, df) : 0;
   });
@@ -234,8 +235,8 @@ function scoreSegment(segment: Bm25Segment, query: QueryPlan, mask: Uint8Array |
   const norms = normsFor(segment, query.scoring);
   let touched = 0;
   for (let q = 0; q < query.terms.length; q++) {
-    const t = segment.termIndex.get(query.terms[q]);
-    if (t !== undefined && query.weights[q] > 0) touched = accumulateTerm(segment, t, query.weights[q], query.scoring, norms, mask, touched);
+    const t = query.weights[q] > 0 ? idOf(segment.terms, query.terms[q]) : -1;
+    if (t >= 0) touched = accumulateTerm(segment, t, query.weights[q], query.scoring, norms, mask, touched);
   }
   return touched;
 }

@@ -2,6 +2,8 @@
 // shared analyzer), merged by rebuilding from postings. A segment is never mutated after it is returned.
 
 import { analyzeFields } from '../text/analyzer.ts';
+import { listSize, listString, stringTable } from '../text/string-table.ts';
+import type { StringList, StringTable } from '../text/string-table.ts';
 
 /** id: global chunk ordinal, unique across all segments of a snapshot. */
 export interface SparseDoc {
@@ -21,9 +23,8 @@ export interface Bm25Segment {
   readonly titleLengths: Uint32Array;
   readonly totalTextLength: number;
   readonly totalTitleLength: number;
-  /** Term -> term index into postingStarts. */
-  readonly termIndex: ReadonlyMap<string, number>;
-  readonly terms: readonly string[];
+  /** The term dictionary: term t's postings start at postingStarts[t] (idOf finds a term's t). */
+  readonly terms: StringTable;
   /** Postings of term t are [postingStarts[t], postingStarts[t + 1]), sorted by local doc index. */
   readonly postingStarts: Uint32Array;
   readonly postingDocs: Uint32Array;
@@ -31,8 +32,8 @@ export interface Bm25Segment {
   readonly postingTitleTf: Uint16Array;
 }
 
-/** A segment's postings without its term lookup map: what persisted lane data holds and what merging reads. */
-export type Bm25Postings = Omit<Bm25Segment, 'termIndex'>;
+/** Postings whose terms may be a plain list: what decoded lane data holds and what merging reads. */
+export type Bm25Postings = Omit<Bm25Segment, 'terms'> & { readonly terms: StringList };
 
 /** Turns a chunk into index terms per field; the shared analyzer unless a test or benchmark swaps it. */
 export type FieldAnalyzer = (text: string, title: string) => { text: string[]; title: string[] };
@@ -158,8 +159,7 @@ function seal(draft: PostingDraft, docIds: Int32Array, textLengths: Uint32Array,
     titleLengths,
     totalTextLength: totalText,
     totalTitleLength: totalTitle,
-    termIndex: draft.termIndex,
-    terms: Object.freeze(draft.terms),
+    terms: stringTable(draft.terms),
     ...layOut(draft),
   });
 }
@@ -209,12 +209,13 @@ export class Bm25Merger {
       this.titleLengths[this.docs] = segment.titleLengths[d];
       map[d] = this.docs++;
     }
-    for (let t = 0; t < segment.terms.length; t++) {
+    const terms = listSize(segment.terms);
+    for (let t = 0; t < terms; t++) {
       let slot = -1;
       for (let p = segment.postingStarts[t]; p < segment.postingStarts[t + 1]; p++) {
         const d = map[segment.postingDocs[p]];
         if (d < 0) continue;
-        if (slot < 0) slot = termSlot(this.draft, segment.terms[t]);
+        if (slot < 0) slot = termSlot(this.draft, listString(segment.terms, t));
         addEntryAt(this.draft, slot, d, segment.postingTextTf[p], segment.postingTitleTf[p]);
       }
     }

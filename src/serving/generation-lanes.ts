@@ -8,6 +8,7 @@ import { buildBm25Segment } from './bm25-segment.ts';
 import type { Bm25Postings } from './bm25-segment.ts';
 import { quantize } from './quantized-scan.ts';
 import { vocabularyWordsOf } from '../text/vocabulary.ts';
+import { listStrings } from '../text/string-table.ts';
 
 /**
  * The layout version written in every blob. A blob of another version fails its evidence check (it cannot be
@@ -146,7 +147,7 @@ const SEPARATOR = '\n';
  */
 export function encodeLanes(lanes: GenerationLanes): Uint8Array {
   const arrays = arraysOf(lanes);
-  const terms = Buffer.from(lanes.bm25.terms.join(SEPARATOR), 'utf8');
+  const terms = Buffer.from(listStrings(lanes.bm25.terms).join(SEPARATOR), 'utf8');
   const words = Buffer.from(lanes.words.join(SEPARATOR), 'utf8');
   const header: Header = {
     format: LANES_FORMAT,

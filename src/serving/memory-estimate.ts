@@ -5,12 +5,13 @@
 import type { Segment } from './segment.ts';
 import type { ClientSnapshot } from './snapshot.ts';
 import { ANN_CONNECTIVITY } from './ann-index.ts';
+import type { Vocabulary } from '../text/vocabulary.ts';
+import { tableBytes } from '../text/string-table.ts';
 
 /** A page label string. */
 export const LABEL_BYTES = 48;
-/** A term of a segment's term dictionary (string plus map entry), and a word of its vocabulary (with bigrams). */
-export const TERM_BYTES = 96;
-export const VOCABULARY_WORD_BYTES = 160;
+/** An entry of a vocabulary's bigram map: the map entry and its typed-array view (the ids are counted exactly). */
+export const BIGRAM_ENTRY_BYTES = 160;
 /** A served version: canonical metadata, entities, manifest and metadata leaves as parsed objects. */
 export const VERSION_BYTES = 6 * 1024;
 
@@ -20,6 +21,19 @@ function typedBytes(...arrays: ArrayBufferView[]): number {
 
 const indexBytes = new WeakMap<Segment, number>();
 
+function vocabularyBytes(vocabulary: Vocabulary): number {
+  const [first] = vocabulary.bigrams.values();
+  return (
+    tableBytes(vocabulary.words) +
+    typedBytes(vocabulary.counts, vocabulary.lengths) +
+    tableBytes(vocabulary.terms) +
+    tableBytes(vocabulary.malayRoots) +
+    // Every bigram list is a view of one array.
+    (first?.buffer.byteLength ?? 0) +
+    vocabulary.bigrams.size * BIGRAM_ENTRY_BYTES
+  );
+}
+
 /** A segment's estimate; its graph, attached later, is counted when present. */
 export function segmentBytes(segment: Segment): number {
   let bytes = indexBytes.get(segment);
@@ -27,10 +41,10 @@ export function segmentBytes(segment: Segment): number {
     const { bm25 } = segment;
     bytes =
       typedBytes(bm25.docIds, bm25.textLengths, bm25.titleLengths, bm25.postingStarts, bm25.postingDocs, bm25.postingTextTf, bm25.postingTitleTf) +
-      bm25.terms.length * TERM_BYTES +
+      tableBytes(bm25.terms) +
       typedBytes(segment.codes, segment.generationRows, segment.wordStarts, segment.wordIds, segment.wordCounts, segment.chunkIndexes, segment.pages, segment.textHashes, segment.labelRows) +
       segment.labels.length * LABEL_BYTES +
-      segment.vocabulary.words.length * VOCABULARY_WORD_BYTES;
+      vocabularyBytes(segment.vocabulary);
     indexBytes.set(segment, bytes);
   }
   // An HNSW graph holds its own int8 copy of each distinct row and about two links per connection per row,

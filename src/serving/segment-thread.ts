@@ -5,6 +5,7 @@ import { parentPort } from 'node:worker_threads';
 import { addPart, indexParts, mergeIndexes, SegmentAssembler } from './segment.ts';
 import type { MergeInput, SegmentIndex, SegmentPart } from './segment.ts';
 import { verifyEvidence } from './evidence.ts';
+import { tableBuffers } from '../text/string-table.ts';
 import type { Evidence, EvidenceInput } from './evidence.ts';
 
 export type SegmentThreadRequest =
@@ -25,11 +26,13 @@ export type SegmentThreadReply =
 /** Builds in progress: one assembler per session, fed batch by batch. */
 const sessions = new Map<number, SegmentAssembler>();
 
-/** The buffers of an index's large arrays: moved to the api thread, not copied. */
+/** The buffers of an index's arrays and string tables: moved to the api thread, not copied. */
 function transferables(index: SegmentIndex): ArrayBuffer[] {
-  const { bm25 } = index;
-  const arrays = [bm25.docIds, bm25.textLengths, bm25.titleLengths, bm25.postingStarts, bm25.postingDocs, bm25.postingTextTf, bm25.postingTitleTf, index.codes, index.wordIds, index.wordCounts, index.chunkIndexes, index.pages, index.textHashes];
-  return [...new Set(arrays.map((array) => array.buffer as ArrayBuffer))];
+  const { bm25, vocabulary } = index;
+  const arrays = [bm25.docIds, bm25.textLengths, bm25.titleLengths, bm25.postingStarts, bm25.postingDocs, bm25.postingTextTf, bm25.postingTitleTf, index.codes, index.wordIds, index.wordCounts, index.chunkIndexes, index.pages, index.textHashes, vocabulary.counts, vocabulary.lengths];
+  const [bigramIds] = vocabulary.bigrams.values();
+  const tables = [bm25.terms, vocabulary.words, vocabulary.terms, vocabulary.malayRoots].flatMap(tableBuffers);
+  return [...new Set([...arrays.map((array) => array.buffer as ArrayBuffer), ...tables, ...(bigramIds ? [bigramIds.buffer as ArrayBuffer] : [])])];
 }
 
 function assemblerOf(session: number): SegmentAssembler {

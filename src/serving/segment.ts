@@ -17,6 +17,8 @@ import { ANN_MIN_ROWS, annAvailable, buildAnnGraph } from './ann-index.ts';
 import type { AnnGraph } from './ann-index.ts';
 import { buildVocabulary } from '../text/vocabulary.ts';
 import type { Vocabulary } from '../text/vocabulary.ts';
+import { idOf, listString } from '../text/string-table.ts';
+import type { StringList } from '../text/string-table.ts';
 
 /** The searchable structures of a segment: plain data only (structured-cloneable). */
 export interface SegmentIndex {
@@ -84,7 +86,7 @@ interface MergeSource {
   codes: Int8Array;
   codeDimensions: number;
   generationRows: Int32Array;
-  words: readonly string[];
+  words: StringList;
   wordStarts: Uint32Array;
   wordIds: Uint32Array;
   wordCounts: ArrayLike<number>;
@@ -127,20 +129,19 @@ function identityIds(count: number): Uint32Array {
 }
 
 /** What a merge reads of a segment index: its arrays, terms and words, not its lookup maps. */
-export type MergeInput = Omit<SegmentIndex, 'bm25' | 'vocabulary'> & { bm25: Bm25Postings; words: readonly string[] };
+export type MergeInput = Omit<SegmentIndex, 'bm25' | 'vocabulary'> & { bm25: Bm25Postings; words: StringList };
 
 function mergeSourceOfIndex(index: MergeInput, dimensions: number): MergeSource {
   return { ...index, codeDimensions: dimensions };
 }
 
 /**
- * What a merge reads of a segment: its arrays, terms and words, without its lookup maps (term index, vocabulary
- * ids, bigrams), which the merge rebuilds and which would cost more than the rest to copy to a thread.
+ * What a merge reads of a segment: its arrays, terms and words, without the vocabulary's counts, derived
+ * terms, roots and bigrams, which the merge rebuilds.
  */
 export function mergeInputOf(index: SegmentIndex): MergeInput {
   const { bm25, codes, vocabulary, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels } = index;
-  const { termIndex: _termIndex, ...postings } = bm25;
-  return { bm25: postings, codes, words: vocabulary.words, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels };
+  return { bm25, codes, words: vocabulary.words, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels };
 }
 
 /**
@@ -216,7 +217,7 @@ export class SegmentAssembler {
       const wordTo = source.wordStarts[g + 1];
       this.reserveWords(wordTo - wordFrom);
       for (let w = wordFrom; w < wordTo; w++) {
-        const word = source.words[source.wordIds[w]];
+        const word = listString(source.words, source.wordIds[w]);
         let id = this.provisional.get(word);
         if (id === undefined) {
           id = this.provisionalWords.push(word) - 1;
@@ -235,7 +236,7 @@ export class SegmentAssembler {
     const bm25 = this.bm25.finish();
     if (bm25.docCount !== this.rows) throw new Error(`segment merge kept ${this.rows} rows but ${bm25.docCount} postings docs`);
     const vocabulary = buildVocabulary(this.provisionalWords.map((word, id): [string, number] => [word, this.provisionalCounts[id]]));
-    const finalId = Uint32Array.from(this.provisionalWords, (word) => vocabulary.ids.get(word)!);
+    const finalId = Uint32Array.from(this.provisionalWords, (word) => idOf(vocabulary.words, word));
     const wordIds = new Uint32Array(this.words);
     for (let w = 0; w < this.words; w++) wordIds[w] = finalId[this.groupWordIds[w]];
     return {

@@ -7,6 +7,8 @@ import { malayRootCandidates, malayStem } from './malay-stemmer.ts';
 import { codePoints, levenshteinDistance, maxEditsFor } from './similarity.ts';
 import { isStopword } from './stopwords.ts';
 import { tokenize } from './tokenize.ts';
+import { stringAt, stringTable, tableHas, tableStrings } from './string-table.ts';
+import type { StringTable } from './string-table.ts';
 
 /** Words outside these lengths (code points) are not kept: too short to correct towards, or not words. */
 export const VOCABULARY_MIN_WORD_LENGTH = 2;
@@ -14,17 +16,17 @@ export const VOCABULARY_MAX_WORD_LENGTH = 40;
 
 const WORD_SHAPE = /^[\p{L}\p{M}]+$/u;
 
+/** Plain data (structured-cloneable): string tables and typed arrays, plus the bigram map. */
 export interface Vocabulary {
-  /** Words sorted by (code-point length, then code unit order); a word's id is its index. */
-  readonly words: readonly string[];
+  /** Words sorted by (code-point length, then code unit order); a word's id is its index (idOf finds it). */
+  readonly words: StringTable;
   /** Number of chunks (or whatever unit the caller counted) containing each word, by id. */
   readonly counts: Uint32Array;
   readonly lengths: Uint16Array;
-  readonly ids: ReadonlyMap<string, number>;
   /** Every query-side index term of every word (so accounts is known when account is). */
-  readonly terms: ReadonlySet<string>;
+  readonly terms: StringTable;
   /** Malay roots of affixed words present (ajar when pelajaran or mengajar is). */
-  readonly malayRoots: ReadonlySet<string>;
+  readonly malayRoots: StringTable;
   /** Padded character bigram (bigramKey) -> ascending word ids containing it (views of one array). */
   readonly bigrams: ReadonlyMap<number, Uint32Array>;
 }
@@ -169,15 +171,12 @@ function sortedEntries(entries: Iterable<readonly [string, number]>) {
 
 function assemble(entries: Iterable<readonly [string, number]>, derived?: { terms: Set<string>; malayRoots: Set<string> }): Vocabulary {
   const { summed, words, lengths } = sortedEntries(entries);
-  const ids = new Map<string, number>();
-  for (let id = 0; id < words.length; id++) ids.set(words[id], id);
   return Object.freeze({
-    words: Object.freeze(words),
+    words: stringTable(words),
     counts: Uint32Array.from(words, (word) => Math.min(summed.get(word)!, 0xffffffff)),
     lengths,
-    ids,
-    terms: derived?.terms ?? termsOf(words),
-    malayRoots: derived?.malayRoots ?? rootsOf(words),
+    terms: stringTable([...(derived?.terms ?? termsOf(words))]),
+    malayRoots: stringTable([...(derived?.malayRoots ?? rootsOf(words))]),
     bigrams: indexBigrams(words),
   });
 }
@@ -198,7 +197,7 @@ export function vocabularyFromTexts(texts: Iterable<string>): Vocabulary {
 
 /** (word, count) pairs sorted by word: the stable form for manifests, digests and persistence. */
 export function vocabularyEntries(vocabulary: Vocabulary): Array<[string, number]> {
-  const entries = vocabulary.words.map((word, id): [string, number] => [word, vocabulary.counts[id]]);
+  const entries = tableStrings(vocabulary.words).map((word, id): [string, number] => [word, vocabulary.counts[id]]);
   return entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
 
@@ -210,24 +209,24 @@ export function mergeVocabularies(parts: readonly Vocabulary[]): Vocabulary {
   const terms = new Set<string>();
   const malayRoots = new Set<string>();
   for (const part of parts) {
-    for (const term of part.terms) terms.add(term);
-    for (const root of part.malayRoots) malayRoots.add(root);
+    for (const term of tableStrings(part.terms)) terms.add(term);
+    for (const root of tableStrings(part.malayRoots)) malayRoots.add(root);
   }
   return assemble(parts.flatMap((part) => vocabularyEntries(part)), { terms, malayRoots });
 }
 
 export function vocabularyHasWord(vocabulary: Vocabulary, word: string): boolean {
-  return vocabulary.ids.has(word);
+  return tableHas(vocabulary.words, word);
 }
 
 /** True when one of the word's query terms is an index term of the vocabulary (accounts ~ account). */
 export function vocabularyHasTermsOf(vocabulary: Vocabulary, word: string): boolean {
   const terms = analyzeQueryTerms(word);
-  return terms.length > 0 && terms.some((term) => vocabulary.terms.has(term));
+  return terms.length > 0 && terms.some((term) => tableHas(vocabulary.terms, term));
 }
 
 export function vocabularyHasMalayRoot(vocabulary: Vocabulary, word: string): boolean {
-  return vocabulary.malayRoots.has(word);
+  return tableHas(vocabulary.malayRoots, word);
 }
 
 /** First id whose word is at least `length` code points long (words are sorted by length). */
@@ -308,15 +307,16 @@ export function fuzzyCandidates(vocabulary: Vocabulary, word: string, limits: Fu
   const toLength = Math.min(Math.floor(query.length / limits.minSimilarity + 1e-9), query.length + widest);
   const bigrams = paddedBigrams(word);
   const lists = windowedLists(vocabulary, bigrams, firstIdOfLength(vocabulary, fromLength), firstIdOfLength(vocabulary, toLength + 1));
-  const touched = countSharedBigrams(lists, vocabulary.words.length);
+  const touched = countSharedBigrams(lists, vocabulary.words.size);
   const out: FuzzyCandidate[] = [];
   for (let i = 0; i < touched; i++) {
     const id = sharedTouched[i];
     const shared = sharedCounts[id];
     sharedCounts[id] = 0;
-    const candidate = vocabulary.words[id];
     const maxEdits = edits(vocabulary.lengths[id]);
-    if (shared < bigrams.length - 2 * maxEdits || candidate === word) continue;
+    if (shared < bigrams.length - 2 * maxEdits) continue;
+    const candidate = stringAt(vocabulary.words, id);
+    if (candidate === word) continue;
     const distance = levenshteinDistance(query, codePoints(candidate), maxEdits);
     if (distance > maxEdits) continue;
     out.push({ word: candidate, similarity: 1 - distance / Math.max(query.length, vocabulary.lengths[id]), count: vocabulary.counts[id] });
@@ -336,7 +336,7 @@ export function partsHaveWord(parts: VocabularyParts, word: string): boolean {
 
 export function partsHaveTermsOf(parts: VocabularyParts, word: string): boolean {
   const terms = analyzeQueryTerms(word);
-  return terms.length > 0 && parts.some((part) => terms.some((term) => part.terms.has(term)));
+  return terms.length > 0 && parts.some((part) => terms.some((term) => tableHas(part.terms, term)));
 }
 
 export function partsHaveMalayRoot(parts: VocabularyParts, word: string): boolean {

@@ -3,6 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { listStrings } from '../../src/text/string-table.ts';
 import { chunkTextHash, decodeLanes, encodeLanes, lanesDigest, LanesFormatError, lanesOf, NO_PAGE } from '../../src/serving/generation-lanes.ts';
 import { verifyEvidence, evidenceInputOf } from '../../src/serving/evidence.ts';
 import { computeManifest, lanesAndManifest } from '../../src/serving/manifest.ts';
@@ -29,7 +30,7 @@ test('lane data round-trips through its persisted form', async () => {
   const lanes = lanesOf(await chunks(), 'Statement', embedder.dimensions);
   const decoded = decodeLanes(encodeLanes(lanes));
   assert.equal(decoded.chunkCount, 3);
-  assert.deepEqual([...decoded.bm25.terms], [...lanes.bm25.terms]);
+  assert.deepEqual(listStrings(decoded.bm25.terms), listStrings(lanes.bm25.terms));
   assert.deepEqual(decoded.bm25.postingDocs, lanes.bm25.postingDocs);
   assert.deepEqual(decoded.bm25.postingTitleTf, lanes.bm25.postingTitleTf);
   assert.equal(decoded.bm25.totalTitleLength, lanes.bm25.totalTitleLength);
