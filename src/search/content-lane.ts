@@ -24,14 +24,15 @@ export interface ChunkScore {
 }
 
 export interface VersionHit {
-  version: ServedVersion;
-  score: number;
-  tieBreak: number;
-  /** Matched chunks of this version, best first. */
-  chunks: ChunkScore[];
+  readonly version: ServedVersion;
+  readonly score: number;
+  readonly tieBreak: number;
+  /** Matched chunks of this version, best first (listed when first read: most hits are never rendered). */
+  readonly chunks: readonly ChunkScore[];
 }
 
 export interface ContentLaneResult {
+  /** Every matched version; the first `ordered` of them (searchContent) in rank order, the rest after them in no order. */
   versions: VersionHit[];
   exhausted: boolean;
   queryTerms: string[];
@@ -41,6 +42,97 @@ function emptyLane(): LaneResult {
   return { hits: [], matched: 0, exhausted: true };
 }
 
+/**
+ * The fused candidates grouped by version without an object per chunk: each version's chunks are a linked list
+ * over the candidate arrays, turned into ChunkScores only for the versions a response reads.
+ */
+class CandidateGroups {
+  readonly ordinals: Int32Array;
+  readonly scores: Float64Array;
+  readonly tieBreaks: Float64Array;
+  /** Next candidate of the same version, or -1; heads[slot] is a version's first. */
+  readonly next: Int32Array;
+  readonly heads: Int32Array;
+
+  constructor(size: number) {
+    this.ordinals = new Int32Array(size);
+    this.scores = new Float64Array(size);
+    this.tieBreaks = new Float64Array(size);
+    this.next = new Int32Array(size);
+    this.heads = new Int32Array(size);
+  }
+
+  chunksOf(slot: number): ChunkScore[] {
+    const chunks: ChunkScore[] = [];
+    for (let at = this.heads[slot]; at >= 0; at = this.next[at]) chunks.push({ ordinal: this.ordinals[at], score: this.scores[at], tieBreak: this.tieBreaks[at] });
+    // Equal scores keep the earlier chunk (document order) first.
+    if (chunks.length > 1) chunks.sort((a, b) => b.score - a.score || b.tieBreak - a.tieBreak || a.ordinal - b.ordinal);
+    return chunks;
+  }
+}
+
+class GroupedVersionHit implements VersionHit {
+  readonly version: ServedVersion;
+  score = Number.NEGATIVE_INFINITY;
+  tieBreak = Number.NEGATIVE_INFINITY;
+  /** The version's place in its CandidateGroups. */
+  readonly slot: number;
+  private readonly groups: CandidateGroups;
+  private listed: ChunkScore[] | null = null;
+
+  constructor(version: ServedVersion, groups: CandidateGroups, slot: number) {
+    this.version = version;
+    this.groups = groups;
+    this.slot = slot;
+  }
+
+  get chunks(): readonly ChunkScore[] {
+    return (this.listed ??= this.groups.chunksOf(this.slot));
+  }
+}
+
+/**
+ * The hits with the best `count` first, in rank order, and the rest after them in no particular order: a page
+ * needs its rows ranked, while totals and evidence checks only need every hit counted.
+ */
+export function rankHead(hits: VersionHit[], count: number): VersionHit[] {
+  if (count >= hits.length / 4) return hits.sort(compareVersionHits);
+  // A bounded heap of the best `count`, worst at the root: most hits lose to the root in one comparison.
+  const heap: VersionHit[] = [];
+  const worse = (a: VersionHit, b: VersionHit) => compareVersionHits(a, b) > 0;
+  for (const hit of hits) {
+    if (heap.length < count) {
+      heap.push(hit);
+      for (let i = heap.length - 1; i > 0; ) {
+        const parent = (i - 1) >> 1;
+        if (!worse(heap[i], heap[parent])) break;
+        [heap[i], heap[parent]] = [heap[parent], heap[i]];
+        i = parent;
+      }
+      continue;
+    }
+    if (count === 0 || !worse(heap[0], hit)) continue;
+    heap[0] = hit;
+    for (let i = 0; ; ) {
+      const left = 2 * i + 1;
+      let worst = i;
+      if (left < heap.length && worse(heap[left], heap[worst])) worst = left;
+      if (left + 1 < heap.length && worse(heap[left + 1], heap[worst])) worst = left + 1;
+      if (worst === i) break;
+      [heap[i], heap[worst]] = [heap[worst], heap[i]];
+      i = worst;
+    }
+  }
+  const head = new Set(heap);
+  heap.sort(compareVersionHits);
+  for (const hit of hits) if (!head.has(hit)) heap.push(hit);
+  return heap;
+}
+
+/**
+ * `depth`: rows the caller needs ranked well (the dense lane's graphs propose at least this many);
+ * `ordered`: how many versions must come out in rank order (all of them when another lane merges by rank).
+ */
 export async function searchContent(
   snapshot: ClientSnapshot,
   normalizedQuery: string,
@@ -49,6 +141,7 @@ export async function searchContent(
   embedder: Embedder,
   candidateCap: number = DEFAULT_CANDIDATE_CAP,
   depth = 0,
+  ordered = Number.POSITIVE_INFINITY,
 ): Promise<ContentLaneResult> {
   const queryTerms = analyzeQueryTerms(normalizedQuery);
   const sparse: LaneResult =
@@ -71,7 +164,10 @@ export async function searchContent(
   const fused = fuseLanes(sparse, dense, alpha);
 
   // Keyed by the served version itself: every chunk of a version resolves to the one object its segment holds.
-  const byVersion = new Map<ServedVersion, VersionHit>();
+  const groups = new CandidateGroups(fused.size);
+  const slots = new Map<ServedVersion, GroupedVersionHit>();
+  const versions: GroupedVersionHit[] = [];
+  let at = 0;
   for (const [ordinal, { score, tieBreak }] of fused) {
     const version = versionOfOrdinal(snapshot, ordinal);
     if (!version || snapshot.live[ordinal] !== 1) {
@@ -81,22 +177,26 @@ export async function searchContent(
         details: { code: 'stored_evidence_inconsistent', lane, point: ordinal, snapshot_sequence: snapshot.sequence },
       });
     }
-    let entry = byVersion.get(version);
+    let entry = slots.get(version);
     if (!entry) {
-      entry = { version, score: Number.NEGATIVE_INFINITY, tieBreak: Number.NEGATIVE_INFINITY, chunks: [] };
-      byVersion.set(version, entry);
+      const slot = versions.length;
+      entry = new GroupedVersionHit(version, groups, slot);
+      groups.heads[slot] = -1;
+      slots.set(version, entry);
+      versions.push(entry);
     }
-    entry.chunks.push({ ordinal, score, tieBreak });
+    groups.ordinals[at] = ordinal;
+    groups.scores[at] = score;
+    groups.tieBreaks[at] = tieBreak;
+    groups.next[at] = groups.heads[entry.slot];
+    groups.heads[entry.slot] = at;
     if (score > entry.score || (score === entry.score && tieBreak > entry.tieBreak)) {
       entry.score = score;
       entry.tieBreak = tieBreak;
     }
+    at++;
   }
-  const versions = [...byVersion.values()];
-  // Within a version, ordinals follow document order, so equal scores keep the earlier chunk first.
-  for (const entry of versions) if (entry.chunks.length > 1) entry.chunks.sort((a, b) => b.score - a.score || b.tieBreak - a.tieBreak || a.ordinal - b.ordinal);
-  versions.sort(compareVersionHits);
-  return { versions, exhausted: sparse.exhausted && dense.exhausted, queryTerms };
+  return { versions: rankHead(versions, ordered), exhausted: sparse.exhausted && dense.exhausted, queryTerms };
 }
 
 /** Higher score first; ties broken by identity so equal scores always page the same way. */

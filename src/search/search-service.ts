@@ -134,7 +134,25 @@ interface MergedRow {
   metadataRank: number | undefined;
 }
 
-function mergeLanes(content: VersionHit[] | null, metadata: MetadataVersionHit[] | null): MergedRow[] {
+/** The rows of an answer: how many there are, every row's version (for the evidence check), and the page's rows. */
+interface RankedRows {
+  total: number;
+  versions: ServedVersion[];
+  page: MergedRow[];
+}
+
+function mergeLanes(content: VersionHit[] | null, metadata: MetadataVersionHit[] | null, offset: number, limit: number): RankedRows {
+  if (!content || !metadata) {
+    // A single lane keeps its own order exactly; only the page's rows are built.
+    const hits: (VersionHit | MetadataVersionHit)[] = content ?? metadata ?? [];
+    const page = hits.slice(offset, offset + limit).map((hit, index): MergedRow => {
+      const rank = offset + index + 1;
+      return content
+        ? { version: hit.version, content: hit as VersionHit, contentRank: rank, metadata: undefined, metadataRank: undefined }
+        : { version: hit.version, content: undefined, contentRank: undefined, metadata: hit as MetadataVersionHit, metadataRank: rank };
+    });
+    return { total: hits.length, versions: hits.map((hit) => hit.version), page };
+  }
   const rows = new Map<string, MergedRow & { fused: number }>();
   const row = (version: ServedVersion) => {
     let entry = rows.get(version.identity);
@@ -144,22 +162,22 @@ function mergeLanes(content: VersionHit[] | null, metadata: MetadataVersionHit[]
     }
     return entry;
   };
-  content?.forEach((hit, index) => {
+  content.forEach((hit, index) => {
     const entry = row(hit.version);
     entry.content = hit;
     entry.contentRank = index + 1;
     entry.fused += 1 / (LANE_MERGE_RRF_K + index + 1);
   });
-  metadata?.forEach((hit, index) => {
+  metadata.forEach((hit, index) => {
     const entry = row(hit.version);
     entry.metadata = hit;
     entry.metadataRank = index + 1;
     entry.fused += 1 / (LANE_MERGE_RRF_K + index + 1);
   });
-  // A single lane keeps its own order exactly; two lanes merge by reciprocal rank.
+  // Two lanes merge by reciprocal rank.
   const merged = [...rows.values()];
-  if (content && metadata) merged.sort((a, b) => b.fused - a.fused || (a.version.identity < b.version.identity ? -1 : 1));
-  return merged;
+  merged.sort((a, b) => b.fused - a.fused || (a.version.identity < b.version.identity ? -1 : 1));
+  return { total: merged.length, versions: merged.map((entry) => entry.version), page: merged.slice(offset, offset + limit) };
 }
 
 function metadataEvidence(hit: MetadataVersionHit | undefined, highlight: boolean): JsonObject {
@@ -212,7 +230,10 @@ export class SearchService {
     const normalized = runContent ? normalizeContentQuery(request.query, snapshotVocabulary(snapshot)) : null;
     // Both lanes run side by side on the same snapshot.
     const [content, metadata] = await Promise.all([
-      normalized ? searchContent(snapshot, normalized.text, alpha, eligible, this.deps.embedder, this.deps.candidateCap, this.rankingDepth(request)) : Promise.resolve(null),
+      normalized
+        ? // Merging with the metadata lane reads every content rank; alone, only the ranked depth needs ordering.
+          searchContent(snapshot, normalized.text, alpha, eligible, this.deps.embedder, this.deps.candidateCap, this.rankingDepth(request), runMetadata ? Number.POSITIVE_INFINITY : this.rankingDepth(request))
+        : Promise.resolve(null),
       runMetadata ? this.metadataLane.search(snapshot, request.query, isVersionEligible) : Promise.resolve(null),
     ]);
     let contentRanked = content?.versions ?? null;
@@ -222,9 +243,9 @@ export class SearchService {
       contentRanked = reranked.hits;
       rerankedCount = reranked.count;
     }
-    const ranked = mergeLanes(contentRanked, metadata);
-    requireEvidence(ranked.map((row) => row.version));
-    const page = ranked.slice(request.offset, request.offset + request.limit);
+    const ranked = mergeLanes(contentRanked, metadata, request.offset, request.limit);
+    requireEvidence(ranked.versions);
+    const page = ranked.page;
     await texts(page.flatMap((row) => (row.content ? evidenceChunks(snapshot, row.content) : [])));
     const results = page.map((row, index) => {
       const contributions: JsonObject[] = [];
@@ -245,11 +266,11 @@ export class SearchService {
       results,
       meta: {
         query: request.query,
-        total: empty ? 0 : ranked.length,
+        total: empty ? 0 : ranked.total,
         total_is_lower_bound: empty ? false : !exhausted,
         offset: request.offset,
         limit: request.limit,
-        has_more: ranked.length > request.offset + request.limit,
+        has_more: ranked.total > request.offset + request.limit,
         query_time_ms: Math.round(performance.now() - started),
         retrieval: { alpha, reranked: rerankedCount > 0, reranked_count: rerankedCount },
         applied_filters: filters.applied,

@@ -60,6 +60,12 @@ export interface Segment extends SegmentIndex {
    * It only changes which rows the dense lane scores first, never eligibility.
    */
   readonly ann: { graph: AnnGraph | null };
+  /**
+   * The first ordinal of each generation with rows, ascending, and that generation's index: a generation's rows
+   * hold consecutive ordinals, so one search here finds the version of an ordinal.
+   */
+  readonly rangeStarts: Int32Array;
+  readonly rangeGenerations: Int32Array;
 }
 
 /** Segments with fewer rows are scanned in JavaScript: the native call would not pay for itself. */
@@ -279,10 +285,19 @@ export function mergeIndexes(parts: readonly MergeInput[], live: Uint8Array, dim
 export function assembleSegment(index: SegmentIndex, versions: readonly ServedVersion[], dimensions: number): Segment {
   if (versions.length + 1 !== index.generationRows.length) throw new Error('a segment needs one version per generation');
   const ordinals = index.bm25.docIds;
+  const rangeStarts: number[] = [];
+  const rangeGenerations: number[] = [];
+  for (let g = 0; g + 1 < index.generationRows.length; g++) {
+    if (index.generationRows[g + 1] === index.generationRows[g]) continue;
+    rangeStarts.push(ordinals[index.generationRows[g]]);
+    rangeGenerations.push(g);
+  }
   return {
     ...index,
     versions,
     ordinals,
+    rangeStarts: Int32Array.from(rangeStarts),
+    rangeGenerations: Int32Array.from(rangeGenerations),
     rows: ordinals.length,
     minOrdinal: ordinals.length ? ordinals[0] : 0,
     maxOrdinal: ordinals.length ? ordinals[ordinals.length - 1] : -1,
@@ -369,6 +384,15 @@ function upperBound(values: Int32Array, value: number): number {
 /** The version of the chunk in row `row` of the segment. */
 export function versionAtRow(segment: Segment, row: number): ServedVersion {
   return segment.versions[upperBound(segment.generationRows, row) - 1];
+}
+
+/** The version holding this ordinal in the segment, or undefined when none of its generations does. */
+export function versionOfOrdinalIn(segment: Segment, ordinal: number): ServedVersion | undefined {
+  const range = upperBound(segment.rangeStarts, ordinal) - 1;
+  if (range < 0) return undefined;
+  const generation = segment.rangeGenerations[range];
+  const rows = segment.generationRows[generation + 1] - segment.generationRows[generation];
+  return ordinal - segment.rangeStarts[range] < rows ? segment.versions[generation] : undefined;
 }
 
 /** The chunk in row `row` of the segment. */

@@ -5,7 +5,7 @@ import type { ServingGeneration } from '../domain/generation.ts';
 import { VERIFIED } from './evidence.ts';
 import type { Evidence } from './evidence.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
-import { chunkAtRow, chunkInSegment, hasLiveRows, inlineSegmentBuilder, rowOfOrdinal, sourceOf, versionAtRow } from './segment.ts';
+import { chunkAtRow, chunkInSegment, hasLiveRows, inlineSegmentBuilder, rowOfOrdinal, sourceOf, versionOfOrdinalIn } from './segment.ts';
 import type { Segment, SegmentBuilder, SegmentPart } from './segment.ts';
 import type { VocabularyParts } from '../text/vocabulary.ts';
 import type { ServedChunk, ServedVersion } from './served-types.ts';
@@ -217,8 +217,7 @@ export function chunksOf(snapshot: ClientSnapshot, version: ServedVersion): Serv
 /** The version of the chunk with this ordinal (no chunk object is made), or undefined when no segment holds it. */
 export function versionOfOrdinal(snapshot: ClientSnapshot, ordinal: number): ServedVersion | undefined {
   const segment = segmentOf(snapshot, ordinal);
-  const row = segment ? rowOfOrdinal(segment, ordinal) : -1;
-  return segment && row >= 0 ? versionAtRow(segment, row) : undefined;
+  return segment ? versionOfOrdinalIn(segment, ordinal) : undefined;
 }
 
 /** The chunk with this ordinal, live or not, or undefined when no segment holds it any more. */
