@@ -2,7 +2,7 @@
 // term, global statistics summed over segments, bounded top-k. It never mutates a segment, and the
 // per-query candidate predicate never changes a score.
 
-import { drainSorted, newTopK, offer } from './top-k.ts';
+import { drainSorted, drainUnordered, newTopK, offer } from './top-k.ts';
 import type { SparseHit, TopK } from './top-k.ts';
 import type { Bm25Segment } from '../serving/bm25-segment.ts';
 import { idOf } from '../text/string-table.ts';
@@ -52,6 +52,8 @@ export interface Bm25SearchOptions {
    * callers that keep one per snapshot: no call per matching doc. Both may be given; both must pass.
    */
   liveById?: Uint8Array;
+  /** False when the caller ranks the hits again itself: they come back in no particular order. */
+  ordered?: boolean;
   /** Snapshot statistics basis for exactly these segments (see Bm25Liveness). */
   liveness?: Bm25Liveness;
   k1?: number;
@@ -292,5 +294,5 @@ export function searchBm25(segments: readonly Bm25Segment[], queryTerms: string[
     const touched = scoreSegment(segment, query, masks[s]);
     matched += collectSegment(segment, touched, options, top);
   });
-  return { hits: drainSorted(top), matched };
+  return { hits: options.ordered === false ? drainUnordered(top) : drainSorted(top), matched };
 }

@@ -150,6 +150,7 @@ export async function searchContent(
           const { hits, matched } = searchBm25(snapshot.segments.map((segment) => segment.bm25), queryTerms, {
             limit: candidateCap,
             liveById: eligible,
+            ordered: false,
           });
           return { hits: hits.map((hit) => ({ ordinal: hit.id, score: hit.score })), matched, exhausted: matched <= candidateCap };
         })()
@@ -158,7 +159,7 @@ export async function searchContent(
   if (alpha > 0) {
     // The query embedding may cross the network (a remote embedder): rule 12 applies to it, not to the scan.
     const [queryVector] = await readOverNetwork(() => embedder.embed([normalizedQuery], { singleAttempt: true }));
-    dense = searchDense(snapshot.segments, queryVector, eligible, { cap: candidateCap, depth });
+    dense = searchDense(snapshot.segments, queryVector, eligible, { cap: candidateCap, depth, ordered: false });
   }
 
   const fused = fuseLanes(sparse, dense, alpha);

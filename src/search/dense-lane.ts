@@ -6,7 +6,7 @@
 
 import type { Segment } from '../serving/segment.ts';
 import { QUANTIZED_MIN_ROWS } from '../serving/segment.ts';
-import { newTopK, offer, drainSorted } from './top-k.ts';
+import { newTopK, offer, drainSorted, drainUnordered } from './top-k.ts';
 import type { TopK } from './top-k.ts';
 import { quantizationAvailable, quantizedDot, topRowsByInnerProduct } from '../serving/quantized-scan.ts';
 import type { RowGroups } from '../serving/distinct-rows.ts';
@@ -32,6 +32,7 @@ export interface LaneHit {
 }
 
 export interface LaneResult {
+  /** Best first, unless asked for in no particular order (DenseOptions.ordered, Bm25SearchOptions.ordered). */
   hits: LaneHit[];
   /** Eligible chunks that matched (above the floor / with a positive score). */
   matched: number;
@@ -47,6 +48,8 @@ export interface DenseOptions {
   floor?: number;
   /** Rows the caller needs ranked near the top (offset + limit, the rerank prefix); graphs propose at least this many. */
   depth?: number;
+  /** False when the caller ranks the hits again itself: they come back in no particular order. */
+  ordered?: boolean;
 }
 
 interface Scan {
@@ -157,5 +160,5 @@ export function searchDense(segments: readonly Segment[], query: Float32Array, e
     if (query.length !== segment.dimensions) continue; // vectors of another model never meet this query
     searchSegment(segment, query, eligible, cap, floor, depth, scan);
   }
-  return { hits: drainSorted(scan.top).map((hit) => ({ ordinal: hit.id, score: hit.score })), matched: scan.matched, exhausted: scan.matched <= cap && !scan.saturated };
+  return { hits: (options.ordered === false ? drainUnordered(scan.top) : drainSorted(scan.top)).map((hit) => ({ ordinal: hit.id, score: hit.score })), matched: scan.matched, exhausted: scan.matched <= cap && !scan.saturated };
 }

@@ -68,6 +68,14 @@ export function offer(h: TopK, score: number, id: number): void {
   siftDown(h, 0);
 }
 
+/** The kept candidates in no particular order (for callers that rank them again anyway); empties the heap. */
+export function drainUnordered(h: TopK): SparseHit[] {
+  const hits = new Array<SparseHit>(h.size);
+  for (let i = 0; i < h.size; i++) hits[i] = { id: h.ids[i], score: h.scores[i] };
+  h.size = 0;
+  return hits;
+}
+
 /** The kept candidates, best first (score descending, id ascending on ties); empties the heap. */
 export function drainSorted(h: TopK): SparseHit[] {
   const hits = new Array<SparseHit>(h.size);

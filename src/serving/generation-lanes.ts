@@ -50,10 +50,15 @@ export interface GenerationLanes {
 
 /** 32-bit FNV-1a over the UTF-16 code units of "chunkIndex:text". */
 export function chunkTextHash(chunkIndex: number, text: string): number {
+  // The prefix and the text are hashed one after the other: joining them first would copy every text read.
+  const prefix = `${chunkIndex}:`;
   let hash = 0x811c9dc5;
-  const value = `${chunkIndex}:${text}`;
-  for (let i = 0; i < value.length; i++) {
-    hash ^= value.charCodeAt(i);
+  for (let i = 0; i < prefix.length; i++) {
+    hash ^= prefix.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193);
   }
   return hash >>> 0;

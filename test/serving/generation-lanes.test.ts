@@ -106,3 +106,15 @@ test('a Client loaded from lane data serves what indexing its chunks serves (dat
     removeDir(legacy);
   }
 });
+
+test('the text hash is FNV-1a over the code units of "index:text", as lane data written before recorded it', () => {
+  const reference = (value: string) => {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < value.length; i++) hash = Math.imul(hash ^ value.charCodeAt(i), 0x01000193);
+    return hash >>> 0;
+  };
+  for (const [index, text] of [[0, ''], [3, 'abc'], [12, 'Penyata akaun – RM 1,200.00'], [7, 'naïve 日本 𝔘nicode']] as const) {
+    assert.equal(chunkTextHash(index, text), reference(`${index}:${text}`));
+  }
+  assert.equal(chunkTextHash(0, 'a'), 0x98b2bcaa, 'a fixed value: "0:a" under 32-bit FNV-1a');
+});
