@@ -43,6 +43,7 @@ export function segmentBytes(segment: Segment): number {
       typedBytes(bm25.docIds, bm25.textLengths, bm25.titleLengths, bm25.postingStarts, bm25.postingDocs, bm25.postingTextTf, bm25.postingTitleTf) +
       tableBytes(bm25.terms) +
       typedBytes(segment.codes, segment.generationRows, segment.wordStarts, segment.wordIds, segment.wordCounts, segment.chunkIndexes, segment.pages, segment.textHashes, segment.labelRows) +
+      typedBytes(segment.rangeStarts, segment.rangeGenerations, segment.rangeBuckets) +
       segment.labels.length * LABEL_BYTES +
       vocabularyBytes(segment.vocabulary);
     indexBytes.set(segment, bytes);

@@ -66,6 +66,12 @@ export interface Segment extends SegmentIndex {
    */
   readonly rangeStarts: Int32Array;
   readonly rangeGenerations: Int32Array;
+  /**
+   * A jump table into the ranges: bucket b (ordinals minOrdinal + (b << rangeBucketShift) onwards) starts its
+   * search at range rangeBuckets[b]. Buckets are about as wide as a generation, so a lookup scans one or two.
+   */
+  readonly rangeBuckets: Int32Array;
+  readonly rangeBucketShift: number;
 }
 
 /** Segments with fewer rows are scanned in JavaScript: the native call would not pay for itself. */
@@ -292,15 +298,27 @@ export function assembleSegment(index: SegmentIndex, versions: readonly ServedVe
     rangeStarts.push(ordinals[index.generationRows[g]]);
     rangeGenerations.push(g);
   }
+  const minOrdinal = ordinals.length ? ordinals[0] : 0;
+  const maxOrdinal = ordinals.length ? ordinals[ordinals.length - 1] : -1;
+  const span = maxOrdinal - minOrdinal + 1;
+  const rangeBucketShift = rangeStarts.length > 0 ? Math.max(0, Math.floor(Math.log2(span / rangeStarts.length))) : 0;
+  const rangeBuckets = new Int32Array(span > 0 ? ((span - 1) >> rangeBucketShift) + 1 : 0);
+  for (let bucket = 0, range = 0; bucket < rangeBuckets.length; bucket++) {
+    const first = minOrdinal + bucket * 2 ** rangeBucketShift;
+    while (range + 1 < rangeStarts.length && rangeStarts[range + 1] <= first) range++;
+    rangeBuckets[bucket] = range;
+  }
   return {
     ...index,
     versions,
     ordinals,
     rangeStarts: Int32Array.from(rangeStarts),
     rangeGenerations: Int32Array.from(rangeGenerations),
+    rangeBuckets,
+    rangeBucketShift,
     rows: ordinals.length,
-    minOrdinal: ordinals.length ? ordinals[0] : 0,
-    maxOrdinal: ordinals.length ? ordinals[ordinals.length - 1] : -1,
+    minOrdinal,
+    maxOrdinal,
     dimensions,
     ann: { graph: null },
   };
@@ -388,8 +406,11 @@ export function versionAtRow(segment: Segment, row: number): ServedVersion {
 
 /** The version holding this ordinal in the segment, or undefined when none of its generations does. */
 export function versionOfOrdinalIn(segment: Segment, ordinal: number): ServedVersion | undefined {
-  const range = upperBound(segment.rangeStarts, ordinal) - 1;
-  if (range < 0) return undefined;
+  const offset = ordinal - segment.minOrdinal;
+  if (offset < 0 || ordinal > segment.maxOrdinal) return undefined;
+  const starts = segment.rangeStarts;
+  let range = segment.rangeBuckets[offset >> segment.rangeBucketShift];
+  while (range + 1 < starts.length && starts[range + 1] <= ordinal) range++;
   const generation = segment.rangeGenerations[range];
   const rows = segment.generationRows[generation + 1] - segment.generationRows[generation];
   return ordinal - segment.rangeStarts[range] < rows ? segment.versions[generation] : undefined;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { tableHas, tableStrings } from '../../src/text/string-table.ts';
 import { applyChange, chunksOf, compactFully, compactionPlan, emptySnapshot, chunkByOrdinal, replaceSegments, MAX_SEGMENTS, SEGMENT_MERGE_FACTOR } from '../../src/serving/snapshot.ts';
 import { chunkTextHash } from '../../src/serving/generation-lanes.ts';
-import { inlineSegmentBuilder } from '../../src/serving/segment.ts';
+import { inlineSegmentBuilder, rowOfOrdinal, versionAtRow, versionOfOrdinalIn } from '../../src/serving/segment.ts';
 import { loadedGeneration } from '../helpers/generations.ts';
 import { versionIdentity } from '../../src/domain/identity.ts';
 import { searchBm25 } from '../../src/search/bm25.ts';
@@ -99,4 +99,26 @@ test('a merged segment keeps no word of a chunk that died (the fuzzy lane forget
   const words = compacted.segments.flatMap((segment) => tableStrings(segment.vocabulary.words));
   assert.ok(words.includes('ledger'));
   assert.ok(!words.includes('zanzibar'), 'a removed chunk left the vocabulary');
+});
+
+test('every ordinal finds its version through the range table, also across the holes a merge leaves', async () => {
+  let snapshot = emptySnapshot('c', DIMS);
+  // Generations of 1 to 40 chunks (and one with none), some removed again before the segments merge.
+  const sizes = [1, 40, 3, 0, 1, 1, 17, 2, 33, 1, 5, 9, 1, 26, 4, 1, 1, 12];
+  snapshot = await applyChange(snapshot, { activated: sizes.slice(0, 9).map((size, i) => generation(`g${i}`, Array.from({ length: size }, (_, c) => `ledger ${i} ${c}`))) });
+  snapshot = await applyChange(snapshot, { activated: sizes.slice(9).map((size, i) => generation(`g${i + 9}`, Array.from({ length: size }, (_, c) => `ledger ${i + 9} ${c}`))) });
+  snapshot = await applyChange(snapshot, { activated: [], removed: ['g1', 'g4', 'g8', 'g12'].map((id) => versionIdentity({ documentId: id, versionId: id })) });
+  const check = (label: string) => {
+    for (const segment of snapshot.segments) {
+      for (let ordinal = segment.minOrdinal - 2; ordinal <= segment.maxOrdinal + 2; ordinal++) {
+        const row = rowOfOrdinal(segment, ordinal);
+        assert.equal(versionOfOrdinalIn(segment, ordinal), row >= 0 ? versionAtRow(segment, row) : undefined, `${label}: ordinal ${ordinal}`);
+      }
+    }
+  };
+  check('before the merge');
+  snapshot = replaceSegments(snapshot, snapshot.segments, await inlineSegmentBuilder.merge(snapshot.segments, snapshot.live))!;
+  assert.equal(snapshot.segments.length, 1);
+  assert.ok(snapshot.segments.some((segment) => segment.maxOrdinal - segment.minOrdinal + 1 > segment.rows), 'a merged segment has holes');
+  check('after the merge');
 });
