@@ -2,8 +2,8 @@
 // shared analyzer), merged by rebuilding from postings. A segment is never mutated after it is returned.
 
 import { analyzeFields } from '../text/analyzer.ts';
-import { listSize, listString, stringTable } from '../text/string-table.ts';
-import type { StringList, StringTable } from '../text/string-table.ts';
+import { endOf, listSize, StringInterner } from '../text/string-table.ts';
+import type { ByteStrings, StringList, StringTable } from '../text/string-table.ts';
 
 /** id: global chunk ordinal, unique across all segments of a snapshot. */
 export interface SparseDoc {
@@ -53,8 +53,8 @@ function sumCounts(counts: Map<string, number>): number {
 
 /** Postings gathered doc by doc, then laid out term by term (CSR) once all counts are known. */
 interface PostingDraft {
-  termIndex: Map<string, number>;
-  terms: string[];
+  /** Term ids in order of first sight, and the terms themselves. */
+  terms: StringInterner;
   termDf: number[];
   size: number;
   /** Parallel growable columns: term, local doc, text tf, title tf. */
@@ -68,7 +68,7 @@ const INITIAL_DRAFT_CAPACITY = 1024;
 
 function newDraft(): PostingDraft {
   return {
-    termIndex: new Map(), terms: [], termDf: [], size: 0,
+    terms: new StringInterner(), termDf: [], size: 0,
     entryTerm: new Uint32Array(INITIAL_DRAFT_CAPACITY),
     entryDoc: new Uint32Array(INITIAL_DRAFT_CAPACITY),
     entryTextTf: new Uint16Array(INITIAL_DRAFT_CAPACITY),
@@ -92,19 +92,21 @@ function ensureCapacity(draft: PostingDraft): void {
   draft.entryTitleTf = grow(draft.entryTitleTf, capacity);
 }
 
-function termSlot(draft: PostingDraft, term: string): number {
-  let t = draft.termIndex.get(term);
-  if (t === undefined) {
-    t = draft.terms.length;
-    draft.termIndex.set(term, t);
-    draft.terms.push(term);
-    draft.termDf.push(0);
-  }
-  return t;
+/** The draft's slot of term t of a list (interned from its bytes where the list holds bytes). */
+function termSlot(draft: PostingDraft, terms: StringList, t: number): number {
+  const slot = Array.isArray(terms) ? draft.terms.internString(terms[t]) : draft.terms.intern((terms as ByteStrings).bytes, (terms as ByteStrings).starts[t], endOf(terms as ByteStrings, t));
+  if (slot === draft.termDf.length) draft.termDf.push(0);
+  return slot;
+}
+
+function termSlotOf(draft: PostingDraft, term: string): number {
+  const slot = draft.terms.internString(term);
+  if (slot === draft.termDf.length) draft.termDf.push(0);
+  return slot;
 }
 
 function addEntry(draft: PostingDraft, term: string, doc: number, textTf: number, titleTf: number): void {
-  addEntryAt(draft, termSlot(draft, term), doc, textTf, titleTf);
+  addEntryAt(draft, termSlotOf(draft, term), doc, textTf, titleTf);
 }
 
 function addEntryAt(draft: PostingDraft, t: number, doc: number, textTf: number, titleTf: number): void {
@@ -119,13 +121,14 @@ function addEntryAt(draft: PostingDraft, t: number, doc: number, textTf: number,
 
 /** Lays the entries out term by term; entries were added in doc order, so each list comes out sorted. */
 function layOut(draft: PostingDraft): Pick<Bm25Segment, 'postingStarts' | 'postingDocs' | 'postingTextTf' | 'postingTitleTf'> {
-  const starts = new Uint32Array(draft.terms.length + 1);
-  for (let t = 0; t < draft.terms.length; t++) starts[t + 1] = starts[t] + draft.termDf[t];
-  const total = starts[draft.terms.length];
+  const terms = draft.terms.size;
+  const starts = new Uint32Array(terms + 1);
+  for (let t = 0; t < terms; t++) starts[t + 1] = starts[t] + draft.termDf[t];
+  const total = starts[terms];
   const docs = new Uint32Array(total);
   const textTf = new Uint16Array(total);
   const titleTf = new Uint16Array(total);
-  const cursor = starts.slice(0, draft.terms.length);
+  const cursor = starts.slice(0, terms);
   for (let e = 0; e < draft.size; e++) {
     const slot = cursor[draft.entryTerm[e]]++;
     docs[slot] = draft.entryDoc[e];
@@ -159,7 +162,7 @@ function seal(draft: PostingDraft, docIds: Int32Array, textLengths: Uint32Array,
     titleLengths,
     totalTextLength: totalText,
     totalTitleLength: totalTitle,
-    terms: stringTable(draft.terms),
+    terms: draft.terms.table(),
     ...layOut(draft),
   });
 }
@@ -215,7 +218,7 @@ export class Bm25Merger {
       for (let p = segment.postingStarts[t]; p < segment.postingStarts[t + 1]; p++) {
         const d = map[segment.postingDocs[p]];
         if (d < 0) continue;
-        if (slot < 0) slot = termSlot(this.draft, listString(segment.terms, t));
+        if (slot < 0) slot = termSlot(this.draft, segment.terms, t);
         addEntryAt(this.draft, slot, d, segment.postingTextTf[p], segment.postingTitleTf[p]);
       }
     }

@@ -8,7 +8,8 @@ import { buildBm25Segment } from './bm25-segment.ts';
 import type { Bm25Postings } from './bm25-segment.ts';
 import { quantize } from './quantized-scan.ts';
 import { vocabularyWordsOf } from '../text/vocabulary.ts';
-import { listStrings } from '../text/string-table.ts';
+import { listSize, listStrings, splitBytes } from '../text/string-table.ts';
+import type { StringList } from '../text/string-table.ts';
 
 /**
  * The layout version written in every blob. A blob of another version fails its evidence check (it cannot be
@@ -36,7 +37,7 @@ export interface GenerationLanes {
   /** chunkCount x dimensions int8 codes. */
   codes: Int8Array;
   /** Fuzzy-lane words with the number of chunks containing each. */
-  words: string[];
+  words: StringList;
   wordCounts: Uint32Array;
   chunkIndexes: Int32Array;
   /** NO_PAGE where a chunk has none. */
@@ -145,6 +146,7 @@ function arraysOf(lanes: GenerationLanes): Record<ArrayName, ArrayBufferView & {
 const align8 = (n: number) => (n + 7) & ~7;
 /** Terms and words never hold white space (the analyzers split on it), so a newline separates them. */
 const SEPARATOR = '\n';
+const SEPARATOR_BYTE = 0x0a;
 
 /**
  * The persisted form: magic, format, header length, a small JSON header, the terms and the words as
@@ -153,7 +155,7 @@ const SEPARATOR = '\n';
 export function encodeLanes(lanes: GenerationLanes): Uint8Array {
   const arrays = arraysOf(lanes);
   const terms = Buffer.from(listStrings(lanes.bm25.terms).join(SEPARATOR), 'utf8');
-  const words = Buffer.from(lanes.words.join(SEPARATOR), 'utf8');
+  const words = Buffer.from(listStrings(lanes.words).join(SEPARATOR), 'utf8');
   const header: Header = {
     format: LANES_FORMAT,
     chunkCount: lanes.chunkCount,
@@ -211,9 +213,10 @@ export function lanesChunkCount(bytes: Uint8Array): number {
   return readHeader(bytes).header.chunkCount;
 }
 
-function splitSection(bytes: Uint8Array, offset: number, length: number): string[] {
+/** A newline-joined section as strings by id, left as UTF-8 (merging interns them from their bytes). */
+function splitSection(bytes: Uint8Array, offset: number, length: number): StringList {
   if (offset + length > bytes.byteLength) throw new LanesFormatError('lane data strings overrun');
-  return length === 0 ? [] : Buffer.from(bytes.buffer, bytes.byteOffset + offset, length).toString('utf8').split(SEPARATOR);
+  return splitBytes(bytes.subarray(offset, offset + length), SEPARATOR_BYTE);
 }
 
 /**
@@ -238,7 +241,7 @@ export function decodeLanes(bytes: Uint8Array): GenerationLanes {
   });
   const a = arrays as unknown as { [K in ArrayName]: InstanceType<(typeof ARRAY_TYPES)[K]> };
   const n = header.chunkCount;
-  if (a.textLengths.length !== n || a.chunkIndexes.length !== n || a.codes.length !== n * header.dimensions || a.postingStarts.length !== terms.length + 1 || a.wordCounts.length !== words.length) {
+  if (a.textLengths.length !== n || a.chunkIndexes.length !== n || a.codes.length !== n * header.dimensions || a.postingStarts.length !== listSize(terms) + 1 || a.wordCounts.length !== listSize(words)) {
     throw new LanesFormatError('lane data arrays disagree with the header');
   }
   let totalText = 0;

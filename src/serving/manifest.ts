@@ -1,6 +1,7 @@
 // Publication evidence of a generation: record identity plus counts and digests of its content, fuzzy
 // (vocabulary) and metadata lanes. Computed once when staging; verified later by reading only this record.
 
+import { listStrings } from '../text/string-table.ts';
 import { createHash } from 'node:crypto';
 import type { ChunkRecord, MetadataLeaf } from '../domain/generation.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
@@ -106,6 +107,6 @@ export function lanesAndManifest(
 ): { lanes: Uint8Array; manifest: JsonObject } {
   const decoded = lanesOf(chunks, title, chunks[0]?.vector.length ?? 0);
   const lanes = encodeLanes(decoded);
-  const wordCounts = decoded.words.map((word, id): [string, number] => [word, decoded.wordCounts[id]]);
+  const wordCounts = listStrings(decoded.words).map((word, id): [string, number] => [word, decoded.wordCounts[id]]);
   return { lanes, manifest: computeManifest(ref, chunks, leaves, lanes, wordCounts) as unknown as JsonObject };
 }

@@ -17,8 +17,15 @@ import { ANN_MIN_ROWS, annAvailable, buildAnnGraph } from './ann-index.ts';
 import type { AnnGraph } from './ann-index.ts';
 import { buildVocabulary } from '../text/vocabulary.ts';
 import type { Vocabulary } from '../text/vocabulary.ts';
-import { idOf, listString } from '../text/string-table.ts';
-import type { StringList } from '../text/string-table.ts';
+import { endOf, idOf, listSize, StringInterner, tableStrings } from '../text/string-table.ts';
+import type { ByteStrings, StringList } from '../text/string-table.ts';
+
+/** The interned id of word `id` of a list (from its bytes where the list holds bytes). */
+function internWord(interner: StringInterner, words: StringList, id: number): number {
+  if (Array.isArray(words)) return interner.internString(words[id]);
+  const list = words as ByteStrings;
+  return interner.intern(list.bytes, list.starts[id], endOf(list, id));
+}
 
 /** The searchable structures of a segment: plain data only (structured-cloneable). */
 export interface SegmentIndex {
@@ -123,8 +130,8 @@ function mergeSourceOfLanes(lanes: GenerationLanes, firstOrdinal: number): Merge
     codeDimensions: lanes.dimensions,
     generationRows: Int32Array.of(0, lanes.chunkCount),
     words: lanes.words,
-    wordStarts: Uint32Array.of(0, lanes.words.length),
-    wordIds: identityIds(lanes.words.length),
+    wordStarts: Uint32Array.of(0, listSize(lanes.words)),
+    wordIds: identityIds(listSize(lanes.words)),
     wordCounts: lanes.wordCounts,
     chunkIndexes: lanes.chunkIndexes,
     pages: lanes.pages,
@@ -173,9 +180,8 @@ export class SegmentAssembler {
   private readonly labelRows: number[] = [];
   private readonly labels: string[] = [];
   private readonly generationRows: number[] = [0];
-  // Words get a provisional id on first sight (one map lookup per word of a generation), counted in place.
-  private readonly provisional = new Map<string, number>();
-  private readonly provisionalWords: string[] = [];
+  // Words get a provisional id on first sight (interned from their bytes), counted in place.
+  private readonly provisional = new StringInterner();
   private provisionalCounts = new Uint32Array(1024);
   private readonly groupWordStarts: number[] = [0];
   private groupWordIds = new Uint32Array(1024);
@@ -229,13 +235,8 @@ export class SegmentAssembler {
       const wordTo = source.wordStarts[g + 1];
       this.reserveWords(wordTo - wordFrom);
       for (let w = wordFrom; w < wordTo; w++) {
-        const word = listString(source.words, source.wordIds[w]);
-        let id = this.provisional.get(word);
-        if (id === undefined) {
-          id = this.provisionalWords.push(word) - 1;
-          this.provisional.set(word, id);
-          if (id >= this.provisionalCounts.length) this.provisionalCounts = grow(this.provisionalCounts, this.provisionalCounts.length * 2);
-        }
+        const id = internWord(this.provisional, source.words, source.wordIds[w]);
+        if (id >= this.provisionalCounts.length) this.provisionalCounts = grow(this.provisionalCounts, this.provisionalCounts.length * 2);
         this.provisionalCounts[id] += source.wordCounts[w];
         this.groupWordIds[this.words] = id;
         this.groupWordCounts[this.words++] = source.wordCounts[w];
@@ -247,8 +248,9 @@ export class SegmentAssembler {
   finish(): SegmentIndex {
     const bm25 = this.bm25.finish();
     if (bm25.docCount !== this.rows) throw new Error(`segment merge kept ${this.rows} rows but ${bm25.docCount} postings docs`);
-    const vocabulary = buildVocabulary(this.provisionalWords.map((word, id): [string, number] => [word, this.provisionalCounts[id]]));
-    const finalId = Uint32Array.from(this.provisionalWords, (word) => idOf(vocabulary.words, word));
+    const provisionalWords = tableStrings(this.provisional.strings());
+    const vocabulary = buildVocabulary(provisionalWords.map((word, id): [string, number] => [word, this.provisionalCounts[id]]));
+    const finalId = Uint32Array.from(provisionalWords, (word) => idOf(vocabulary.words, word));
     const wordIds = new Uint32Array(this.words);
     for (let w = 0; w < this.words; w++) wordIds[w] = finalId[this.groupWordIds[w]];
     return {
@@ -336,6 +338,7 @@ export function hasLiveRows(segment: Segment, live: Uint8Array): boolean {
 
 /** A segment built from parts added in batches (a load streams generations from the store through one). */
 export interface BuildSession {
+  /** Adds parts; their lane data may be moved to another thread (the caller must not read it afterwards). */
   add(parts: readonly SegmentPart[]): Promise<void>;
   /** The segment of every part added, with their versions in the same order. */
   finish(versions: readonly ServedVersion[]): Promise<Segment>;

@@ -91,14 +91,15 @@ class ThreadLane {
     };
   }
 
-  request(message: Unnumbered<SegmentThreadRequest>, inputBytes = 0): Promise<Answer> {
+  /** `transfer`: buffers moved to the thread instead of copied (the caller no longer reads them). */
+  request(message: Unnumbered<SegmentThreadRequest>, inputBytes = 0, transfer: ArrayBuffer[] = []): Promise<Answer> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       const thread = this.ensureThread();
       this.threadBytes += inputBytes;
       if (this.threadBytes > this.recycleBytes) this.recycleWhenIdle = true;
-      thread.postMessage({ ...message, id });
+      thread.postMessage({ ...message, id }, transfer);
     });
   }
 
@@ -107,6 +108,21 @@ class ThreadLane {
     this.thread = null;
     if (thread) await thread.terminate();
   }
+}
+
+/**
+ * The lane data buffers of parts that a build may take over: a load adds each batch once and keeps nothing of
+ * it, so its blobs move to the thread instead of being copied. Only a blob that is its buffer's whole content
+ * moves (a view into a larger buffer would take the rest with it).
+ */
+function movableLanes(parts: readonly SegmentPart[]): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  for (const { source } of parts) {
+    if (!('lanes' in source)) continue;
+    const { lanes } = source;
+    if (lanes.byteOffset === 0 && lanes.byteLength === lanes.buffer.byteLength && lanes.buffer instanceof ArrayBuffer) buffers.add(lanes.buffer);
+  }
+  return [...buffers];
 }
 
 function partBytes(part: SegmentPart): number {
@@ -135,7 +151,7 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
         try {
           await started;
           bytes += parts.reduce((sum, part) => sum + partBytes(part), 0);
-          await this.segments.request({ kind: 'add', session, parts: [...parts] });
+          await this.segments.request({ kind: 'add', session, parts: [...parts] }, 0, movableLanes(parts));
         } catch (error) {
           release();
           throw error;

@@ -215,7 +215,8 @@ test('a segment thread that is due to end when idle waits for the build sessions
     const store = storage.client('c');
     const [first, second] = await store.loadActiveGenerations(await store.servedGenerationIds());
     const session = builder.begin(DIMENSIONS);
-    await session.add([{ firstOrdinal: 0, source: { lanes: first.lanes! } }]);
+    // Added lane data moves to the thread, so a blob used again later is added as a copy.
+    await session.add([{ firstOrdinal: 0, source: { lanes: first.lanes!.slice() } }]);
     // A verify with input in between: the thread is idle after it, but the session's state lives there.
     assert.deepEqual((await builder.verify([second])).map((evidence) => evidence.state), ['verified']);
     await session.add([{ firstOrdinal: 1, source: { lanes: second.lanes! } }]);

@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { idOf, listSize, listString, stringAt, stringTable, tableHas, tableStrings } from '../../src/text/string-table.ts';
+import { endOf, idOf, listSize, listString, listStrings, splitBytes, stringAt, StringInterner, stringTable, tableHas, tableStrings } from '../../src/text/string-table.ts';
 
 const WORDS = ['akaun', 'baki', 'penyata', 'café', 'naïve', 'ringgit', 'a', 'ab', 'abc', '日本語', '𝔘nicode', 'z', 'ß', 'ａ'];
 
@@ -40,4 +40,41 @@ test('a table survives a structured clone (the segment thread transfers it) and 
   assert.equal(listSize(copy), WORDS.length);
   assert.equal(listString(copy, 3), 'café');
   assert.equal(listString(WORDS, 3), 'café');
+});
+
+test('an interner gives each distinct string one id in order of first sight, from bytes or from text', () => {
+  const interner = new StringInterner();
+  const encoded = new TextEncoder().encode(`xx${WORDS.join('|')}yy`);
+  // Intern every word from its byte range inside a larger buffer, then again as text: the same ids.
+  const ranges: [number, number][] = [];
+  let at = 2;
+  for (const word of WORDS) {
+    const length = new TextEncoder().encode(word).length;
+    ranges.push([at, at + length]);
+    at += length + 1;
+  }
+  assert.deepEqual(ranges.map(([from, to]) => interner.intern(encoded, from, to)), WORDS.map((_, id) => id));
+  assert.deepEqual(WORDS.map((word) => interner.internString(word)), WORDS.map((_, id) => id));
+  assert.equal(interner.size, WORDS.length);
+  // Thousands more grow its pool and table past their first sizes; the early ids hold.
+  const many = Array.from({ length: 5000 }, (_, i) => `term${i}`);
+  const ids = many.map((term) => interner.internString(term));
+  assert.deepEqual(ids, many.map((_, i) => WORDS.length + i));
+  assert.equal(interner.internString('café'), WORDS.indexOf('café'));
+  const table = interner.table();
+  assert.deepEqual(tableStrings(table), [...WORDS, ...many]);
+  assert.equal(idOf(table, 'term4999'), WORDS.length + 4999);
+  assert.deepEqual(tableStrings(interner.strings()).slice(0, 3), WORDS.slice(0, 3));
+});
+
+test('separator-joined bytes read as a list in place, empty strings included', () => {
+  const joined = new TextEncoder().encode('akaun\nbaki\n\ncafé\n日本');
+  const list = splitBytes(joined, 0x0a);
+  assert.equal(list.size, 5);
+  assert.deepEqual(listStrings(list), ['akaun', 'baki', '', 'café', '日本']);
+  assert.equal(list.bytes, joined, 'not copied');
+  assert.equal(splitBytes(new Uint8Array(0), 0x0a).size, 0);
+  const interner = new StringInterner();
+  for (let id = 0; id < list.size; id++) interner.intern(list.bytes, list.starts[id], endOf(list, id));
+  assert.deepEqual(tableStrings(interner.table()), ['akaun', 'baki', '', 'café', '日本']);
 });
