@@ -1,5 +1,5 @@
-// A set of distinct strings in three typed arrays: their UTF-8 bytes end to end, where each starts, and their
-// ids in byte order for lookups. It stands in for a string array plus a Map or Set over it (a term dictionary,
+// A set of distinct strings in three typed arrays: their UTF-8 bytes end to end, where each starts, and a hash
+// index of their ids for lookups. It stands in for a string array plus a Map or Set over it (a term dictionary,
 // a vocabulary's words) at about a fifth of the memory, with no object per string for the collector to trace,
 // and it crosses to another thread as transferable buffers instead of being cloned string by string.
 
@@ -19,46 +19,54 @@ export function endOf(list: ByteStrings, id: number): number {
 
 /** Distinct strings that can also be looked up (structured-cloneable). */
 export interface StringTable extends ByteStrings {
-  /** Ids ordered by their strings' UTF-8 bytes (code point order). */
-  readonly sorted: Uint32Array;
+  /**
+   * Open addressing over the 32-bit FNV-1a hash of each string's bytes: id + 1 per slot, 0 for none; its
+   * length is a power of two, at most three quarters full.
+   */
+  readonly slots: Int32Array;
 }
 
 const encoder = new TextEncoder();
 
+/** 32-bit FNV-1a over bytes[from .. to). */
+function hashBytes(bytes: Uint8Array, from: number, to: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = from; i < to; i++) hash = Math.imul(hash ^ bytes[i], 0x01000193);
+  return hash >>> 0;
+}
+
 /** The table of `strings` in the order given (string i gets id i); repeats are refused. */
 export function stringTable(strings: readonly string[]): StringTable {
-  const starts = new Uint32Array(strings.length + 1);
-  let total = 0;
-  for (let i = 0; i < strings.length; i++) {
-    total += Buffer.byteLength(strings[i], 'utf8');
-    starts[i + 1] = total;
-  }
-  const bytes = new Uint8Array(total);
-  for (let i = 0; i < strings.length; i++) encoder.encodeInto(strings[i], bytes.subarray(starts[i], starts[i + 1]));
-  return tableOf({ size: strings.length, bytes, starts });
+  const interner = new StringInterner();
+  strings.forEach((value, id) => {
+    if (interner.internString(value) !== id) throw new RangeError(`"${value}" appears twice in a string table`);
+  });
+  return interner.table();
 }
 
-/** The table of strings already laid out as bytes and offsets (which it keeps); repeats are refused. */
-export function tableOf(strings: ByteStrings): StringTable {
-  const { size, bytes, starts } = strings;
-  const sorted = new Uint32Array(size);
-  for (let i = 0; i < sorted.length; i++) sorted[i] = i;
-  sorted.sort((a, b) => compareStored(bytes, starts, a, b));
-  for (let i = 1; i < sorted.length; i++) {
-    if (compareStored(bytes, starts, sorted[i - 1], sorted[i]) === 0) throw new RangeError(`"${stringAt(strings, sorted[i])}" appears twice in a string table`);
-  }
-  return Object.freeze({ size, bytes, starts, sorted });
+/** Slots for `count` strings at most three quarters full. */
+function slotCount(count: number): number {
+  let size = 4;
+  while (size * 3 < count * 4) size *= 2;
+  return size;
 }
 
-function compareStored(bytes: Uint8Array, starts: Uint32Array, a: number, b: number): number {
-  let i = starts[a];
-  let j = starts[b];
-  const endA = starts[a + 1];
-  const endB = starts[b + 1];
-  for (; i < endA && j < endB; i++, j++) {
-    if (bytes[i] !== bytes[j]) return bytes[i] - bytes[j];
+function placeAll(hashes: Uint32Array, count: number, slots: Int32Array): void {
+  const mask = slots.length - 1;
+  for (let id = 0; id < count; id++) {
+    let slot = hashes[id] & mask;
+    while (slots[slot] !== 0) slot = (slot + 1) & mask;
+    slots[slot] = id + 1;
   }
-  return endA - i - (endB - j);
+}
+
+/** Whether string `id` of the list is exactly bytes[from .. to). */
+function sameBytes(list: ByteStrings, id: number, bytes: Uint8Array, from: number, to: number): boolean {
+  const start = list.starts[id];
+  if (endOf(list, id) - start !== to - from) return false;
+  const stored = list.bytes;
+  for (let i = 0; i < to - from; i++) if (stored[start + i] !== bytes[from + i]) return false;
+  return true;
 }
 
 /** Buffer views of tables, for fast decoding (a table itself stays plain data). */
@@ -93,24 +101,13 @@ export function idOf(table: StringTable, value: string): number {
   if (table.size === 0) return -1;
   if (value.length * 3 > scratch.length) scratch = new Uint8Array(value.length * 3);
   const length = encoder.encodeInto(value, scratch).written;
-  const { bytes, starts, sorted } = table;
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    const id = sorted[middle];
-    let i = starts[id];
-    const end = starts[id + 1];
-    let j = 0;
-    for (; i < end && j < length; i++, j++) {
-      if (bytes[i] !== scratch[j]) break;
-    }
-    const order = i < end && j < length ? bytes[i] - scratch[j] : end - i - (length - j);
-    if (order === 0) return id;
-    if (order < 0) low = middle + 1;
-    else high = middle;
+  const { slots } = table;
+  const mask = slots.length - 1;
+  for (let slot = hashBytes(scratch, 0, length) & mask; ; slot = (slot + 1) & mask) {
+    const entry = slots[slot];
+    if (entry === 0) return -1;
+    if (sameBytes(table, entry - 1, scratch, 0, length)) return entry - 1;
   }
-  return -1;
 }
 
 export function tableHas(table: StringTable, value: string): boolean {
@@ -138,12 +135,12 @@ function isTable(list: StringList): list is ByteStrings {
 
 /** The buffers of a table (to transfer it to another thread). */
 export function tableBuffers(table: StringTable): ArrayBuffer[] {
-  return [table.bytes.buffer as ArrayBuffer, table.starts.buffer as ArrayBuffer, table.sorted.buffer as ArrayBuffer];
+  return [table.bytes.buffer as ArrayBuffer, table.starts.buffer as ArrayBuffer, table.slots.buffer as ArrayBuffer];
 }
 
 /** What the table holds, in bytes. */
 export function tableBytes(table: StringTable): number {
-  return table.bytes.byteLength + table.starts.byteLength + table.sorted.byteLength;
+  return table.bytes.byteLength + table.starts.byteLength + table.slots.byteLength;
 }
 
 /** Below this many bytes of strings an interner starts; it doubles as it fills. */
@@ -169,9 +166,7 @@ export class StringInterner {
 
   /** The id of the string in bytes[from .. to), added when new. */
   intern(bytes: Uint8Array, from: number, to: number): number {
-    let hash = 0x811c9dc5;
-    for (let i = from; i < to; i++) hash = Math.imul(hash ^ bytes[i], 0x01000193);
-    hash >>>= 0;
+    const hash = hashBytes(bytes, from, to);
     const mask = this.slots.length - 1;
     const length = to - from;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
@@ -232,9 +227,11 @@ export class StringInterner {
     return { size: this.count, bytes: this.pool.subarray(0, this.used), starts: this.starts.subarray(0, this.count + 1) };
   }
 
-  /** The strings as a table that owns its buffers (the interner is not used after). */
+  /** The strings as a table that owns its buffers, indexed by the hashes taken while interning. */
   table(): StringTable {
-    return tableOf({ size: this.count, bytes: this.pool.slice(0, this.used), starts: this.starts.slice(0, this.count + 1) });
+    const slots = new Int32Array(slotCount(this.count));
+    placeAll(this.hashes, this.count, slots);
+    return Object.freeze({ size: this.count, bytes: this.pool.slice(0, this.used), starts: this.starts.slice(0, this.count + 1), slots });
   }
 }
 

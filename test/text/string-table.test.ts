@@ -19,11 +19,13 @@ test('each string is found by id and by value; others are not found', () => {
   assert.ok(tableHas(table, 'ß') && !tableHas(table, 'ss'));
 });
 
-test('lookups order by code point, so characters beyond the BMP sort after every BMP character', () => {
-  // In UTF-16 order '\u{1D518}' (a surrogate pair) sorts before '\uFF41'; in code point order it sorts after.
-  const table = stringTable(['\uFF41', '\u{1D518}', '\uE000']);
-  assert.deepEqual([...table.sorted].map((id) => stringAt(table, id)), ['\uE000', '\uFF41', '\u{1D518}']);
-  for (const value of ['\uFF41', '\u{1D518}', '\uE000']) assert.ok(tableHas(table, value));
+test('lookups find strings beyond the BMP and their look-alikes apart, with the index at most three quarters full', () => {
+  const table = stringTable(['\uFF41', '\u{1D518}', '\uE000', 'a', 'A']);
+  ['\uFF41', '\u{1D518}', '\uE000', 'a', 'A'].forEach((value, id) => assert.equal(idOf(table, value), id));
+  assert.equal(idOf(table, '\u{1D519}'), -1);
+  const large = stringTable(Array.from({ length: 3000 }, (_, i) => `w${i}`));
+  assert.ok(large.slots.length >= (3000 * 4) / 3 && (large.slots.length & (large.slots.length - 1)) === 0);
+  assert.equal(large.slots.filter((slot) => slot !== 0).length, 3000);
 });
 
 test('an empty table finds nothing; a repeated string is refused', () => {
