@@ -3,6 +3,10 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { CLIENT_MIGRATIONS } from '../../src/storage/client-migrations.ts';
 import { Storage } from '../../src/storage/storage.ts';
 import { CHUNK_TEXT_READ_BATCH } from '../../src/storage/client-store.ts';
 import { versionKey } from '../../src/domain/identity.ts';
@@ -31,6 +35,40 @@ test('chunk texts come back in the order asked, across generations and batches, 
     assert.deepEqual(await store.chunkTexts([]), []);
   } finally {
     storage.close();
+    removeDir(dir);
+  }
+});
+
+test('chunks stored WITHOUT ROWID by an older release move to the rowid table whole', async () => {
+  const dir = tempDataDir();
+  try {
+    await seedVersions(dir, 'c', 'ledger', [{ versionId: 'ledger', text: 'Line one.\nLine two.', chunks: ['Line one.', 'Line two.'] }]);
+    const file = join(dir, 'clients', readdirSync(join(dir, 'clients')).find((name) => name.endsWith('.db'))!);
+    // Back to the older layout: the same rows in a WITHOUT ROWID table, and the migration forgotten.
+    const db = new DatabaseSync(file);
+    db.exec(`BEGIN;
+      CREATE TABLE old_chunks (generation INTEGER NOT NULL REFERENCES generations (generation) ON DELETE CASCADE, chunk_index INTEGER NOT NULL,
+        page INTEGER, page_label TEXT, text TEXT NOT NULL, entities TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (generation, chunk_index)) WITHOUT ROWID;
+      INSERT INTO old_chunks SELECT generation, chunk_index, page, page_label, text, entities, vector FROM chunks;
+      DROP TABLE chunks; ALTER TABLE old_chunks RENAME TO chunks;
+      PRAGMA user_version = ${CLIENT_MIGRATIONS.length - 1};
+      COMMIT;`);
+    const before = db.prepare('SELECT * FROM chunks ORDER BY generation, chunk_index').all();
+    assert.match(String((db.prepare("SELECT sql FROM sqlite_master WHERE name = 'chunks'").get() as { sql: string }).sql), /WITHOUT ROWID/);
+    db.close();
+    const storage = new Storage(dir);
+    try {
+      const store = storage.client('c');
+      const generation = (await store.activeGeneration('ledger', versionKey('ledger')))!.generation;
+      assert.deepEqual(await store.chunkTexts([{ generation, chunkIndex: 1 }, { generation, chunkIndex: 0 }]), ['Line two.', 'Line one.']);
+    } finally {
+      storage.close();
+    }
+    const after = new DatabaseSync(file, { readOnly: true });
+    assert.doesNotMatch(String((after.prepare("SELECT sql FROM sqlite_master WHERE name = 'chunks'").get() as { sql: string }).sql), /WITHOUT ROWID/);
+    assert.deepEqual(after.prepare('SELECT * FROM chunks ORDER BY generation, chunk_index').all(), before);
+    after.close();
+  } finally {
     removeDir(dir);
   }
 });
