@@ -220,11 +220,11 @@ function resolveLiveness(segments: readonly Bm25Segment[], given: Bm25Liveness |
   return { masks: [...given.masks], stats: given.stats };
 }
 
-function globalIdfs(segments: readonly Bm25Segment[], masks: Array<Uint8Array | undefined>, terms: string[], docCount: number): number[] {
-  return terms.map((term) => {
+function globalIdfs(segments: readonly Bm25Segment[], masks: Array<Uint8Array | undefined>, termIds: readonly Int32Array[], count: number, docCount: number): number[] {
+  return Array.from({ length: count }, (_, q) => {
     let df = 0;
     segments.forEach((segment, s) => {
-      const t = idOf(segment.terms, term);
+      const t = termIds[s][q];
       if (t >= 0) df += liveDf(segment, t, masks[s]);
     });
     return df > 0 ? bm25Idf(docCount, df) : 0;
@@ -232,13 +232,13 @@ function globalIdfs(segments: readonly Bm25Segment[], masks: Array<Uint8Array | 
 }
 
 /** Scores one segment's docs for all query terms into the scratch accumulators; returns the touched count. */
-function scoreSegment(segment: Bm25Segment, query: QueryPlan, mask: Uint8Array | undefined): number {
+function scoreSegment(segment: Bm25Segment, termIds: Int32Array, query: QueryPlan, mask: Uint8Array | undefined): number {
   scratchFor(segment.docCount);
   const norms = normsFor(segment, query.scoring);
   let touched = 0;
   for (let q = 0; q < query.terms.length; q++) {
-    const t = query.weights[q] > 0 ? idOf(segment.terms, query.terms[q]) : -1;
-    if (t >= 0) touched = accumulateTerm(segment, t, query.weights[q], query.scoring, norms, mask, touched);
+    const t = termIds[q];
+    if (t >= 0 && query.weights[q] > 0) touched = accumulateTerm(segment, t, query.weights[q], query.scoring, norms, mask, touched);
   }
   return touched;
 }
@@ -268,6 +268,8 @@ function collectSegment(segment: Bm25Segment, touched: number, options: Bm25Sear
 /** Query terms with their BM25 weight qtf * idf * (k1 + 1) under the global statistics. */
 interface QueryPlan {
   terms: string[];
+  /** Per segment, each term's id in its dictionary (-1 where absent). */
+  termIds: Int32Array[];
   weights: number[];
   scoring: Scoring;
 }
@@ -276,8 +278,10 @@ function planQuery(segments: readonly Bm25Segment[], queryTerms: readonly string
   const counts = queryTermCounts(queryTerms);
   const terms = [...counts.keys()];
   const scoring = scoringFor(stats, options);
-  const idfs = globalIdfs(segments, masks, terms, stats.docCount);
-  return { terms, scoring, weights: terms.map((term, q) => counts.get(term)! * idfs[q] * (scoring.k1 + 1)) };
+  // Each query term is looked up once per segment, for its document frequency and its postings.
+  const termIds = segments.map((segment) => Int32Array.from(terms, (term) => idOf(segment.terms, term)));
+  const idfs = globalIdfs(segments, masks, termIds, terms.length, stats.docCount);
+  return { terms, termIds, scoring, weights: terms.map((term, q) => counts.get(term)! * idfs[q] * (scoring.k1 + 1)) };
 }
 
 /**
@@ -291,7 +295,7 @@ export function searchBm25(segments: readonly Bm25Segment[], queryTerms: string[
   const top = newTopK(options.limit);
   let matched = 0;
   segments.forEach((segment, s) => {
-    const touched = scoreSegment(segment, query, masks[s]);
+    const touched = scoreSegment(segment, query.termIds[s], query, masks[s]);
     matched += collectSegment(segment, touched, options, top);
   });
   return { hits: options.ordered === false ? drainUnordered(top) : drainSorted(top), matched };

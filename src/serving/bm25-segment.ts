@@ -2,8 +2,8 @@
 // shared analyzer), merged by rebuilding from postings. A segment is never mutated after it is returned.
 
 import { analyzeFields } from '../text/analyzer.ts';
-import { endOf, listSize, StringInterner } from '../text/string-table.ts';
-import type { ByteStrings, StringList, StringTable } from '../text/string-table.ts';
+import { listSize, StringInterner } from '../text/string-table.ts';
+import type { StringList, StringTable } from '../text/string-table.ts';
 
 /** id: global chunk ordinal, unique across all segments of a snapshot. */
 export interface SparseDoc {
@@ -93,20 +93,14 @@ function ensureCapacity(draft: PostingDraft): void {
 }
 
 /** The draft's slot of term t of a list (interned from its bytes where the list holds bytes). */
-function termSlot(draft: PostingDraft, terms: StringList, t: number): number {
-  const slot = Array.isArray(terms) ? draft.terms.internString(terms[t]) : draft.terms.intern((terms as ByteStrings).bytes, (terms as ByteStrings).starts[t], endOf(terms as ByteStrings, t));
-  if (slot === draft.termDf.length) draft.termDf.push(0);
-  return slot;
-}
-
-function termSlotOf(draft: PostingDraft, term: string): number {
-  const slot = draft.terms.internString(term);
+/** The draft's slot for an interned term id (a new term starts with no postings). */
+function termSlot(draft: PostingDraft, slot: number): number {
   if (slot === draft.termDf.length) draft.termDf.push(0);
   return slot;
 }
 
 function addEntry(draft: PostingDraft, term: string, doc: number, textTf: number, titleTf: number): void {
-  addEntryAt(draft, termSlotOf(draft, term), doc, textTf, titleTf);
+  addEntryAt(draft, termSlot(draft, draft.terms.internString(term)), doc, textTf, titleTf);
 }
 
 function addEntryAt(draft: PostingDraft, t: number, doc: number, textTf: number, titleTf: number): void {
@@ -218,7 +212,7 @@ export class Bm25Merger {
       for (let p = segment.postingStarts[t]; p < segment.postingStarts[t + 1]; p++) {
         const d = map[segment.postingDocs[p]];
         if (d < 0) continue;
-        if (slot < 0) slot = termSlot(this.draft, segment.terms, t);
+        if (slot < 0) slot = termSlot(this.draft, this.draft.terms.internAt(segment.terms, t));
         addEntryAt(this.draft, slot, d, segment.postingTextTf[p], segment.postingTitleTf[p]);
       }
     }

@@ -17,15 +17,9 @@ import { ANN_MIN_ROWS, annAvailable, buildAnnGraph } from './ann-index.ts';
 import type { AnnGraph } from './ann-index.ts';
 import { buildVocabulary } from '../text/vocabulary.ts';
 import type { Vocabulary } from '../text/vocabulary.ts';
-import { endOf, idOf, listSize, StringInterner, tableStrings } from '../text/string-table.ts';
-import type { ByteStrings, StringList } from '../text/string-table.ts';
+import { idOf, listSize, StringInterner, tableStrings } from '../text/string-table.ts';
+import type { StringList } from '../text/string-table.ts';
 
-/** The interned id of word `id` of a list (from its bytes where the list holds bytes). */
-function internWord(interner: StringInterner, words: StringList, id: number): number {
-  if (Array.isArray(words)) return interner.internString(words[id]);
-  const list = words as ByteStrings;
-  return interner.intern(list.bytes, list.starts[id], endOf(list, id));
-}
 
 /** The searchable structures of a segment: plain data only (structured-cloneable). */
 export interface SegmentIndex {
@@ -235,7 +229,7 @@ export class SegmentAssembler {
       const wordTo = source.wordStarts[g + 1];
       this.reserveWords(wordTo - wordFrom);
       for (let w = wordFrom; w < wordTo; w++) {
-        const id = internWord(this.provisional, source.words, source.wordIds[w]);
+        const id = this.provisional.internAt(source.words, source.wordIds[w]);
         if (id >= this.provisionalCounts.length) this.provisionalCounts = grow(this.provisionalCounts, this.provisionalCounts.length * 2);
         this.provisionalCounts[id] += source.wordCounts[w];
         this.groupWordIds[this.words] = id;

@@ -118,18 +118,14 @@ export function tableHas(table: StringTable, value: string): boolean {
 export type StringList = readonly string[] | ByteStrings;
 
 export function listSize(list: StringList): number {
-  return isTable(list) ? list.size : list.length;
-}
-
-export function listString(list: StringList, id: number): string {
-  return isTable(list) ? stringAt(list, id) : list[id];
+  return holdsBytes(list) ? list.size : list.length;
 }
 
 export function listStrings(list: StringList): readonly string[] {
-  return isTable(list) ? tableStrings(list) : list;
+  return holdsBytes(list) ? tableStrings(list) : list;
 }
 
-function isTable(list: StringList): list is ByteStrings {
+function holdsBytes(list: StringList): list is ByteStrings {
   return !Array.isArray(list);
 }
 
@@ -186,6 +182,11 @@ export class StringInterner {
       if (same) return id;
     }
     return this.add(bytes, from, to, hash);
+  }
+
+  /** The id of string `id` of a list: interned from its bytes where the list holds bytes. */
+  internAt(list: StringList, id: number): number {
+    return holdsBytes(list) ? this.intern(list.bytes, list.starts[id], endOf(list, id)) : this.internString(list[id]);
   }
 
   /** The id of a string given as text. */

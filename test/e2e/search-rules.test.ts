@@ -71,6 +71,12 @@ test('page 1 + page 2 equal the first 2*limit rows of one larger page, without d
     const large = await page(0, 6);
     assert.deepEqual([...ids(first), ...ids(second)], ids(large));
     assert.equal(new Set([...ids(first), ...ids(second)]).size, 6);
+    // Pages of one row order only the rows up to their end (content-lane.ts rankHead): the same rows, same totals.
+    for (let offset = 0; offset < 6; offset++) {
+      const single = await page(offset, 1);
+      assert.deepEqual(ids(single), [ids(large)[offset]], `row ${offset + 1} alone`);
+      assert.equal(single.meta.total, large.meta.total);
+    }
     assert.deepEqual(second.results.map((row: any) => row.rank), [4, 5, 6]);
     assert.equal(first.meta.has_more, true);
     assert.equal(large.meta.total_is_lower_bound, false);
