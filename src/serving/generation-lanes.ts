@@ -7,15 +7,18 @@ import { createHash } from 'node:crypto';
 import { buildBm25Segment } from './bm25-segment.ts';
 import type { Bm25Postings } from './bm25-segment.ts';
 import { quantize } from './quantized-scan.ts';
-import { vocabularyWordsOf } from '../text/vocabulary.ts';
+import { derivedTermsOf, vocabularyWordsOf } from '../text/vocabulary.ts';
 import { listSize, listStrings, splitBytes } from '../text/string-table.ts';
 import type { StringList } from '../text/string-table.ts';
 
 /**
- * The layout version written in every blob. A blob of another version fails its evidence check (it cannot be
- * read), so a layout change must keep decoding the old version or re-derive such blobs from their chunks.
+ * The layout version written in every blob. A blob of an unknown version fails its evidence check (it cannot be
+ * read), so a layout change must keep decoding the old versions or re-derive such blobs from their chunks.
+ * Format 2 adds the query-side terms and Malay roots of the words (format 1 blobs are read, and those derived
+ * again from the words).
  */
-export const LANES_FORMAT = 1;
+export const LANES_FORMAT = 2;
+const READABLE_FORMATS = new Set([1, 2]);
 const MAGIC = 0x4c534448; // "HDSL" little-endian
 /** Stored for a chunk without a page number. */
 export const NO_PAGE = -1;
@@ -39,6 +42,8 @@ export interface GenerationLanes {
   /** Fuzzy-lane words with the number of chunks containing each. */
   words: StringList;
   wordCounts: Uint32Array;
+  /** The query-side index terms and Malay roots of the words (vocabulary.ts derivedTermsOf); null in format 1. */
+  derived: { terms: StringList; malayRoots: StringList } | null;
   chunkIndexes: Int32Array;
   /** NO_PAGE where a chunk has none. */
   pages: Int32Array;
@@ -90,6 +95,7 @@ export function lanesOf(chunks: readonly LaneChunk[], title: string | null, dime
     codes: quantize(vectors),
     words,
     wordCounts: Uint32Array.from(words, (word) => counts.get(word)!),
+    derived: derivedTermsOf(words),
     chunkIndexes: Int32Array.from(chunks, (chunk) => chunk.chunkIndex),
     pages: Int32Array.from(chunks, (chunk) => chunk.page ?? NO_PAGE),
     labelRows,
@@ -121,6 +127,9 @@ interface Header {
   /** UTF-8 byte lengths of the newline-joined terms and words that follow the header. */
   termBytes: number;
   wordBytes: number;
+  /** Format 2: the same for the words' derived terms and Malay roots, which follow the words. */
+  derivedTermBytes?: number;
+  malayRootBytes?: number;
   labelRows: number[];
   labels: string[];
   lengths: number[];
@@ -156,18 +165,24 @@ export function encodeLanes(lanes: GenerationLanes): Uint8Array {
   const arrays = arraysOf(lanes);
   const terms = Buffer.from(listStrings(lanes.bm25.terms).join(SEPARATOR), 'utf8');
   const words = Buffer.from(listStrings(lanes.words).join(SEPARATOR), 'utf8');
+  const derived = lanes.derived ?? derivedTermsOf(listStrings(lanes.words));
+  const derivedTerms = Buffer.from(listStrings(derived.terms).join(SEPARATOR), 'utf8');
+  const malayRoots = Buffer.from(listStrings(derived.malayRoots).join(SEPARATOR), 'utf8');
   const header: Header = {
     format: LANES_FORMAT,
     chunkCount: lanes.chunkCount,
     dimensions: lanes.dimensions,
     termBytes: terms.length,
     wordBytes: words.length,
+    derivedTermBytes: derivedTerms.length,
+    malayRootBytes: malayRoots.length,
     labelRows: lanes.labelRows,
     labels: lanes.labels,
     lengths: ARRAY_ORDER.map((name) => arrays[name].length),
   };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
-  let size = 12 + headerBytes.length + terms.length + words.length;
+  const strings = [terms, words, derivedTerms, malayRoots];
+  let size = 12 + headerBytes.length + strings.reduce((sum, part) => sum + part.length, 0);
   for (const name of ARRAY_ORDER) size = align8(size) + arrays[name].byteLength;
   const out = new Uint8Array(align8(size));
   const view = new DataView(out.buffer);
@@ -175,7 +190,7 @@ export function encodeLanes(lanes: GenerationLanes): Uint8Array {
   view.setUint32(4, LANES_FORMAT, true);
   view.setUint32(8, headerBytes.length, true);
   let offset = 12;
-  for (const part of [headerBytes, terms, words]) {
+  for (const part of [headerBytes, ...strings]) {
     out.set(part, offset);
     offset += part.length;
   }
@@ -193,7 +208,8 @@ export class LanesFormatError extends Error {}
 function readHeader(bytes: Uint8Array): { header: Header; offset: number } {
   if (bytes.byteLength < 12) throw new LanesFormatError('lane data too short');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (view.getUint32(0, true) !== MAGIC || view.getUint32(4, true) !== LANES_FORMAT) throw new LanesFormatError('unknown lane data format');
+  const format = view.getUint32(4, true);
+  if (view.getUint32(0, true) !== MAGIC || !READABLE_FORMATS.has(format)) throw new LanesFormatError('unknown lane data format');
   const headerLength = view.getUint32(8, true);
   if (12 + headerLength > bytes.byteLength) throw new LanesFormatError('lane data header overruns');
   let header: Header;
@@ -205,6 +221,8 @@ function readHeader(bytes: Uint8Array): { header: Header; offset: number } {
   if (!Number.isInteger(header.chunkCount) || !Number.isInteger(header.termBytes) || !Number.isInteger(header.wordBytes) || !Array.isArray(header.lengths)) {
     throw new LanesFormatError('lane data header is incomplete');
   }
+  if (format >= 2 && (!Number.isInteger(header.derivedTermBytes) || !Number.isInteger(header.malayRootBytes))) throw new LanesFormatError('lane data header is incomplete');
+  if (header.format !== format) throw new LanesFormatError('lane data header disagrees with its format');
   return { header, offset: 12 + headerLength };
 }
 
@@ -215,7 +233,7 @@ export function lanesChunkCount(bytes: Uint8Array): number {
 
 /** A newline-joined section as strings by id, left as UTF-8 (merging interns them from their bytes). */
 function splitSection(bytes: Uint8Array, offset: number, length: number): StringList {
-  if (offset + length > bytes.byteLength) throw new LanesFormatError('lane data strings overrun');
+  if (length < 0 || offset + length > bytes.byteLength) throw new LanesFormatError('lane data strings overrun');
   return splitBytes(bytes.subarray(offset, offset + length), SEPARATOR_BYTE);
 }
 
@@ -228,6 +246,13 @@ export function decodeLanes(bytes: Uint8Array): GenerationLanes {
   const terms = splitSection(bytes, stringsAt, header.termBytes);
   const words = splitSection(bytes, stringsAt + header.termBytes, header.wordBytes);
   let offset = stringsAt + header.termBytes + header.wordBytes;
+  let derived: GenerationLanes['derived'] = null;
+  if (header.format >= 2) {
+    const terms = splitSection(bytes, offset, header.derivedTermBytes!);
+    const malayRoots = splitSection(bytes, offset + header.derivedTermBytes!, header.malayRootBytes!);
+    derived = { terms, malayRoots };
+    offset += header.derivedTermBytes! + header.malayRootBytes!;
+  }
   const arrays = {} as Record<ArrayName, ArrayBufferView>;
   ARRAY_ORDER.forEach((name, i) => {
     const Type = ARRAY_TYPES[name];
@@ -271,6 +296,7 @@ export function decodeLanes(bytes: Uint8Array): GenerationLanes {
     codes: a.codes,
     words,
     wordCounts: a.wordCounts,
+    derived,
     chunkIndexes: a.chunkIndexes,
     pages: a.pages,
     labelRows: header.labelRows,

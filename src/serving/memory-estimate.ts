@@ -25,7 +25,7 @@ function vocabularyBytes(vocabulary: Vocabulary): number {
   const [first] = vocabulary.bigrams.values();
   return (
     tableBytes(vocabulary.words) +
-    typedBytes(vocabulary.counts, vocabulary.lengths) +
+    typedBytes(vocabulary.counts, vocabulary.lengths, vocabulary.byLength, vocabulary.lengthStarts) +
     tableBytes(vocabulary.terms) +
     tableBytes(vocabulary.malayRoots) +
     // Every bigram list is a view of one array.

@@ -15,9 +15,9 @@ import { decodeLanes, lanesOf, NO_PAGE } from './generation-lanes.ts';
 import type { GenerationLanes, LaneChunk } from './generation-lanes.ts';
 import { ANN_MIN_ROWS, annAvailable, buildAnnGraph } from './ann-index.ts';
 import type { AnnGraph } from './ann-index.ts';
-import { buildVocabulary } from '../text/vocabulary.ts';
+import { derivedTablesOf, vocabularyOf } from '../text/vocabulary.ts';
 import type { Vocabulary } from '../text/vocabulary.ts';
-import { idOf, listSize, StringInterner, tableStrings } from '../text/string-table.ts';
+import { listSize, StringInterner, tableStrings } from '../text/string-table.ts';
 import type { StringList } from '../text/string-table.ts';
 
 
@@ -103,6 +103,8 @@ interface MergeSource {
   wordStarts: Uint32Array;
   wordIds: Uint32Array;
   wordCounts: ArrayLike<number>;
+  /** The query-side terms and Malay roots of all its words, when it carries them (lane data of format 1 does not). */
+  derived: { terms: StringList; malayRoots: StringList } | null;
   chunkIndexes: Int32Array;
   pages: Int32Array;
   textHashes: Uint32Array;
@@ -127,6 +129,7 @@ function mergeSourceOfLanes(lanes: GenerationLanes, firstOrdinal: number): Merge
     wordStarts: Uint32Array.of(0, listSize(lanes.words)),
     wordIds: identityIds(listSize(lanes.words)),
     wordCounts: lanes.wordCounts,
+    derived: lanes.derived,
     chunkIndexes: lanes.chunkIndexes,
     pages: lanes.pages,
     textHashes: lanes.textHashes,
@@ -141,20 +144,21 @@ function identityIds(count: number): Uint32Array {
   return ids;
 }
 
-/** What a merge reads of a segment index: its arrays, terms and words, not its lookup maps. */
-export type MergeInput = Omit<SegmentIndex, 'bm25' | 'vocabulary'> & { bm25: Bm25Postings; words: StringList };
+/** What a merge reads of a segment index: its arrays, terms, words and their derived terms, not its lookup maps. */
+export type MergeInput = Omit<SegmentIndex, 'bm25' | 'vocabulary'> & { bm25: Bm25Postings; words: StringList; derived: { terms: StringList; malayRoots: StringList } };
 
 function mergeSourceOfIndex(index: MergeInput, dimensions: number): MergeSource {
   return { ...index, codeDimensions: dimensions };
 }
 
 /**
- * What a merge reads of a segment: its arrays, terms and words, without the vocabulary's counts, derived
- * terms, roots and bigrams, which the merge rebuilds.
+ * What a merge reads of a segment: its arrays, terms, words and their derived terms and roots, without the
+ * vocabulary's counts, length order and bigrams, which the merge rebuilds.
  */
 export function mergeInputOf(index: SegmentIndex): MergeInput {
   const { bm25, codes, vocabulary, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels } = index;
-  return { bm25, codes, words: vocabulary.words, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels };
+  const derived = { terms: vocabulary.terms, malayRoots: vocabulary.malayRoots };
+  return { bm25, codes, words: vocabulary.words, derived, generationRows, wordStarts, wordIds, wordCounts, chunkIndexes, pages, textHashes, labelRows, labels };
 }
 
 /**
@@ -174,13 +178,20 @@ export class SegmentAssembler {
   private readonly labelRows: number[] = [];
   private readonly labels: string[] = [];
   private readonly generationRows: number[] = [0];
-  // Words get a provisional id on first sight (interned from their bytes), counted in place.
-  private readonly provisional = new StringInterner();
-  private provisionalCounts = new Uint32Array(1024);
+  // Words get their id on first sight (interned from their bytes), counted in place.
+  private readonly words = new StringInterner();
+  private wordTotals = new Uint32Array(1024);
+  /**
+   * The union of the sources' derived terms and roots: exactly the merged words' while every source carried
+   * them and nothing was dropped (a word's terms depend on it alone). Otherwise they are derived again at the end.
+   */
+  private readonly terms = new StringInterner();
+  private readonly malayRoots = new StringInterner();
+  private derivedExact = true;
   private readonly groupWordStarts: number[] = [0];
   private groupWordIds = new Uint32Array(1024);
   private groupWordCounts = new Uint16Array(1024);
-  private words = 0;
+  private wordEntries = 0;
 
   constructor(dimensions: number) {
     this.dimensions = dimensions;
@@ -197,8 +208,8 @@ export class SegmentAssembler {
   }
 
   private reserveWords(count: number): void {
-    if (this.words + count <= this.groupWordIds.length) return;
-    const capacity = Math.max(this.groupWordIds.length * 2, this.words + count);
+    if (this.wordEntries + count <= this.groupWordIds.length) return;
+    const capacity = Math.max(this.groupWordIds.length * 2, this.wordEntries + count);
     this.groupWordIds = grow(this.groupWordIds, capacity);
     this.groupWordCounts = grow(this.groupWordCounts, capacity);
   }
@@ -207,9 +218,11 @@ export class SegmentAssembler {
     const dimensions = this.dimensions;
     this.bm25.add(source.bm25, isLive);
     let label = 0;
+    let dropped = false;
     for (let g = 0; g + 1 < source.generationRows.length; g++) {
       const from = source.generationRows[g];
       const to = source.generationRows[g + 1];
+      if (to !== from && !isLive(source.bm25.docIds[from])) dropped = true;
       if (to === from || !isLive(source.bm25.docIds[from])) continue;
       this.reserveRows(to - from);
       for (let r = from; r < to; r++) {
@@ -229,32 +242,35 @@ export class SegmentAssembler {
       const wordTo = source.wordStarts[g + 1];
       this.reserveWords(wordTo - wordFrom);
       for (let w = wordFrom; w < wordTo; w++) {
-        const id = this.provisional.internAt(source.words, source.wordIds[w]);
-        if (id >= this.provisionalCounts.length) this.provisionalCounts = grow(this.provisionalCounts, this.provisionalCounts.length * 2);
-        this.provisionalCounts[id] += source.wordCounts[w];
-        this.groupWordIds[this.words] = id;
-        this.groupWordCounts[this.words++] = source.wordCounts[w];
+        const id = this.words.internAt(source.words, source.wordIds[w]);
+        if (id >= this.wordTotals.length) this.wordTotals = grow(this.wordTotals, this.wordTotals.length * 2);
+        this.wordTotals[id] += source.wordCounts[w];
+        this.groupWordIds[this.wordEntries] = id;
+        this.groupWordCounts[this.wordEntries++] = source.wordCounts[w];
       }
-      this.groupWordStarts.push(this.words);
+      this.groupWordStarts.push(this.wordEntries);
     }
+    if (dropped || source.derived === null) this.derivedExact = false;
+    if (!this.derivedExact) return;
+    const { terms, malayRoots } = source.derived!;
+    for (let id = 0; id < listSize(terms); id++) this.terms.internAt(terms, id);
+    for (let id = 0; id < listSize(malayRoots); id++) this.malayRoots.internAt(malayRoots, id);
   }
 
   finish(): SegmentIndex {
     const bm25 = this.bm25.finish();
     if (bm25.docCount !== this.rows) throw new Error(`segment merge kept ${this.rows} rows but ${bm25.docCount} postings docs`);
-    const provisionalWords = tableStrings(this.provisional.strings());
-    const vocabulary = buildVocabulary(provisionalWords.map((word, id): [string, number] => [word, this.provisionalCounts[id]]));
-    const finalId = Uint32Array.from(provisionalWords, (word) => idOf(vocabulary.words, word));
-    const wordIds = new Uint32Array(this.words);
-    for (let w = 0; w < this.words; w++) wordIds[w] = finalId[this.groupWordIds[w]];
+    const words = this.words.table();
+    const derived = this.derivedExact ? { terms: this.terms.table(), malayRoots: this.malayRoots.table() } : derivedTablesOf(tableStrings(words));
+    const vocabulary = vocabularyOf(words, this.wordTotals.slice(0, words.size), derived);
     return {
       bm25,
       codes: this.codes.slice(0, this.rows * this.dimensions),
       vocabulary,
       generationRows: Int32Array.from(this.generationRows),
       wordStarts: Uint32Array.from(this.groupWordStarts),
-      wordIds,
-      wordCounts: this.groupWordCounts.slice(0, this.words),
+      wordIds: this.groupWordIds.slice(0, this.wordEntries),
+      wordCounts: this.groupWordCounts.slice(0, this.wordEntries),
       chunkIndexes: this.chunkIndexes.slice(0, this.rows),
       pages: this.pages.slice(0, this.rows),
       textHashes: this.textHashes.slice(0, this.rows),

@@ -1,14 +1,17 @@
 // The Client vocabulary (the fuzzy lane): surface words of the indexed text with document counts, their
 // index terms, the Malay roots of their affixed forms, and a bigram index for fuzzy candidates.
 // Immutable once built; a new generation builds (or merges into) a new one, never edits an old one.
+// Everything is built from the words' UTF-8 bytes where they lie (a merge never decodes a word to a string),
+// and a word's id is the order it was interned in: only the fuzzy lookup needs an order (by length), kept
+// beside the words as a permutation.
 
 import { analyzeQueryTerms, surfaceWord } from './analyzer.ts';
 import { malayRootCandidates, malayStem } from './malay-stemmer.ts';
 import { codePoints, levenshteinDistance, maxEditsFor } from './similarity.ts';
 import { isStopword } from './stopwords.ts';
 import { tokenize } from './tokenize.ts';
-import { stringAt, stringTable, tableHas, tableStrings } from './string-table.ts';
-import type { StringTable } from './string-table.ts';
+import { endOf, stringAt, StringInterner, tableHas, tableStrings } from './string-table.ts';
+import type { ByteStrings, StringTable } from './string-table.ts';
 
 /** Words outside these lengths (code points) are not kept: too short to correct towards, or not words. */
 export const VOCABULARY_MIN_WORD_LENGTH = 2;
@@ -18,17 +21,28 @@ const WORD_SHAPE = /^[\p{L}\p{M}]+$/u;
 
 /** Plain data (structured-cloneable): string tables and typed arrays, plus the bigram map. */
 export interface Vocabulary {
-  /** Words sorted by (code-point length, then code unit order); a word's id is its index (idOf finds it). */
+  /** The words; a word's id is its index (idOf finds it). */
   readonly words: StringTable;
   /** Number of chunks (or whatever unit the caller counted) containing each word, by id. */
   readonly counts: Uint32Array;
+  /** Code points of each word, by id. */
   readonly lengths: Uint16Array;
+  /** Word ids by ascending length (then id); a word's place here is its rank. */
+  readonly byLength: Uint32Array;
+  /** The first rank of each length (index = length), plus one entry past the longest: a length's ranks are contiguous. */
+  readonly lengthStarts: Uint32Array;
   /** Every query-side index term of every word (so accounts is known when account is). */
   readonly terms: StringTable;
   /** Malay roots of affixed words present (ajar when pelajaran or mengajar is). */
   readonly malayRoots: StringTable;
-  /** Padded character bigram (bigramKey) -> ascending word ids containing it (views of one array). */
+  /** Padded character bigram (bigramKey) -> ascending ranks of the words containing it (views of one array). */
   readonly bigrams: ReadonlyMap<number, Uint32Array>;
+}
+
+/** What a vocabulary derives from its words alone: their query-side index terms and Malay roots. */
+export interface DerivedTerms {
+  terms: StringTable;
+  malayRoots: StringTable;
 }
 
 export interface FuzzyCandidate {
@@ -75,46 +89,104 @@ export function paddedBigrams(word: string): number[] {
   return out;
 }
 
-/** Code points in a word (an astral character counts once), without building them. */
-function codePointLength(word: string): number {
-  let length = word.length;
-  for (let i = 0; i < word.length; i++) {
-    const unit = word.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff) length--;
-  }
+/** Code points in bytes[from .. to) of UTF-8: every byte but continuation bytes starts one. */
+function utf8Length(bytes: Uint8Array, from: number, to: number): number {
+  let length = 0;
+  for (let i = from; i < to; i++) if ((bytes[i] & 0xc0) !== 0x80) length++;
   return length;
 }
 
-function compareWords(a: string, b: string, lengthA: number, lengthB: number): number {
-  return lengthA - lengthB || (a < b ? -1 : a > b ? 1 : 0);
+/** Scratch for one word's bigram keys (a word has at most VOCABULARY_MAX_WORD_LENGTH + 1 of them, longer ones are rare). */
+let wordKeys = new Float64Array(64);
+
+/** The padded bigram keys of the UTF-8 word bytes[from .. to) into wordKeys, without repeats; returns how many. */
+function bigramsOfBytes(bytes: Uint8Array, from: number, to: number): number {
+  if (wordKeys.length < to - from + 2) wordKeys = new Float64Array(to - from + 2);
+  let count = 0;
+  let previous = WORD_START;
+  const push = (key: number) => {
+    for (let k = 0; k < count; k++) if (wordKeys[k] === key) return;
+    wordKeys[count++] = key;
+  };
+  for (let i = from; i < to; ) {
+    const lead = bytes[i];
+    let char: number;
+    if (lead < 0x80) {
+      char = lead;
+      i += 1;
+    } else if (lead < 0xe0) {
+      char = ((lead & 0x1f) << 6) | (bytes[i + 1] & 0x3f);
+      i += 2;
+    } else if (lead < 0xf0) {
+      char = ((lead & 0x0f) << 12) | ((bytes[i + 1] & 0x3f) << 6) | (bytes[i + 2] & 0x3f);
+      i += 3;
+    } else {
+      char = ((lead & 0x07) << 18) | ((bytes[i + 1] & 0x3f) << 12) | ((bytes[i + 2] & 0x3f) << 6) | (bytes[i + 3] & 0x3f);
+      i += 4;
+    }
+    push(bigramKey(previous, char));
+    previous = char;
+  }
+  push(bigramKey(previous, WORD_END));
+  return count;
 }
 
-/** Bigram -> ascending ids, laid out in one array: counted first, then filled in id order. */
-function indexBigrams(words: readonly string[]): Map<number, Uint32Array> {
-  const perWord = words.map(paddedBigrams);
-  const sizes = new Map<number, number>();
+/** The length order of the words: ids by ascending length (a counting sort) and where each length starts. */
+function lengthOrder(lengths: Uint16Array): { byLength: Uint32Array; lengthStarts: Uint32Array } {
+  let longest = 0;
+  for (const length of lengths) if (length > longest) longest = length;
+  const lengthStarts = new Uint32Array(longest + 2);
+  for (const length of lengths) lengthStarts[length + 1]++;
+  for (let length = 1; length < lengthStarts.length; length++) lengthStarts[length] += lengthStarts[length - 1];
+  const next = lengthStarts.slice(0, longest + 1);
+  const byLength = new Uint32Array(lengths.length);
+  for (let id = 0; id < lengths.length; id++) byLength[next[lengths[id]]++] = id;
+  return { byLength, lengthStarts };
+}
+
+/**
+ * Bigram -> ascending ranks, laid out in one array. Each distinct bigram gets a dense number on first sight (one
+ * map lookup per occurrence); counting and filling then run over typed arrays.
+ */
+function indexBigrams(words: ByteStrings, byLength: Uint32Array): Map<number, Uint32Array> {
+  const dense = new Map<number, number>();
+  const keys: number[] = [];
+  let sizes = new Uint32Array(1024);
+  let occurrences = new Uint32Array(Math.max(1024, words.size * 8));
   let total = 0;
-  for (const keys of perWord) {
-    total += keys.length;
-    for (const key of keys) sizes.set(key, (sizes.get(key) ?? 0) + 1);
-  }
-  const ids = new Uint32Array(total);
-  const next = new Map<number, number>();
-  let offset = 0;
-  for (const [key, size] of sizes) {
-    next.set(key, offset);
-    offset += size;
-  }
-  const lists = new Map<number, Uint32Array>();
-  for (const [key, start] of next) lists.set(key, ids.subarray(start, start + sizes.get(key)!));
-  perWord.forEach((keys, id) => {
-    for (const key of keys) {
-      const at = next.get(key)!;
-      ids[at] = id;
-      next.set(key, at + 1);
+  for (let rank = 0; rank < byLength.length; rank++) {
+    const id = byLength[rank];
+    const count = bigramsOfBytes(words.bytes, words.starts[id], endOf(words, id));
+    if (total + count > occurrences.length) occurrences = grownTo(occurrences, Math.max(occurrences.length * 2, total + count));
+    for (let k = 0; k < count; k++) {
+      let index = dense.get(wordKeys[k]);
+      if (index === undefined) {
+        index = keys.length;
+        dense.set(wordKeys[k], index);
+        keys.push(wordKeys[k]);
+        if (index >= sizes.length) sizes = grownTo(sizes, sizes.length * 2);
+      }
+      sizes[index]++;
+      occurrences[total++] = index;
     }
-  });
+  }
+  const next = new Uint32Array(keys.length);
+  for (let index = 1; index < keys.length; index++) next[index] = next[index - 1] + sizes[index - 1];
+  const ranks = new Uint32Array(total);
+  const lists = new Map<number, Uint32Array>();
+  keys.forEach((key, index) => lists.set(key, ranks.subarray(next[index], next[index] + sizes[index])));
+  for (let rank = 0, at = 0; rank < byLength.length; rank++) {
+    const id = byLength[rank];
+    const count = bigramsOfBytes(words.bytes, words.starts[id], endOf(words, id));
+    for (let k = 0; k < count; k++) ranks[next[occurrences[at++]]++] = rank;
+  }
   return lists;
+}
+
+function grownTo(array: Uint32Array<ArrayBuffer>, capacity: number): Uint32Array<ArrayBuffer> {
+  const bigger = new Uint32Array(capacity);
+  bigger.set(array);
+  return bigger;
 }
 
 /** Words whose analysis (index terms, Malay roots) is remembered: a word's analysis never changes. */
@@ -126,8 +198,8 @@ interface WordAnalysis {
 }
 
 /**
- * The analysis of words seen before, so that building a vocabulary again (a Client loaded after its eviction,
- * a merge) does not run the analyzers over every word again. Cleared whole when full: a bounded cache.
+ * The analysis of words seen before, so that deriving terms again (lane data written before lanes carried
+ * them) does not run the analyzers over every word again. Cleared whole when full: a bounded cache.
  */
 const wordAnalyses = new Map<string, WordAnalysis>();
 
@@ -143,47 +215,54 @@ function analysisOf(word: string): WordAnalysis {
   return analysis;
 }
 
-function rootsOf(words: readonly string[]): Set<string> {
-  const roots = new Set<string>();
-  for (const word of words) for (const root of analysisOf(word).roots) roots.add(root);
-  return roots;
-}
-
-function termsOf(words: readonly string[]): Set<string> {
+/** The query-side terms and Malay roots of words, each once, in order of first sight (what lane data persists). */
+export function derivedTermsOf(words: Iterable<string>): { terms: string[]; malayRoots: string[] } {
   const terms = new Set<string>();
-  for (const word of words) for (const term of analysisOf(word).terms) terms.add(term);
-  return terms;
-}
-
-/** Words with summed counts, sorted by (length, word), in the shape the vocabulary stores them. */
-function sortedEntries(entries: Iterable<readonly [string, number]>) {
-  const summed = new Map<string, number>();
-  for (const [word, count] of entries) {
-    if (count > 0) summed.set(word, (summed.get(word) ?? 0) + count);
+  const malayRoots = new Set<string>();
+  for (const word of words) {
+    const analysis = analysisOf(word);
+    for (const term of analysis.terms) terms.add(term);
+    for (const root of analysis.roots) malayRoots.add(root);
   }
-  const unsorted = [...summed.keys()];
-  const unsortedLengths = unsorted.map(codePointLength);
-  const order = Uint32Array.from(unsorted.keys());
-  order.sort((x, y) => compareWords(unsorted[x], unsorted[y], unsortedLengths[x], unsortedLengths[y]));
-  const words = Array.from(order, (index) => unsorted[index]);
-  return { summed, words, lengths: Uint16Array.from(order, (index) => unsortedLengths[index]) };
+  return { terms: [...terms], malayRoots: [...malayRoots] };
 }
 
-function assemble(entries: Iterable<readonly [string, number]>, derived?: { terms: Set<string>; malayRoots: Set<string> }): Vocabulary {
-  const { summed, words, lengths } = sortedEntries(entries);
-  return Object.freeze({
-    words: stringTable(words),
-    counts: Uint32Array.from(words, (word) => Math.min(summed.get(word)!, 0xffffffff)),
-    lengths,
-    terms: stringTable([...(derived?.terms ?? termsOf(words))]),
-    malayRoots: stringTable([...(derived?.malayRoots ?? rootsOf(words))]),
-    bigrams: indexBigrams(words),
-  });
+/** derivedTermsOf as string tables. */
+export function derivedTablesOf(words: Iterable<string>): DerivedTerms {
+  const { terms, malayRoots } = derivedTermsOf(words);
+  return { terms: tableOf(terms), malayRoots: tableOf(malayRoots) };
 }
 
-/** Builds a vocabulary from (word, count) pairs; words are normalized already, repeats are summed. */
+function tableOf(strings: readonly string[]): StringTable {
+  const interner = new StringInterner();
+  for (const value of strings) interner.internString(value);
+  return interner.table();
+}
+
+/**
+ * The vocabulary of interned words (ids kept) with their counts and what derives from them. Every count must be
+ * positive: a word no chunk holds any more is not interned in the first place.
+ */
+export function vocabularyOf(words: StringTable, counts: Uint32Array, derived: DerivedTerms): Vocabulary {
+  if (counts.length !== words.size) throw new RangeError('a vocabulary needs one count per word');
+  const lengths = new Uint16Array(words.size);
+  for (let id = 0; id < words.size; id++) lengths[id] = Math.min(utf8Length(words.bytes, words.starts[id], endOf(words, id)), 0xffff);
+  const { byLength, lengthStarts } = lengthOrder(lengths);
+  return Object.freeze({ words, counts, lengths, byLength, lengthStarts, terms: derived.terms, malayRoots: derived.malayRoots, bigrams: indexBigrams(words, byLength) });
+}
+
+/** Builds a vocabulary from (word, count) pairs; words are normalized already, repeats are summed, zero counts dropped. */
 export function buildVocabulary(entries: Iterable<readonly [string, number]>): Vocabulary {
-  return assemble(entries);
+  const interner = new StringInterner();
+  let counts = new Uint32Array(1024);
+  for (const [word, count] of entries) {
+    if (!(count > 0)) continue;
+    const id = interner.internString(word);
+    if (id >= counts.length) counts = grownTo(counts, counts.length * 2);
+    counts[id] = Math.min(counts[id] + count, 0xffffffff);
+  }
+  const words = interner.table();
+  return vocabularyOf(words, counts.slice(0, words.size), derivedTablesOf(tableStrings(words)));
 }
 
 export const EMPTY_VOCABULARY: Vocabulary = buildVocabulary([]);
@@ -202,17 +281,24 @@ export function vocabularyEntries(vocabulary: Vocabulary): Array<[string, number
 }
 
 /**
- * One vocabulary holding every word of the parts with summed counts (generation merge). Terms and
- * Malay roots depend on each word alone, so the parts' sets are reused instead of re-analyzing words.
+ * One vocabulary holding every word of the parts with summed counts. Terms and Malay roots depend on each word
+ * alone, so the merge is the union of the parts' (taken from their bytes), with no word analyzed again.
  */
 export function mergeVocabularies(parts: readonly Vocabulary[]): Vocabulary {
-  const terms = new Set<string>();
-  const malayRoots = new Set<string>();
+  const words = new StringInterner();
+  const terms = new StringInterner();
+  const malayRoots = new StringInterner();
+  let counts = new Uint32Array(1024);
   for (const part of parts) {
-    for (const term of tableStrings(part.terms)) terms.add(term);
-    for (const root of tableStrings(part.malayRoots)) malayRoots.add(root);
+    for (let id = 0; id < part.words.size; id++) {
+      const merged = words.internAt(part.words, id);
+      if (merged >= counts.length) counts = grownTo(counts, counts.length * 2);
+      counts[merged] = Math.min(counts[merged] + part.counts[id], 0xffffffff);
+    }
+    for (let id = 0; id < part.terms.size; id++) terms.internAt(part.terms, id);
+    for (let id = 0; id < part.malayRoots.size; id++) malayRoots.internAt(part.malayRoots, id);
   }
-  return assemble(parts.flatMap((part) => vocabularyEntries(part)), { terms, malayRoots });
+  return vocabularyOf(words.table(), counts.slice(0, words.size), { terms: terms.table(), malayRoots: malayRoots.table() });
 }
 
 export function vocabularyHasWord(vocabulary: Vocabulary, word: string): boolean {
@@ -229,16 +315,10 @@ export function vocabularyHasMalayRoot(vocabulary: Vocabulary, word: string): bo
   return tableHas(vocabulary.malayRoots, word);
 }
 
-/** First id whose word is at least `length` code points long (words are sorted by length). */
-function firstIdOfLength(vocabulary: Vocabulary, length: number): number {
-  let low = 0;
-  let high = vocabulary.lengths.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (vocabulary.lengths[middle] < length) low = middle + 1;
-    else high = middle;
-  }
-  return low;
+/** First rank whose word is at least `length` code points long (ranks are in length order). */
+function firstRankOfLength(vocabulary: Vocabulary, length: number): number {
+  const starts = vocabulary.lengthStarts;
+  return length < starts.length ? starts[Math.max(0, length)] : vocabulary.byLength.length;
 }
 
 function lowerBound(ids: Uint32Array, value: number): number {
@@ -262,24 +342,24 @@ function scratchFor(size: number): void {
   sharedTouched = new Uint32Array(size);
 }
 
-/** The bigram posting lists of the query word restricted to [fromId, toId), as [list, start, end]. */
-function windowedLists(vocabulary: Vocabulary, bigrams: readonly number[], fromId: number, toId: number): Array<[Uint32Array, number, number]> {
+/** The bigram posting lists of the query word restricted to ranks [fromRank, toRank), as [list, start, end]. */
+function windowedLists(vocabulary: Vocabulary, bigrams: readonly number[], fromRank: number, toRank: number): Array<[Uint32Array, number, number]> {
   const lists: Array<[Uint32Array, number, number]> = [];
   for (const bigram of bigrams) {
-    const ids = vocabulary.bigrams.get(bigram);
-    if (ids !== undefined) lists.push([ids, lowerBound(ids, fromId), lowerBound(ids, toId)]);
+    const ranks = vocabulary.bigrams.get(bigram);
+    if (ranks !== undefined) lists.push([ranks, lowerBound(ranks, fromRank), lowerBound(ranks, toRank)]);
   }
   return lists;
 }
 
-/** Counts shared bigrams for every id in the windowed lists; returns how many ids were touched. */
+/** Counts shared bigrams for every rank in the windowed lists; returns how many ranks were touched. */
 function countSharedBigrams(lists: ReadonlyArray<[Uint32Array, number, number]>, vocabularySize: number): number {
   scratchFor(vocabularySize);
   let touched = 0;
-  for (const [ids, from, to] of lists) {
+  for (const [ranks, from, to] of lists) {
     for (let i = from; i < to; i++) {
-      const id = ids[i];
-      if (sharedCounts[id]++ === 0) sharedTouched[touched++] = id;
+      const rank = ranks[i];
+      if (sharedCounts[rank]++ === 0) sharedTouched[touched++] = rank;
     }
   }
   return touched;
@@ -306,13 +386,14 @@ export function fuzzyCandidates(vocabulary: Vocabulary, word: string, limits: Fu
   const fromLength = Math.max(Math.ceil(limits.minSimilarity * query.length - 1e-9), query.length - widest);
   const toLength = Math.min(Math.floor(query.length / limits.minSimilarity + 1e-9), query.length + widest);
   const bigrams = paddedBigrams(word);
-  const lists = windowedLists(vocabulary, bigrams, firstIdOfLength(vocabulary, fromLength), firstIdOfLength(vocabulary, toLength + 1));
+  const lists = windowedLists(vocabulary, bigrams, firstRankOfLength(vocabulary, fromLength), firstRankOfLength(vocabulary, toLength + 1));
   const touched = countSharedBigrams(lists, vocabulary.words.size);
   const out: FuzzyCandidate[] = [];
   for (let i = 0; i < touched; i++) {
-    const id = sharedTouched[i];
-    const shared = sharedCounts[id];
-    sharedCounts[id] = 0;
+    const rank = sharedTouched[i];
+    const shared = sharedCounts[rank];
+    sharedCounts[rank] = 0;
+    const id = vocabulary.byLength[rank];
     const maxEdits = edits(vocabulary.lengths[id]);
     if (shared < bigrams.length - 2 * maxEdits) continue;
     const candidate = stringAt(vocabulary.words, id);

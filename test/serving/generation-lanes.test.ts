@@ -9,7 +9,8 @@ import { verifyEvidence, evidenceInputOf } from '../../src/serving/evidence.ts';
 import { computeManifest, lanesAndManifest } from '../../src/serving/manifest.ts';
 import { Storage } from '../../src/storage/storage.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
-import { inlineSegmentBuilder } from '../../src/serving/segment.ts';
+import { indexParts, inlineSegmentBuilder } from '../../src/serving/segment.ts';
+import { derivedTermsOf } from '../../src/text/vocabulary.ts';
 import { chunksOf } from '../../src/serving/snapshot.ts';
 import { searchBm25 } from '../../src/search/bm25.ts';
 import { analyzeQueryTerms } from '../../src/text/analyzer.ts';
@@ -41,6 +42,63 @@ test('lane data round-trips through its persisted form', async () => {
   assert.deepEqual(decoded.labelRows, [1]);
   assert.deepEqual(decoded.labels, ['ii']);
   assert.deepEqual([...decoded.textHashes], TEXTS.map((text, index) => chunkTextHash(index, text)));
+  const derived = derivedTermsOf(listStrings(lanes.words));
+  assert.deepEqual(listStrings(decoded.derived!.terms), derived.terms);
+  assert.deepEqual(listStrings(decoded.derived!.malayRoots), derived.malayRoots);
+  assert.ok(derived.terms.includes('akaun') && derived.malayRoots.includes('kredit'), 'the words\' query terms and Malay roots travel with them');
+});
+
+/** The same lanes in format 1 (before the words' derived terms and roots were persisted): header, terms, words, arrays. */
+function formatOneBlob(bytes: Uint8Array): Uint8Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLength = view.getUint32(8, true);
+  const header = JSON.parse(Buffer.from(bytes.subarray(12, 12 + headerLength)).toString('utf8'));
+  const strings = bytes.subarray(12 + headerLength, 12 + headerLength + header.termBytes + header.wordBytes);
+  let arraysAt = 12 + headerLength + header.termBytes + header.wordBytes + header.derivedTermBytes + header.malayRootBytes;
+  const { derivedTermBytes: _terms, malayRootBytes: _roots, ...rest } = header;
+  const oldHeader = Buffer.from(JSON.stringify({ ...rest, format: 1 }), 'utf8');
+  const sizes = [4, 4, 4, 4, 2, 2, 1, 4, 4, 4, 4]; // element sizes of the arrays, in their order in the blob
+  const align8 = (n: number) => (n + 7) & ~7;
+  const parts: Uint8Array[] = [];
+  (header.lengths as number[]).forEach((length, i) => {
+    arraysAt = align8(arraysAt);
+    parts.push(bytes.subarray(arraysAt, arraysAt + length * sizes[i]));
+    arraysAt += length * sizes[i];
+  });
+  let size = 12 + oldHeader.length + strings.length;
+  for (const part of parts) size = align8(size) + part.length;
+  const out = new Uint8Array(align8(size));
+  const outView = new DataView(out.buffer);
+  outView.setUint32(0, view.getUint32(0, true), true);
+  outView.setUint32(4, 1, true);
+  outView.setUint32(8, oldHeader.length, true);
+  out.set(oldHeader, 12);
+  out.set(strings, 12 + oldHeader.length);
+  let offset = 12 + oldHeader.length + strings.length;
+  for (const part of parts) {
+    offset = align8(offset);
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+test('lane data of format 1 is still read: its words\' terms and roots are derived again, to the same vocabulary', async () => {
+  const lanes = lanesOf(await chunks(), 'Statement', embedder.dimensions);
+  const current = encodeLanes(lanes);
+  const old = formatOneBlob(current);
+  const decoded = decodeLanes(old);
+  assert.equal(decoded.derived, null);
+  assert.deepEqual(listStrings(decoded.words), listStrings(lanes.words));
+  assert.deepEqual(decoded.codes, lanes.codes);
+  assert.deepEqual(decoded.textHashes, lanes.textHashes);
+  const [fromOld, fromCurrent] = [old, current].map((blob) => indexParts([{ firstOrdinal: 1, source: { lanes: blob } }], embedder.dimensions));
+  for (const table of ['words', 'terms', 'malayRoots'] as const) {
+    assert.deepEqual(listStrings(fromOld.vocabulary[table]).slice().sort(), listStrings(fromCurrent.vocabulary[table]).slice().sort(), table);
+  }
+  const unknown = current.slice();
+  new DataView(unknown.buffer).setUint32(4, 3, true);
+  assert.throws(() => decodeLanes(unknown), LanesFormatError, 'a format this code does not know is refused');
 });
 
 test('malformed lane data is refused with a LanesFormatError, never read past its end', async () => {

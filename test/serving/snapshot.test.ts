@@ -8,6 +8,7 @@ import { loadedGeneration } from '../helpers/generations.ts';
 import { versionIdentity } from '../../src/domain/identity.ts';
 import { searchBm25 } from '../../src/search/bm25.ts';
 import { analyzeTerms } from '../../src/text/analyzer.ts';
+import { buildVocabulary, vocabularyEntries } from '../../src/text/vocabulary.ts';
 
 const DIMS = 4;
 const generation = (documentId: string, texts: string[]) => loadedGeneration(documentId, texts, { dimensions: DIMS });
@@ -99,6 +100,24 @@ test('a merged segment keeps no word of a chunk that died (the fuzzy lane forget
   const words = compacted.segments.flatMap((segment) => tableStrings(segment.vocabulary.words));
   assert.ok(words.includes('ledger'));
   assert.ok(!words.includes('zanzibar'), 'a removed chunk left the vocabulary');
+  // Its derived terms go with it (derived again from the words kept), while a merge dropping nothing unites them.
+  const [segment] = compacted.segments;
+  assert.ok(tableHas(snapshot.segments[0].vocabulary.terms, 'zanzibar'));
+  assert.ok(!tableHas(segment.vocabulary.terms, 'zanzibar') && !tableHas(segment.vocabulary.terms, 'confidenti'));
+  assert.ok(tableHas(segment.vocabulary.terms, 'ledger') && tableHas(segment.vocabulary.terms, 'summari'));
+  assert.deepEqual(tableStrings(segment.vocabulary.terms).sort(), tableStrings(buildVocabulary(vocabularyEntries(segment.vocabulary)).terms).sort());
+});
+
+test('a merge that drops nothing unites its inputs\' derived terms and roots: exactly what deriving them from the merged words gives', async () => {
+  let snapshot = emptySnapshot('c', DIMS);
+  const texts = ['pelajaran di sekolah', 'guru mengajar murid', 'account statements', 'penyata akaun simpanan'];
+  for (const [i, text] of texts.entries()) snapshot = await applyChange(snapshot, { activated: [generation(`d${i}`, [text])] });
+  assert.equal(snapshot.segments.length, SEGMENT_MERGE_FACTOR);
+  const [segment] = (await compactFully(snapshot)).segments;
+  const derived = buildVocabulary(vocabularyEntries(segment.vocabulary));
+  assert.deepEqual(tableStrings(segment.vocabulary.terms).sort(), tableStrings(derived.terms).sort());
+  assert.deepEqual(tableStrings(segment.vocabulary.malayRoots).sort(), tableStrings(derived.malayRoots).sort());
+  assert.ok(tableHas(segment.vocabulary.malayRoots, 'ajar') && tableHas(segment.vocabulary.terms, 'account'));
 });
 
 test('every ordinal finds its version through the range table, also across the holes a merge leaves', async () => {
