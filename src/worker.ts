@@ -10,6 +10,7 @@ import { createMetadataUpdateHandler, METADATA_UPDATE_FAILED } from './publicati
 import { createBackfillHandler } from './publication/backfill.ts';
 import { Worker } from './jobs/worker.ts';
 import { createEmbedJobHandler } from './jobs/embed-job.ts';
+import { LanesThread } from './jobs/threaded-lanes.ts';
 import { createModels } from './models/compose.ts';
 import { createIngestDependencies } from './ingest/compose.ts';
 import { clientQuotasOf } from './domain/limits.ts';
@@ -39,6 +40,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   await storage.sweepUploads(await storage.jobs.liveUploadNames());
   // Job transitions are counted here, where jobs run; the supervisor adds them to every /metrics answer.
   const metrics = new ServiceMetrics(storage.jobs);
+  const lanesThread = new LanesThread();
   if (underSupervisor()) metrics.joinCluster();
   const worker = new Worker(
     storage.jobs,
@@ -51,6 +53,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
         stageDelayMs: config.jobStageDelayMs,
         quotas: clientQuotasOf(config),
         onIngest: (job) => log(config, { event: 'ingest', job_id: job.jobId, attempt: job.attempts }),
+        lanes: lanesThread.build,
       }),
       metadata_update: createMetadataUpdateHandler({ storage, publisher, prepareDelayMs: config.jobStageDelayMs }),
       metadata_backfill: createBackfillHandler({ storage, publisher, leaseMs: config.jobLeaseSeconds * 1000, batchDelayMs: config.jobStageDelayMs }),
@@ -77,6 +80,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     close() {
       closing ??= (async () => {
         await worker.stop(SHUTDOWN_GRACE_MS);
+        await lanesThread.close();
         storage.close();
       })();
       return closing;

@@ -13,7 +13,9 @@ import type { StoragePort } from '../storage/port.ts';
 import type { GenerationInput, GenerationRecord } from '../domain/generation.ts';
 import type { Publisher } from '../publication/publisher.ts';
 
-import { lanesAndManifest, manifestDigest } from '../serving/manifest.ts';
+import { manifestDigest } from '../serving/manifest.ts';
+import { inlineLanesBuilder } from './threaded-lanes.ts';
+import type { LanesBuilder } from './threaded-lanes.ts';
 import { runIngest } from '../ingest/pipeline.ts';
 import type { IngestDependencies, IngestSource } from '../ingest/pipeline.ts';
 import { IngestError } from '../ingest/parsed-document.ts';
@@ -38,6 +40,8 @@ export interface EmbedJobDependencies {
   quotas: ClientQuotas;
   /** Called once per ingest run (parse, chunk, enrich, embed) of a job: logs and metrics. */
   onIngest?: (job: JobRecord) => void;
+  /** Builds the lane data and manifest of a staged generation (a worker process does it on its lanes thread). */
+  lanes?: LanesBuilder;
 }
 
 /** What a job remembers about its staged generation while it waits for publication. */
@@ -190,7 +194,7 @@ async function ingestAndStage(job: JobRecord, request: EmbedJobRequest, context:
   if (found) return quotaFailure(found, 'job');
   const leaves = metadataLeaves(output.canonicalMetadata);
   const ref = { documentId: job.documentId, versionId: versionIdFromKey(versionKey), jobId: job.jobId };
-  const { lanes, manifest } = lanesAndManifest(ref, output.chunks, leaves, output.canonicalMetadata.extracted.title ?? null);
+  const { lanes, manifest } = await (deps.lanes ?? inlineLanesBuilder)(ref, output.chunks, leaves, output.canonicalMetadata.extracted.title ?? null);
   const input: GenerationInput = {
     documentId: job.documentId,
     versionKey,

@@ -1,0 +1,32 @@
+// The lanes thread of a worker process: turns a document's chunks into the lane data and manifest stored
+// with its generation (tokenizing, stemming, quantizing and digesting every chunk), off the worker's event
+// loop, so that one job's indexing runs beside another job's parsing, enrichment and embedding. Plain data in,
+// plain data out, no I/O.
+
+import { parentPort } from 'node:worker_threads';
+import { lanesAndManifest } from '../serving/manifest.ts';
+import type { LaneChunk } from '../serving/generation-lanes.ts';
+import type { MetadataLeaf } from '../domain/generation.ts';
+import type { JsonObject } from '../domain/canonical-metadata.ts';
+
+export interface LanesRequest {
+  id: number;
+  ref: { documentId: string; versionId: string | null; jobId: string | null };
+  chunks: LaneChunk[];
+  leaves: MetadataLeaf[];
+  title: string | null;
+}
+
+export type LanesReply = { id: number; lanes: Uint8Array; manifest: JsonObject } | { id: number; error: string };
+
+parentPort!.on('message', (request: LanesRequest) => {
+  let reply: LanesReply;
+  try {
+    const { lanes, manifest } = lanesAndManifest(request.ref, request.chunks, request.leaves, request.title);
+    parentPort!.postMessage({ id: request.id, lanes, manifest } satisfies LanesReply, [lanes.buffer as ArrayBuffer]);
+    return;
+  } catch (error) {
+    reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
+  }
+  parentPort!.postMessage(reply);
+});
