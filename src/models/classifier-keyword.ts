@@ -10,6 +10,7 @@ import {
   MAX_CLASSIFIER_INPUT_CHARS,
   classifierTokens,
   countPhrases,
+  phrasePrefixes,
   normalizeCategoryName,
   normalizePhrase,
   scoreKeywords,
@@ -54,17 +55,33 @@ export function keywordsForCategory(category: string, index: PrototypeIndex): Ke
   return weights;
 }
 
+/** Category lists whose phrases are remembered: a deployment classifies against a few lists, over and over. */
+export const PHRASE_SETS_REMEMBERED = 32;
+
 export function createKeywordClassifier(options: KeywordClassifierOptions = {}): Classifier {
   const index = buildPrototypeIndex(options.prototypes ?? BUILTIN_PROTOTYPES);
+  // The phrases of each category list and their prefixes, by the list; cleared whole when full.
+  const phraseSets = new Map<string, { perCategory: ReadonlyArray<readonly [string, KeywordWeights]>; wanted: ReadonlySet<string>; prefixes: ReadonlySet<string> }>();
+  const phrasesFor = (allowed: readonly string[]) => {
+    const key = JSON.stringify(allowed);
+    let phrases = phraseSets.get(key);
+    if (phrases === undefined) {
+      const perCategory = allowed.map((c) => [c, keywordsForCategory(c, index)] as const);
+      const wanted = new Set(perCategory.flatMap(([, weights]) => [...weights.keys()]));
+      phrases = { perCategory, wanted, prefixes: phrasePrefixes(wanted) };
+      if (phraseSets.size >= PHRASE_SETS_REMEMBERED) phraseSets.clear();
+      phraseSets.set(key, phrases);
+    }
+    return phrases;
+  };
   const scoring: ScoringOptions = { ...DEFAULT_SCORING, ...options.scoring };
   return {
     model: options.model ?? KEYWORD_CLASSIFIER_MODEL,
     modelFile: options.modelFile ?? null,
     async classify(text, categories) {
       const allowed = [...new Set(categories)];
-      const perCategory = allowed.map((c) => [c, keywordsForCategory(c, index)] as const);
-      const wanted = new Set(perCategory.flatMap(([, weights]) => [...weights.keys()]));
-      const counts = countPhrases(classifierTokens(text.slice(0, MAX_CLASSIFIER_INPUT_CHARS)), wanted);
+      const { perCategory, wanted, prefixes } = phrasesFor(allowed);
+      const counts = countPhrases(classifierTokens(text.slice(0, MAX_CLASSIFIER_INPUT_CHARS)), wanted, prefixes);
       const scores = perCategory.map(([c, weights]) => [c, scoreKeywords(counts, weights)] as const);
       return selectCategories(scores, scoring);
     },

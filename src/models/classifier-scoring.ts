@@ -37,14 +37,24 @@ export function normalizeCategoryName(name: string): string {
   return classifierTokens(name.replace(/_/g, ' ')).join('_');
 }
 
-/** Occurrences of each wanted phrase in the tokens (all n-grams up to MAX_KEYWORD_WORDS, looked up in `wanted`). */
-export function countPhrases(tokens: readonly string[], wanted: ReadonlySet<string>): Map<string, number> {
+/** The proper prefixes (in words) of the wanted phrases: a phrase is extended only while it can still become one. */
+export function phrasePrefixes(wanted: ReadonlySet<string>): ReadonlySet<string> {
+  const prefixes = new Set<string>();
+  for (const phrase of wanted) {
+    for (let at = phrase.indexOf(' '); at >= 0; at = phrase.indexOf(' ', at + 1)) prefixes.add(phrase.slice(0, at));
+  }
+  return prefixes;
+}
+
+/** Occurrences of each wanted phrase in the tokens (n-grams up to MAX_KEYWORD_WORDS, looked up in `wanted`). */
+export function countPhrases(tokens: readonly string[], wanted: ReadonlySet<string>, prefixes = phrasePrefixes(wanted)): Map<string, number> {
   const counts = new Map<string, number>();
   for (let i = 0; i < tokens.length; i++) {
-    let phrase = '';
-    for (let n = 0; n < MAX_KEYWORD_WORDS && i + n < tokens.length; n++) {
-      phrase = n === 0 ? tokens[i] : `${phrase} ${tokens[i + n]}`;
+    let phrase = tokens[i];
+    for (let n = 0; ; ) {
       if (wanted.has(phrase)) counts.set(phrase, (counts.get(phrase) ?? 0) + 1);
+      if (++n >= MAX_KEYWORD_WORDS || i + n >= tokens.length || !prefixes.has(phrase)) break;
+      phrase = `${phrase} ${tokens[i + n]}`;
     }
   }
   return counts;

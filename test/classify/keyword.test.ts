@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createKeywordClassifier, KEYWORD_CLASSIFIER_MODEL } from '../../src/models/classifier-keyword.ts';
+import { classifierTokens, countPhrases, phrasePrefixes } from '../../src/models/classifier-scoring.ts';
 import { BNM_ENGLISH_FILE, BNM_MALAY_FILE, MT940_FILE, bnmNoticeContaining, bnmNotices, readCorpusText } from '../entities/corpus.ts';
 import * as samples from './samples.ts';
 
@@ -87,4 +88,12 @@ test('scoring options bound the number of categories and the minimum score', asy
   assert.ok((await many.classify(mixed, CATEGORIES)).length >= 3);
   const strict = createKeywordClassifier({ scoring: { minScore: 1000 } });
   assert.deepEqual(await strict.classify(mixed, CATEGORIES), []);
+});
+
+test('phrases are counted wherever they occur, also inside longer phrases and when a prefix is not itself wanted', () => {
+  const wanted = new Set(['bank statement', 'statement', 'fixed deposit account', 'account', 'no such phrase here']);
+  const tokens = classifierTokens('Bank statement for the fixed deposit account; account closed. Fixed deposit rates. Statement ends.');
+  const counts = countPhrases(tokens, wanted);
+  assert.deepEqual(Object.fromEntries([...counts].sort()), { account: 2, 'bank statement': 1, 'fixed deposit account': 1, statement: 2 });
+  assert.deepEqual([...phrasePrefixes(wanted)].sort(), ['bank', 'fixed', 'fixed deposit', 'no', 'no such', 'no such phrase']);
 });
