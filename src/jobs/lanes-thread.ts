@@ -12,9 +12,18 @@ import type { JsonObject } from '../domain/canonical-metadata.ts';
 export interface LanesRequest {
   id: number;
   ref: { documentId: string; versionId: string | null; jobId: string | null };
-  chunks: LaneChunk[];
+  /** The chunks without their vectors, which travel packed in one transferred array (a clone per vector costs more). */
+  chunks: Array<Omit<LaneChunk, 'vector'>>;
+  vectors: Float32Array;
+  dimensions: number;
   leaves: MetadataLeaf[];
   title: string | null;
+}
+
+/** The request's chunks with their vectors as views of the packed array. */
+function chunksOf(request: LanesRequest): LaneChunk[] {
+  const { vectors, dimensions } = request;
+  return request.chunks.map((chunk, row) => ({ ...chunk, vector: vectors.subarray(row * dimensions, (row + 1) * dimensions) }));
 }
 
 export type LanesReply = { id: number; lanes: Uint8Array; manifest: JsonObject } | { id: number; error: string };
@@ -22,7 +31,7 @@ export type LanesReply = { id: number; lanes: Uint8Array; manifest: JsonObject }
 parentPort!.on('message', (request: LanesRequest) => {
   let reply: LanesReply;
   try {
-    const { lanes, manifest } = lanesAndManifest(request.ref, request.chunks, request.leaves, request.title);
+    const { lanes, manifest } = lanesAndManifest(request.ref, chunksOf(request), request.leaves, request.title);
     parentPort!.postMessage({ id: request.id, lanes, manifest } satisfies LanesReply, [lanes.buffer as ArrayBuffer]);
     return;
   } catch (error) {

@@ -49,10 +49,18 @@ export class LanesThread {
   }
 
   readonly build: LanesBuilder = (ref, chunks, leaves, title) => {
+    const dimensions = chunks[0]?.vector.length ?? 0;
+    // Vectors of one length pack into one array; anything else is built here, exactly as given.
+    if (chunks.some((chunk) => chunk.vector.length !== dimensions)) return inlineLanesBuilder(ref, chunks, leaves, title);
+    const vectors = new Float32Array(chunks.length * dimensions);
+    const plain = chunks.map(({ vector, ...chunk }, row) => {
+      vectors.set(vector, row * dimensions);
+      return chunk;
+    });
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.ensureThread().postMessage({ id, ref, chunks: [...chunks], leaves: [...leaves], title } satisfies LanesRequest);
+      this.ensureThread().postMessage({ id, ref, chunks: plain, vectors, dimensions, leaves: [...leaves], title } satisfies LanesRequest, [vectors.buffer]);
     });
   };
 
