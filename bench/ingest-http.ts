@@ -64,6 +64,7 @@ try {
         await sleep(POLL_MS);
       }
     };
+    const cpuBefore = new Map(serviceMemory(service.pid).map((entry) => [entry.pid, entry.cpuSeconds]));
     const started = performance.now();
     if (values.mode === 'each') {
       await Promise.all(
@@ -92,7 +93,12 @@ try {
     const seconds = (performance.now() - started) / 1000;
     console.log(`${wanted.length} documents, ${chunks} chunks in ${seconds.toFixed(1)} s: ${(chunks / seconds).toFixed(0)} chunks/s, ${(wanted.length / seconds).toFixed(1)} documents/s`);
     console.log(`outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}; ${polls} status polls (mode ${values.mode})`);
-    console.log(`RSS: ${formatMemory(serviceMemory(service.pid))}`);
+    const after = serviceMemory(service.pid);
+    console.log(`RSS: ${formatMemory(after)}`);
+    // CPU spent during the load alone (start-up excluded): against 2 cores x the wall time, what bounds the rate.
+    const during = after.map((entry) => ({ ...entry, cpu: entry.cpuSeconds - (cpuBefore.get(entry.pid) ?? 0) }));
+    const total = during.reduce((sum, entry) => sum + entry.cpu, 0);
+    console.log(`CPU during the load: ${during.map((entry) => `${entry.role} ${entry.cpu.toFixed(1)} s`).join(', ')}; ${total.toFixed(1)} s in all, ${(total / seconds).toFixed(2)} cores`);
   } finally {
     await service.stop();
   }
