@@ -35,8 +35,8 @@ export interface Bm25Segment {
 /** Postings whose terms may be a plain list: what decoded lane data holds and what merging reads. */
 export type Bm25Postings = Omit<Bm25Segment, 'terms'> & { readonly terms: StringList };
 
-/** Turns a chunk into index terms per field; the shared analyzer unless a test or benchmark swaps it. */
-export type FieldAnalyzer = (text: string, title: string) => { text: string[]; title: string[] };
+/** Turns a chunk (the doc at `index` of the batch) into index terms per field; the shared analyzer unless a caller swaps it. */
+export type FieldAnalyzer = (text: string, title: string, index: number) => { text: string[]; title: string[] };
 
 /** Per-doc term counts for one field. */
 function countTerms(terms: readonly string[]): Map<string, number> {
@@ -169,7 +169,7 @@ export function buildBm25Segment(docs: readonly SparseDoc[], analyzer: FieldAnal
   const titleLengths = new Uint32Array(docs.length);
   const draft = newDraft();
   docs.forEach((doc, d) => {
-    const fields = analyzer(doc.text ?? '', doc.title ?? '');
+    const fields = analyzer(doc.text ?? '', doc.title ?? '', d);
     const text = countTerms(fields.text);
     const title = countTerms(fields.title);
     textLengths[d] = sumCounts(text);

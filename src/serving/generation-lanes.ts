@@ -7,7 +7,9 @@ import { createHash } from 'node:crypto';
 import { buildBm25Segment } from './bm25-segment.ts';
 import type { Bm25Postings } from './bm25-segment.ts';
 import { quantize } from './quantized-scan.ts';
-import { derivedTermsOf, vocabularyWordsOf } from '../text/vocabulary.ts';
+import { derivedTermsOf, vocabularyWordsOfTokens } from '../text/vocabulary.ts';
+import { analyzeFieldsOfTokens } from '../text/analyzer.ts';
+import { tokenize } from '../text/tokenize.ts';
 import { listSize, listStrings, splitBytes } from '../text/string-table.ts';
 import type { StringList } from '../text/string-table.ts';
 
@@ -72,13 +74,19 @@ export function chunkTextHash(chunkIndex: number, text: string): number {
 
 /** The lanes of a generation's chunks (in chunk order); `title` is the BM25F title field of every chunk. */
 export function lanesOf(chunks: readonly LaneChunk[], title: string | null, dimensions: number): GenerationLanes {
-  const bm25 = buildBm25Segment(chunks.map((chunk, row) => ({ id: row, text: chunk.text, title: title ?? undefined })));
+  // Each text is tokenized once, for its index terms and its vocabulary words; the title once for all chunks.
+  const tokens = chunks.map((chunk) => tokenize(chunk.text));
+  const titleTokens = tokenize(title ?? '');
+  const bm25 = buildBm25Segment(
+    chunks.map((chunk, row) => ({ id: row, text: chunk.text, title: title ?? undefined })),
+    (text, titleText, row) => analyzeFieldsOfTokens(text, tokens[row], titleText, titleTokens),
+  );
   const vectors = new Float32Array(chunks.length * dimensions);
   chunks.forEach((chunk, row) => {
     if (chunk.vector.length === dimensions) vectors.set(chunk.vector, row * dimensions);
   });
   const counts = new Map<string, number>();
-  for (const chunk of chunks) for (const word of vocabularyWordsOf(chunk.text)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  for (const chunkTokens of tokens) for (const word of vocabularyWordsOfTokens(chunkTokens)) counts.set(word, (counts.get(word) ?? 0) + 1);
   const words = [...counts.keys()].sort();
   const labelRows: number[] = [];
   const labels: string[] = [];

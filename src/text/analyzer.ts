@@ -205,8 +205,11 @@ export interface FieldTerms {
 
 /** Index terms of a chunk's body and title; the body decides the mode of both (a title is too short to tell). */
 export function analyzeFields(text: string, title = ''): FieldTerms {
-  const bodyTokens = tokenize(text);
-  const titleTokens = tokenize(title);
+  return analyzeFieldsOfTokens(text, tokenize(text), title, tokenize(title));
+}
+
+/** analyzeFields over tokens the caller already has (tokenize(text) and tokenize(title)). */
+export function analyzeFieldsOfTokens(text: string, bodyTokens: readonly Token[], title: string, titleTokens: readonly Token[]): FieldTerms {
   const mode = detectAnalysisModeOfTokens(bodyTokens.length > 0 ? bodyTokens : titleTokens);
   return { mode, text: termsWith(text, mode, bodyTokens), title: termsWith(title, mode, titleTokens) };
 }

@@ -10,6 +10,7 @@ import { malayRootCandidates, malayStem } from './malay-stemmer.ts';
 import { codePoints, levenshteinDistance, maxEditsFor } from './similarity.ts';
 import { isStopword } from './stopwords.ts';
 import { tokenize } from './tokenize.ts';
+import type { Token } from './tokenize.ts';
 import { endOf, stringAt, StringInterner, tableHas, tableStrings } from './string-table.ts';
 import type { ByteStrings, StringTable } from './string-table.ts';
 
@@ -51,16 +52,34 @@ export interface FuzzyCandidate {
   count: number;
 }
 
-/** The distinct vocabulary words of a text (normalized letter words, stopwords excluded). */
+/** The distinct vocabulary words of a text (normalized letter words, stopwords excluded), in order of first sight. */
 export function vocabularyWordsOf(text: string): string[] {
-  const words = new Set<string>();
-  for (const token of tokenize(text)) {
+  return vocabularyWordsOfTokens(tokenize(text));
+}
+
+/** vocabularyWordsOf over the text's tokens: each distinct word is judged once. */
+export function vocabularyWordsOfTokens(tokens: readonly Token[]): string[] {
+  const seen = new Set<string>();
+  const words: string[] = [];
+  for (const token of tokens) {
     const word = surfaceWord(token.text);
-    const length = codePoints(word).length;
+    if (seen.has(word)) continue;
+    seen.add(word);
+    const length = codePointLength(word);
     if (length < VOCABULARY_MIN_WORD_LENGTH || length > VOCABULARY_MAX_WORD_LENGTH) continue;
-    if (WORD_SHAPE.test(word) && !isStopword(word)) words.add(word);
+    if (WORD_SHAPE.test(word) && !isStopword(word)) words.push(word);
   }
-  return [...words];
+  return words;
+}
+
+/** Code points in a string (an astral character counts once), without building them. */
+function codePointLength(word: string): number {
+  let length = word.length;
+  for (let i = 0; i < word.length; i++) {
+    const unit = word.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) length--;
+  }
+  return length;
 }
 
 /** Stand-ins for the start and end of a word in bigrams: beyond every code point. */

@@ -10,7 +10,8 @@ import { computeManifest, lanesAndManifest } from '../../src/serving/manifest.ts
 import { Storage } from '../../src/storage/storage.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
 import { indexParts, inlineSegmentBuilder } from '../../src/serving/segment.ts';
-import { derivedTermsOf } from '../../src/text/vocabulary.ts';
+import { derivedTermsOf, vocabularyWordsOf } from '../../src/text/vocabulary.ts';
+import { buildBm25Segment } from '../../src/serving/bm25-segment.ts';
 import { chunksOf } from '../../src/serving/snapshot.ts';
 import { searchBm25 } from '../../src/search/bm25.ts';
 import { analyzeQueryTerms } from '../../src/text/analyzer.ts';
@@ -46,6 +47,19 @@ test('lane data round-trips through its persisted form', async () => {
   assert.deepEqual(listStrings(decoded.derived!.terms), derived.terms);
   assert.deepEqual(listStrings(decoded.derived!.malayRoots), derived.malayRoots);
   assert.ok(derived.terms.includes('akaun') && derived.malayRoots.includes('kredit'), 'the words\' query terms and Malay roots travel with them');
+});
+
+test('lane postings and words are what the shared analyzer gives each chunk (each text tokenized once for both)', async () => {
+  const given = await chunks();
+  const lanes = lanesOf(given, 'Statement of account', embedder.dimensions);
+  const plain = buildBm25Segment(given.map((chunk, row) => ({ id: row, text: chunk.text, title: 'Statement of account' })));
+  assert.deepEqual(listStrings(lanes.bm25.terms), listStrings(plain.terms));
+  for (const name of ['postingStarts', 'postingDocs', 'postingTextTf', 'postingTitleTf', 'textLengths', 'titleLengths'] as const) assert.deepEqual(lanes.bm25[name], plain[name], name);
+  const counts = new Map<string, number>();
+  for (const chunk of given) for (const word of vocabularyWordsOf(chunk.text)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  assert.deepEqual(listStrings(lanes.words), [...counts.keys()].sort());
+  assert.deepEqual([...lanes.wordCounts], [...counts.keys()].sort().map((word) => counts.get(word)));
+  assert.ok(counts.get('akaun') === 2 && !counts.has('on'), 'a word counts once per chunk holding it; stopwords are left out');
 });
 
 /** The same lanes in format 1 (before the words' derived terms and roots were persisted): header, terms, words, arrays. */
