@@ -12,6 +12,8 @@ import { tableBytes } from '../text/string-table.ts';
 export const LABEL_BYTES = 48;
 /** An entry of a vocabulary's bigram map: the map entry and its typed-array view (the ids are counted exactly). */
 export const BIGRAM_ENTRY_BYTES = 160;
+/** What a small vocabulary's bigram index, built on its first fuzzy lookup, may take per word (about eight bigrams of 4 bytes, and map entries). */
+export const LAZY_BIGRAM_BYTES_PER_WORD = 64;
 /** A served version: canonical metadata, entities, manifest and metadata leaves as parsed objects. */
 export const VERSION_BYTES = 6 * 1024;
 
@@ -22,15 +24,17 @@ function typedBytes(...arrays: ArrayBufferView[]): number {
 const indexBytes = new WeakMap<Segment, number>();
 
 function vocabularyBytes(vocabulary: Vocabulary): number {
-  const [first] = vocabulary.bigrams.values();
+  const [first] = vocabulary.bigrams?.values() ?? [];
+  const bigramIndex = vocabulary.bigrams
+    ? // Every bigram list is a view of one array.
+      (first?.buffer.byteLength ?? 0) + vocabulary.bigrams.size * BIGRAM_ENTRY_BYTES
+    : vocabulary.words.size * LAZY_BIGRAM_BYTES_PER_WORD;
   return (
     tableBytes(vocabulary.words) +
     typedBytes(vocabulary.counts, vocabulary.lengths, vocabulary.byLength, vocabulary.lengthStarts) +
     tableBytes(vocabulary.terms) +
     tableBytes(vocabulary.malayRoots) +
-    // Every bigram list is a view of one array.
-    (first?.buffer.byteLength ?? 0) +
-    vocabulary.bigrams.size * BIGRAM_ENTRY_BYTES
+    bigramIndex
   );
 }
 

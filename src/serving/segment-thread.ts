@@ -30,7 +30,7 @@ const sessions = new Map<number, SegmentAssembler>();
 function transferables(index: SegmentIndex): ArrayBuffer[] {
   const { bm25, vocabulary } = index;
   const arrays = [bm25.docIds, bm25.textLengths, bm25.titleLengths, bm25.postingStarts, bm25.postingDocs, bm25.postingTextTf, bm25.postingTitleTf, index.codes, index.wordIds, index.wordCounts, index.chunkIndexes, index.pages, index.textHashes, vocabulary.counts, vocabulary.lengths, vocabulary.byLength, vocabulary.lengthStarts];
-  const [bigramIds] = vocabulary.bigrams.values();
+  const [bigramIds] = vocabulary.bigrams?.values() ?? [];
   const tables = [bm25.terms, vocabulary.words, vocabulary.terms, vocabulary.malayRoots].flatMap(tableBuffers);
   return [...new Set([...arrays.map((array) => array.buffer as ArrayBuffer), ...tables, ...(bigramIds ? [bigramIds.buffer as ArrayBuffer] : [])])];
 }

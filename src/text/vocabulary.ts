@@ -36,8 +36,32 @@ export interface Vocabulary {
   readonly terms: StringTable;
   /** Malay roots of affixed words present (ajar when pelajaran or mengajar is). */
   readonly malayRoots: StringTable;
-  /** Padded character bigram (bigramKey) -> ascending ranks of the words containing it (views of one array). */
-  readonly bigrams: ReadonlyMap<number, Uint32Array>;
+  /**
+   * Padded character bigram (bigramKey) -> ascending ranks of the words containing it (views of one array); null
+   * for a vocabulary under EAGER_BIGRAM_MIN_WORDS words, whose index is built on its first fuzzy lookup.
+   */
+  readonly bigrams: ReadonlyMap<number, Uint32Array> | null;
+}
+
+/**
+ * A vocabulary of fewer words gets its bigram index on its first fuzzy lookup instead of when it is built: that
+ * takes a few milliseconds at most then, and most small vocabularies (those of segments merged away during bulk
+ * ingest) never see a lookup. A larger one is indexed where it is built (off the event loop in api processes).
+ */
+export const EAGER_BIGRAM_MIN_WORDS = 16_384;
+
+/** Bigram indexes of small vocabularies, built on first use. */
+const lazyBigrams = new WeakMap<Vocabulary, ReadonlyMap<number, Uint32Array>>();
+
+/** The vocabulary's bigram index, built now if it was left for its first lookup. */
+function bigramsOf(vocabulary: Vocabulary): ReadonlyMap<number, Uint32Array> {
+  if (vocabulary.bigrams) return vocabulary.bigrams;
+  let built = lazyBigrams.get(vocabulary);
+  if (built === undefined) {
+    built = indexBigrams(vocabulary.words, vocabulary.byLength);
+    lazyBigrams.set(vocabulary, built);
+  }
+  return built;
 }
 
 /** What a vocabulary derives from its words alone: their query-side index terms and Malay roots. */
@@ -267,7 +291,8 @@ export function vocabularyOf(words: StringTable, counts: Uint32Array, derived: D
   const lengths = new Uint16Array(words.size);
   for (let id = 0; id < words.size; id++) lengths[id] = Math.min(utf8Length(words.bytes, words.starts[id], endOf(words, id)), 0xffff);
   const { byLength, lengthStarts } = lengthOrder(lengths);
-  return Object.freeze({ words, counts, lengths, byLength, lengthStarts, terms: derived.terms, malayRoots: derived.malayRoots, bigrams: indexBigrams(words, byLength) });
+  const bigrams = words.size >= EAGER_BIGRAM_MIN_WORDS ? indexBigrams(words, byLength) : null;
+  return Object.freeze({ words, counts, lengths, byLength, lengthStarts, terms: derived.terms, malayRoots: derived.malayRoots, bigrams });
 }
 
 /** Builds a vocabulary from (word, count) pairs; words are normalized already, repeats are summed, zero counts dropped. */
@@ -364,8 +389,9 @@ function scratchFor(size: number): void {
 /** The bigram posting lists of the query word restricted to ranks [fromRank, toRank), as [list, start, end]. */
 function windowedLists(vocabulary: Vocabulary, bigrams: readonly number[], fromRank: number, toRank: number): Array<[Uint32Array, number, number]> {
   const lists: Array<[Uint32Array, number, number]> = [];
+  const index = bigramsOf(vocabulary);
   for (const bigram of bigrams) {
-    const ranks = vocabulary.bigrams.get(bigram);
+    const ranks = index.get(bigram);
     if (ranks !== undefined) lists.push([ranks, lowerBound(ranks, fromRank), lowerBound(ranks, toRank)]);
   }
   return lists;

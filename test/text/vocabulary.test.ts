@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { tableStrings } from '../../src/text/string-table.ts';
 import { readFileSync } from 'node:fs';
 import {
-  EMPTY_VOCABULARY, buildVocabulary, fuzzyCandidates, mergeVocabularies, vocabularyEntries, vocabularyFromTexts,
+  EAGER_BIGRAM_MIN_WORDS, EMPTY_VOCABULARY, buildVocabulary, fuzzyCandidates, mergeVocabularies, vocabularyEntries, vocabularyFromTexts,
   vocabularyHasMalayRoot, vocabularyHasTermsOf, vocabularyHasWord, vocabularyWordsOf,
 } from '../../src/text/vocabulary.ts';
 import { characterSimilarity, codePoints, levenshteinDistance } from '../../src/text/similarity.ts';
@@ -44,9 +44,19 @@ test('membership by word, by index term, and by Malay root of affixed words', ()
   assert.ok(!vocabularyHasTermsOf(v, 'invoice'));
 });
 
-test('fuzzy candidates equal a brute-force scan of the whole vocabulary (bigram index loses nothing)', () => {
-  const v = vocabularyFromTexts(readFileSync(ESSAYS, 'utf8').split('\n'));
-  assert.ok(v.words.size > 3000);
+test('fuzzy candidates equal a brute-force scan of the whole vocabulary (bigram index loses nothing), built eagerly or on first lookup', () => {
+  const small = vocabularyFromTexts(readFileSync(ESSAYS, 'utf8').split('\n'));
+  assert.ok(small.words.size > 3000 && small.words.size < EAGER_BIGRAM_MIN_WORDS);
+  assert.equal(small.bigrams, null, 'a small vocabulary is indexed on its first lookup');
+  // The essays' words and made-up neighbours of them, past the size indexed where it is built.
+  const entries = vocabularyEntries(small);
+  for (let i = 0; entries.length < EAGER_BIGRAM_MIN_WORDS + 100; i++) entries.push([`${entries[i % small.words.size][0]}${'qzx'[i % 3]}${String.fromCharCode(97 + (i % 26))}`, 1]);
+  const large = buildVocabulary(entries);
+  assert.ok(large.bigrams !== null && large.words.size > EAGER_BIGRAM_MIN_WORDS);
+  for (const v of [small, large]) checkAgainstBruteForce(v);
+});
+
+function checkAgainstBruteForce(v: ReturnType<typeof buildVocabulary>): void {
   const queries = ['pendidkan', 'keluarag', 'masyrakat', 'negaar', 'kerjaa', 'semangta', 'pelajr', 'ajar', 'xyzq', 'kebersihn'];
   for (const query of queries) {
     for (const min of [0.6, 0.75]) {
@@ -58,7 +68,7 @@ test('fuzzy candidates equal a brute-force scan of the whole vocabulary (bigram 
       assert.deepEqual(capped, cappedSlow, `${query} @ ${min}, <= 2 edits`);
     }
   }
-});
+}
 
 function sharesBigram(a: string, b: string): boolean {
   const grams = (w: string) => { const c = ['^', ...w, '$']; return new Set(c.slice(1).map((ch, i) => c[i] + ch)); };
