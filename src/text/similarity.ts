@@ -8,26 +8,48 @@ export function codePoints(word: string): number[] {
   return out;
 }
 
+/** Two rows of the distance table, reused by every call (calls are synchronous, so none overlap). */
+let previousRow = new Int32Array(64);
+let currentRow = new Int32Array(64);
+
 /**
- * Levenshtein distance (insert, delete, substitute; each costs 1). Stops early and returns
- * maxDistance + 1 once the distance is known to exceed maxDistance.
+ * Levenshtein distance (insert, delete, substitute; each costs 1) between a[0 .. aLength) and b[0 .. bLength).
+ * With a finite maxDistance only the band of cells within maxDistance of the diagonal is computed (a cell
+ * outside it is over the bound whatever it holds), and maxDistance + 1 is returned once the distance is known
+ * to exceed it.
  */
-export function levenshteinDistance(a: readonly number[], b: readonly number[], maxDistance = Infinity): number {
-  if (Math.abs(a.length - b.length) > maxDistance) return maxDistance + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  let current = new Array<number>(b.length + 1);
-  for (let i = 1; i <= a.length; i++) {
-    current[0] = i;
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min(substitution, previous[j] + 1, current[j - 1] + 1);
-      if (current[j] < rowMin) rowMin = current[j];
-    }
-    if (rowMin > maxDistance) return maxDistance + 1;
-    [previous, current] = [current, previous];
+export function levenshteinDistance(a: ArrayLike<number>, b: ArrayLike<number>, maxDistance = Infinity, aLength = a.length, bLength = b.length): number {
+  if (Math.abs(aLength - bLength) > maxDistance) return maxDistance + 1;
+  if (previousRow.length <= bLength) {
+    previousRow = new Int32Array(bLength + 1);
+    currentRow = new Int32Array(bLength + 1);
   }
-  return previous[b.length];
+  const band = Number.isFinite(maxDistance) ? maxDistance : Math.max(aLength, bLength);
+  const over = band + 1;
+  let previous = previousRow;
+  let current = currentRow;
+  for (let j = 0; j <= bLength; j++) previous[j] = j <= band ? j : over;
+  for (let i = 1; i <= aLength; i++) {
+    const from = Math.max(1, i - band);
+    const to = Math.min(bLength, i + band);
+    current[from - 1] = from === 1 ? (i <= band ? i : over) : over;
+    let rowMin = current[from - 1];
+    const ai = a[i - 1];
+    for (let j = from; j <= to; j++) {
+      const substitution = previous[j - 1] + (ai === b[j - 1] ? 0 : 1);
+      const deletion = previous[j] + 1;
+      const insertion = current[j - 1] + 1;
+      const cell = substitution < deletion ? (substitution < insertion ? substitution : insertion) : deletion < insertion ? deletion : insertion;
+      current[j] = cell;
+      if (cell < rowMin) rowMin = cell;
+    }
+    if (to < bLength) current[to + 1] = over; // the next row's cell above it lies outside this row's band
+    if (rowMin > maxDistance) return maxDistance + 1;
+    const swap = previous;
+    previous = current;
+    current = swap;
+  }
+  return Math.min(previous[bLength], over);
 }
 
 /** Largest edit distance that still leaves similarity >= minSimilarity between words of these lengths. */

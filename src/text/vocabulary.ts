@@ -139,38 +139,50 @@ function utf8Length(bytes: Uint8Array, from: number, to: number): number {
   return length;
 }
 
-/** Scratch for one word's bigram keys (a word has at most VOCABULARY_MAX_WORD_LENGTH + 1 of them, longer ones are rare). */
+/** Scratch for one word's bigram keys (one per code point, plus the end). */
 let wordKeys = new Float64Array(64);
 
 /** The padded bigram keys of the UTF-8 word bytes[from .. to) into wordKeys, without repeats; returns how many. */
 function bigramsOfBytes(bytes: Uint8Array, from: number, to: number): number {
-  if (wordKeys.length < to - from + 2) wordKeys = new Float64Array(to - from + 2);
+  const length = codePointsOfBytes(bytes, from, to);
+  if (wordKeys.length < length + 1) wordKeys = new Float64Array(length + 1);
   let count = 0;
-  let previous = WORD_START;
   const push = (key: number) => {
     for (let k = 0; k < count; k++) if (wordKeys[k] === key) return;
     wordKeys[count++] = key;
   };
-  for (let i = from; i < to; ) {
-    const lead = bytes[i];
-    let char: number;
-    if (lead < 0x80) {
-      char = lead;
-      i += 1;
-    } else if (lead < 0xe0) {
-      char = ((lead & 0x1f) << 6) | (bytes[i + 1] & 0x3f);
-      i += 2;
-    } else if (lead < 0xf0) {
-      char = ((lead & 0x0f) << 12) | ((bytes[i + 1] & 0x3f) << 6) | (bytes[i + 2] & 0x3f);
-      i += 3;
-    } else {
-      char = ((lead & 0x07) << 18) | ((bytes[i + 1] & 0x3f) << 12) | ((bytes[i + 2] & 0x3f) << 6) | (bytes[i + 3] & 0x3f);
-      i += 4;
-    }
-    push(bigramKey(previous, char));
-    previous = char;
+  let previous = WORD_START;
+  for (let i = 0; i < length; i++) {
+    push(bigramKey(previous, wordCodes[i]));
+    previous = wordCodes[i];
   }
   push(bigramKey(previous, WORD_END));
+  return count;
+}
+
+/** Code points of one word at a time (bigram indexing, fuzzy comparison), decoded from its UTF-8 bytes. */
+let wordCodes = new Int32Array(64);
+
+/** Decodes the UTF-8 word bytes[from .. to) into wordCodes; returns how many code points it has. */
+function codePointsOfBytes(bytes: Uint8Array, from: number, to: number): number {
+  if (wordCodes.length < to - from) wordCodes = new Int32Array(to - from);
+  let count = 0;
+  for (let i = from; i < to; ) {
+    const lead = bytes[i];
+    if (lead < 0x80) {
+      wordCodes[count++] = lead;
+      i += 1;
+    } else if (lead < 0xe0) {
+      wordCodes[count++] = ((lead & 0x1f) << 6) | (bytes[i + 1] & 0x3f);
+      i += 2;
+    } else if (lead < 0xf0) {
+      wordCodes[count++] = ((lead & 0x0f) << 12) | ((bytes[i + 1] & 0x3f) << 6) | (bytes[i + 2] & 0x3f);
+      i += 3;
+    } else {
+      wordCodes[count++] = ((lead & 0x07) << 18) | ((bytes[i + 1] & 0x3f) << 12) | ((bytes[i + 2] & 0x3f) << 6) | (bytes[i + 3] & 0x3f);
+      i += 4;
+    }
+  }
   return count;
 }
 
@@ -441,11 +453,12 @@ export function fuzzyCandidates(vocabulary: Vocabulary, word: string, limits: Fu
     const id = vocabulary.byLength[rank];
     const maxEdits = edits(vocabulary.lengths[id]);
     if (shared < bigrams.length - 2 * maxEdits) continue;
-    const candidate = stringAt(vocabulary.words, id);
-    if (candidate === word) continue;
-    const distance = levenshteinDistance(query, codePoints(candidate), maxEdits);
-    if (distance > maxEdits) continue;
-    out.push({ word: candidate, similarity: 1 - distance / Math.max(query.length, vocabulary.lengths[id]), count: vocabulary.counts[id] });
+    // The candidate is compared as code points read from its bytes; only one that passes becomes a string.
+    const { words } = vocabulary;
+    const length = codePointsOfBytes(words.bytes, words.starts[id], endOf(words, id));
+    const distance = levenshteinDistance(query, wordCodes, maxEdits, query.length, length);
+    if (distance > maxEdits || distance === 0) continue; // 0: the word itself
+    out.push({ word: stringAt(words, id), similarity: 1 - distance / Math.max(query.length, vocabulary.lengths[id]), count: vocabulary.counts[id] });
   }
   return out.sort((a, b) => b.similarity - a.similarity || b.count - a.count || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0));
 }

@@ -48,3 +48,32 @@ test('keystroke distance counts an adjacent transposition once', () => {
   assert.equal(keystrokeDistance(codePoints('kirim'), codePoints('karam')), 2);
   assert.equal(keystrokeDistance(codePoints(''), codePoints('abc')), 3);
 });
+
+/** The textbook full table, for comparison. */
+function fullTableDistance(a: readonly number[], b: readonly number[]): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+  }
+  return rows[a.length][b.length];
+}
+
+test('the banded distance is exact within its bound and says "over" beyond it, for any pair of words', () => {
+  let seed = 7;
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const word = () => Array.from({ length: Math.floor(random() * 12) }, () => 97 + Math.floor(random() * 4));
+  for (let n = 0; n < 3000; n++) {
+    const a = word();
+    const b = random() < 0.5 ? word() : a.map((c) => (random() < 0.2 ? 97 + Math.floor(random() * 4) : c)).slice(Math.floor(random() * 2));
+    const exact = fullTableDistance(a, b);
+    assert.equal(levenshteinDistance(a, b), exact, `${a} / ${b}`);
+    for (const bound of [0, 1, 2, 3, 5]) {
+      const banded = levenshteinDistance(a, b, bound);
+      if (exact <= bound) assert.equal(banded, exact, `${a} / ${b} within ${bound}`);
+      else assert.equal(banded, bound + 1, `${a} / ${b} over ${bound}`);
+    }
+  }
+  const typed = Int32Array.from([...'kebersihan'].map((c) => c.codePointAt(0)!));
+  assert.equal(levenshteinDistance(typed, codePoints('kebersihn'), 2, 10), 1, 'typed arrays and explicit lengths');
+  assert.equal(levenshteinDistance(typed, codePoints('keber'), 2, 5), 0, 'only the first aLength entries count');
+});
