@@ -119,8 +119,16 @@ try {
     const perProcess = new Map<number, unknown>();
     for (let probe = 0; probe < 40 && perProcess.size < supervisor.apiProcesses; probe++) {
       const response = await fetch(`${supervisor.url}/admin/authority`, { headers: { 'x-api-key': OPERATOR_KEY, connection: 'close' } });
-      const body = (await response.json()) as { process_id: number; serving: { clients: number; loads: number; evictions: number; estimatedBytes: number } };
-      perProcess.set(body.process_id, { clients: body.serving.clients, loads: body.serving.loads, evictions: body.serving.evictions, estimatedMiB: Math.round(body.serving.estimatedBytes / 1048576) });
+      const body = (await response.json()) as { process_id: number; serving: { clients: number; loads: number; evictions: number; estimatedBytes: number; budgetBytes: number }; memory: Record<string, number> };
+      const mib = (bytes: number) => Math.round(bytes / 1048576);
+      perProcess.set(body.process_id, {
+        clients: body.serving.clients,
+        loads: body.serving.loads,
+        evictions: body.serving.evictions,
+        estimatedMiB: mib(body.serving.estimatedBytes),
+        snapshotBudgetMiB: mib(body.serving.budgetBytes),
+        memoryMiB: Object.fromEntries(Object.entries(body.memory).map(([name, bytes]) => [name, mib(bytes)])),
+      });
     }
     for (const [pid, stats] of perProcess) console.log(`api process ${pid}: ${JSON.stringify(stats)}`);
     console.log(`RSS: ${formatMemory(serviceMemory(supervisor.pid))}`);

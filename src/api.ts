@@ -11,6 +11,7 @@ import { PRODUCT_VERSION } from './version.ts';
 import { Storage } from './storage/storage.ts';
 import { discoveryReadiness } from './storage/discovery-readiness.ts';
 import { ServingIndex } from './serving/serving-index.ts';
+import { snapshotBudgetBytes } from './serving/memory-estimate.ts';
 import { ThreadedSegmentBuilder } from './serving/threaded-segment-builder.ts';
 import { GRAPH_CACHE_DIR } from './serving/graph-builder.ts';
 import { ReadGuard } from './serving/read-guard.ts';
@@ -59,7 +60,9 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const models = await createModels(config);
   // Segments are built and merged on a thread of this process: publishing never stalls reads or /health.
   const segmentBuilder = new ThreadedSegmentBuilder({ graphCache: { dir: join(config.dataDir, GRAPH_CACHE_DIR), budgetBytes: config.graphCacheMb * 1024 * 1024 } });
-  const serving = new ServingIndex(storage, models.embedder.dimensions, segmentBuilder, { memoryBudgetBytes: config.servingMemoryBudgetMb * 1024 * 1024 });
+  const serving = new ServingIndex(storage, models.embedder.dimensions, segmentBuilder, {
+    memoryBudgetBytes: snapshotBudgetBytes(config.servingMemoryBudgetMb * 1024 * 1024, process.memoryUsage.rss()),
+  });
   const readGuard = new ReadGuard(storage, serving, { enabled: config.publicationEnabled, catchUpDeadlineMs: config.readCatchUpTimeoutMs });
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
   const metrics = new ServiceMetrics(storage.jobs, underSupervisor() ? { clusterExposition: requestClusterMetrics } : {});

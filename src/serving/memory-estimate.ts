@@ -1,6 +1,7 @@
 // What a Client's serving snapshot costs an api process, estimated from what it holds: the typed arrays of
 // its segments counted exactly, strings and objects at measured per-item sizes. The serving index evicts
-// Clients by it under SERVING_MEMORY_BUDGET_MB; it is an estimate, not a measurement of the heap.
+// Clients by it under what SERVING_MEMORY_BUDGET_MB leaves for snapshots; it is an estimate, not a measurement
+// of the heap.
 
 import type { Segment } from './segment.ts';
 import type { ClientSnapshot } from './snapshot.ts';
@@ -16,6 +17,19 @@ export const BIGRAM_ENTRY_BYTES = 160;
 export const LAZY_BIGRAM_BYTES_PER_WORD = 64;
 /** A served version: canonical metadata, entities, manifest and metadata leaves as parsed objects. */
 export const VERSION_BYTES = 6 * 1024;
+
+/** What the segment thread may hold between recycles (threaded-segment-builder.ts THREAD_RECYCLE_BYTES). */
+export const SEGMENT_THREAD_RESERVE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * SERVING_MEMORY_BUDGET_MB bounds an api process as a whole: what it holds once started (its binary, modules
+ * and models, measured as its resident size then), the segment thread's reserve, and its serving snapshots.
+ * The snapshots get what is left (none when the budget is below the rest: then only the Client being read
+ * is held).
+ */
+export function snapshotBudgetBytes(processBudgetBytes: number, startedRssBytes: number): number {
+  return Math.max(0, processBudgetBytes - startedRssBytes - SEGMENT_THREAD_RESERVE_BYTES);
+}
 
 function typedBytes(...arrays: ArrayBufferView[]): number {
   return arrays.reduce((sum, array) => sum + array.byteLength, 0);
