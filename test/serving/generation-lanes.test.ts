@@ -3,13 +3,13 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { listStrings } from '../../src/text/string-table.ts';
+import { listStrings, tableHas } from '../../src/text/string-table.ts';
 import { chunkTextHash, decodeLanes, encodeLanes, lanesDigest, LanesFormatError, lanesOf, NO_PAGE } from '../../src/serving/generation-lanes.ts';
 import { verifyEvidence, evidenceInputOf } from '../../src/serving/evidence.ts';
 import { computeManifest, lanesAndManifest } from '../../src/serving/manifest.ts';
 import { Storage } from '../../src/storage/storage.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
-import { indexParts, inlineSegmentBuilder } from '../../src/serving/segment.ts';
+import { DERIVED_UNION_MAX_TERMS_PER_WORD, indexParts, inlineSegmentBuilder } from '../../src/serving/segment.ts';
 import { derivedTermsOf, vocabularyWordsOf } from '../../src/text/vocabulary.ts';
 import { buildBm25Segment } from '../../src/serving/bm25-segment.ts';
 import { chunksOf } from '../../src/serving/snapshot.ts';
@@ -60,6 +60,18 @@ test('lane postings and words are what the shared analyzer gives each chunk (eac
   assert.deepEqual(listStrings(lanes.words), [...counts.keys()].sort());
   assert.deepEqual([...lanes.wordCounts], [...counts.keys()].sort().map((word) => counts.get(word)));
   assert.ok(counts.get('akaun') === 2 && !counts.has('on'), 'a word counts once per chunk holding it; stopwords are left out');
+});
+
+test('a load of many generations over the same words derives their terms at the end, to what uniting them gives', async () => {
+  const vectors = await embedder.embed(['Pelajaran akaun', 'Guru mengajar murid']);
+  const blob = (text: string, row: number) => encodeLanes(lanesOf([{ chunkIndex: 0, page: null, pageLabel: null, text, vector: vectors[row] }], null, embedder.dimensions));
+  const few = [blob('Pelajaran akaun', 0), blob('Guru mengajar murid', 1)];
+  // Each generation repeats the same few words, so the terms to unite soon outnumber the words many times over.
+  const many = Array.from({ length: DERIVED_UNION_MAX_TERMS_PER_WORD * 2 }, (_, i) => few[i % 2]);
+  const [united, derived] = [few, many].map((blobs) => indexParts(blobs.map((lanes, i) => ({ firstOrdinal: i, source: { lanes } })), embedder.dimensions).vocabulary);
+  assert.deepEqual(listStrings(derived.words).slice().sort(), listStrings(united.words).slice().sort());
+  for (const table of ['terms', 'malayRoots'] as const) assert.deepEqual(listStrings(derived[table]).slice().sort(), listStrings(united[table]).slice().sort(), table);
+  assert.ok(tableHas(derived.malayRoots, 'ajar'));
 });
 
 /** The same lanes in format 1 (before the words' derived terms and roots were persisted): header, terms, words, arrays. */
