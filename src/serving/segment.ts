@@ -382,6 +382,8 @@ export interface SegmentBuilder {
   verify(generations: readonly ServingGeneration[]): Promise<Evidence[]>;
   /** Builds the HNSW graph of a large segment's codes, or null where none can be built (then scans stay exact). */
   buildAnn(segment: Segment): Promise<AnnGraph | null>;
+  /** What a builder's own thread holds now, in bytes; absent for one that builds on the calling thread. */
+  threadBytes?(): Promise<number>;
 }
 
 /** True for a segment large enough to get an HNSW graph, where the native index can load. */

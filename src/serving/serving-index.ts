@@ -329,6 +329,11 @@ export class ServingIndex {
   }
 
   /** Counts for health and the operator view: loaded Clients, versions, live chunks and segments. */
+  /** What the builder's thread holds besides this thread's snapshots (bytes; 0 for a builder without one). */
+  builderThreadBytes(): Promise<number> {
+    return this.builder.threadBytes?.() ?? Promise.resolve(0);
+  }
+
   stats(): ServingStats {
     let versions = 0;
     let chunks = 0;

@@ -103,6 +103,18 @@ class ThreadLane {
     });
   }
 
+  /** What the thread's isolate holds (heap and external memory), or 0 while there is none. */
+  async heapBytes(): Promise<number> {
+    const thread = this.thread;
+    if (!thread) return 0;
+    try {
+      const heap = await thread.getHeapStatistics();
+      return heap.total_heap_size + heap.external_memory;
+    } catch {
+      return 0; // it ended meanwhile
+    }
+  }
+
   async close(): Promise<void> {
     const thread = this.thread;
     this.thread = null;
@@ -190,6 +202,11 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
     const parts = segments.map(mergeInputOf);
     const index = (await this.segments.request({ kind: 'merge', parts, live, dimensions }, parts.reduce((sum, part) => sum + part.codes.byteLength * 3, 0))) as SegmentIndex;
     return assembleSegment(index, liveVersionsOf(segments, live), dimensions);
+  }
+
+  /** The segment thread's heap and external memory (0 between recycles): part of what SERVING_MEMORY_BUDGET_MB reserves. */
+  threadBytes(): Promise<number> {
+    return this.segments.heapBytes();
   }
 
   async verify(generations: readonly ServingGeneration[]): Promise<Evidence[]> {

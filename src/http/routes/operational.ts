@@ -46,8 +46,9 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
       process_id: process.pid,
       recovered_at: services.readGuard.recoveredAt,
       serving: services.serving.stats(),
-      // This process's memory as Node sees it (bytes): what the serving budget estimates, next to what is resident.
-      memory: process.memoryUsage(),
+      // This process's memory as Node sees it (bytes): what the serving budget estimates, next to what is resident,
+      // and what its segment thread's isolate holds (part of the reserve the budget keeps for it).
+      memory: { ...process.memoryUsage(), segmentThread: await services.serving.builderThreadBytes() },
     };
   });
 
