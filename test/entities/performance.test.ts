@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { extractEntities } from '../../src/ingest/entities/extract.ts';
 import { BNM_ENGLISH_FILE, BNM_MALAY_FILE, readCorpusText } from './corpus.ts';
 
-// Generous ceilings (the measured speed is several times faster): they catch catastrophic backtracking,
-// not small regressions, so a loaded CI machine does not make them flaky.
-const MAX_MS_PER_MB = 2000;
-const MAX_MS_PATHOLOGICAL = 1000;
+// Ceilings at least 20 times what is measured on an idle machine (about 140 ms per MB of the notices; at most
+// about 130 ms for one hostile input): they catch catastrophic backtracking, which takes seconds to minutes,
+// not regressions, so a busy machine does not make them fail. Speed itself is bench/ingest's to measure.
+const MAX_MS_PER_MB = 3000;
+const MAX_MS_PATHOLOGICAL = 3000;
 
 function timeMs(work: () => void): number {
   const start = performance.now();

@@ -43,8 +43,9 @@ test('the large spreadsheet is read truncated at DOCUMENT_MAX_CHARS in a small p
   assert.deepEqual(doc.truncations, [{ limit: 'characters', max: MAX_DOCUMENT_TEXT_CHARS }]);
   assert.ok(doc.warnings.some((warning) => /Text beyond 2000000 characters was dropped \(limit\)/.test(warning)), doc.warnings.join('; '));
   assert.match(textOf(doc), /^Sheet1\n\n(account|akaun|balance|baki|\w+) /, 'what is kept is the beginning of the document');
-  // The sheet part is not inflated past the limit: 60 MB would take seconds to parse, the first 2 M characters do not.
-  assert.ok(elapsed < 15_000, `parsed in ${Math.round(elapsed)} ms`);
+  // The sheet part is not inflated past the limit: 60 MB would take many seconds to parse, the first 2 M characters
+  // about 160 ms on an idle machine. The bound is 25 times that, a guard against a runaway, not a speed test.
+  assert.ok(elapsed < 4_000, `parsed in ${Math.round(elapsed)} ms`);
 });
 
 test('a lower character limit stops the sheet reader early; what is kept is a prefix of the cells', async () => {
