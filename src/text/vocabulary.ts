@@ -11,7 +11,7 @@ import { codePoints, levenshteinDistance, maxEditsFor } from './similarity.ts';
 import { isStopword } from './stopwords.ts';
 import { tokenize } from './tokenize.ts';
 import type { Token } from './tokenize.ts';
-import { endOf, stringAt, StringInterner, tableHas, tableStrings } from './string-table.ts';
+import { endOf, stringAt, StringInterner, stringTable, tableHas, tableStrings } from './string-table.ts';
 import type { ByteStrings, StringTable } from './string-table.ts';
 
 /** Words outside these lengths (code points) are not kept: too short to correct towards, or not words. */
@@ -285,13 +285,7 @@ export function derivedTermsOf(words: Iterable<string>): { terms: string[]; mala
 /** derivedTermsOf as string tables. */
 export function derivedTablesOf(words: Iterable<string>): DerivedTerms {
   const { terms, malayRoots } = derivedTermsOf(words);
-  return { terms: tableOf(terms), malayRoots: tableOf(malayRoots) };
-}
-
-function tableOf(strings: readonly string[]): StringTable {
-  const interner = new StringInterner();
-  for (const value of strings) interner.internString(value);
-  return interner.table();
+  return { terms: stringTable(terms), malayRoots: stringTable(malayRoots) };
 }
 
 /**
