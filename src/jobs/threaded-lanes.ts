@@ -3,7 +3,7 @@
 // so one worker process keeps two cores busy during bulk ingest. A crashed thread fails the requests it held
 // (their jobs retry) and is replaced on next use.
 
-import { Worker } from 'node:worker_threads';
+import { RequestThread } from '../serving/request-thread.ts';
 import { lanesAndManifest } from '../serving/manifest.ts';
 import type { LaneChunk } from '../serving/generation-lanes.ts';
 import type { MetadataLeaf } from '../domain/generation.ts';
@@ -17,38 +17,13 @@ export type LanesAndManifest = { lanes: Uint8Array; manifest: JsonObject };
 /** Builds a generation's lane data and manifest from its chunks (serving/manifest.ts lanesAndManifest). */
 export type LanesBuilder = (ref: LanesRequest['ref'], chunks: readonly LaneChunk[], leaves: readonly MetadataLeaf[], title: string | null) => Promise<LanesAndManifest>;
 
-/** On the calling thread: tests, tools, and a worker configured without threads. */
+/** On the calling thread: tests and tools, and generations whose vectors differ in length. */
 export const inlineLanesBuilder: LanesBuilder = async (ref, chunks, leaves, title) => lanesAndManifest(ref, chunks, leaves, title);
 
 export class LanesThread {
-  private thread: Worker | null = null;
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (answer: LanesAndManifest) => void; reject: (error: Error) => void }>();
+  private readonly thread = new RequestThread<LanesRequest, LanesReply>(THREAD_URL, 'lanes thread');
 
-  private ensureThread(): Worker {
-    if (this.thread) return this.thread;
-    const thread = new Worker(THREAD_URL);
-    thread.unref(); // never keeps the process alive on its own
-    thread.on('message', (reply: LanesReply) => {
-      const waiting = this.pending.get(reply.id);
-      if (!waiting) return;
-      this.pending.delete(reply.id);
-      if ('error' in reply) waiting.reject(new Error(`lanes thread: ${reply.error}`));
-      else waiting.resolve({ lanes: reply.lanes, manifest: reply.manifest });
-    });
-    const fail = (error: Error) => {
-      if (this.thread !== thread) return;
-      this.thread = null;
-      for (const waiting of this.pending.values()) waiting.reject(error);
-      this.pending.clear();
-    };
-    thread.on('error', fail);
-    thread.on('exit', (code) => fail(new Error(`lanes thread exited with code ${code}`)));
-    this.thread = thread;
-    return thread;
-  }
-
-  readonly build: LanesBuilder = (ref, chunks, leaves, title) => {
+  readonly build: LanesBuilder = async (ref, chunks, leaves, title) => {
     const dimensions = chunks[0]?.vector.length ?? 0;
     // Vectors of one length pack into one array; anything else is built here, exactly as given.
     if (chunks.some((chunk) => chunk.vector.length !== dimensions)) return inlineLanesBuilder(ref, chunks, leaves, title);
@@ -57,16 +32,11 @@ export class LanesThread {
       vectors.set(vector, row * dimensions);
       return chunk;
     });
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.ensureThread().postMessage({ id, ref, chunks: plain, vectors, dimensions, leaves: [...leaves], title } satisfies LanesRequest, [vectors.buffer]);
-    });
+    const { lanes, manifest } = await this.thread.request({ ref, chunks: plain, vectors, dimensions, leaves: [...leaves], title }, [vectors.buffer]);
+    return { lanes, manifest };
   };
 
-  async close(): Promise<void> {
-    const thread = this.thread;
-    this.thread = null;
-    if (thread) await thread.terminate();
+  close(): Promise<void> {
+    return this.thread.close();
   }
 }

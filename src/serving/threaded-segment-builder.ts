@@ -4,7 +4,8 @@
 // crashed thread is replaced on next use. HNSW graphs (seconds to minutes each) are built apart, in graph
 // processes (graph-builder.ts), so a graph build never delays a publication.
 
-import { Worker } from 'node:worker_threads';
+import { RequestThread } from './request-thread.ts';
+import type { Unnumbered } from './request-thread.ts';
 import { assembleSegment, liveVersionsOf, mergeInputOf, wantsAnn } from './segment.ts';
 import type { BuildSession, Segment, SegmentBuilder, SegmentIndex, SegmentPart } from './segment.ts';
 import type { ServedVersion } from './served-types.ts';
@@ -18,11 +19,7 @@ import type { SegmentThreadReply, SegmentThreadRequest } from './segment-thread.
 
 const THREAD_URL = new URL('./segment-thread.ts', import.meta.url);
 
-/** A request without its id, for each kind (Omit over the union would merge the kinds). */
-type Unnumbered<T> = T extends unknown ? Omit<T, 'id'> : never;
-
 type Answer = SegmentIndex | Evidence[] | number;
-type Pending = { resolve: (answer: Answer) => void; reject: (error: Error) => void };
 
 /**
  * Once the requests a thread has taken carried more than this many bytes of input in all, it is ended when
@@ -32,12 +29,10 @@ type Pending = { resolve: (answer: Answer) => void; reject: (error: Error) => vo
  */
 export const THREAD_RECYCLE_BYTES = 64 * 1024 * 1024;
 
-/** One segment thread and the requests waiting on it. */
+/** One segment thread and the requests waiting on it, ended when idle once it has taken enough input. */
 class ThreadLane {
   private readonly recycleBytes: number;
-  private thread: Worker | null = null;
-  private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
+  private readonly thread: RequestThread<SegmentThreadRequest, SegmentThreadReply>;
   private recycleWhenIdle = false;
   /** Input bytes of the requests the current thread has taken. */
   private threadBytes = 0;
@@ -46,35 +41,11 @@ class ThreadLane {
 
   constructor(recycleBytes: number) {
     this.recycleBytes = recycleBytes;
-  }
-
-  private ensureThread(): Worker {
-    if (this.thread) return this.thread;
-    const thread = new Worker(THREAD_URL);
-    this.threadBytes = 0;
-    thread.unref(); // never keeps the process alive on its own
-    thread.on('message', (reply: SegmentThreadReply) => {
-      const waiting = this.pending.get(reply.id);
-      if (!waiting) return;
-      this.pending.delete(reply.id);
-      if ('error' in reply) waiting.reject(new Error(`segment thread: ${reply.error}`));
-      else waiting.resolve('evidence' in reply ? reply.evidence : 'added' in reply ? reply.added : reply.index);
-      this.recycleIfIdle();
-    });
-    const fail = (error: Error) => {
-      if (this.thread !== thread) return;
-      this.thread = null;
-      for (const waiting of this.pending.values()) waiting.reject(error);
-      this.pending.clear();
-    };
-    thread.on('error', fail);
-    thread.on('exit', (code) => fail(new Error(`segment thread exited with code ${code}`)));
-    this.thread = thread;
-    return thread;
+    this.thread = new RequestThread(THREAD_URL, 'segment thread', { started: () => (this.threadBytes = 0), replied: () => this.recycleIfIdle() });
   }
 
   private recycleIfIdle(): void {
-    if (!this.recycleWhenIdle || this.pending.size > 0 || this.openSessions > 0) return;
+    if (!this.recycleWhenIdle || this.thread.waiting > 0 || this.openSessions > 0) return;
     this.recycleWhenIdle = false;
     void this.close();
   }
@@ -92,33 +63,20 @@ class ThreadLane {
   }
 
   /** `transfer`: buffers moved to the thread instead of copied (the caller no longer reads them). */
-  request(message: Unnumbered<SegmentThreadRequest>, inputBytes = 0, transfer: ArrayBuffer[] = []): Promise<Answer> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      const thread = this.ensureThread();
-      this.threadBytes += inputBytes;
-      if (this.threadBytes > this.recycleBytes) this.recycleWhenIdle = true;
-      thread.postMessage({ ...message, id }, transfer);
-    });
+  async request(message: Unnumbered<SegmentThreadRequest>, inputBytes = 0, transfer: ArrayBuffer[] = []): Promise<Answer> {
+    const answered = this.thread.request(message, transfer); // starts a thread (and its count) when none runs
+    this.threadBytes += inputBytes;
+    if (this.threadBytes > this.recycleBytes) this.recycleWhenIdle = true;
+    const reply = await answered;
+    return 'evidence' in reply ? reply.evidence : 'added' in reply ? reply.added : reply.index;
   }
 
-  /** What the thread's isolate holds (heap and external memory), or 0 while there is none. */
-  async heapBytes(): Promise<number> {
-    const thread = this.thread;
-    if (!thread) return 0;
-    try {
-      const heap = await thread.getHeapStatistics();
-      return heap.total_heap_size + heap.external_memory;
-    } catch {
-      return 0; // it ended meanwhile
-    }
+  heapBytes(): Promise<number> {
+    return this.thread.heapBytes();
   }
 
-  async close(): Promise<void> {
-    const thread = this.thread;
-    this.thread = null;
-    if (thread) await thread.terminate();
+  close(): Promise<void> {
+    return this.thread.close();
   }
 }
 

@@ -1,0 +1,90 @@
+// One worker thread answering numbered requests: each request carries an id, each reply the same id and either
+// its answer or an error. A thread that dies fails every request it held and is replaced on the next one. The
+// segment thread of an api process and the lanes thread of a worker process are both driven through it.
+
+import { Worker } from 'node:worker_threads';
+
+/** A request without its id, for each kind of a union (Omit over the union would merge the kinds). */
+export type Unnumbered<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+type Failed = { id: number; error: string };
+
+export interface RequestThreadHooks {
+  /** A new thread was started (the first request, or the first after one ended). */
+  started?(): void;
+  /** A reply was handed to its caller. */
+  replied?(): void;
+}
+
+export class RequestThread<Request extends { id: number }, Reply extends { id: number }> {
+  private readonly url: URL;
+  /** Names the thread in the errors it causes. */
+  private readonly label: string;
+  private readonly hooks: RequestThreadHooks;
+  private thread: Worker | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (reply: Exclude<Reply, Failed>) => void; reject: (error: Error) => void }>();
+
+  constructor(url: URL, label: string, hooks: RequestThreadHooks = {}) {
+    this.url = url;
+    this.label = label;
+    this.hooks = hooks;
+  }
+
+  /** Requests sent and not answered yet. */
+  get waiting(): number {
+    return this.pending.size;
+  }
+
+  private ensureThread(): Worker {
+    if (this.thread) return this.thread;
+    const thread = new Worker(this.url);
+    thread.unref(); // never keeps the process alive on its own
+    thread.on('message', (reply: Reply | Failed) => {
+      const waiting = this.pending.get(reply.id);
+      if (!waiting) return;
+      this.pending.delete(reply.id);
+      if ('error' in reply) waiting.reject(new Error(`${this.label}: ${reply.error}`));
+      else waiting.resolve(reply as Exclude<Reply, Failed>);
+      this.hooks.replied?.();
+    });
+    const fail = (error: Error) => {
+      if (this.thread !== thread) return;
+      this.thread = null;
+      for (const waiting of this.pending.values()) waiting.reject(error);
+      this.pending.clear();
+    };
+    thread.on('error', fail);
+    thread.on('exit', (code) => fail(new Error(`${this.label} exited with code ${code}`)));
+    this.thread = thread;
+    this.hooks.started?.();
+    return thread;
+  }
+
+  /** `transfer`: buffers moved to the thread instead of copied (the caller no longer reads them). */
+  request(message: Unnumbered<Request>, transfer: ArrayBuffer[] = []): Promise<Exclude<Reply, Failed>> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.ensureThread().postMessage({ ...message, id }, transfer);
+    });
+  }
+
+  /** What the thread's isolate holds (heap and external memory), or 0 while there is none. */
+  async heapBytes(): Promise<number> {
+    const thread = this.thread;
+    if (!thread) return 0;
+    try {
+      const heap = await thread.getHeapStatistics();
+      return heap.total_heap_size + heap.external_memory;
+    } catch {
+      return 0; // it ended meanwhile
+    }
+  }
+
+  async close(): Promise<void> {
+    const thread = this.thread;
+    this.thread = null;
+    if (thread) await thread.terminate();
+  }
+}
