@@ -11,7 +11,8 @@ import { PRODUCT_VERSION } from './version.ts';
 import { Storage } from './storage/storage.ts';
 import { discoveryReadiness } from './storage/discovery-readiness.ts';
 import { ServingIndex } from './serving/serving-index.ts';
-import { snapshotBudgetBytes } from './serving/memory-estimate.ts';
+import { SERVED_CLIENTS_LOW_BYTES, snapshotBudgetBytes } from './serving/memory-estimate.ts';
+import { MemoryPressure, exposedCollector } from './serving/memory-pressure.ts';
 import { ThreadedSegmentBuilder } from './serving/threaded-segment-builder.ts';
 import { GRAPH_CACHE_DIR } from './serving/graph-builder.ts';
 import { ReadGuard } from './serving/read-guard.ts';
@@ -60,8 +61,12 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const models = await createModels(config);
   // Segments are built and merged on a thread of this process: publishing never stalls reads or /health.
   const segmentBuilder = new ThreadedSegmentBuilder({ graphCache: { dir: join(config.dataDir, GRAPH_CACHE_DIR), budgetBytes: config.graphCacheMb * 1024 * 1024 } });
+  const processBudgetBytes = config.servingMemoryBudgetMb * 1024 * 1024;
+  const servedBytes = snapshotBudgetBytes(processBudgetBytes, process.memoryUsage.rss(), config.v8MaxSemiSpaceMb * 1024 * 1024);
+  const memoryPressure = new MemoryPressure({ budgetBytes: processBudgetBytes, servedBytes, collect: exposedCollector() });
   const serving = new ServingIndex(storage, models.embedder.dimensions, segmentBuilder, {
-    memoryBudgetBytes: snapshotBudgetBytes(config.servingMemoryBudgetMb * 1024 * 1024, process.memoryUsage.rss()),
+    memoryBudgetBytes: () => memoryPressure.servedBytes(),
+    evicted: () => memoryPressure.relieve(),
   });
   const readGuard = new ReadGuard(storage, serving, { enabled: config.publicationEnabled, catchUpDeadlineMs: config.readCatchUpTimeoutMs });
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
@@ -73,6 +78,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     storage,
     readGuard,
     serving,
+    memoryPressure,
     metrics,
     rateLimiter: new RateLimiter(storage.control, { all: config.rateLimitPerMinute, search: config.searchRateLimitPerMinute }),
     embedder: models.embedder,
@@ -108,6 +114,9 @@ export async function startApi(config: Config): Promise<RunningApi> {
   };
   const app = await buildApp(services);
   if (config.apiKeyClientsProblem) app.log.warn(`${config.apiKeyClientsProblem}: every protected route answers 401`);
+  if (servedBytes < SERVED_CLIENTS_LOW_BYTES) {
+    app.log.warn(`SERVING_MEMORY_BUDGET_MB=${config.servingMemoryBudgetMb} leaves ${Math.round(servedBytes / 1048576)} MiB for served Clients once this process's own needs are met: Clients will be loaded and evicted almost at every read`);
+  }
   // Listen first: RECOVERING is observable (health 503, reads 503 with Retry-After) until the process is ready to serve.
   await app.listen({ host: config.host, port: config.port });
   serving.onCompactionError = (error) => app.log.warn({ err: error }, 'segment merge failed');

@@ -50,7 +50,7 @@ export interface Config {
   followerPollMs: number;
   /** How long a read may wait for its snapshot to catch up with the log before failing with 503. */
   readCatchUpTimeoutMs: number;
-  /** Memory an api process may hold in all (start-up size, segment thread reserve, snapshots) before it evicts the least recently used Clients. */
+  /** Memory an api process may hold in all (start-up size, segment thread reserve, young generation, served Clients) before it evicts the least recently used Clients. */
   servingMemoryBudgetMb: number;
   clientConnectionsMax: number;
   /** Disk the HNSW graph cache (DATA_DIR/graphs) may hold before its least recently used graphs are removed. */

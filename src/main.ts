@@ -10,6 +10,7 @@ import { AggregatorRegistry } from 'prom-client';
 import { loadConfigOrExit } from './process-runner.ts';
 import type { SupervisorMessage } from './supervisor-link.ts';
 import type { Config } from './config.ts';
+import { EXPOSE_GC_FLAG } from './serving/memory-pressure.ts';
 
 type Role = 'api' | 'worker';
 
@@ -72,7 +73,7 @@ function supervise(config: Config): void {
   };
 
   const start = (slot: Slot) => {
-    cluster.setupPrimary({ exec: ENTRY[slot.role], silent: false, execArgv: [...process.execArgv, `--max-semi-space-size=${config.v8MaxSemiSpaceMb}`] });
+    cluster.setupPrimary({ exec: ENTRY[slot.role], silent: false, execArgv: [...process.execArgv, `--max-semi-space-size=${config.v8MaxSemiSpaceMb}`, ...(slot.role === 'api' ? [EXPOSE_GC_FLAG] : [])] });
     // The allocator setting is read by glibc when the child starts, so it travels in the child's environment;
     // so does Node's compile cache, which its children (graph and parse processes) inherit.
     const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role, MALLOC_MMAP_THRESHOLD_: config.mallocMmapThreshold, NODE_COMPILE_CACHE: compileCache });

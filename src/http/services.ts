@@ -16,6 +16,7 @@ import type { Reranker } from '../models/reranker.ts';
 import type { WebSearchService } from '../websearch/web-search.ts';
 import type { JobRecord } from '../domain/jobs.ts';
 import type { RateLimiter } from './rate-limit.ts';
+import type { MemoryPressure } from '../serving/memory-pressure.ts';
 
 export interface Services {
   version: string;
@@ -25,6 +26,8 @@ export interface Services {
   readGuard: ReadGuard;
   /** This process's serving snapshots (health and operator counts). */
   serving: ServingIndex;
+  /** Collections forced to bring this process back under its memory budget (operator view). */
+  memoryPressure: MemoryPressure;
   search: SearchService;
   uploads: UploadService;
   documents: DocumentService;

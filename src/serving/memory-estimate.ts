@@ -20,15 +20,27 @@ export const VERSION_BYTES = 6 * 1024;
 
 /** What the segment thread may hold between recycles (threaded-segment-builder.ts THREAD_RECYCLE_BYTES). */
 export const SEGMENT_THREAD_RESERVE_BYTES = 64 * 1024 * 1024;
+/**
+ * A Client database connection: its page cache (storage.ts CLIENT_DB_CACHE_KIB), schema and prepared
+ * statements, measured at about 0.7 MiB. A served Client keeps one open; an evicted one lets it go.
+ */
+export const CLIENT_CONNECTION_BYTES = 0.7 * 1024 * 1024;
+
+/**
+ * Below this, what the budget leaves for served Clients holds a few small ones at most, and the process
+ * warns at start-up: a busy api process also needs room for allocator and heap growth the estimate does not
+ * see (memory-pressure.ts takes it from the served Clients' share), about 40-60 MiB measured.
+ */
+export const SERVED_CLIENTS_LOW_BYTES = 64 * 1024 * 1024;
 
 /**
  * SERVING_MEMORY_BUDGET_MB bounds an api process as a whole: what it holds once started (its binary, modules
- * and models, measured as its resident size then), the segment thread's reserve, and its serving snapshots.
- * The snapshots get what is left (none when the budget is below the rest: then only the Client being read
- * is held).
+ * and models, measured as its resident size then), the segment thread's reserve, V8's young generation once
+ * requests have grown it (two semi-spaces, V8_MAX_SEMI_SPACE_MB each), and its served Clients. Those get what
+ * is left (none when the budget is below the rest: then only the Client being read is held).
  */
-export function snapshotBudgetBytes(processBudgetBytes: number, startedRssBytes: number): number {
-  return Math.max(0, processBudgetBytes - startedRssBytes - SEGMENT_THREAD_RESERVE_BYTES);
+export function snapshotBudgetBytes(processBudgetBytes: number, startedRssBytes: number, maxSemiSpaceBytes: number): number {
+  return Math.max(0, processBudgetBytes - startedRssBytes - SEGMENT_THREAD_RESERVE_BYTES - 2 * maxSemiSpaceBytes);
 }
 
 function typedBytes(...arrays: ArrayBufferView[]): number {
@@ -72,8 +84,9 @@ export function segmentBytes(segment: Segment): number {
   return bytes + graph;
 }
 
+/** A served Client: its snapshot, and the database connection it keeps open. */
 export function snapshotBytes(snapshot: ClientSnapshot): number {
-  let bytes = snapshot.live.byteLength + snapshot.versions.size * VERSION_BYTES;
+  let bytes = CLIENT_CONNECTION_BYTES + snapshot.live.byteLength + snapshot.versions.size * VERSION_BYTES;
   for (const segment of snapshot.segments) bytes += segmentBytes(segment);
   return bytes;
 }

@@ -64,7 +64,8 @@ export class ServingIndex {
   private readonly builder: SegmentBuilder;
   /** Loaded Clients, least recently used first (a read moves its Client to the end). */
   private readonly served = new Map<string, Served>();
-  private readonly budgetBytes: number;
+  /** What served Clients may hold now (a fixed figure, or memory-pressure.ts's measured allowance). */
+  private readonly budgetBytes: () => number;
   /** One catch-up at a time per Client, so entries are applied once and in order. */
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Clients with a background merge running (one at a time per Client). */
@@ -78,12 +79,20 @@ export class ServingIndex {
   loads = 0;
   evictions = 0;
   onCompactionError: (error: unknown) => void = () => {};
+  /** Called once after Clients were evicted to keep the budget (memory-pressure.ts collects their garbage). */
+  private readonly evicted: () => void;
 
-  constructor(storage: StoragePort, dimensions: number, builder: SegmentBuilder, options: { memoryBudgetBytes?: number } = {}) {
+  /**
+   * `memoryBudgetBytes`: what served Clients may hold (memory-estimate.ts snapshotBudgetBytes), or a function
+   * read at each load (memory-pressure.ts); `evicted`: called after each eviction round.
+   */
+  constructor(storage: StoragePort, dimensions: number, builder: SegmentBuilder, options: { memoryBudgetBytes?: number | (() => number); evicted?: () => void } = {}) {
     this.storage = storage;
     this.dimensions = dimensions;
     this.builder = builder;
-    this.budgetBytes = options.memoryBudgetBytes ?? Number.POSITIVE_INFINITY;
+    const budget = options.memoryBudgetBytes ?? Number.POSITIVE_INFINITY;
+    this.budgetBytes = typeof budget === 'number' ? () => budget : budget;
+    this.evicted = options.evicted ?? (() => {});
   }
 
   /** The Client's current snapshot (empty when it is not loaded); a read marks its Client recently used. */
@@ -118,14 +127,19 @@ export class ServingIndex {
 
   private enforceBudget(keep: string): void {
     let total = this.estimatedBytes();
+    const budget = this.budgetBytes();
+    let evicted = 0;
     for (const [clientId, served] of this.served) {
-      if (total <= this.budgetBytes) return;
+      if (total <= budget) break;
       // A Client being caught up or merged finishes first; the one just stored stays (it is being read).
       if (clientId === keep || this.inFlight.has(clientId) || this.compacting.has(clientId)) continue;
       total -= snapshotBytes(served.snapshot);
       this.served.delete(clientId);
-      this.evictions++;
+      this.storage.releaseClient(clientId);
+      evicted++;
     }
+    this.evictions += evicted;
+    if (evicted > 0) this.evicted();
   }
 
   private estimatedBytes(): number {
@@ -328,12 +342,12 @@ export class ServingIndex {
     this.closed = true;
   }
 
-  /** Counts for health and the operator view: loaded Clients, versions, live chunks and segments. */
   /** What the builder's thread holds besides this thread's snapshots (bytes; 0 for a builder without one). */
   builderThreadBytes(): Promise<number> {
     return this.builder.threadBytes?.() ?? Promise.resolve(0);
   }
 
+  /** Counts for health and the operator view: loaded Clients, versions, live chunks and segments. */
   stats(): ServingStats {
     let versions = 0;
     let chunks = 0;
@@ -349,6 +363,6 @@ export class ServingIndex {
         else if (wantsAnn(segment)) graphsPending++;
       }
     }
-    return { clients: this.served.size, estimatedBytes: this.estimatedBytes(), budgetBytes: this.budgetBytes, loads: this.loads, evictions: this.evictions, graphs, graphsPending, versions, chunks, segments };
+    return { clients: this.served.size, estimatedBytes: this.estimatedBytes(), budgetBytes: this.budgetBytes(), loads: this.loads, evictions: this.evictions, graphs, graphsPending, versions, chunks, segments };
   }
 }

@@ -17,6 +17,8 @@ export interface StoragePort {
   readonly control: ControlStorePort;
   /** The Client's store (opened on first use; no I/O is needed to name it). */
   client(clientId: string): ClientStorePort;
+  /** Lets go of what the process holds open for the Client (its connection); the next use opens it again. */
+  releaseClient(clientId: string): void;
   knownClientIds(): Promise<string[]>;
   saveUpload(name: string, bytes: Uint8Array): Promise<void>;
   readUpload(name: string): Promise<Buffer | null>;

@@ -102,6 +102,14 @@ export class Storage implements StoragePort {
     }
   }
 
+  releaseClient(clientId: string): void {
+    const store = this.connected.get(clientId);
+    if (!store) return;
+    this.connected.delete(clientId);
+    if (this.lastConnected === clientId) this.lastConnected = null;
+    store.release();
+  }
+
   /** How many Client databases are open now. */
   get openConnections(): number {
     return this.connected.size;

@@ -1,10 +1,11 @@
 // What the serving budget counts: a small vocabulary's bigram index, built on first lookup, is reserved for
-// before it exists; the process budget leaves snapshots what start-up and the segment thread do not take.
+// before it exists; the process budget leaves snapshots what start-up, the segment thread and V8's young
+// generation do not take; a served Client counts its open database connection.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyChange, emptySnapshot } from '../../src/serving/snapshot.ts';
-import { LAZY_BIGRAM_BYTES_PER_WORD, SEGMENT_THREAD_RESERVE_BYTES, segmentBytes, snapshotBudgetBytes } from '../../src/serving/memory-estimate.ts';
+import { CLIENT_CONNECTION_BYTES, LAZY_BIGRAM_BYTES_PER_WORD, SEGMENT_THREAD_RESERVE_BYTES, segmentBytes, snapshotBudgetBytes, snapshotBytes } from '../../src/serving/memory-estimate.ts';
 import { fuzzyCandidates } from '../../src/text/vocabulary.ts';
 import { loadedGeneration } from '../helpers/generations.ts';
 
@@ -19,7 +20,13 @@ test('a segment whose bigram index waits for its first lookup is estimated with 
   assert.deepEqual(fuzzyCandidates(segment.vocabulary, 'akuan', { minSimilarity: 0.6 }).map((candidate) => candidate.word), ['akaun'], 'the first lookup builds it');
 });
 
-test('the process budget leaves snapshots what its start-up size and the segment thread reserve do not take', () => {
-  assert.equal(snapshotBudgetBytes(1024 * MIB, 110 * MIB), 1024 * MIB - 110 * MIB - SEGMENT_THREAD_RESERVE_BYTES);
-  assert.equal(snapshotBudgetBytes(128 * MIB, 110 * MIB), 0, 'a budget below the rest leaves none (only the Client being read is held)');
+test('the process budget leaves served Clients what its start-up size, the segment thread and the young generation do not take', () => {
+  assert.equal(snapshotBudgetBytes(1024 * MIB, 110 * MIB, 16 * MIB), 1024 * MIB - 110 * MIB - SEGMENT_THREAD_RESERVE_BYTES - 32 * MIB);
+  assert.equal(snapshotBudgetBytes(200 * MIB, 110 * MIB, 16 * MIB), 0, 'a budget below the rest leaves none (only the Client being read is held)');
+});
+
+test('a served Client is counted with the database connection it keeps open', async () => {
+  const snapshot = await applyChange(emptySnapshot('c', 4), { activated: [loadedGeneration('d', ['Penyata akaun simpanan bulan Mac'], { dimensions: 4 })] });
+  const [segment] = snapshot.segments;
+  assert.ok(snapshotBytes(snapshot) >= segmentBytes(segment) + CLIENT_CONNECTION_BYTES);
 });

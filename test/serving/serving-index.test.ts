@@ -170,7 +170,8 @@ test('Clients load on first use and the least recently used are evicted under th
     await probe.catchUp('c0');
     const oneClient = probe.stats().estimatedBytes;
     assert.ok(oneClient > 0);
-    const index = new ServingIndex(storage, DIMENSIONS, inlineSegmentBuilder, { memoryBudgetBytes: Math.floor(oneClient * 2.5) });
+    let evictionRounds = 0;
+    const index = new ServingIndex(storage, DIMENSIONS, inlineSegmentBuilder, { memoryBudgetBytes: Math.floor(oneClient * 2.5), evicted: () => evictionRounds++ });
     assert.deepEqual(index.loadedClientIds(), [], 'nothing is loaded before a read');
     for (let round = 0; round < 3; round++) {
       for (const [n, clientId] of clients.entries()) {
@@ -181,10 +182,13 @@ test('Clients load on first use and the least recently used are evicted under th
         assert.ok([...snapshot.versions.values()].every((version) => version.documentId === `doc-${clientId}`));
         assert.ok(index.stats().estimatedBytes <= index.stats().budgetBytes, 'the estimate stays within the budget');
         assert.ok(index.loadedClientIds().length <= 3);
+        // An evicted Client's database connection is let go with its snapshot.
+        assert.ok(storage.openConnections <= index.loadedClientIds().length, `${storage.openConnections} connections open`);
       }
     }
     const stats = index.stats();
     assert.ok(stats.evictions >= clients.length * 3 - 3, `evictions: ${stats.evictions}`);
+    assert.ok(evictionRounds > 0 && evictionRounds <= stats.evictions, `${evictionRounds} eviction rounds`);
     assert.equal(stats.loads, stats.evictions + stats.clients);
 
     // The most recently read Clients stay; reading one again moves it to the back of the eviction order.

@@ -45,7 +45,7 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
       // The answering api process's own view: its recovery and the snapshots it serves.
       process_id: process.pid,
       recovered_at: services.readGuard.recoveredAt,
-      serving: services.serving.stats(),
+      serving: { ...services.serving.stats(), forcedCollections: services.memoryPressure.collections },
       // This process's memory as Node sees it (bytes): what the serving budget estimates, next to what is resident,
       // and what its segment thread's isolate holds (part of the reserve the budget keeps for it).
       memory: { ...process.memoryUsage(), segmentThread: await services.serving.builderThreadBytes() },
