@@ -1,5 +1,5 @@
-// Chunk texts as a search reads them for the rows of its answer: in the order asked, across generations,
-// several of one generation by one statement (in batches), null for a chunk that is not there.
+// Chunk texts as a search reads them for the rows of its answer: in the order asked, across generations, by
+// one statement for a batch of keys, null for a chunk that is not there.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +17,7 @@ test('chunk texts come back in the order asked, across generations and batches, 
   const dir = tempDataDir();
   const storage = new Storage(dir);
   try {
-    const many = Array.from({ length: CHUNK_TEXT_READ_BATCH * 2 + 1 }, (_, i) => `Ledger line ${i}.`);
+    const many = Array.from({ length: CHUNK_TEXT_READ_BATCH + 5 }, (_, i) => `Ledger line ${i}.`);
     await seedVersions(dir, 'c', 'ledger', [{ versionId: 'ledger', text: many.join('\n'), chunks: many }]);
     await seedVersions(dir, 'c', 'memo', [{ versionId: 'memo', text: 'Memo one.\nMemo two.', chunks: ['Memo one.', 'Memo two.'] }]);
     const store = await storage.client('c');
