@@ -23,6 +23,28 @@ export interface CanonicalMetadata {
   custom: JsonObject;
 }
 
+/** The groups every stored canonical metadata has, each an object: what a read can rely on. */
+const CANONICAL_GROUPS = ['source', 'document', 'location', 'classification', 'quality', 'extracted', 'custom'] as const;
+
+/** Whether stored JSON has canonical metadata's shape (its groups as objects), so that readers may look into it. */
+export function hasCanonicalShape(value: unknown): value is CanonicalMetadata {
+  return isJsonObject(value) && CANONICAL_GROUPS.every((group) => isJsonObject(value[group])) && Array.isArray((value.classification as JsonObject).categories);
+}
+
+/** Canonical metadata of nothing: what stands for stored metadata that does not read (its generation is never served). */
+export function blankCanonicalMetadata(): CanonicalMetadata {
+  return {
+    schema_version: CANONICAL_SCHEMA_VERSION,
+    source: { filename: null, mime_type: null, extension: null },
+    document: { page_count: null },
+    location: { page_number: null, page_label: null, chunk_index: null },
+    classification: { status: 'disabled', categories: [] },
+    quality: { text_extraction: 'native', ocr_used: false, warnings: [] },
+    extracted: { title: null, author: null, created_at: null },
+    custom: {},
+  };
+}
+
 /** Per-chunk location group; lives on chunks and evidence, not on the version snapshot. */
 export interface ChunkLocation {
   page_number: number | null;

@@ -60,6 +60,20 @@ export interface GenerationRecord extends Omit<GenerationInput, 'chunks' | 'leav
   stagedAt: string;
   activatedAt: string | null;
   chunkCount: number;
+  /**
+   * What of the stored generation does not parse (its columns, or its metadata leaves): such a generation is
+   * malformed evidence, never served, and no successor is built from it (loading it whole throws
+   * UnreadableGeneration). Absent when everything read.
+   */
+  unreadable?: string[];
+}
+
+/** A stored generation whose JSON does not parse, met by a read that cannot do without it (a 500). */
+export class UnreadableGeneration extends Error {
+  constructor(generation: number, parts: readonly string[]) {
+    super(`stored generation ${generation} is unreadable (${parts.join(', ')})`);
+    this.name = 'UnreadableGeneration';
+  }
 }
 
 export interface LoadedGeneration extends GenerationRecord {

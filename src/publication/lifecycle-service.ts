@@ -109,9 +109,10 @@ export class LifecycleService {
     const changed: string[] = [];
     let chunks = 0;
     for (const [index, target] of targets.entries()) {
-      const loaded = await store.loadGeneration(target.generation);
+      // An unreadable stored generation proves nothing, and no successor can be built from it.
+      const loaded = target.unreadable ? null : await store.loadGeneration(target.generation);
       // SPEC.md DELETE rule 5: a version whose publication evidence does not verify is not republished.
-      if (loaded && verifyEvidence(loaded).state !== 'verified') {
+      if (target.unreadable || (loaded && verifyEvidence(loaded).state !== 'verified')) {
         const pending = targets.slice(index).map((generation) => versionIdFromKey(generation.versionKey) ?? '');
         const message = 'The publication evidence of a version is incomplete';
         throw new ServiceError('publication_unavailable', message, { details: { code: 'publication_unavailable', message, changed_versions: changed, pending_versions: pending } });

@@ -1,7 +1,9 @@
 // Reads fail closed on publication evidence (SPEC.md search rules 10 and 11, the publication errors): a
 // Document Version whose generation did not verify when it entered the snapshot never occupies a page slot.
-// A read that would need one fails: 503 publication_authority_inconsistent for a non-authoritative
-// generation, 500 naming the lane and point for an authoritative one whose stored evidence is corrupt.
+// A search that would need one fails: 503 publication_authority_inconsistent for a non-authoritative
+// generation (no manifest, or another record's), 500 internal_error for a malformed one (stored JSON that
+// does not parse, a manifest of the wrong shape), 500 naming the lane and point for an authoritative one
+// whose stored evidence is corrupt.
 
 import { ServiceError } from '../domain/service-error.ts';
 import type { ServedVersion } from '../serving/served-types.ts';
@@ -12,6 +14,9 @@ export function requireEvidence(versions: Iterable<ServedVersion>): void {
     const evidence = version.evidence;
     if (evidence.state === 'unauthoritative') {
       throw new ServiceError('publication_authority_inconsistent', `A candidate version lacks publication evidence (${evidence.reason})`);
+    }
+    if (evidence.state === 'malformed') {
+      throw new ServiceError('internal_error', `A candidate version's stored publication evidence is malformed (${evidence.reason})`);
     }
     if (evidence.state === 'corrupt') {
       const lane = `${evidence.lane}`;

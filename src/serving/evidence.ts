@@ -6,18 +6,23 @@
 
 import type { ChunkRecord, ServingGeneration } from '../domain/generation.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
-import { computeManifest, manifestIsValid, metadataEvidence, recordIdOf } from './manifest.ts';
+import { computeManifest, manifestProblem, metadataEvidence, recordIdOf } from './manifest.ts';
 import type { LaneEvidence, Manifest } from './manifest.ts';
 import { LanesFormatError, lanesChunkCount, lanesDigest } from './generation-lanes.ts';
 
 /**
- * verified: serve it. unauthoritative: no manifest, a malformed one, or one of another record: it never
- * occupies a page slot and reads that would need it fail closed (503). corrupt: the manifest is the
- * authoritative record but the stored lanes disagree with it: reads that select it fail 500 naming the lane.
+ * verified: serve it. None of the others occupies a page slot (search rule 10); reads that would need one fail
+ * closed, a search as SPEC.md's errors table says:
+ * - unauthoritative: no manifest, or one of another record (503 publication_authority_inconsistent);
+ * - malformed: stored JSON of the generation that does not parse, or a manifest of the wrong shape
+ *   (500 internal_error);
+ * - corrupt: the manifest is the authoritative record but the stored lanes disagree with it (search rule 11:
+ *   500 naming the lane and point).
  */
 export type Evidence =
   | { state: 'verified' }
   | { state: 'unauthoritative'; reason: string }
+  | { state: 'malformed'; reason: string }
   | { state: 'corrupt'; lane: 'content' | 'fuzzy' | 'metadata'; point: string };
 
 export const VERIFIED: Evidence = { state: 'verified' };
@@ -27,15 +32,15 @@ function sameLane(stored: LaneEvidence, computed: LaneEvidence): boolean {
 }
 
 /** What verification reads of a generation: plain data (it may cross to the segment thread). */
-export type EvidenceInput = Pick<ServingGeneration, 'generation' | 'documentId' | 'versionKey' | 'jobId' | 'manifest' | 'leaves' | 'chunkCount' | 'lanes'> & {
+export type EvidenceInput = Pick<ServingGeneration, 'generation' | 'documentId' | 'versionKey' | 'jobId' | 'manifest' | 'leaves' | 'chunkCount' | 'lanes' | 'unreadable'> & {
   chunks?: Pick<ChunkRecord, 'chunkIndex' | 'text'>[];
 };
 
 /** The verification input of a served generation, without vectors and entities. */
 export function evidenceInputOf(generation: ServingGeneration): EvidenceInput {
-  const { generation: id, documentId, versionKey, jobId, manifest, leaves, chunkCount, lanes } = generation;
+  const { generation: id, documentId, versionKey, jobId, manifest, leaves, chunkCount, lanes, unreadable } = generation;
   const chunks = generation.chunks?.map(({ chunkIndex, text }) => ({ chunkIndex, text }));
-  return { generation: id, documentId, versionKey, jobId, manifest, leaves, chunkCount, lanes, ...(chunks ? { chunks } : {}) };
+  return { generation: id, documentId, versionKey, jobId, manifest, leaves, chunkCount, lanes, ...(unreadable ? { unreadable } : {}), ...(chunks ? { chunks } : {}) };
 }
 
 /**
@@ -56,7 +61,11 @@ function lanesProven(manifest: Manifest, lanes: Uint8Array, chunkCount: number):
 
 export function verifyEvidence(generation: EvidenceInput): Evidence {
   const versionId = versionIdFromKey(generation.versionKey);
-  if (!manifestIsValid(generation.manifest, generation.documentId, versionId)) return { state: 'unauthoritative', reason: 'missing or malformed manifest' };
+  if (generation.unreadable) return { state: 'malformed', reason: `unreadable ${generation.unreadable.join(', ')}` };
+  const problem = manifestProblem(generation.manifest, generation.documentId, versionId);
+  if (problem === 'missing') return { state: 'unauthoritative', reason: 'missing manifest' };
+  if (problem === 'malformed') return { state: 'malformed', reason: 'malformed manifest' };
+  if (problem === 'conflicting') return { state: 'unauthoritative', reason: 'manifest of another version' };
   const manifest = generation.manifest as unknown as Manifest;
   if (manifest.record_id !== recordIdOf(generation.documentId, versionId, generation.jobId)) return { state: 'unauthoritative', reason: 'manifest of another record' };
   const point = `generation ${generation.generation}`;

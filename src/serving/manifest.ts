@@ -84,15 +84,19 @@ function isLane(value: unknown): value is LaneEvidence {
 
 /** True when a stored manifest is well-formed evidence for this Document Version. */
 export function manifestIsValid(manifest: unknown, documentId: string, versionId: string | null): boolean {
-  if (!isJsonObject(manifest)) return false;
-  return (
-    typeof manifest.record_id === 'string' &&
-    manifest.document_id === documentId &&
-    manifest.version_id === versionId &&
-    isLane(manifest.content) &&
-    isLane(manifest.fuzzy) &&
-    isLane(manifest.metadata)
-  );
+  return manifestProblem(manifest, documentId, versionId) === null;
+}
+
+/**
+ * What keeps a stored manifest from proving its generation: none at all (missing: an empty object), the wrong
+ * shape (malformed), or another Document Version's (conflicting); null when it has the shape and identity
+ * of a manifest of this version (its record id and lanes are checked by evidence.ts).
+ */
+export function manifestProblem(manifest: unknown, documentId: string, versionId: string | null): 'missing' | 'malformed' | 'conflicting' | null {
+  if (isJsonObject(manifest) && Object.keys(manifest).length === 0) return 'missing';
+  if (!isJsonObject(manifest) || typeof manifest.record_id !== 'string' || !isLane(manifest.content) || !isLane(manifest.fuzzy) || !isLane(manifest.metadata)) return 'malformed';
+  if (manifest.document_id !== documentId || manifest.version_id !== versionId) return 'conflicting';
+  return null;
 }
 
 /**

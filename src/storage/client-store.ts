@@ -4,7 +4,11 @@
 import type { Database } from './sqlite.ts';
 import { cachedStatement, readTransaction, transaction } from './sqlite.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
+import { blankCanonicalMetadata, hasCanonicalShape, isJsonObject } from '../domain/canonical-metadata.ts';
+import { emptyEntities } from '../domain/entities.ts';
+import type { Entities } from '../domain/entities.ts';
 import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration, MetadataLeaf, ServingGeneration } from '../domain/generation.ts';
+import { UnreadableGeneration } from '../domain/generation.ts';
 import type { PublicationLogEntry } from '../domain/publication-log.ts';
 import type { UsageBesides } from '../domain/limits.ts';
 
@@ -38,20 +42,31 @@ interface ChunkRow {
 }
 
 /**
- * A stored manifest as evidence: text that is not a JSON object reads as an empty manifest, which proves
- * nothing, so the generation's reads fail closed as unauthoritative instead of its Client's every read failing.
+ * Parses a stored JSON column; what does not parse, or lacks the shape its readers rely on, is named in
+ * `unreadable` and read as `fallback()`.
  */
-function storedManifest(text: string): JsonObject {
+function storedJson<T>(text: string, column: string, isShaped: (value: unknown) => value is T, fallback: () => T, unreadable: string[]): T {
+  let value: unknown;
   try {
-    const parsed: unknown = JSON.parse(text);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as JsonObject) : {};
+    value = JSON.parse(text);
   } catch {
-    return {};
+    value = undefined;
   }
+  if (value !== undefined && isShaped(value)) return value;
+  unreadable.push(column);
+  return fallback();
 }
 
+const isEntities = (value: unknown): value is Entities => isJsonObject(value) && Object.values(value).every(Array.isArray);
+
+/**
+ * A generation row: JSON that does not parse is named in `unreadable` (serving treats the generation as
+ * malformed evidence, never served), so that one damaged row cannot fail its Client's every read or its
+ * process's start.
+ */
 function toGeneration(row: GenerationRow): GenerationRecord {
-  return {
+  const unreadable: string[] = [];
+  const record: GenerationRecord = {
     generation: row.generation,
     documentId: row.document_id,
     versionKey: row.version_key,
@@ -60,14 +75,28 @@ function toGeneration(row: GenerationRow): GenerationRecord {
     createdAt: row.created_at,
     stagedAt: row.staged_at,
     activatedAt: row.activated_at,
-    canonicalMetadata: JSON.parse(row.canonical_metadata),
-    entities: JSON.parse(row.entities),
-    embedding: JSON.parse(row.embedding),
+    // An unreadable generation is never served nor written from; its placeholders only keep readers safe.
+    canonicalMetadata: storedJson(row.canonical_metadata, 'canonical_metadata', hasCanonicalShape, blankCanonicalMetadata, unreadable),
+    entities: storedJson(row.entities, 'entities', isEntities, emptyEntities, unreadable),
+    embedding: storedJson(row.embedding, 'embedding', isJsonObject, () => ({}), unreadable),
     deletion: { deleted: row.deleted === 1, deletedAt: row.deleted_at, deletedBy: row.deleted_by },
     chunkCount: row.chunk_count,
-    manifest: storedManifest(row.manifest),
+    // A manifest that is not an object is malformed; an empty one is missing (evidence.ts tells them apart).
+    manifest: storedJson(row.manifest, 'manifest', isJsonObject, () => ({}), unreadable),
     leavesIndexed: row.leaves_indexed !== 0,
   };
+  if (unreadable.length > 0) record.unreadable = unreadable;
+  return record;
+}
+
+/**
+ * A generation for a read that needs all of it (a successor is built from it): unreadable ones are refused.
+ * Records alone (activeGeneration, generation, activeGenerationsOf) come with their unreadable parts named,
+ * so that a damaged version can still be replaced by a new upload or hard-deleted.
+ */
+function readable<T extends GenerationRecord>(record: T): T {
+  if (record.unreadable) throw new UnreadableGeneration(record.generation, record.unreadable);
+  return record;
 }
 
 function vectorToBlob(vector: Float32Array): Uint8Array {
@@ -353,6 +382,7 @@ export class ClientStore {
     return row ? toGeneration(row) : null;
   }
 
+  /** The generation's record as stored, unreadable parts named (GenerationRecord.unreadable). */
   private generationSync(generation: number): GenerationRecord | null {
     const row = cachedStatement(this.db, 'SELECT * FROM generations WHERE generation = ?').get(generation) as GenerationRow | undefined;
     return row ? toGeneration(row) : null;
@@ -362,12 +392,24 @@ export class ClientStore {
     return (this.db.prepare('SELECT * FROM chunks WHERE generation = ? ORDER BY chunk_index').all(generation) as unknown as ChunkRow[]).map(toChunk);
   }
 
-  private leavesSync(generation: number): MetadataLeaf[] {
-    return (cachedStatement(this.db, 'SELECT path, value, value_type FROM metadata_leaves WHERE generation = ? ORDER BY ordinal').all(generation) as {
+  /** The generation's metadata leaves; one that does not parse is left out and named in `unreadable`. */
+  private leavesSync(generation: number, unreadable: string[]): MetadataLeaf[] {
+    const rows = cachedStatement(this.db, 'SELECT path, value, value_type FROM metadata_leaves WHERE generation = ? ORDER BY ordinal').all(generation) as {
       path: string;
       value: string;
       value_type: string;
-    }[]).map((row) => ({ path: JSON.parse(row.path), value: JSON.parse(row.value), valueType: row.value_type }));
+    }[];
+    const leaves: MetadataLeaf[] = [];
+    let damaged = false;
+    for (const row of rows) {
+      try {
+        leaves.push({ path: JSON.parse(row.path), value: JSON.parse(row.value), valueType: row.value_type });
+      } catch {
+        damaged = true;
+      }
+    }
+    if (damaged) unreadable.push('metadata_leaves');
+    return leaves;
   }
 
   private lanesSync(generation: number): Uint8Array | null {
@@ -376,17 +418,45 @@ export class ClientStore {
   }
 
   private loadGenerationSync(generation: number): LoadedGeneration | null {
-    const record = this.generationSync(generation);
-    if (!record) return null;
-    return { ...record, chunks: this.chunksSync(generation), leaves: this.leavesSync(generation) };
+    const loaded = this.storedLoadedGenerationSync(generation);
+    return loaded ? readable(loaded) : null;
   }
 
-  /** What serving needs of a generation: its record, leaves and lane data; its chunks only when it has no lane data. */
+  /** The whole generation as stored, what does not parse named in `unreadable` (its chunks left out then). */
+  private storedLoadedGenerationSync(generation: number): LoadedGeneration | null {
+    const record = this.generationSync(generation);
+    if (!record) return null;
+    const unreadable = [...(record.unreadable ?? [])];
+    const leaves = this.leavesSync(generation, unreadable);
+    let chunks: ChunkRecord[] = [];
+    try {
+      chunks = this.chunksSync(generation);
+    } catch {
+      unreadable.push('chunks');
+    }
+    return { ...record, ...(unreadable.length > 0 ? { unreadable } : {}), chunks, leaves };
+  }
+
+  /**
+   * What serving needs of a generation: its record, leaves and lane data; its chunks only when it has no lane
+   * data. What does not parse is named in `unreadable`, not thrown: serving treats it as malformed evidence.
+   */
   private servingGenerationSync(generation: number): ServingGeneration | null {
     const record = this.generationSync(generation);
     if (!record) return null;
-    const lanes = this.lanesSync(generation);
-    return lanes ? { ...record, leaves: this.leavesSync(generation), lanes } : { ...record, leaves: this.leavesSync(generation), lanes: null, chunks: this.chunksSync(generation) };
+    const unreadable = [...(record.unreadable ?? [])];
+    const leaves = this.leavesSync(generation, unreadable);
+    const served: ServingGeneration = { ...record, leaves, lanes: this.lanesSync(generation) };
+    if (!served.lanes) {
+      try {
+        served.chunks = this.chunksSync(generation);
+      } catch {
+        unreadable.push('chunks');
+        served.chunks = [];
+      }
+    }
+    if (unreadable.length > 0) served.unreadable = unreadable;
+    return served;
   }
 
   async activeGeneration(documentId: string, versionKey: string): Promise<GenerationRecord | null> {
@@ -484,8 +554,9 @@ export class ClientStore {
          ORDER BY v.document_id, v.version_key LIMIT ?`,
       )
       .all(cursor?.documentId ?? '', cursor?.documentId ?? '', cursor?.versionKey ?? '', limit) as { generation: number }[];
+    // Unreadable ones come too, named as such: a backfill says the Client needs repair instead of failing blind.
     return readTransaction(this.db, () => rows.flatMap(({ generation }) => {
-      const loaded = this.loadGenerationSync(generation);
+      const loaded = this.storedLoadedGenerationSync(generation);
       return loaded?.state === 'active' ? [loaded] : [];
     }));
   }

@@ -136,7 +136,7 @@ test('evidence is verified on the segment thread as it is inline: good, non-auth
   }
 });
 
-test('a generation whose stored manifest is not JSON is served as unauthoritative; the rest of its Client loads', async () => {
+test('a generation whose stored manifest is not JSON is malformed evidence, never served; the rest of its Client loads', async () => {
   const dir = tempDataDir();
   await seedVersions(dir, 'c', 'doc', [{ versionId: 'v1', text: 'Cash book entry one.' }, { versionId: 'v2', text: 'Cash book entry two.' }]);
   const storage = new Storage(dir);
@@ -150,7 +150,7 @@ test('a generation whose stored manifest is not JSON is served as unauthoritativ
     const index = new ServingIndex(storage, DIMENSIONS, inlineSegmentBuilder);
     await index.catchUp('c');
     const states = Object.fromEntries([...index.snapshot('c').versions.values()].map((version) => [version.versionId, version.evidence.state]));
-    assert.deepEqual(states, { v1: 'verified', v2: 'unauthoritative' });
+    assert.deepEqual(states, { v1: 'verified', v2: 'malformed' });
   } finally {
     storage.close();
     removeDir(dir);
