@@ -1,6 +1,7 @@
 // PATCH /update: validates and enqueues a metadata update (acceptance means queued), and the worker
 // handler that merges the patch, checks the contract and publishes every changed version in one step.
 
+import { RequestValidationError } from '../domain/validation-error.ts';
 import type { StoragePort } from '../storage/port.ts';
 import type { GenerationInput, LoadedGeneration } from '../domain/generation.ts';
 import type { AuthorityMode } from '../domain/publication-log.ts';
@@ -91,18 +92,36 @@ export class UpdateService {
     const problems = Object.keys(patch).map(reservedKeyProblem).filter((problem) => problem !== null);
     if (problems.length > 0) throw new ServiceError('reserved_metadata_keys', `Metadata contains reserved or system keys: ${problems.join('; ')}`);
     if ((await this.options.mode()) === 'RECOVERING') throw new ServiceError('publication_unavailable', 'Publication authority is recovering');
+    const versionKey = request.version_id === undefined ? null : keyOf(request.version_id);
+    await this.refuseContractViolation(clientId, request.document_id, versionKey, patch);
 
     const updatedFields = [...Object.keys(patch).map(customPath), ...(filename !== undefined ? [FILENAME_PATH] : [])];
     const job = await this.storage.jobs.enqueue({
       clientId,
       operation: 'metadata_update',
       documentId: request.document_id,
-      versionKey: request.version_id === undefined ? null : keyOf(request.version_id),
+      versionKey,
       request: { metadata: patch, ...(filename !== undefined ? { filename } : {}), updated_fields: updatedFields },
       maxAttempts: MAX_JOB_ATTEMPTS,
     });
     this.options.wake();
     return { job_id: job.jobId, status: 'pending', document_id: request.document_id, version_id: request.version_id ?? null, updated_fields: updatedFields };
+  }
+
+  /**
+   * A patch that breaks the metadata contract merged onto the versions it targets now can never succeed: it is
+   * refused at once (422), not accepted for a job that fails. The worker checks again against what it finds
+   * then (SPEC.md PATCH rule 2); versions not there now, or unreadable, are the job's to report.
+   */
+  private async refuseContractViolation(clientId: string, documentId: string, versionKey: string | null, patch: JsonObject): Promise<void> {
+    const targets = (await this.storage.client(clientId).activeGenerationsOf(documentId)).filter((generation) => versionKey === null || generation.versionKey === versionKey);
+    for (const target of targets) {
+      if (target.unreadable) continue;
+      const violation = checkMetadataContract(mergePatch(target.canonicalMetadata.custom, patch) as JsonValue);
+      if (violation) {
+        throw new RequestValidationError([{ type: 'metadata_contract', loc: ['body', 'metadata'], msg: `Custom metadata violates ${violation.code} once merged`, input: violation as unknown as JsonValue }]);
+      }
+    }
   }
 }
 
@@ -137,6 +156,10 @@ export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): J
 
     const replacements: { loaded: LoadedGeneration; input: GenerationInput; expected: number }[] = [];
     for (const target of targets) {
+      if (target.unreadable) {
+        // Its stored metadata cannot be read, so no patch of it can be: replace the version by a new upload.
+        return { status: 'failed', error: METADATA_UPDATE_FAILED, errorDetails: { code: 'stored_generation_unreadable', version_id: versionIdFromKey(target.versionKey), parts: target.unreadable }, result: counts };
+      }
       const merged = mergePatch(target.canonicalMetadata.custom, patch) as JsonValue;
       const violation = checkMetadataContract(merged);
       if (violation) {

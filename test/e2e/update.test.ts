@@ -113,19 +113,56 @@ test('an unknown or another Client’s document fails the job with "Metadata upd
   assert.equal((await api(server.url, `/status/${foreign.json.job_id}`, { key: KEYS.beta })).status, 404);
 });
 
-test('a contract violation fails with error_details and leaves the previous generation authoritative', async () => {
+test('a patch that breaks the metadata contract once merged is refused at once (422) and changes nothing', async () => {
   await ingest('big', 'v1', { keep: 'yes' });
-  const accepted = await update({ document_id: 'big', metadata: { blob: 'x'.repeat(70_000) } });
-  const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
-  assert.equal(job.status, 'failed');
-  assert.equal(job.error, 'Metadata update validation failed');
-  assert.equal(job.error_details.code, 'metadata_canonical_json_bytes_limit');
-  assert.deepEqual(job.error_details.path, ['metadata', 'custom']);
-  assert.equal(job.error_details.limit, 65536);
-  assert.equal(job.error_details.unit, 'utf8_bytes');
-  assert.ok(job.error_details.observed > 65536);
-  assert.equal(JSON.stringify(job).includes('xxxx'), false);
+  const refused = await update({ document_id: 'big', metadata: { blob: 'x'.repeat(70_000) } });
+  assert.equal(refused.status, 422, refused.text);
+  assert.equal(refused.json.detail, 'Request validation failed');
+  const [entry] = refused.json.details;
+  assert.equal(entry.type, 'metadata_contract');
+  assert.deepEqual(entry.loc, ['body', 'metadata']);
+  assert.equal(entry.input.code, 'metadata_canonical_json_bytes_limit');
+  assert.deepEqual(entry.input.path, ['metadata', 'custom']);
+  assert.equal(entry.input.limit, 65536);
+  assert.equal(entry.input.unit, 'utf8_bytes');
+  assert.ok(entry.input.observed > 65536);
+  assert.equal(refused.text.includes('xxxx'), false, 'never a value');
+  // Under the cap alone, over it only merged onto what the version holds.
+  await ingest('half-full', 'v1', { a: 'a'.repeat(40_000) });
+  const merged = await update({ document_id: 'half-full', metadata: { b: 'b'.repeat(40_000) } });
+  assert.equal(merged.status, 422, merged.text);
+  assert.equal(merged.json.details[0].input.code, 'metadata_canonical_json_bytes_limit');
   assert.deepEqual((await customOf('big')).custom, { keep: 'yes' });
+  assert.equal((await customOf('half-full')).custom.b, undefined);
+});
+
+test('a patch valid when accepted but not onto what the worker finds fails the job with error_details', async () => {
+  // One job at a time, and both patches accepted while publication is fenced: each is valid on its own, and
+  // whichever the worker runs second meets the other's 40,000 bytes.
+  const serial = await startTestServer({ WORKER_CONCURRENCY: '1' });
+  try {
+    const upload = await uploadText(serial.url, KEYS.alpha, { document_id: 'race', text: 'Race statement.', metadata: { keep: 'yes' } });
+    await waitForJob(serial.url, KEYS.alpha, upload.json.job_id);
+    await api(serial.url, '/admin/authority/mode', { key: KEYS.operator, body: { mode: 'FENCING' } });
+    const patches = [];
+    for (const key of ['a', 'b']) {
+      const accepted = await api(serial.url, '/update', { method: 'PATCH', key: KEYS.alpha, body: { document_id: 'race', metadata: { [key]: key.repeat(40_000) } } });
+      assert.equal(accepted.status, 202, accepted.text);
+      patches.push(accepted.json.job_id as string);
+    }
+    await api(serial.url, '/admin/authority/mode', { key: KEYS.operator, body: { mode: 'READY' } });
+    const jobs = await Promise.all(patches.map((jobId) => waitForJob(serial.url, KEYS.alpha, jobId)));
+    assert.deepEqual(jobs.map((job) => job.status).sort(), ['completed', 'failed']);
+    const failed = jobs.find((job) => job.status === 'failed')!;
+    assert.equal(failed.error, 'Metadata update validation failed');
+    assert.equal(failed.error_details.code, 'metadata_canonical_json_bytes_limit');
+    assert.deepEqual(failed.error_details.path, ['metadata', 'custom']);
+    assert.ok(failed.error_details.observed > 65536);
+    assert.equal(JSON.stringify(failed).includes('aaaa') || JSON.stringify(failed).includes('bbbb'), false);
+  } finally {
+    await serial.close();
+    removeDir(serial.dataDir);
+  }
 });
 
 test('updating a soft-deleted version keeps it deleted and keeps its filename', async () => {
