@@ -2,6 +2,7 @@
 // lexical token containment, then semantic similarity of the value alone. Only lossless normalization:
 // no expansion, correction or reranking. Structured values and queries admit whole-value equality only.
 
+import { readOverNetwork } from './network-read.ts';
 import type { ClientSnapshot } from '../serving/snapshot.ts';
 import type { ServedVersion } from '../serving/served-types.ts';
 import type { MetadataLeaf } from '../domain/generation.ts';
@@ -59,7 +60,7 @@ class ValueVectors {
   async vectors(embedder: Embedder, values: string[]): Promise<Map<string, Float32Array>> {
     const missing = [...new Set(values.filter((value) => !this.cache.has(value)))];
     if (missing.length > 0) {
-      const embedded = await embedder.embed(missing);
+      const embedded = await readOverNetwork(() => embedder.embed(missing, { singleAttempt: true }));
       missing.forEach((value, index) => this.remember(value, embedded[index]));
     }
     return new Map(values.map((value) => [value, this.cache.get(value)!]));
@@ -112,7 +113,8 @@ export class MetadataLane {
     const semanticPool = structuredQuery
       ? []
       : candidates.filter((c) => !isStructured(c.normalized, c.leaf.valueType) && !EXACT_ONLY_PATHS.has(c.leaf.path.join('.')));
-    const queryVector = semanticPool.length > 0 ? (await this.embedder.embed([normalizedQuery]))[0] : null;
+    // The embeddings may cross the network (a remote embedder): rule 12 applies to them as to the content lane's.
+    const queryVector = semanticPool.length > 0 ? (await readOverNetwork(() => this.embedder.embed([normalizedQuery], { singleAttempt: true })))[0] : null;
     const vectors = semanticPool.length > 0 ? await this.valueVectors.vectors(this.embedder, semanticPool.map((c) => c.normalized)) : new Map<string, Float32Array>();
 
     const byVersion = new Map<string, MetadataVersionHit>();

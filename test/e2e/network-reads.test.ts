@@ -57,7 +57,8 @@ before(async () => {
     RERANKER_URL: `${provider.url}/rerank`,
   });
   for (const [id, text] of [['a', 'Ledger of the Penang branch.'], ['b', 'Ledger summary for Melaka.']]) {
-    const accepted = await uploadText(server.url, KEYS.alpha, { document_id: id, text });
+    // A descriptive metadata value, so that a metadata-scope search embeds its query and the value.
+    const accepted = await uploadText(server.url, KEYS.alpha, { document_id: id, text, metadata: { team: `retail banking ${id}` } });
     assert.equal((await waitForJob(server.url, KEYS.alpha, accepted.json.job_id)).status, 'completed');
   }
 });
@@ -109,6 +110,42 @@ test('other transport errors of the query embedding are not retried', async () =
   assert.equal(requests, 1);
   embedMode = 'answer';
 });
+
+for (const scope of ['metadata', 'both'] as const) {
+  test(`scope ${scope}: the metadata lane's embeddings get the same single retry of a dropped connection`, async () => {
+    // In scope both the two lanes read side by side, so only scope metadata counts the provider's requests.
+    const expectRequests = (count: number, expected: number, what: string) => {
+      if (scope === 'metadata') assert.equal(count, expected, `${what} (${count} embedding requests)`);
+    };
+    try {
+      embedMode = 'drop-once';
+      dropsLeft = 1;
+      const once = await counting('embed', async () => {
+        const search = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'retail banking team', scope } });
+        assert.equal(search.status, 200, search.text);
+        assert.ok(search.json.results.length > 0);
+      });
+      assert.ok(once >= 2, `the first attempt dropped and was retried (${once} embedding requests)`);
+      embedMode = 'drop-always';
+      const twice = await counting('embed', async () => {
+        const search = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'retail banking team', scope } });
+        assert.equal(search.status, 503, search.text);
+        assert.equal(search.json.error_code, 'internal_error');
+        assert.equal(search.headers.get('retry-after'), '1');
+      });
+      expectRequests(twice, 2, 'exactly one retry');
+      embedMode = 'fail-500';
+      const failing = await counting('embed', async () => {
+        const search = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'retail banking team', scope } });
+        assert.equal(search.status, 500, search.text);
+        assert.equal(search.headers.get('retry-after'), null);
+      });
+      expectRequests(failing, 1, 'other transport errors are not retried');
+    } finally {
+      embedMode = 'answer';
+    }
+  });
+}
 
 test('the http reranker: one drop is retried and the page is reranked; a second drop is 503', async () => {
   rerankMode = 'drop-once';
