@@ -26,3 +26,11 @@ export const DURABLE_AUTHORITY_MODES = ['READY', 'FENCING', 'MAINTENANCE'] as co
 export type DurableAuthorityMode = (typeof DURABLE_AUTHORITY_MODES)[number];
 
 export type PublicationView = 'ready' | 'pinned_ready';
+
+/** The durable authority record is missing or cannot be read: nothing may be served as current. */
+export class AuthorityUnreadable extends Error {
+  constructor(reason: string) {
+    super(`the publication authority record is unreadable: ${reason}`);
+    this.name = 'AuthorityUnreadable';
+  }
+}

@@ -5,6 +5,7 @@
 import type { StoragePort } from '../storage/port.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import type { AuthorityMode, PublicationView } from '../domain/publication-log.ts';
+import { AuthorityUnreadable } from '../domain/publication-log.ts';
 import type { ServingIndex } from './serving-index.ts';
 import type { ClientSnapshot } from './snapshot.ts';
 
@@ -52,7 +53,14 @@ export class ReadGuard {
   private async state(): Promise<{ mode: AuthorityMode; fencedAt: string | null }> {
     if (this.recovering) return { mode: 'RECOVERING', fencedAt: null };
     if (!this.options.enabled) return { mode: 'DISABLED', fencedAt: null };
-    const record = await this.storage.control.authority();
+    let record;
+    try {
+      record = await this.storage.control.authority();
+    } catch (error) {
+      // Corrupted publication state: every read fails closed, retryably, until an operator repairs it.
+      if (error instanceof AuthorityUnreadable) throw new ServiceError('publication_authority_inconsistent', 'The publication authority record is missing or unreadable');
+      throw error;
+    }
     return { mode: record.mode, fencedAt: record.mode === 'FENCING' ? record.changedAt : null };
   }
 

@@ -5,6 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Database } from './sqlite.ts';
 import { cachedStatement, transaction } from './sqlite.ts';
 import type { DurableAuthorityMode } from '../domain/publication-log.ts';
+import { AuthorityUnreadable, DURABLE_AUTHORITY_MODES } from '../domain/publication-log.ts';
 
 export interface AuthorityRecord {
   mode: DurableAuthorityMode;
@@ -31,12 +32,17 @@ export class ControlStore {
       .run(randomUUID(), new Date(this.now()).toISOString());
   }
 
+  /** The durable authority record; AuthorityUnreadable when it is missing, damaged or its table cannot be read. */
   async authority(): Promise<AuthorityRecord> {
-    const row = cachedStatement(this.db, 'SELECT mode, authority_id, changed_at FROM authority WHERE id = 1').get() as
-      | { mode: DurableAuthorityMode; authority_id: string; changed_at: string }
-      | undefined;
-    if (!row) throw new Error('the publication authority record is missing');
-    return { mode: row.mode, authorityId: row.authority_id, changedAt: row.changed_at };
+    let row: { mode: string; authority_id: string; changed_at: string } | undefined;
+    try {
+      row = cachedStatement(this.db, 'SELECT mode, authority_id, changed_at FROM authority WHERE id = 1').get() as typeof row;
+    } catch (error) {
+      throw new AuthorityUnreadable(error instanceof Error ? error.message : String(error));
+    }
+    if (!row) throw new AuthorityUnreadable('the record is missing');
+    if (!(DURABLE_AUTHORITY_MODES as readonly string[]).includes(row.mode)) throw new AuthorityUnreadable(`unknown mode ${JSON.stringify(row.mode)}`);
+    return { mode: row.mode as DurableAuthorityMode, authorityId: row.authority_id, changedAt: row.changed_at };
   }
 
   async setAuthorityMode(mode: DurableAuthorityMode): Promise<AuthorityRecord> {

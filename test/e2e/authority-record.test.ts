@@ -1,0 +1,70 @@
+// A missing or unreadable publication authority record is corrupted publication state: /health answers 503
+// (publication unavailable, authority_unreadable) and every read fails closed with 503 and Retry-After 1,
+// never a 500 and never an answer served as current. The record is damaged in the real control database
+// while the service runs, as an operator's mistake or a damaged disk would leave it.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { api, KEYS, removeDir, startTestServer, uploadText, waitForJob } from '../helpers/server.ts';
+import type { TestServer } from '../helpers/server.ts';
+import { fresh } from '../helpers/processes.ts';
+
+let server: TestServer;
+
+before(async () => {
+  server = await startTestServer();
+  const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'ledger', text: 'Quarterly ledger for the Ipoh office.' });
+  assert.equal((await waitForJob(server.url, KEYS.alpha, accepted.json.job_id)).status, 'completed');
+});
+
+after(async () => {
+  await server.close();
+  removeDir(server.dataDir);
+});
+
+function control(sql: string): void {
+  const db = new DatabaseSync(join(server.dataDir, 'control.db'));
+  try {
+    db.exec('PRAGMA busy_timeout = 5000');
+    db.exec(sql);
+  } finally {
+    db.close();
+  }
+}
+
+async function assertFailsClosed(): Promise<void> {
+  // Fresh connections reach every api process in turn.
+  for (let i = 0; i < 4; i++) {
+    const health = await fresh(server.url, '/health');
+    assert.equal(health.status, 503, JSON.stringify(health.json));
+    assert.equal(health.json.components.publication, 'error');
+    assert.equal(health.json.publishing.reason, 'authority_unreadable');
+  }
+  const reads = [
+    await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'quarterly ledger' } }),
+    await api(server.url, '/documents', { key: KEYS.alpha }),
+    await api(server.url, '/document/ledger/text', { key: KEYS.alpha }),
+  ];
+  for (const read of reads) {
+    assert.equal(read.status, 503, read.text);
+    assert.equal(read.headers.get('retry-after'), '1');
+  }
+  assert.equal(reads[0].json.error_code, 'publication_authority_inconsistent');
+}
+
+test('a missing authority record: health 503, reads 503 with Retry-After 1', async () => {
+  assert.equal((await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'quarterly ledger' } })).status, 200);
+  control('DELETE FROM authority');
+  await assertFailsClosed();
+});
+
+test('an authority table that cannot be read: health 503, reads 503 with Retry-After 1; a repaired record serves again', async () => {
+  control('ALTER TABLE authority RENAME TO authority_damaged');
+  await assertFailsClosed();
+  control(`ALTER TABLE authority_damaged RENAME TO authority; INSERT INTO authority (id, mode, authority_id, changed_at) VALUES (1, 'READY', 'repaired', '2026-01-01T00:00:00.000Z')`);
+  const search = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'quarterly ledger' } });
+  assert.equal(search.status, 200, search.text);
+  assert.deepEqual(search.json.results.map((row: any) => row.document_version.document_id), ['ledger']);
+});
