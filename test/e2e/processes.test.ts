@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { api, baseEnv, KEYS, removeDir, spawnServer, startTestServer, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
 import { childPids, fresh, searchIds, setMode, sleep, until } from '../helpers/processes.ts';
@@ -46,10 +47,21 @@ test('RECOVERING is observable: an api process listens at once, answers /health 
     assert.equal(search.json.error_code, 'publication_unavailable');
     assert.equal(search.headers['retry-after'], '1');
     assert.equal((await fresh(server.url, '/documents', { key: KEYS.alpha })).status, 503);
+    // SPEC.md PATCH /update: publication unavailable is a 503; nothing is queued.
+    const patch = await fresh(server.url, '/update', { method: 'PATCH', key: KEYS.alpha, body: { document_id: 'kept', metadata: { reviewed: true } } });
+    assert.equal(patch.status, 503, JSON.stringify(patch.json));
+    assert.equal(patch.json.error_code, 'publication_unavailable');
+    assert.equal(patch.headers['retry-after'], '1');
     await server.ready;
     for (let i = 0; i < 6; i++) {
       assert.equal((await fresh(server.url, '/health')).status, 200);
       assert.deepEqual((await searchIds(server.url, 'safe deposit box')).ids, ['kept/v1']);
+    }
+    const control = new DatabaseSync(join(dataDir, 'control.db'), { readOnly: true });
+    try {
+      assert.equal((control.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE operation = 'metadata_update'`).get() as { n: number }).n, 0, 'the refused patch queued nothing');
+    } finally {
+      control.close();
     }
   } finally {
     await server.stop();

@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { useTestServer, startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '../helpers/server.ts';
 
 const server = useTestServer();
@@ -248,4 +250,27 @@ test('an update that cannot be published waits, then fails with "Metadata update
     await fenced.close();
     removeDir(fenced.dataDir);
   }
+});
+
+test('PATCH answers 500 internal_error with nothing queued when the job cannot be enqueued', async () => {
+  await ingest('unqueued', 'v1', { a: 1 });
+  const control = new DatabaseSync(join(server.dataDir, 'control.db'));
+  const count = () => (control.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE operation = 'metadata_update' AND document_id = 'unqueued'`).get() as { n: number }).n;
+  try {
+    control.exec('PRAGMA busy_timeout = 5000');
+    // The store refuses the job's row, as a full disk or a lost database would.
+    control.exec(`CREATE TRIGGER refuse_updates BEFORE INSERT ON jobs WHEN NEW.operation = 'metadata_update' BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    const refused = await update({ document_id: 'unqueued', metadata: { a: 2 } });
+    assert.equal(refused.status, 500, refused.text);
+    assert.equal(refused.json.error_code, 'internal_error');
+    assert.equal(typeof refused.json.detail, 'string');
+    assert.equal(count(), 0, 'nothing queued');
+  } finally {
+    control.exec('DROP TRIGGER IF EXISTS refuse_updates');
+    control.close();
+  }
+  const accepted = await update({ document_id: 'unqueued', metadata: { a: 2 } });
+  assert.equal(accepted.status, 202);
+  assert.equal((await waitForJob(server.url, KEYS.alpha, accepted.json.job_id)).status, 'completed');
+  assert.equal((await customOf('unqueued')).custom.a, 2);
 });

@@ -1,0 +1,149 @@
+// SPEC.md GET /status: a completed upload whose generation was retired verifies through its version's active
+// successor, making at most three attempts and retrying only when a strictly newer generation appeared since
+// the last read; otherwise 503 with Retry-After 1. The store is real; the successors a concurrent writer
+// would publish between two reads are played by wrapping its activeManifest, so the reads can be counted.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Storage } from '../../src/storage/storage.ts';
+import type { ClientStorePort, StoragePort } from '../../src/storage/port.ts';
+import type { ManifestRecord } from '../../src/storage/client-store.ts';
+import { renderJob, SUCCESSOR_VERIFICATION_ATTEMPTS } from '../../src/jobs/job-view.ts';
+import { manifestDigest } from '../../src/serving/manifest.ts';
+import { emptySnapshot } from '../../src/serving/snapshot.ts';
+import { versionKey } from '../../src/domain/identity.ts';
+import type { JobRecord } from '../../src/domain/jobs.ts';
+import { ServiceError } from '../../src/domain/service-error.ts';
+import { removeDir, tempDataDir } from '../helpers/server.ts';
+import { seedVersions } from '../helpers/seed.ts';
+
+const CLIENT = 'c';
+
+/** A storage whose Client store answers activeManifest from `successors` (one per read), counting the reads. */
+function withSuccessors(storage: Storage, successors: (real: ManifestRecord) => ManifestRecord[]): { port: StoragePort; reads: () => number } {
+  let reads = 0;
+  const client = (clientId: string): ClientStorePort => {
+    const real = storage.client(clientId);
+    return new Proxy(real, {
+      get(target, name) {
+        if (name !== 'activeManifest') {
+          const value = Reflect.get(target, name, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        }
+        return async (documentId: string, key: string) => {
+          const current = (await target.activeManifest(documentId, key))!;
+          const sequence = successors(current);
+          return sequence[Math.min(reads++, sequence.length - 1)];
+        };
+      },
+    });
+  };
+  const port = new Proxy(storage, { get: (target, name) => (name === 'client' ? client : Reflect.get(target, name, target)) }) as unknown as StoragePort;
+  return { port, reads: () => reads };
+}
+
+/** A completed upload job whose generation (the first of two) has been retired by the second. */
+async function retiredUpload(dir: string): Promise<{ storage: Storage; job: JobRecord }> {
+  await seedVersions(dir, CLIENT, 'doc', [{ versionId: 'v1', text: 'Remittance advice, first issue.' }]);
+  const storage = new Storage(dir);
+  const first = (await storage.client(CLIENT).activeManifest('doc', versionKey('v1')))!;
+  await seedVersions(dir, CLIENT, 'doc', [{ versionId: 'v1', text: 'Remittance advice, second issue.' }]);
+  const now = new Date().toISOString();
+  const job: JobRecord = {
+    seq: 1,
+    jobId: 'job-1',
+    clientId: CLIENT,
+    operation: 'embed',
+    documentId: 'doc',
+    versionKey: versionKey('v1'),
+    status: 'completed',
+    request: {},
+    result: { generation: first.generation, manifest_digest: manifestDigest(first.manifest!), chunks_created: 1 },
+    error: null,
+    errorDetails: null,
+    attempts: 1,
+    maxAttempts: 3,
+    nextRunAt: 0,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    publicationWaitSince: null,
+    createdAt: now,
+    updatedAt: now,
+    completedAt: now,
+  };
+  return { storage, job };
+}
+
+/** A successor `ahead` generations newer than the real one, whose manifest names another record (never verifies). */
+function unverifiable(real: ManifestRecord, ahead: number): ManifestRecord {
+  return { ...real, generation: real.generation + ahead, manifest: { ...real.manifest!, record_id: 'f'.repeat(32) } };
+}
+
+async function statusOf(port: StoragePort, job: JobRecord) {
+  try {
+    return await renderJob(job, { storage: port, publicationEnabled: true, snapshot: emptySnapshot(CLIENT, 384) });
+  } catch (error) {
+    return error;
+  }
+}
+
+test('a retired generation verifies through its active successor in one read', async () => {
+  const dir = tempDataDir();
+  const { storage, job } = await retiredUpload(dir);
+  try {
+    const { port, reads } = withSuccessors(storage, (real) => [real]);
+    const view = (await statusOf(port, job)) as { status: string };
+    assert.equal(view.status, 'completed');
+    assert.equal(reads(), 1);
+  } finally {
+    storage.close();
+    removeDir(dir);
+  }
+});
+
+test('successors that keep moving on are read at most three times, then 503 publication_unavailable', async () => {
+  const dir = tempDataDir();
+  const { storage, job } = await retiredUpload(dir);
+  try {
+    // Each read finds a strictly newer generation that does not verify, more of them than the attempts.
+    const { port, reads } = withSuccessors(storage, (real) => Array.from({ length: 10 }, (_, i) => unverifiable(real, i + 1)));
+    const error = await statusOf(port, job);
+    assert.ok(error instanceof ServiceError, String(error));
+    assert.equal(error.code, 'publication_unavailable');
+    assert.equal(reads(), SUCCESSOR_VERIFICATION_ATTEMPTS);
+    assert.equal(SUCCESSOR_VERIFICATION_ATTEMPTS, 3);
+  } finally {
+    storage.close();
+    removeDir(dir);
+  }
+});
+
+test('a read that finds no strictly newer generation is not retried', async () => {
+  const dir = tempDataDir();
+  const { storage, job } = await retiredUpload(dir);
+  try {
+    // The second read finds the same unverifiable successor again: nothing moved on, so no third read.
+    const { port, reads } = withSuccessors(storage, (real) => [unverifiable(real, 1), unverifiable(real, 1), unverifiable(real, 2)]);
+    const error = await statusOf(port, job);
+    assert.ok(error instanceof ServiceError);
+    assert.equal(error.code, 'publication_unavailable');
+    assert.equal(reads(), 2);
+  } finally {
+    storage.close();
+    removeDir(dir);
+  }
+});
+
+test('a successor that verifies on a later attempt is accepted', async () => {
+  const dir = tempDataDir();
+  const { storage, job } = await retiredUpload(dir);
+  try {
+    const { port, reads } = withSuccessors(storage, (real) => [unverifiable(real, 1), { ...real, generation: real.generation + 2 }]);
+    const view = (await statusOf(port, job)) as { status: string };
+    assert.equal(view.status, 'completed');
+    assert.equal(reads(), 2);
+  } finally {
+    storage.close();
+    removeDir(dir);
+  }
+});
