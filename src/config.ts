@@ -2,6 +2,7 @@
 // Nothing else in the project reads process.env; a bad value stops start-up naming the setting.
 
 import { availableParallelism } from 'node:os';
+import { ALPHA, LIFECYCLE_FENCE_WAIT_SECONDS, MAX_JOB_ATTEMPTS, RATE_LIMIT_PER_MINUTE } from './spec-limits.ts';
 
 export class ConfigError extends Error {
   readonly setting: string;
@@ -239,13 +240,13 @@ export function loadConfig(env: Env = process.env): Config {
     apiKeyClients: keys.map,
     apiKeyClientsProblem: keys.problem,
     operatorApiKeys: new Set(stringArray(env, 'OPERATOR_API_KEYS', [])),
-    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
-    searchRateLimitPerMinute: int(env, 'SEARCH_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', RATE_LIMIT_PER_MINUTE, 1, 1_000_000),
+    searchRateLimitPerMinute: int(env, 'SEARCH_RATE_LIMIT_PER_MINUTE', RATE_LIMIT_PER_MINUTE, 1, 1_000_000),
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 50 * MIB, 1024, 2048 * MIB),
-    hybridAlpha: float(env, 'HYBRID_ALPHA', 0.5, 0, 1),
+    hybridAlpha: float(env, 'HYBRID_ALPHA', ALPHA.default, ALPHA.min, ALPHA.max),
     searchCandidateCap: int(env, 'SEARCH_CANDIDATE_CAP', 1000, 1, 100_000),
     publicationEnabled: bool(env, 'PUBLICATION_ENABLED', true),
-    publicationLifecycleFenceWaitSeconds: float(env, 'PUBLICATION_LIFECYCLE_FENCE_WAIT_SECONDS', 5, 0, 300),
+    publicationLifecycleFenceWaitSeconds: float(env, 'PUBLICATION_LIFECYCLE_FENCE_WAIT_SECONDS', LIFECYCLE_FENCE_WAIT_SECONDS, 0, 300),
     publicationWaitSeconds: int(env, 'PUBLICATION_WAIT_SECONDS', 3600, 1, 7 * 86_400),
     apiProcesses: int(env, 'API_PROCESSES', availableParallelism(), 1, 256),
     workerProcesses: int(env, 'WORKER_PROCESSES', 1, 0, 256),
@@ -300,7 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerPollMs: int(env, 'WORKER_POLL_MS', 250, 10, 60_000),
     // Short: a running job renews its lease every third of it, so only a dead worker's jobs wait it out.
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 10, 1, 86_400),
-    jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 3, 1, 3),
+    jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', MAX_JOB_ATTEMPTS, 1, MAX_JOB_ATTEMPTS),
     jobRetryBaseSeconds: float(env, 'JOB_RETRY_BASE_SECONDS', 2, 0, 3600),
     jobStageDelayMs: int(env, 'JOB_STAGE_DELAY_MS', 0, 0, 600_000),
     lifecycleStepDelayMs: int(env, 'LIFECYCLE_STEP_DELAY_MS', 0, 0, 600_000),

@@ -2,7 +2,8 @@
 // arrow between top-level folders or on a folder-level cycle. Type-only imports count: a type is a
 // dependency too. Files directly in src/ (main.ts, api.ts, worker.ts, cli.ts, version.ts) are the
 // composition root, "root", which may import anything; src/config.ts is its own leaf node, "config",
-// which every folder may read and which imports nothing of ours.
+// which every folder may read and which imports nothing of ours; src/spec-limits.ts (SPEC.md's limits) is
+// the leaf "limits", which every folder, even those that depend on nothing else of ours, may read.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +20,8 @@ const ALL = '*';
  *   folder         must not import
  */
 const FORBIDDEN: Record<string, readonly string[] | typeof ALL> = {
-  config: ALL, // the typed settings: a leaf every layer may read
+  config: ALL, // the typed settings: a leaf every layer may read (and the limits, below)
+  limits: ALL, // SPEC.md's limits by name: a leaf every folder may read
   domain: ALL, // pure types and rules: depends on nothing of ours (not even text)
   text: ALL, // analyzers: depend on nothing of ours (not even domain)
   storage: ['http', 'search', 'serving', 'publication', 'ingest', 'jobs'],
@@ -40,6 +42,7 @@ const DRIVER_ALLOWED = new Set(['storage', 'root']);
 
 const ROOT = 'root';
 const CONFIG = 'config';
+const LIMITS = 'limits';
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 interface ImportEdge {
@@ -57,6 +60,7 @@ interface ImportEdge {
 function folderOf(srcRelative: string): string {
   const parts = srcRelative.split(sep);
   if (srcRelative === 'config.ts') return CONFIG;
+  if (srcRelative === 'spec-limits.ts') return LIMITS;
   return parts.length === 1 ? ROOT : parts[0];
 }
 
@@ -236,7 +240,7 @@ function forbiddenArrows(edges: ImportEdge[]): string[] {
       if (edge.specifier === DRIVER && !DRIVER_ALLOWED.has(edge.fromFolder)) offences.push(`${edge.fromFolder} -> ${DRIVER}: ${edge.from} imports ${DRIVER} (only storage and the root may)`);
       continue;
     }
-    if (edge.toFolder === edge.fromFolder) continue;
+    if (edge.toFolder === edge.fromFolder || edge.toFolder === LIMITS) continue;
     const arrow = `${edge.fromFolder} -> ${edge.toFolder}: ${edge.from} -> ${edge.to}`;
     if (edge.toFolder === ONLY_ROOT_IMPORTS && edge.fromFolder !== ROOT) {
       offences.push(`${arrow} (nothing but the composition root imports ${ONLY_ROOT_IMPORTS})`);

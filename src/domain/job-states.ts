@@ -17,8 +17,6 @@ export type JobState = (typeof JOB_STATES)[number];
 export const JOB_OPERATIONS = ['embed', 'metadata_update', 'metadata_backfill'] as const;
 export type JobOperation = (typeof JOB_OPERATIONS)[number];
 
-/** SPEC.md "Job retries": up to 3 attempts for indexing jobs. */
-export const MAX_JOB_ATTEMPTS = 3;
 
 export const SUPERSEDED_REASONS = ['newer_upload', 'replacement_overtaken'] as const;
 export type SupersededReason = (typeof SUPERSEDED_REASONS)[number];

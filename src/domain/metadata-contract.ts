@@ -4,8 +4,8 @@
 import type { JsonValue } from './canonical-metadata.ts';
 import { isJsonObject } from './canonical-metadata.ts';
 import { canonicalJson } from './merge-patch.ts';
+import { METADATA_MAX_CANONICAL_BYTES } from '../spec-limits.ts';
 
-export const METADATA_MAX_CANONICAL_BYTES = 65_536;
 export const METADATA_MAX_DEPTH = 8;
 export const METADATA_MAX_LEAVES = 512;
 export const METADATA_MAX_KEY_CHARS = 128;

@@ -5,6 +5,7 @@
 
 import { ServiceError } from '../domain/service-error.ts';
 import type { ServiceErrorCode } from '../domain/service-error.ts';
+import { PUBLICATION_RETRY_AFTER_SECONDS } from '../spec-limits.ts';
 
 export interface CatalogueEntry {
   status: number;
@@ -14,8 +15,6 @@ export interface CatalogueEntry {
   retryAfterSeconds: number | null;
 }
 
-/** SPEC.md "Retry-After for publication 503": 1. */
-export const PUBLICATION_RETRY_AFTER_SECONDS = 1;
 
 export const ERROR_CATALOGUE: Record<ServiceErrorCode, CatalogueEntry> = {
   auth_failed: { status: 401, errorCode: 'auth_failed', detail: 'Invalid API key', retryAfterSeconds: null },

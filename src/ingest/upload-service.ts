@@ -6,7 +6,7 @@ import type { StoragePort } from '../storage/port.ts';
 import { idProblem, versionKey } from '../domain/identity.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
-import { MAX_JOB_ATTEMPTS } from '../domain/job-states.ts';
+import { MAX_JOB_ATTEMPTS } from '../spec-limits.ts';
 import { checkMetadataContract } from '../domain/metadata-contract.ts';
 import { RequestValidationError } from '../domain/validation-error.ts';
 import type { ValidationDetail } from '../domain/validation-error.ts';

@@ -12,9 +12,8 @@ import { ServiceError } from '../domain/service-error.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { updatedFieldsView } from '../publication/update-service.ts';
+import { SUCCESSOR_VERIFICATION_ATTEMPTS } from '../spec-limits.ts';
 
-/** SPEC.md "Successor verification attempts": at most 3. */
-export const SUCCESSOR_VERIFICATION_ATTEMPTS = 3;
 
 export interface JobViewDependencies {
   storage: StoragePort;

@@ -16,7 +16,7 @@ import { versionIdFromKey } from '../domain/identity.ts';
 import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
 import type { JobContext, JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
 import type { LoadedGeneration } from '../domain/generation.ts';
-import { MAX_JOB_ATTEMPTS } from '../domain/job-states.ts';
+import { MAX_JOB_ATTEMPTS } from '../spec-limits.ts';
 
 /** Remediation entries kept on the job; the total is always reported. */
 export const MAX_BACKFILL_VIOLATIONS = 100;

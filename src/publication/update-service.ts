@@ -15,12 +15,10 @@ import { RESERVED_KEYS, SYSTEM_METADATA_GROUPS, isJsonObject } from '../domain/c
 import { mergePatch, canonicalJson } from '../domain/merge-patch.ts';
 import { checkMetadataContract } from '../domain/metadata-contract.ts';
 import { metadataLeaves } from '../domain/metadata-leaves.ts';
-import { MAX_JOB_ATTEMPTS } from '../domain/job-states.ts';
 import { REPLACEMENT_OVERTAKEN } from '../domain/jobs.ts';
 import type { JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
+import { MAX_JOB_ATTEMPTS, MAX_STATUS_UPDATED_FIELDS } from '../spec-limits.ts';
 
-/** SPEC.md: updated_fields in job status are capped at 64 entries. */
-export const MAX_STATUS_UPDATED_FIELDS = 64;
 export const METADATA_UPDATE_FAILED = 'Metadata update failed';
 export const METADATA_UPDATE_VALIDATION_FAILED = 'Metadata update validation failed';
 export const FILENAME_PATH = 'metadata.source.filename';

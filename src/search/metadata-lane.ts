@@ -10,9 +10,8 @@ import type { Embedder } from '../models/embedder.ts';
 import { normalizeText } from '../text/normalize.ts';
 import { isStopword } from '../text/stopwords.ts';
 import { METADATA_MAX_MATCHABLE_STRING_CHARS } from '../domain/metadata-contract.ts';
+import { SEMANTIC_METADATA_FLOOR } from '../spec-limits.ts';
 
-/** SPEC.md: the dense semantic floor of the metadata lane; callers cannot change it. */
-export const SEMANTIC_METADATA_FLOOR = 0.75;
 /** Rendered values kept with their vectors across snapshots (values repeat across versions). */
 export const VALUE_VECTOR_CACHE_SIZE = 50_000;
 /** Paths whose values are enumerations: they may match exactly but never lexically or semantically. */

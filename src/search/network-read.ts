@@ -5,13 +5,15 @@
 
 import { ServiceError } from '../domain/service-error.ts';
 import { ModelProviderError } from '../models/model-error.ts';
+import { SEARCH_READ_RETRIES } from '../spec-limits.ts';
 
-/** Attempts of one idempotent read: the first and one retry. */
-export const IDEMPOTENT_READ_ATTEMPTS = 2;
 
 function dropped(error: unknown): boolean {
   return error instanceof ModelProviderError && error.code === 'provider_connection_dropped';
 }
+
+/** Attempts of one idempotent read: the first and its retries. */
+export const IDEMPOTENT_READ_ATTEMPTS = 1 + SEARCH_READ_RETRIES;
 
 export async function readOverNetwork<T>(read: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {

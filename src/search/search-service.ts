@@ -22,9 +22,8 @@ import { normalizeContentQuery } from '../text/query-normalizer.ts';
 import { highlightSpans } from './highlight.ts';
 import { MetadataLane, metadataHighlights } from './metadata-lane.ts';
 import type { MetadataVersionHit } from './metadata-lane.ts';
+import { RERANK_PREFIX_CAP } from '../spec-limits.ts';
 
-/** SPEC.md "Reranked prefix": max(top_k_rerank, offset + limit), capped at 50. */
-export const RERANK_PREFIX_CAP = 50;
 /** Content evidence items shown per row; `total` still counts every matched chunk. */
 export const MAX_EVIDENCE_ITEMS = 3;
 

@@ -13,9 +13,8 @@ import { isStopword } from './stopwords.ts';
 import { tokenize } from './tokenize.ts';
 import { partsFuzzyCandidates, partsHaveMalayRoot, partsHaveTermsOf, partsHaveWord } from './vocabulary.ts';
 import type { Vocabulary, VocabularyParts } from './vocabulary.ts';
+import { FUZZY_MIN_SIMILARITY } from '../spec-limits.ts';
 
-/** SPEC limit "Fuzzy typo-correction similarity: at least 0.6" (similarity.ts defines the measure). */
-export const FUZZY_MIN_SIMILARITY = 0.6;
 /** Shorter words are not fuzzed: at three letters one edit already changes a third of the word. */
 export const FUZZY_MIN_WORD_LENGTH = 4;
 /**

@@ -7,12 +7,6 @@ import { ProviderFailure } from './providers.ts';
 export const WEB_SEARCH_STATUSES = ['ok', 'no_results', 'timeout', 'rate_limited', 'unavailable', 'provider_error'] as const;
 export type WebSearchStatus = (typeof WEB_SEARCH_STATUSES)[number];
 
-/** SPEC.md "Web search limit": 1 to 5, default 5. */
-export const MAX_WEB_RESULTS = 5;
-export const DEFAULT_WEB_RESULTS = 5;
-/** SPEC.md "Web search query length": 1 to 500 characters. */
-export const MAX_WEB_QUERY_CHARS = 500;
-
 export interface WebSearchResponse {
   results: (WebResult & { source: 'web'; rank: number })[];
   meta: { provider: string; status: WebSearchStatus; count: number; query_time_ms: number };

@@ -4,7 +4,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EXACT_ONLY_PATHS, MetadataLane, SEMANTIC_METADATA_FLOOR } from '../../src/search/metadata-lane.ts';
+import { EXACT_ONLY_PATHS, MetadataLane } from '../../src/search/metadata-lane.ts';
+import { SEMANTIC_METADATA_FLOOR } from '../../src/spec-limits.ts';
 import type { MetadataVersionHit } from '../../src/search/metadata-lane.ts';
 import { applyChange, emptySnapshot } from '../../src/serving/snapshot.ts';
 import type { ClientSnapshot } from '../../src/serving/snapshot.ts';

@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  FUZZY_LONG_WORD_LENGTH, FUZZY_MAX_KEYSTROKES_LONG, FUZZY_MAX_KEYSTROKES_SHORT, FUZZY_MIN_SIMILARITY, maxTypoKeystrokes, normalizeContentQuery,
+  FUZZY_LONG_WORD_LENGTH, FUZZY_MAX_KEYSTROKES_LONG, FUZZY_MAX_KEYSTROKES_SHORT, maxTypoKeystrokes, normalizeContentQuery,
 } from '../../src/text/query-normalizer.ts';
 import { characterSimilarity } from '../../src/text/similarity.ts';
 import { buildVocabulary, vocabularyFromTexts } from '../../src/text/vocabulary.ts';
 import { ABBREVIATIONS } from '../../src/text/abbreviations.ts';
 import { KNOWN_TYPOS } from '../../src/text/known-typos.ts';
+import { FUZZY_MIN_SIMILARITY } from '../../src/spec-limits.ts';
 
 test('the fuzzy threshold is the spec value 0.6', () => {
   assert.equal(FUZZY_MIN_SIMILARITY, 0.6);

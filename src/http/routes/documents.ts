@@ -7,6 +7,7 @@ import { parseJsonText } from '../json-body.ts';
 import { ServiceError } from '../../domain/service-error.ts';
 import type { UpdateRequest } from '../../publication/update-service.ts';
 import { documentationOnly, TEXT_RESPONSES } from './response-docs.ts';
+import { LIST_LIMIT } from '../../spec-limits.ts';
 
 interface ListQuery {
   limit: number;
@@ -22,8 +23,6 @@ interface TextQuery {
   chunk_limit?: number;
 }
 
-/** SPEC.md "List limit": 1 to 1000, default 100. */
-export const MAX_LIST_LIMIT = 1000;
 
 /**
  * A metadata_filter written as JSON obeys the body limits too: bounded depth, no duplicate keys (the last
@@ -47,7 +46,7 @@ export function registerDocumentRoutes(app: FastifyInstance, services: Services)
           type: 'object',
           additionalProperties: false,
           properties: {
-            limit: { type: 'integer', minimum: 1, maximum: MAX_LIST_LIMIT, default: 100 },
+            limit: { type: 'integer', minimum: LIST_LIMIT.min, maximum: LIST_LIMIT.max, default: LIST_LIMIT.default },
             offset: { type: 'integer', minimum: 0, default: 0 },
             metadata_filter: { type: 'string' },
             include_deleted: { type: 'boolean', default: false },

@@ -4,11 +4,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
+import { HEALTH_PROBE_DEADLINE_MS, SCHEMA_CACHE_MAX_AGE_MS } from '../../spec-limits.ts';
 
-/** SPEC.md: schema data comes from a cache of at most 5 minutes. */
-export const SCHEMA_CACHE_MAX_AGE_MS = 5 * 60_000;
-/** SPEC.md: readiness and diagnostic reads each have a 2-second deadline. */
-export const HEALTH_PROBE_DEADLINE_MS = 2_000;
 
 export interface SchemaEvidence {
   vectorStoreVersion: string;

@@ -4,9 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
 import { validationError } from '../validation.ts';
 import type { SearchScope } from '../../search/search-service.ts';
+import { ALPHA, RETRIEVAL_WINDOW, SEARCH_LIMIT, TOP_K_RERANK } from '../../spec-limits.ts';
 
-/** SPEC.md "Retrieval window": offset + limit at most 200. */
-export const RETRIEVAL_WINDOW = 200;
 export const SEARCH_SCOPES: readonly SearchScope[] = ['content', 'metadata', 'both'];
 
 interface SearchBody {
@@ -29,12 +28,12 @@ export const SEARCH_BODY_SCHEMA = {
   properties: {
     query: { type: 'string', minLength: 1, pattern: '\\S' },
     scope: { type: 'string', default: 'content' },
-    alpha: { type: 'number', minimum: 0, maximum: 1 },
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
+    alpha: { type: 'number', minimum: ALPHA.min, maximum: ALPHA.max },
+    limit: { type: 'integer', minimum: SEARCH_LIMIT.min, maximum: SEARCH_LIMIT.max, default: SEARCH_LIMIT.default },
     offset: { type: 'integer', minimum: 0, default: 0 },
     filters: { type: 'object', default: {} },
     rerank: { type: 'boolean', default: false },
-    top_k_rerank: { type: 'integer', minimum: 1, maximum: 200, default: 20 },
+    top_k_rerank: { type: 'integer', minimum: TOP_K_RERANK.min, maximum: TOP_K_RERANK.max, default: TOP_K_RERANK.default },
     include_deleted: { type: 'boolean', default: false },
     highlight: { type: 'boolean', default: false },
   },

@@ -2,7 +2,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
-import { DEFAULT_WEB_RESULTS, MAX_WEB_QUERY_CHARS, MAX_WEB_RESULTS } from '../../websearch/web-search.ts';
+import { WEB_SEARCH_LIMIT, WEB_SEARCH_QUERY_CHARS } from '../../spec-limits.ts';
 
 const NO_STORE = 'private, no-store';
 
@@ -22,8 +22,8 @@ export function registerWebSearchRoutes(app: FastifyInstance, services: Services
           additionalProperties: false,
           required: ['query'],
           properties: {
-            query: { type: 'string', minLength: 1, maxLength: MAX_WEB_QUERY_CHARS, pattern: '\\S' },
-            limit: { type: 'integer', minimum: 1, maximum: MAX_WEB_RESULTS, default: DEFAULT_WEB_RESULTS },
+            query: { type: 'string', minLength: WEB_SEARCH_QUERY_CHARS.min, maxLength: WEB_SEARCH_QUERY_CHARS.max, pattern: '\\S' },
+            limit: { type: 'integer', minimum: WEB_SEARCH_LIMIT.min, maximum: WEB_SEARCH_LIMIT.max, default: WEB_SEARCH_LIMIT.default },
           },
         },
       },
