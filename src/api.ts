@@ -13,6 +13,7 @@ import { discoveryReadiness } from './storage/discovery-readiness.ts';
 import { ServingIndex } from './serving/serving-index.ts';
 import { SERVED_CLIENTS_LOW_BYTES, snapshotBudgetBytes } from './serving/memory-estimate.ts';
 import { MemoryPressure, exposedCollector } from './serving/memory-pressure.ts';
+import { HealthProbes } from './health/health-probes.ts';
 import { ThreadedSegmentBuilder } from './serving/threaded-segment-builder.ts';
 import { GRAPH_CACHE_DIR } from './serving/graph-builder.ts';
 import { ReadGuard } from './serving/read-guard.ts';
@@ -68,6 +69,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     memoryBudgetBytes: () => memoryPressure.servedBytes(),
     evicted: () => memoryPressure.relieve(),
   });
+  const health = new HealthProbes(config.dataDir);
   const readGuard = new ReadGuard(storage, serving, { enabled: config.publicationEnabled, catchUpDeadlineMs: config.readCatchUpTimeoutMs });
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
   const metrics = new ServiceMetrics(storage.jobs, underSupervisor() ? { clusterExposition: requestClusterMetrics } : {});
@@ -79,6 +81,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     readGuard,
     serving,
     memoryPressure,
+    health,
     metrics,
     rateLimiter: new RateLimiter(storage.control, { all: config.rateLimitPerMinute, search: config.searchRateLimitPerMinute }),
     embedder: models.embedder,
@@ -144,6 +147,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
         await app.close();
         await recovered.catch(() => {});
         await segmentBuilder.close();
+        await health.close();
         storage.close();
       })();
       return closing;

@@ -32,6 +32,7 @@ const FORBIDDEN: Record<string, readonly string[] | typeof ALL> = {
   publication: ['http', 'search'],
   jobs: ['http'],
   websearch: ['http'],
+  health: ['http', 'publication', 'search', 'ingest', 'jobs', 'models'], // /health's store reads on a thread
   http: [], // may import the services and anything below them
 };
 /** Nothing imports http except the composition root. */

@@ -17,6 +17,7 @@ import type { WebSearchService } from '../websearch/web-search.ts';
 import type { JobRecord } from '../domain/jobs.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { MemoryPressure } from '../serving/memory-pressure.ts';
+import type { HealthProbes } from '../health/health-probes.ts';
 
 export interface Services {
   version: string;
@@ -26,6 +27,8 @@ export interface Services {
   readGuard: ReadGuard;
   /** This process's serving snapshots (health and operator counts). */
   serving: ServingIndex;
+  /** The store reads of GET /health, each within its deadline, off the event loop. */
+  health: HealthProbes;
   /** Collections forced to bring this process back under its memory budget (operator view). */
   memoryPressure: MemoryPressure;
   search: SearchService;

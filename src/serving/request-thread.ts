@@ -1,6 +1,7 @@
 // One worker thread answering numbered requests: each request carries an id, each reply the same id and either
-// its answer or an error. A thread that dies fails every request it held and is replaced on the next one. The
-// segment thread of an api process and the lanes thread of a worker process are both driven through it.
+// its answer or an error. A thread that dies, or is abandoned, fails every request it held and is replaced on
+// the next one. The segment thread of an api process, the lanes thread of a worker process and the health
+// probes' thread are driven through it.
 
 import { Worker } from 'node:worker_threads';
 
@@ -25,10 +26,14 @@ export class RequestThread<Request extends { id: number }, Reply extends { id: n
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (reply: Exclude<Reply, Failed>) => void; reject: (error: Error) => void }>();
 
-  constructor(url: URL, label: string, hooks: RequestThreadHooks = {}) {
+  private readonly workerData: unknown;
+
+  /** `workerData`: what each thread started finds in worker_threads' workerData. */
+  constructor(url: URL, label: string, hooks: RequestThreadHooks = {}, workerData?: unknown) {
     this.url = url;
     this.label = label;
     this.hooks = hooks;
+    this.workerData = workerData;
   }
 
   /** Requests sent and not answered yet. */
@@ -38,7 +43,7 @@ export class RequestThread<Request extends { id: number }, Reply extends { id: n
 
   private ensureThread(): Worker {
     if (this.thread) return this.thread;
-    const thread = new Worker(this.url);
+    const thread = new Worker(this.url, { workerData: this.workerData });
     thread.unref(); // never keeps the process alive on its own
     thread.on('message', (reply: Reply | Failed) => {
       const waiting = this.pending.get(reply.id);
@@ -80,6 +85,20 @@ export class RequestThread<Request extends { id: number }, Reply extends { id: n
     } catch {
       return 0; // it ended meanwhile
     }
+  }
+
+  /**
+   * Gives up on the current thread (one stuck in a call that cannot be interrupted, say): its requests fail
+   * now, it is terminated as soon as it can be, and the next request starts a new thread.
+   */
+  abandon(reason: string): void {
+    const thread = this.thread;
+    if (!thread) return;
+    this.thread = null;
+    const error = new Error(`${this.label}: ${reason}`);
+    for (const waiting of this.pending.values()) waiting.reject(error);
+    this.pending.clear();
+    void thread.terminate().catch(() => undefined);
   }
 
   async close(): Promise<void> {

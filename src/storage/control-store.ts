@@ -23,10 +23,15 @@ export class ControlStore {
   private readonly db: Database;
   private readonly now: () => number;
 
-  constructor(db: Database, now: () => number = Date.now) {
+  /**
+   * `createAuthority`: the first process to open a new store creates the record in READY; a reader that must
+   * not change the store (the health probe thread) passes false, so that it never recreates a record an
+   * operator or a fault removed.
+   */
+  constructor(db: Database, now: () => number = Date.now, createAuthority = true) {
     this.db = db;
     this.now = now;
-    // The first process to open a new store creates the record in READY.
+    if (!createAuthority) return;
     this.db
       .prepare(`INSERT OR IGNORE INTO authority (id, mode, authority_id, changed_at) VALUES (1, 'READY', ?, ?)`)
       .run(randomUUID(), new Date(this.now()).toISOString());

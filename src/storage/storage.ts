@@ -29,6 +29,12 @@ export const CLIENT_DB_CACHE_KIB = 256;
  */
 export const DEFAULT_CLIENT_CONNECTIONS_MAX = 64;
 
+/**
+ * Client database files one state-store probe opens at most: /health costs the same with 10 Clients or 10,000;
+ * the others are probed by the calls that follow, in turn.
+ */
+export const PROBED_CLIENT_FILES_PER_CALL = 16;
+
 /** A file name that is unique per client id, readable, and safe on any file system. */
 function clientFileName(clientId: string): string {
   const readable = clientId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40);
@@ -50,12 +56,16 @@ export class Storage implements StoragePort {
   /** Client stores with an open connection, least recently used first. */
   private readonly connected = new Map<string, ClientStore>();
   private lastConnected: string | null = null;
+  /** Where the state-store probe goes on (the rowid of the last Client file it read) and the files that failed it. */
+  private probeCursor = 0;
+  private readonly failingFiles = new Set<string>();
 
   /**
    * `logRetained`: publication-log entries kept per Client (tests make it small to exercise compaction).
    * `connectionsMax`: Client databases kept open (DEFAULT_CLIENT_CONNECTIONS_MAX).
+   * `createAuthority`: false for a process part that only reads (the health probe thread, ControlStore).
    */
-  constructor(dataDir: string, options: { logRetained?: number; connectionsMax?: number } = {}) {
+  constructor(dataDir: string, options: { logRetained?: number; connectionsMax?: number; createAuthority?: boolean } = {}) {
     this.logRetained = options.logRetained ?? PUBLICATION_LOG_RETAINED_ENTRIES;
     this.connectionsMax = Math.max(1, options.connectionsMax ?? DEFAULT_CLIENT_CONNECTIONS_MAX);
     this.dataDir = dataDir;
@@ -65,7 +75,7 @@ export class Storage implements StoragePort {
     mkdirSync(this.uploadsDir, { recursive: true });
     this.controlDb = openDatabase(join(dataDir, 'control.db'), CONTROL_MIGRATIONS);
     this.jobs = new JobStore(this.controlDb);
-    this.control = new ControlStore(this.controlDb);
+    this.control = new ControlStore(this.controlDb, Date.now, options.createAuthority ?? true);
   }
 
   /** The Client's store, created on first use. */
@@ -161,14 +171,30 @@ export class Storage implements StoragePort {
    * A liveness probe of the durable store for /health: the control database, and every Client database file
    * opened afresh and read from disk (an open connection could answer from its cache after the file broke).
    */
+  /**
+   * The control database, and the next PROBED_CLIENT_FILES_PER_CALL Client database files in turn (the
+   * first again after the last): one call costs the same whatever the number of Clients. Fails while any
+   * file failed its latest probe, so a damaged store is reported by every call until it reads again.
+   */
   async probe(): Promise<void> {
     await this.control.probe();
-    const rows = this.controlDb.prepare('SELECT file FROM client_files').all() as { file: string }[];
-    for (const { file } of rows) {
-      const path = join(this.clientsDir, file);
-      if (!existsSync(path)) continue;
-      probeDatabaseFile(path);
+    let rows = this.controlDb.prepare('SELECT rowid, file FROM client_files WHERE rowid > ? ORDER BY rowid LIMIT ?').all(this.probeCursor, PROBED_CLIENT_FILES_PER_CALL) as { rowid: number; file: string }[];
+    if (rows.length < PROBED_CLIENT_FILES_PER_CALL) {
+      // Round the end: the first files again, up to the window (those not read yet in this call).
+      const wrapped = this.controlDb.prepare('SELECT rowid, file FROM client_files WHERE rowid <= ? ORDER BY rowid LIMIT ?').all(this.probeCursor, PROBED_CLIENT_FILES_PER_CALL - rows.length) as { rowid: number; file: string }[];
+      rows = [...rows, ...wrapped];
     }
+    for (const { rowid, file } of rows) {
+      this.probeCursor = rowid;
+      const path = join(this.clientsDir, file);
+      try {
+        if (existsSync(path)) probeDatabaseFile(path);
+        this.failingFiles.delete(file);
+      } catch {
+        this.failingFiles.add(file);
+      }
+    }
+    if (this.failingFiles.size > 0) throw new Error(`unreadable Client stores: ${[...this.failingFiles].slice(0, 5).join(', ')}`);
   }
 
   /** How many Client stores have been provisioned (health drops its schema cache when this changes). */

@@ -59,18 +59,20 @@ async function probeWithin<T>(probe: () => Promise<T>, deadlineMs: number): Prom
 
 export function registerHealthRoutes(app: FastifyInstance, services: Services): void {
   const schemaCache = new SchemaEvidenceCache({
-    read: () => services.storage.laneSchemas(),
-    provisioned: () => services.storage.provisionedClients(),
+    read: () => services.health.laneSchemas(),
+    provisioned: () => services.health.provisionedClients(),
     dimensions: services.embedder.dimensions,
   });
   app.get('/health', { schema: { tags: ['operations'], security: [] } }, async (_request, reply) => {
-    const { readGuard, storage, config } = services;
+    const { readGuard, health, config } = services;
     const recovering = readGuard.isRecovering;
-    // Every component is probed, side by side, each within its own 2-second deadline.
-    const [stateStore, authority, schema, classifier] = await Promise.all([
-      probeWithin(() => storage.probe().then(() => true), HEALTH_PROBE_DEADLINE_MS),
-      readGuard.enabled ? probeWithin(() => storage.control.authority(), HEALTH_PROBE_DEADLINE_MS) : Promise.resolve(null),
+    // Every component is probed, side by side, each within its own 2-second deadline (the store's reads on
+    // the probe thread, where the deadline can fire whatever they do). The thread reads in this order, the
+    // authority record first: a stuck Client database fails the state store, not publication.
+    const [authority, schema, stateStore, classifier] = await Promise.all([
+      readGuard.enabled ? health.authority() : Promise.resolve(null),
       probeWithin(() => schemaCache.evidence(), HEALTH_PROBE_DEADLINE_MS),
+      health.stateStore(),
       config.classificationEnabled ? probeWithin(() => services.probeClassifier().then(() => true), HEALTH_PROBE_DEADLINE_MS) : Promise.resolve(null),
     ]);
     const stateStoreOk = stateStore === true;

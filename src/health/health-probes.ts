@@ -1,0 +1,68 @@
+// The store reads behind GET /health (the state store, the authority record, the lane schemas), each within
+// HEALTH_PROBE_DEADLINE_MS (SPEC.md "Health probe deadline"). They run on a thread with its own connections
+// (probe-thread.ts): a SQLite call is synchronous, so on the event loop a stuck one would hold /health, and
+// every other request of the process, past the deadline. A probe that misses it reports its component as
+// failed, and its thread is given up: the next probe starts a new one, whatever the stuck call does.
+
+import { RequestThread } from '../serving/request-thread.ts';
+import type { AuthorityRecord } from '../storage/control-store.ts';
+import { HEALTH_PROBE_DEADLINE_MS } from '../spec-limits.ts';
+import type { ProbeName, ProbeReply, ProbeRequest } from './probe-messages.ts';
+
+const PROBE_THREAD = new URL('./probe-thread.ts', import.meta.url);
+
+export class HealthProbes {
+  private readonly thread: RequestThread<ProbeRequest, ProbeReply>;
+  private readonly deadlineMs: number;
+  /** Probes that missed their deadline so far (each gave its thread up). */
+  late = 0;
+
+  /** `deadlineMs`: each probe's (HEALTH_PROBE_DEADLINE_MS). */
+  constructor(dataDir: string, options: { deadlineMs?: number } = {}) {
+    this.thread = new RequestThread<ProbeRequest, ProbeReply>(PROBE_THREAD, 'health probe thread', {}, { dataDir });
+    this.deadlineMs = options.deadlineMs ?? HEALTH_PROBE_DEADLINE_MS;
+  }
+
+  /** The probe's reply, or null when it failed or missed its deadline. */
+  private async within<P extends ProbeName>(probe: P): Promise<Extract<ProbeReply, { probe: P }> | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.deadlineMs)));
+    try {
+      const outcome = await Promise.race([this.thread.request({ probe }).catch(() => null), late]);
+      if (outcome === 'late') {
+        this.late++;
+        this.thread.abandon(`the ${probe} probe missed its ${this.deadlineMs} ms deadline`);
+        return null;
+      }
+      return outcome as Extract<ProbeReply, { probe: P }> | null;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The control database and a bounded window of Client databases read (storage.ts probe). */
+  async stateStore(): Promise<boolean> {
+    return (await this.within('stateStore')) !== null;
+  }
+
+  /** The durable authority record, or null when it is missing, unreadable or late. */
+  async authority(): Promise<AuthorityRecord | null> {
+    return (await this.within('authority'))?.authority ?? null;
+  }
+
+  async laneSchemas(): Promise<{ engineVersion: string; schemas: string[] }> {
+    const reply = await this.within('laneSchemas');
+    if (!reply) throw new Error('the lane schemas could not be read in time');
+    return reply.laneSchemas;
+  }
+
+  async provisionedClients(): Promise<number> {
+    const reply = await this.within('provisionedClients');
+    if (!reply) throw new Error('the provisioned Client stores could not be counted in time');
+    return reply.provisioned;
+  }
+
+  close(): Promise<void> {
+    return this.thread.close();
+  }
+}
