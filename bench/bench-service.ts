@@ -113,7 +113,7 @@ export async function waitForJobs(service: InProcessService, clientId: string, j
   const outcomes = new Map<string, string>();
   for (const jobId of jobIds) {
     for (;;) {
-      const job = await service.services.storage.jobs.get(clientId, jobId);
+      const job = await service.api.storage.jobs.get(clientId, jobId);
       if (!job) throw new Error(`job ${jobId} of ${clientId} not found`);
       if (TERMINAL.has(job.status)) {
         outcomes.set(jobId, job.status);

@@ -8,12 +8,16 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfigOrExit, runProcess, stopOnSignals } from './process-runner.ts';
 import type { Config } from './config.ts';
 import { PRODUCT_VERSION } from './version.ts';
+import type { StoragePort } from './storage/port.ts';
 import { Storage } from './storage/storage.ts';
 import { discoveryReadiness } from './storage/discovery-readiness.ts';
 import { ServingIndex } from './serving/serving-index.ts';
 import { SERVED_CLIENTS_LOW_BYTES, snapshotBudgetBytes } from './serving/memory-estimate.ts';
 import { MemoryPressure, exposedCollector } from './serving/memory-pressure.ts';
 import { HealthProbes } from './health/health-probes.ts';
+import { JobStatusService } from './jobs/job-status-service.ts';
+import { ReadinessService } from './publication/readiness-service.ts';
+import { AuthorityService } from './publication/authority-service.ts';
 import { ThreadedSegmentBuilder } from './serving/threaded-segment-builder.ts';
 import { GRAPH_CACHE_DIR } from './serving/graph-builder.ts';
 import { ReadGuard } from './serving/read-guard.ts';
@@ -43,6 +47,8 @@ export const AUDIT_FINGERPRINT_SECRET_NAME = 'audit_query_fingerprint';
 export interface RunningApi {
   app: FastifyInstance;
   services: Services;
+  /** The process's store (benchmarks and tools that run an api in their own process read it directly). */
+  storage: StoragePort;
   url: string;
   /** Settles when this process's snapshots are built (RECOVERING ends). */
   recovered: Promise<void>;
@@ -70,6 +76,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     evicted: () => memoryPressure.relieve(),
   });
   const health = new HealthProbes(config.dataDir);
+  const startedAt = new Date().toISOString();
   const readGuard = new ReadGuard(storage, serving, { enabled: config.publicationEnabled, catchUpDeadlineMs: config.readCatchUpTimeoutMs });
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
   const metrics = new ServiceMetrics(storage.jobs, underSupervisor() ? { clusterExposition: requestClusterMetrics } : {});
@@ -77,16 +84,18 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const services: Services = {
     version: PRODUCT_VERSION,
     config,
-    storage,
     readGuard,
     serving,
     memoryPressure,
     health,
+    jobStatus: new JobStatusService(storage, readGuard, { publicationEnabled: config.publicationEnabled }),
+    readiness: new ReadinessService(storage, readGuard, startedAt),
+    authority: new AuthorityService(storage, { enabled: readGuard.enabled }),
     metrics,
     rateLimiter: new RateLimiter(storage.control, { all: config.rateLimitPerMinute, search: config.searchRateLimitPerMinute }),
     embedder: models.embedder,
     reranker: models.reranker,
-    startedAt: new Date().toISOString(),
+    startedAt,
     // One secret for every process of the deployment: set, or created once in the store.
     auditSecret: config.auditFingerprintSecret ?? (await storage.control.deploymentSecret(AUDIT_FINGERPRINT_SECRET_NAME)),
     probeClassifier: async () => {
@@ -138,6 +147,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   return {
     app,
     services,
+    storage,
     url,
     recovered,
     close() {

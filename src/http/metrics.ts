@@ -3,7 +3,10 @@
 // supervisor gathers each process's registry (prom-client's cluster aggregation) and sums them.
 
 import { AggregatorRegistry, Counter, Histogram, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { JobStorePort } from '../storage/port.ts';
+/** What the job gauges read: job counts by operation and state (the job store answers it). */
+export interface JobCounts {
+  countsByOperationAndState(): Promise<{ operation: string; status: string; count: number }[]>;
+}
 
 export const LATENCY_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -16,7 +19,7 @@ export class ServiceMetrics {
   /** The exposition of every process of the deployment, when this one runs under the supervisor. */
   private readonly clusterExposition: (() => Promise<string>) | null;
 
-  constructor(jobs: JobStorePort, options: { clusterExposition?: () => Promise<string> } = {}) {
+  constructor(jobs: JobCounts, options: { clusterExposition?: () => Promise<string> } = {}) {
     this.clusterExposition = options.clusterExposition ?? null;
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({

@@ -1,7 +1,10 @@
 // Sliding-window rate limiting per resolved Client: every key of a Client draws on one budget, whichever api
 // process answers, because the windows live in the durable store. It sees only the Client, a bucket and a clock.
 
-import type { ControlStorePort } from '../storage/port.ts';
+/** The shared windows decisions are taken in (the control store keeps them, for every process). */
+export interface RateWindows {
+  takeRateSlots(clientId: string, buckets: readonly { bucket: string; limit: number }[], windowMs: number): Promise<{ allowed: boolean; retryAfterMs: number }>;
+}
 
 /** The window of RATE_LIMIT_PER_MINUTE. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -17,11 +20,11 @@ export interface RateDecision {
 }
 
 export class RateLimiter {
-  private readonly control: ControlStorePort;
+  private readonly control: RateWindows;
   private readonly limits: Record<RateBucket, number>;
   private readonly windowMs: number;
 
-  constructor(control: ControlStorePort, limits: Record<RateBucket, number>, windowMs = RATE_LIMIT_WINDOW_MS) {
+  constructor(control: RateWindows, limits: Record<RateBucket, number>, windowMs = RATE_LIMIT_WINDOW_MS) {
     this.control = control;
     this.limits = limits;
     this.windowMs = windowMs;

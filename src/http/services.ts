@@ -2,7 +2,6 @@
 // Built by the composition root (src/api.ts); routes receive it and nothing else.
 
 import type { Config } from '../config.ts';
-import type { StoragePort } from '../storage/port.ts';
 import type { ReadGuard } from '../serving/read-guard.ts';
 import type { ServingIndex } from '../serving/serving-index.ts';
 import type { SearchService } from '../search/search-service.ts';
@@ -18,15 +17,23 @@ import type { JobRecord } from '../domain/jobs.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { MemoryPressure } from '../serving/memory-pressure.ts';
 import type { HealthProbes } from '../health/health-probes.ts';
+import type { JobStatusService } from '../jobs/job-status-service.ts';
+import type { ReadinessService } from '../publication/readiness-service.ts';
+import type { AuthorityService } from '../publication/authority-service.ts';
 
 export interface Services {
   version: string;
   config: Config;
-  storage: StoragePort;
   /** The read guard of this api process (authority mode, RECOVERING, catch-up before reads). */
   readGuard: ReadGuard;
   /** This process's serving snapshots (health and operator counts). */
   serving: ServingIndex;
+  /** GET /status: a Client's job, rendered by state. */
+  jobStatus: JobStatusService;
+  /** GET /discovery/readiness. */
+  readiness: ReadinessService;
+  /** The operator's view and control of the durable publication authority. */
+  authority: AuthorityService;
   /** The store reads of GET /health, each within its deadline, off the event loop. */
   health: HealthProbes;
   /** Collections forced to bring this process back under its memory budget (operator view). */

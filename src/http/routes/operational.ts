@@ -3,8 +3,6 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
-import { ServiceError } from '../../domain/service-error.ts';
-import { discoveryReadiness } from '../../storage/discovery-readiness.ts';
 
 export function registerOperationalRoutes(app: FastifyInstance, services: Services): void {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -14,29 +12,10 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
     return services.metrics.exposition();
   });
 
-  app.get('/discovery/readiness', { schema: { tags: ['discovery'] } }, async (request) => {
-    const clientId = request.clientId!;
-    const readiness = await discoveryReadiness(services.storage, clientId);
-    const { snapshot } = await services.readGuard.guard(clientId);
-    const total = snapshot.versions.size;
-    const state = readiness.state;
-    // The latest backfill's counts, when one ran; otherwise every version indexed its leaves inline.
-    const backfill = readiness.backfillJobId ? await services.storage.jobs.get(clientId, readiness.backfillJobId) : null;
-    const blocked = typeof backfill?.result?.versions_blocked === 'number' ? backfill.result.versions_blocked : 0;
-    return {
-      readiness_state: state,
-      scopes_available: state === 'ready' ? ['content', 'metadata', 'both'] : ['content'],
-      contract_version: '2',
-      versions_total: total,
-      versions_ready: state === 'backfilling' ? 0 : Math.max(0, total - blocked),
-      versions_blocked: blocked,
-      backfill_job_id: readiness.backfillJobId,
-      updated_at: readiness.updatedAt ?? services.startedAt,
-    };
-  });
+  app.get('/discovery/readiness', { schema: { tags: ['discovery'] } }, async (request) => services.readiness.view(request.clientId!));
 
   app.get('/admin/authority', { schema: { tags: ['admin'] } }, async () => {
-    const record = services.readGuard.enabled ? await services.storage.control.authority() : null;
+    const record = await services.authority.record();
     return {
       authority_mode: await services.readGuard.mode(),
       authority_id: record?.authorityId ?? null,
@@ -61,8 +40,7 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
       },
     },
     async (request) => {
-      if (!services.readGuard.enabled) throw new ServiceError('publication_disabled', 'Publication is disabled');
-      const record = await services.storage.control.setAuthorityMode(request.body.mode);
+      const record = await services.authority.setMode(request.body.mode);
       return { authority_mode: record.mode };
     },
   );

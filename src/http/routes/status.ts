@@ -2,8 +2,6 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
-import { ServiceError } from '../../domain/service-error.ts';
-import { renderJob } from '../../jobs/job-view.ts';
 
 export function registerStatusRoutes(app: FastifyInstance, services: Services): void {
   app.get<{ Params: { job_id: string } }>(
@@ -14,12 +12,6 @@ export function registerStatusRoutes(app: FastifyInstance, services: Services): 
         params: { type: 'object', properties: { job_id: { type: 'string', minLength: 1, maxLength: 128 } }, required: ['job_id'] },
       },
     },
-    async (request) => {
-      const clientId = request.clientId!;
-      const job = await services.storage.jobs.get(clientId, request.params.job_id);
-      if (!job) throw new ServiceError('not_found', 'Job not found');
-      const snapshot = await services.readGuard.observe(clientId);
-      return renderJob(job, { storage: services.storage, publicationEnabled: services.config.publicationEnabled, snapshot });
-    },
+    async (request) => services.jobStatus.view(request.clientId!, request.params.job_id),
   );
 }

@@ -1,0 +1,27 @@
+// GET /status/{job_id} as a service: the Client's job (another Client's is the same not-found as none),
+// rendered by state against this api process's snapshot of the Client, caught up as the mode allows.
+
+import type { StoragePort } from '../storage/port.ts';
+import type { ReadGuard } from '../serving/read-guard.ts';
+import type { JsonObject } from '../domain/canonical-metadata.ts';
+import { ServiceError } from '../domain/service-error.ts';
+import { renderJob } from './job-view.ts';
+
+export class JobStatusService {
+  private readonly storage: StoragePort;
+  private readonly readGuard: ReadGuard;
+  private readonly publicationEnabled: boolean;
+
+  constructor(storage: StoragePort, readGuard: ReadGuard, options: { publicationEnabled: boolean }) {
+    this.storage = storage;
+    this.readGuard = readGuard;
+    this.publicationEnabled = options.publicationEnabled;
+  }
+
+  async view(clientId: string, jobId: string): Promise<JsonObject> {
+    const job = await this.storage.jobs.get(clientId, jobId);
+    if (!job) throw new ServiceError('not_found', 'Job not found');
+    const snapshot = await this.readGuard.observe(clientId);
+    return renderJob(job, { storage: this.storage, publicationEnabled: this.publicationEnabled, snapshot });
+  }
+}
