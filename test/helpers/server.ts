@@ -52,12 +52,11 @@ export interface ChildServer {
 }
 
 /**
- * Starts `node src/main.ts` (the supervisor) in its own process group, resolving once it says every api
- * process has built its snapshots ("ready on URL"), or, with `until: 'listening'`, once they all listen.
+ * Process groups of supervisors still running: killed if the test process exits without stopping them, and
+ * when it is itself stopped by a signal (a runner's or a shell's timeout), which skips 'exit' handlers.
  */
-/** Process groups of supervisors still running: killed if the test process exits without stopping them. */
 const runningGroups = new Set<number>();
-process.once('exit', () => {
+function killRunningGroups(): void {
   for (const pid of runningGroups) {
     try {
       process.kill(-pid, 'SIGKILL');
@@ -65,8 +64,19 @@ process.once('exit', () => {
       // already gone
     }
   }
-});
+}
+process.once('exit', killRunningGroups);
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    killRunningGroups();
+    process.exit(signal === 'SIGTERM' ? 143 : 130);
+  });
+}
 
+/**
+ * Starts `node src/main.ts` (the supervisor) in its own process group, resolving once it says every api
+ * process has built its snapshots ("ready on URL"), or, with `until: 'listening'`, once they all listen.
+ */
 export function spawnServer(env: Record<string, string>, options: { until?: 'listening' | 'ready' } = {}): Promise<ChildServer> {
   const announcement = options.until === 'listening' ? /listening on (http:\/\/\S+)/ : /ready on (http:\/\/\S+)/;
   const child = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
