@@ -428,13 +428,18 @@ export class ClientStore {
     if (!record) return null;
     const unreadable = [...(record.unreadable ?? [])];
     const leaves = this.leavesSync(generation, unreadable);
-    let chunks: ChunkRecord[] = [];
+    const chunks = this.storedChunksSync(generation, unreadable);
+    return { ...record, ...(unreadable.length > 0 ? { unreadable } : {}), chunks, leaves };
+  }
+
+  /** The generation's chunks; none when one does not read, named in `unreadable`. */
+  private storedChunksSync(generation: number, unreadable: string[]): ChunkRecord[] {
     try {
-      chunks = this.chunksSync(generation);
+      return this.chunksSync(generation);
     } catch {
       unreadable.push('chunks');
+      return [];
     }
-    return { ...record, ...(unreadable.length > 0 ? { unreadable } : {}), chunks, leaves };
   }
 
   /**
@@ -446,15 +451,8 @@ export class ClientStore {
     if (!record) return null;
     const unreadable = [...(record.unreadable ?? [])];
     const leaves = this.leavesSync(generation, unreadable);
-    const served: ServingGeneration = { ...record, leaves, lanes: this.lanesSync(generation) };
-    if (!served.lanes) {
-      try {
-        served.chunks = this.chunksSync(generation);
-      } catch {
-        unreadable.push('chunks');
-        served.chunks = [];
-      }
-    }
+    const lanes = this.lanesSync(generation);
+    const served: ServingGeneration = lanes ? { ...record, leaves, lanes } : { ...record, leaves, lanes: null, chunks: this.storedChunksSync(generation, unreadable) };
     if (unreadable.length > 0) served.unreadable = unreadable;
     return served;
   }
