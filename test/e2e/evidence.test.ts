@@ -4,21 +4,12 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { api, KEYS, removeDir, startTestServer, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
 import type { TestServer } from '../helpers/server.ts';
+import { openClientDb } from '../helpers/client-db.ts';
 
 const dataDir = tempDataDir();
 let server: TestServer;
-
-function clientDb(clientId: string): DatabaseSync {
-  const dir = join(dataDir, 'clients');
-  const db = new DatabaseSync(join(dir, readdirSync(dir).find((name) => name.startsWith(`${clientId}-`) && name.endsWith('.db'))!));
-  db.exec('PRAGMA busy_timeout = 5000');
-  return db;
-}
 
 before(async () => {
   const first = await startTestServer({}, dataDir);
@@ -31,7 +22,7 @@ before(async () => {
     assert.equal((await waitForJob(first.url, KEYS.alpha, accepted.json.job_id)).status, 'completed');
   }
   await first.close();
-  const db = clientDb('client-alpha');
+  const db = openClientDb(dataDir, 'client-alpha');
   try {
     // A manifest of another record: the generation is no longer authoritative.
     db.prepare(`UPDATE generations SET manifest = json_set(manifest, '$.record_id', 'ffffffffffffffffffffffffffffffff') WHERE state = 'active' AND document_id = 'tampered'`).run();

@@ -4,18 +4,14 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openSync, readdirSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { openSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { KEYS, removeDir, startTestServer, tempDataDir, uploadText, waitForJob, api } from '../helpers/server.ts';
 import { fresh } from '../helpers/processes.ts';
+import { clientDbFile } from '../helpers/client-db.ts';
 
 const CLASSIFIER_MODEL = JSON.stringify({ format: 'keyword-classifier/v1', model: 'health-test', categories: { invoice: { keywords: { invoice: 3 } } } });
-
-function clientDbFile(dataDir: string, clientId: string): string {
-  const dir = join(dataDir, 'clients');
-  return join(dir, readdirSync(dir).find((name) => name.startsWith(`${clientId}-`) && name.endsWith('.db'))!);
-}
 
 /** Health from every api process (fresh connections reach them in turn). */
 async function healthSamples(url: string, count = 4) {

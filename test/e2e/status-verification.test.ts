@@ -4,20 +4,15 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { openClientDb } from '../helpers/client-db.ts';
 import { useTestServer, api, KEYS, uploadText, waitForJob } from '../helpers/server.ts';
 
 const server = useTestServer();
 
 /** Runs one statement on the Client's database file, beside the running service. */
 function tamper(clientId: string, sql: string, ...params: (string | number)[]): void {
-  const dir = join(server.dataDir, 'clients');
-  const file = readdirSync(dir).find((name) => name.startsWith(`${clientId}-`) && name.endsWith('.db'))!;
-  const db = new DatabaseSync(join(dir, file));
+  const db = openClientDb(server.dataDir, clientId);
   try {
-    db.exec('PRAGMA busy_timeout = 5000');
     db.prepare(sql).run(...params);
   } finally {
     db.close();

@@ -8,11 +8,9 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { api, KEYS, removeDir, startTestServer, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
 import type { TestServer } from '../helpers/server.ts';
+import { openClientDb } from '../helpers/client-db.ts';
 
 const dataDir = tempDataDir();
 let server: TestServer;
@@ -28,13 +26,6 @@ const DOCUMENTS: Record<string, [string, string]> = {
   'beta-doc': ['client-beta', 'Quarterly ledger for the Penang office.'],
 };
 
-function clientDb(clientId: string): DatabaseSync {
-  const dir = join(dataDir, 'clients');
-  const db = new DatabaseSync(join(dir, readdirSync(dir).find((name) => name.startsWith(`${clientId}-`) && name.endsWith('.db'))!));
-  db.exec('PRAGMA busy_timeout = 5000');
-  return db;
-}
-
 before(async () => {
   const first = await startTestServer({}, dataDir);
   for (const [documentId, [clientId, text]] of Object.entries(DOCUMENTS)) {
@@ -43,7 +34,7 @@ before(async () => {
     assert.equal((await waitForJob(first.url, key, accepted.json.job_id)).status, 'completed');
   }
   await first.close();
-  const db = clientDb('client-alpha');
+  const db = openClientDb(dataDir, 'client-alpha');
   try {
     const active = `WHERE state = 'active' AND document_id = ?`;
     db.prepare(`UPDATE generations SET canonical_metadata = '{"filename": "cut off' ${active}`).run('bad-metadata');

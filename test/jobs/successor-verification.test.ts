@@ -80,6 +80,18 @@ function unverifiable(real: ManifestRecord, ahead: number): ManifestRecord {
   return { ...real, generation: real.generation + ahead, manifest: { ...real.manifest!, record_id: 'f'.repeat(32) } };
 }
 
+/** Runs `check` on a fresh store holding a retired upload, then removes it. */
+async function withRetiredUpload(check: (storage: Storage, job: JobRecord) => Promise<void>): Promise<void> {
+  const dir = tempDataDir();
+  const { storage, job } = await retiredUpload(dir);
+  try {
+    await check(storage, job);
+  } finally {
+    storage.close();
+    removeDir(dir);
+  }
+}
+
 async function statusOf(port: StoragePort, job: JobRecord) {
   try {
     return await renderJob(job, { storage: port, publicationEnabled: true, snapshot: emptySnapshot(CLIENT, 384) });
@@ -88,24 +100,16 @@ async function statusOf(port: StoragePort, job: JobRecord) {
   }
 }
 
-test('a retired generation verifies through its active successor in one read', async () => {
-  const dir = tempDataDir();
-  const { storage, job } = await retiredUpload(dir);
-  try {
+test('a retired generation verifies through its active successor in one read', () =>
+  withRetiredUpload(async (storage, job) => {
     const { port, reads } = withSuccessors(storage, (real) => [real]);
     const view = (await statusOf(port, job)) as { status: string };
     assert.equal(view.status, 'completed');
     assert.equal(reads(), 1);
-  } finally {
-    storage.close();
-    removeDir(dir);
-  }
-});
+  }));
 
-test('successors that keep moving on are read at most three times, then 503 publication_unavailable', async () => {
-  const dir = tempDataDir();
-  const { storage, job } = await retiredUpload(dir);
-  try {
+test('successors that keep moving on are read at most three times, then 503 publication_unavailable', () =>
+  withRetiredUpload(async (storage, job) => {
     // Each read finds a strictly newer generation that does not verify, more of them than the attempts.
     const { port, reads } = withSuccessors(storage, (real) => Array.from({ length: 10 }, (_, i) => unverifiable(real, i + 1)));
     const error = await statusOf(port, job);
@@ -113,38 +117,22 @@ test('successors that keep moving on are read at most three times, then 503 publ
     assert.equal(error.code, 'publication_unavailable');
     assert.equal(reads(), SUCCESSOR_VERIFICATION_ATTEMPTS);
     assert.equal(SUCCESSOR_VERIFICATION_ATTEMPTS, 3);
-  } finally {
-    storage.close();
-    removeDir(dir);
-  }
-});
+  }));
 
-test('a read that finds no strictly newer generation is not retried', async () => {
-  const dir = tempDataDir();
-  const { storage, job } = await retiredUpload(dir);
-  try {
+test('a read that finds no strictly newer generation is not retried', () =>
+  withRetiredUpload(async (storage, job) => {
     // The second read finds the same unverifiable successor again: nothing moved on, so no third read.
     const { port, reads } = withSuccessors(storage, (real) => [unverifiable(real, 1), unverifiable(real, 1), unverifiable(real, 2)]);
     const error = await statusOf(port, job);
     assert.ok(error instanceof ServiceError);
     assert.equal(error.code, 'publication_unavailable');
     assert.equal(reads(), 2);
-  } finally {
-    storage.close();
-    removeDir(dir);
-  }
-});
+  }));
 
-test('a successor that verifies on a later attempt is accepted', async () => {
-  const dir = tempDataDir();
-  const { storage, job } = await retiredUpload(dir);
-  try {
+test('a successor that verifies on a later attempt is accepted', () =>
+  withRetiredUpload(async (storage, job) => {
     const { port, reads } = withSuccessors(storage, (real) => [unverifiable(real, 1), { ...real, generation: real.generation + 2 }]);
     const view = (await statusOf(port, job)) as { status: string };
     assert.equal(view.status, 'completed');
     assert.equal(reads(), 2);
-  } finally {
-    storage.close();
-    removeDir(dir);
-  }
-});
+  }));

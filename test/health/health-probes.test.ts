@@ -1,0 +1,36 @@
+// The health probes' deadline, without comparing durations: a state-store read held by another connection's
+// exclusive lock (SQLite waits out its 5-second busy timeout) misses the 2-second deadline, which counts it as
+// late and gives its thread up; the next probes run on a new thread and read again once the lock is gone.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DatabaseSync } from 'node:sqlite';
+import { HealthProbes } from '../../src/health/health-probes.ts';
+import { Storage } from '../../src/storage/storage.ts';
+import { removeDir, tempDataDir } from '../helpers/server.ts';
+import { clientDbFile } from '../helpers/client-db.ts';
+
+test('a probe that blocks misses its deadline and gives its thread up; the next ones read on a new thread', async () => {
+  const dir = tempDataDir();
+  const storage = new Storage(dir);
+  for (const clientId of ['alpha', 'beta']) await storage.client(clientId).logHead();
+  storage.close();
+  const probes = new HealthProbes(dir);
+  const holder = new DatabaseSync(clientDbFile(dir, 'beta'));
+  try {
+    assert.equal(await probes.stateStore(), true);
+    assert.equal(probes.late, 0);
+    holder.exec('PRAGMA busy_timeout = 5000; PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; DELETE FROM publication_log WHERE 0');
+    assert.equal(await probes.stateStore(), false, 'the blocked read reports the state store failed');
+    assert.equal(probes.late, 1, 'at its deadline, not when the blocked read gave up');
+    // A new thread answers what does not need the locked file.
+    assert.equal((await probes.authority())?.mode, 'READY');
+    holder.exec('ROLLBACK');
+    holder.close();
+    assert.equal(await probes.stateStore(), true, 'read again once the lock is gone');
+  } finally {
+    if (holder.isOpen) holder.close();
+    await probes.close();
+    removeDir(dir);
+  }
+});
