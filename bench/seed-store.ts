@@ -14,7 +14,7 @@ import { metadataLeaves } from '../src/domain/metadata-leaves.ts';
 const ABSTRACTS_PER_DOCUMENT = 10;
 
 /** Derived from the port rather than imported, so that it survives the type moving between modules. */
-type GenerationInput = Parameters<Awaited<ReturnType<Storage['client']>>['stageAndActivate']>[0];
+type GenerationInput = Parameters<ReturnType<Storage['client']>['generations']['stageAndActivate']>[0];
 
 interface SeedTarget {
   write(input: GenerationInput): Promise<void>;
@@ -31,7 +31,7 @@ async function openSeedTarget(dataDir: string, clientId: string): Promise<SeedTa
   const store = await storage.client(clientId);
   return {
     async write(input) {
-      const activated = await store.stageAndActivate(input);
+      const activated = await store.generations.stageAndActivate(input);
       if (activated === null) throw new Error(`generation of ${input.documentId} was not activated`);
     },
     async close() {

@@ -92,12 +92,12 @@ export async function startApi(config: Config): Promise<RunningApi> {
     readiness: new ReadinessService(storage, readGuard, startedAt),
     authority: new AuthorityService(storage, { enabled: readGuard.enabled }),
     metrics,
-    rateLimiter: new RateLimiter(storage.control, { all: config.rateLimitPerMinute, search: config.searchRateLimitPerMinute }),
+    rateLimiter: new RateLimiter(storage.rateLimits, { all: config.rateLimitPerMinute, search: config.searchRateLimitPerMinute }),
     embedder: models.embedder,
     reranker: models.reranker,
     startedAt,
     // One secret for every process of the deployment: set, or created once in the store.
-    auditSecret: config.auditFingerprintSecret ?? (await storage.control.deploymentSecret(AUDIT_FINGERPRINT_SECRET_NAME)),
+    auditSecret: config.auditFingerprintSecret ?? (await storage.secrets.deploymentSecret(AUDIT_FINGERPRINT_SECRET_NAME)),
     probeClassifier: async () => {
       if (config.classifierModelFile) await loadClassifierModelFile(config.classifierModelFile);
     },
@@ -111,7 +111,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
       stepDelayMs: config.lifecycleStepDelayMs,
       purgeDeadlineMs: config.purgeDeadlineMs,
     }),
-    search: new SearchService({ readGuard, readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).chunkTexts(keys) }),
+    search: new SearchService({ readGuard, readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys) }),
     documents: new DocumentService(readGuard, () => ({
       denseModel: models.embedder.model,
       denseDimensions: models.embedder.dimensions,
@@ -122,7 +122,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
       classifierModelFile: models.classifier.modelFile,
       classificationEnabled: config.classificationEnabled,
     }), { maxChunks: config.textReadMaxChunks, maxChars: config.textReadMaxChars }, (clientId, generation, offset, limit) =>
-      storage.client(clientId).chunkRange(generation, offset, limit)),
+      storage.client(clientId).generations.chunkRange(generation, offset, limit)),
   };
   const app = await buildApp(services);
   if (config.apiKeyClientsProblem) app.log.warn(`${config.apiKeyClientsProblem}: every protected route answers 401`);

@@ -37,7 +37,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const storage = new Storage(config.dataDir, { connectionsMax: config.clientConnectionsMax });
   const models = await createModels(config);
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
-  await storage.sweepUploads(await storage.jobs.liveUploadNames());
+  await storage.uploads.sweep(await storage.jobs.liveUploadNames());
   // Job transitions are counted here, where jobs run; the supervisor adds them to every /metrics answer.
   const metrics = new ServiceMetrics(storage.jobs);
   const lanesThread = new LanesThread();

@@ -41,6 +41,17 @@ const ONLY_ROOT_IMPORTS = 'http';
 const DRIVER = 'node:sqlite';
 const DRIVER_ALLOWED = new Set(['storage', 'root']);
 
+/**
+ * Services see the store only through its port: outside storage/, a file imports from storage/ only these
+ * (the port's interfaces, and readiness derived over them); the adapter itself (storage.ts and its
+ * repositories) is built by the composition roots, the root and the health probe thread, which composes its
+ * own thread.
+ */
+const STORAGE_PORT_FILES = new Set(['src/storage/port.ts', 'src/storage/discovery-readiness.ts']);
+const ADAPTER_COMPOSERS = new Set(['src/health/probe-thread.ts']);
+/** The port names no driver and no adapter file: a PostgreSQL adapter implements the same interfaces. */
+const PORT_FILE = 'src/storage/port.ts';
+
 const ROOT = 'root';
 const CONFIG = 'config';
 const LIMITS = 'limits';
@@ -237,8 +248,16 @@ function evidence(edges: ImportEdge[], fromFolder: string, toFolder: string): st
 function forbiddenArrows(edges: ImportEdge[]): string[] {
   const offences: string[] = [];
   for (const edge of edges) {
+    if (edge.from === PORT_FILE && edge.toFolder !== 'domain') {
+      offences.push(`port -> ${edge.to}: ${edge.from} imports ${edge.specifier} (the port depends on domain types only)`);
+      continue;
+    }
     if (edge.toFolder === null) {
       if (edge.specifier === DRIVER && !DRIVER_ALLOWED.has(edge.fromFolder)) offences.push(`${edge.fromFolder} -> ${DRIVER}: ${edge.from} imports ${DRIVER} (only storage and the root may)`);
+      continue;
+    }
+    if (edge.toFolder === 'storage' && edge.fromFolder !== 'storage' && edge.fromFolder !== ROOT && !STORAGE_PORT_FILES.has(edge.to) && !ADAPTER_COMPOSERS.has(edge.from)) {
+      offences.push(`${edge.fromFolder} -> ${edge.to}: ${edge.from} (services see the store through storage/port.ts only)`);
       continue;
     }
     if (edge.toFolder === edge.fromFolder || edge.toFolder === LIMITS) continue;
@@ -324,6 +343,11 @@ test('the rules flag forbidden arrows, imports of http and the SQLite driver', (
   assert.equal(forbiddenArrows([edge('text', 'domain')]).length, 1, 'text depends on nothing of ours');
   assert.equal(forbiddenArrows([edge('search', 'publication')]).length, 1);
   assert.equal(forbiddenArrows([edge('search', null, 'node:sqlite')]).length, 1, 'the driver stays in storage');
+  const toStorage = (from: string, to: string): ImportEdge => ({ from, to, fromFolder: from.split('/')[1], toFolder: 'storage', specifier: `../${to.slice(4)}` });
+  assert.deepEqual(forbiddenArrows([toStorage('src/publication/x.ts', 'src/storage/port.ts'), toStorage('src/health/probe-thread.ts', 'src/storage/storage.ts')]), []);
+  assert.equal(forbiddenArrows([toStorage('src/publication/x.ts', 'src/storage/sqlite-jobs.ts')]).length, 1, 'a service sees the port, never an adapter file');
+  assert.equal(forbiddenArrows([{ from: PORT_FILE, to: 'src/storage/sqlite.ts', fromFolder: 'storage', toFolder: 'storage', specifier: './sqlite.ts' }]).length, 1, 'the port names no driver type');
+  assert.equal(forbiddenArrows([{ from: PORT_FILE, to: 'node:sqlite', fromFolder: 'storage', toFolder: null, specifier: 'node:sqlite' }]).length, 1);
 });
 
 test('every folder of src/ has a row in the rules table', () => {

@@ -5,7 +5,7 @@
 // failed, and its thread is given up: the next probe starts a new one, whatever the stuck call does.
 
 import { RequestThread } from '../serving/request-thread.ts';
-import type { AuthorityRecord } from '../storage/control-store.ts';
+import type { AuthorityRecord } from '../storage/port.ts';
 import { HEALTH_PROBE_DEADLINE_MS } from '../spec-limits.ts';
 import type { ProbeName, ProbeReply, ProbeRequest } from './probe-messages.ts';
 

@@ -1,6 +1,6 @@
 // What the api process asks of the health probe thread and what it answers: plain data across threads.
 
-import type { AuthorityRecord } from '../storage/control-store.ts';
+import type { AuthorityRecord } from '../storage/port.ts';
 
 export type ProbeName = 'stateStore' | 'authority' | 'laneSchemas' | 'provisionedClients';
 

@@ -18,7 +18,7 @@ async function answer(request: ProbeRequest): Promise<ProbeReply> {
       await storage.probe();
       return { id: request.id, probe: 'stateStore' };
     case 'authority':
-      return { id: request.id, probe: 'authority', authority: await storage.control.authority() };
+      return { id: request.id, probe: 'authority', authority: await storage.authority.authority() };
     case 'laneSchemas':
       return { id: request.id, probe: 'laneSchemas', laneSchemas: await storage.laneSchemas() };
     case 'provisionedClients':

@@ -3,7 +3,7 @@
 
 /** The shared windows decisions are taken in (the control store keeps them, for every process). */
 export interface RateWindows {
-  takeRateSlots(clientId: string, buckets: readonly { bucket: string; limit: number }[], windowMs: number): Promise<{ allowed: boolean; retryAfterMs: number }>;
+  takeSlots(clientId: string, buckets: readonly { bucket: string; limit: number }[], windowMs: number): Promise<{ allowed: boolean; retryAfterMs: number }>;
 }
 
 /** The window of RATE_LIMIT_PER_MINUTE. */
@@ -20,12 +20,12 @@ export interface RateDecision {
 }
 
 export class RateLimiter {
-  private readonly control: RateWindows;
+  private readonly rateLimits: RateWindows;
   private readonly limits: Record<RateBucket, number>;
   private readonly windowMs: number;
 
-  constructor(control: RateWindows, limits: Record<RateBucket, number>, windowMs = RATE_LIMIT_WINDOW_MS) {
-    this.control = control;
+  constructor(rateLimits: RateWindows, limits: Record<RateBucket, number>, windowMs = RATE_LIMIT_WINDOW_MS) {
+    this.rateLimits = rateLimits;
     this.limits = limits;
     this.windowMs = windowMs;
   }
@@ -35,7 +35,7 @@ export class RateLimiter {
    * in none (POST /search draws on `all` and `search` together).
    */
   async take(clientId: string, ...buckets: RateBucket[]): Promise<RateDecision> {
-    const decision = await this.control.takeRateSlots(clientId, buckets.map((bucket) => ({ bucket, limit: this.limits[bucket] })), this.windowMs);
+    const decision = await this.rateLimits.takeSlots(clientId, buckets.map((bucket) => ({ bucket, limit: this.limits[bucket] })), this.windowMs);
     return { allowed: decision.allowed, retryAfterSeconds: decision.allowed ? 0 : Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
   }
 }

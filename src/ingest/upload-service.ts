@@ -111,7 +111,7 @@ export class UploadService {
    * Client's store before anything is written or queued; the job checks again once the document's size is known.
    */
   async checkQuota(clientId: string, upload: ValidUpload): Promise<void> {
-    const usage = await this.storage.client(clientId).usage({ documentId: upload.documentId, versionKey: versionKey(upload.versionId) });
+    const usage = await this.storage.client(clientId).generations.usage({ documentId: upload.documentId, versionKey: versionKey(upload.versionId) });
     const found = uploadRefusal(usage, this.quotas);
     if (found) throw new ServiceError('client_quota_exceeded', quotaMessage(found, 'upload'), { details: found });
   }
@@ -124,11 +124,11 @@ export class UploadService {
   async acceptFile(clientId: string, upload: ValidUpload, bytes: Buffer): Promise<UploadAccepted> {
     await this.checkQuota(clientId, upload);
     const name = `${randomUUID()}.upload`;
-    await this.storage.saveUpload(name, bytes);
+    await this.storage.uploads.save(name, bytes);
     try {
       return await this.enqueue(clientId, upload, { source: 'file', upload: name, filename: upload.filename, metadata: upload.metadata });
     } catch (error) {
-      await this.storage.deleteUpload(name);
+      await this.storage.uploads.delete(name);
       throw error;
     }
   }

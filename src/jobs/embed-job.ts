@@ -100,7 +100,7 @@ function supersededBy(jobId: string): JobOutcome {
 
 async function sourceOf(job: JobRecord, request: EmbedJobRequest, storage: StoragePort): Promise<IngestSource> {
   if (request.source === 'text') return { kind: 'text', text: request.text ?? '', filename: request.filename };
-  const bytes = request.upload ? await storage.readUpload(request.upload) : null;
+  const bytes = request.upload ? await storage.uploads.read(request.upload) : null;
   if (!bytes) throw new IngestError('upload_missing', `The uploaded file of job ${job.jobId} is no longer available`);
   return { kind: 'file', bytes, filename: request.filename ?? 'upload' };
 }
@@ -117,7 +117,7 @@ export function createEmbedJobHandler(deps: EmbedJobDependencies): JobHandler {
     const store = deps.storage.client(job.clientId);
 
     // A crash after activation but before the outcome was recorded: the work is already published.
-    const active = await store.activeGeneration(job.documentId, versionKey);
+    const active = await store.generations.activeGeneration(job.documentId, versionKey);
     if (active?.jobId === job.jobId) return finishWith(deps, request, { status: 'completed', result: completedResult(active, job, stagedProgressOf(job)?.failed_chunks ?? 0) });
 
     const staged = stagedProgressOf(job);
@@ -128,7 +128,7 @@ export function createEmbedJobHandler(deps: EmbedJobDependencies): JobHandler {
     }
 
     // Resume a generation staged by an earlier attempt that waited for publication, or ingest and stage now.
-    const progress = staged && (await store.generation(staged.staged_generation))?.state === 'staged' ? staged : await ingestAndStage(job, request, context, deps);
+    const progress = staged && (await store.generations.generation(staged.staged_generation))?.state === 'staged' ? staged : await ingestAndStage(job, request, context, deps);
     if ('status' in progress) return finishWith(deps, request, progress);
 
     // Ingest took time: a newer upload accepted meanwhile owns the version now.
@@ -139,7 +139,7 @@ export function createEmbedJobHandler(deps: EmbedJobDependencies): JobHandler {
     }
     // Other jobs of the Client may have activated since this one staged: the quota is checked against now.
     if (progress.chunks !== undefined && progress.text_bytes !== undefined) {
-      const found = projectedBreach(await store.usage({ documentId: job.documentId, versionKey }), { chunks: progress.chunks, textBytes: progress.text_bytes }, deps.quotas);
+      const found = projectedBreach(await store.generations.usage({ documentId: job.documentId, versionKey }), { chunks: progress.chunks, textBytes: progress.text_bytes }, deps.quotas);
       if (found) {
         await deps.publisher.discard(job.clientId, progress.staged_generation);
         return finishWith(deps, request, quotaFailure(found, 'job'));
@@ -165,7 +165,7 @@ export function createEmbedJobHandler(deps: EmbedJobDependencies): JobHandler {
       await deps.publisher.discard(job.clientId, progress.staged_generation);
       return finishWith(deps, request, outcome ?? supersededBy(''));
     }
-    const generation = (await store.generation(activation.generation))!;
+    const generation = (await store.generations.generation(activation.generation))!;
     const result = completedResult(generation, job, progress.failed_chunks);
     const partial = partialError(progress);
     if (partial) return finishWith(deps, request, { status: 'partial_failed', result, error: partial });
@@ -178,7 +178,7 @@ async function ingestAndStage(job: JobRecord, request: EmbedJobRequest, context:
   const versionKey = job.versionKey ?? job.documentId;
   const store = deps.storage.client(job.clientId);
   // A Client already at a quota gets nothing parsed (the upload was accepted before it got there).
-  const refused = uploadRefusal(await store.usage({ documentId: job.documentId, versionKey }), deps.quotas);
+  const refused = uploadRefusal(await store.generations.usage({ documentId: job.documentId, versionKey }), deps.quotas);
   if (refused) return quotaFailure(refused, 'upload');
   await context.heartbeat('processing');
   deps.onIngest?.(job);
@@ -190,7 +190,7 @@ async function ingestAndStage(job: JobRecord, request: EmbedJobRequest, context:
   const output = await runIngest(source, isJsonObject(request.metadata) ? request.metadata : {}, { ...deps.ingest, onStage }, deps.chunkerName);
   if (output.chunks.length === 0) return { status: 'failed', error: output.firstError ?? 'No chunk could be indexed' };
   const textBytes = chunkTextBytes(output.chunks);
-  const found = projectedBreach(await store.usage({ documentId: job.documentId, versionKey }), { chunks: output.chunks.length, textBytes }, deps.quotas);
+  const found = projectedBreach(await store.generations.usage({ documentId: job.documentId, versionKey }), { chunks: output.chunks.length, textBytes }, deps.quotas);
   if (found) return quotaFailure(found, 'job');
   const leaves = metadataLeaves(output.canonicalMetadata);
   const ref = { documentId: job.documentId, versionId: versionIdFromKey(versionKey), jobId: job.jobId };
@@ -209,7 +209,7 @@ async function ingestAndStage(job: JobRecord, request: EmbedJobRequest, context:
     manifest,
     lanes,
   };
-  const replaced = await deps.storage.client(job.clientId).activeGeneration(job.documentId, versionKey);
+  const replaced = await deps.storage.client(job.clientId).generations.activeGeneration(job.documentId, versionKey);
   const progress: StagedProgress = {
     source_generation: replaced?.generation ?? null,
     staged_generation: await deps.publisher.stage(job.clientId, input),
@@ -225,6 +225,6 @@ async function ingestAndStage(job: JobRecord, request: EmbedJobRequest, context:
 }
 
 async function finishWith(deps: EmbedJobDependencies, request: EmbedJobRequest, outcome: JobOutcome): Promise<JobOutcome> {
-  if (request.upload) await deps.storage.deleteUpload(request.upload);
+  if (request.upload) await deps.storage.uploads.delete(request.upload);
   return outcome;
 }

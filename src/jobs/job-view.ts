@@ -7,7 +7,7 @@ import { discoveryReadiness } from '../storage/discovery-readiness.ts';
 import type { ClientSnapshot } from '../serving/snapshot.ts';
 import { manifestDigest, manifestIsValid, recordIdOf } from '../serving/manifest.ts';
 import type { Manifest } from '../serving/manifest.ts';
-import type { ManifestRecord } from '../storage/client-store.ts';
+import type { ManifestRecord } from '../storage/port.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
@@ -147,7 +147,7 @@ function manifestVerifies(record: ManifestRecord, documentId: string, versionId:
 async function verifyGeneration(job: JobRecord, published: { generation: number; manifestDigest: unknown; versionKey: string }, deps: JobViewDependencies): Promise<void> {
   const store = deps.storage.client(job.clientId);
   const versionId = versionIdFromKey(published.versionKey);
-  const own = await store.manifest(published.generation);
+  const own = await store.generations.manifest(published.generation);
   if (!own || own.documentId !== job.documentId || own.versionKey !== published.versionKey) {
     throw new ServiceError('publication_unavailable', 'The job generation has no manifest');
   }
@@ -159,7 +159,7 @@ async function verifyGeneration(job: JobRecord, published: { generation: number;
   }
   let newest = published.generation;
   for (let attempt = 0; attempt < SUCCESSOR_VERIFICATION_ATTEMPTS; attempt++) {
-    const successor = await store.activeManifest(job.documentId, published.versionKey);
+    const successor = await store.generations.activeManifest(job.documentId, published.versionKey);
     if (!successor || successor.generation <= newest) break;
     if (manifestVerifies(successor, job.documentId, versionId)) return;
     newest = successor.generation;

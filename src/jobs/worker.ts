@@ -2,7 +2,7 @@
 // A job whose worker dies is claimed again when its lease expires; an accepted job is never dropped.
 
 import { randomUUID } from 'node:crypto';
-import type { JobStorePort } from '../storage/port.ts';
+import type { JobRepository } from '../storage/port.ts';
 import type { JobOperation, JobState } from '../domain/job-states.ts';
 import { PublicationPaused, RetryableJobError } from '../domain/jobs.ts';
 import type { JobContext, JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
@@ -42,14 +42,14 @@ export const HEARTBEAT_SKIP_FRACTION = 0.1;
 
 export class Worker {
   readonly owner = `worker-${randomUUID()}`;
-  private readonly jobs: JobStorePort;
+  private readonly jobs: JobRepository;
   private readonly handlers: Partial<Record<JobOperation, JobHandler>>;
   private readonly options: WorkerOptions;
   private readonly running = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
 
-  constructor(jobs: JobStorePort, handlers: Partial<Record<JobOperation, JobHandler>>, options: WorkerOptions) {
+  constructor(jobs: JobRepository, handlers: Partial<Record<JobOperation, JobHandler>>, options: WorkerOptions) {
     this.jobs = jobs;
     this.handlers = handlers;
     this.options = options;

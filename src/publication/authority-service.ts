@@ -2,7 +2,7 @@
 // the record as stored, and the mode an operator sets.
 
 import type { StoragePort } from '../storage/port.ts';
-import type { AuthorityRecord } from '../storage/control-store.ts';
+import type { AuthorityRecord } from '../storage/port.ts';
 import type { DurableAuthorityMode } from '../domain/publication-log.ts';
 import { ServiceError } from '../domain/service-error.ts';
 
@@ -17,11 +17,11 @@ export class AuthorityService {
 
   /** The durable record, or null without publication. */
   async record(): Promise<AuthorityRecord | null> {
-    return this.enabled ? this.storage.control.authority() : null;
+    return this.enabled ? this.storage.authority.authority() : null;
   }
 
   async setMode(mode: DurableAuthorityMode): Promise<AuthorityRecord> {
     if (!this.enabled) throw new ServiceError('publication_disabled', 'Publication is disabled');
-    return this.storage.control.setAuthorityMode(mode);
+    return this.storage.authority.setAuthorityMode(mode);
   }
 }

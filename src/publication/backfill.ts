@@ -60,8 +60,8 @@ export function createBackfillHandler(deps: BackfillDependencies): JobHandler {
   return async (job, context): Promise<JobOutcome> => {
     // Single writer: the Client's backfill lock is a lease in the store, so it holds across worker processes.
     const lock = backfillLockName(job.clientId);
-    if (!(await deps.storage.control.acquireLease(lock, job.jobId, deps.leaseMs))) {
-      const holder = await deps.storage.control.leaseHolder(lock);
+    if (!(await deps.storage.authority.acquireLease(lock, job.jobId, deps.leaseMs))) {
+      const holder = await deps.storage.authority.leaseHolder(lock);
       const waitSeconds = Math.max(1, Math.ceil(((holder?.expiresAt ?? Date.now()) - Date.now()) / 1000));
       return {
         status: 'failed',
@@ -70,12 +70,12 @@ export function createBackfillHandler(deps: BackfillDependencies): JobHandler {
         result: { readiness_state: (await discoveryReadiness(deps.storage, job.clientId)).state, next_retry_in_seconds: Math.min(waitSeconds, Math.ceil(deps.leaseMs / 1000)) },
       };
     }
-    const renew = setInterval(() => void deps.storage.control.renewLease(lock, job.jobId, deps.leaseMs).catch(() => {}), deps.leaseMs / 3);
+    const renew = setInterval(() => void deps.storage.authority.renewLease(lock, job.jobId, deps.leaseMs).catch(() => {}), deps.leaseMs / 3);
     try {
       return await backfill(job, context, deps);
     } finally {
       clearInterval(renew);
-      await deps.storage.control.releaseLease(lock, job.jobId);
+      await deps.storage.authority.releaseLease(lock, job.jobId);
     }
   };
 }
@@ -102,13 +102,13 @@ function progressOf(job: JobRecord): BackfillProgress | null {
 async function backfill(job: JobRecord, context: JobContext, deps: BackfillDependencies): Promise<JobOutcome> {
   // Publication paused: the job waits for READY (no attempt spent), then continues where it stopped.
   await deps.publisher.assertReady();
-  await deps.storage.jobs.setReadiness(job.clientId, 'backfilling', job.jobId);
+  await deps.storage.discovery.setReadiness(job.clientId, 'backfilling', job.jobId);
   await context.heartbeat('processing');
   const store = deps.storage.client(job.clientId);
   // Planning counts the versions; a run that crashed resumes from its recorded progress instead.
   const progress: BackfillProgress = progressOf(job) ?? {
     readiness_state: 'backfilling',
-    versions_total: await store.activeVersionCount(),
+    versions_total: await store.generations.activeVersionCount(),
     versions_completed: 0,
     versions_backfilled: 0,
     versions_pending: 0,
@@ -120,13 +120,13 @@ async function backfill(job: JobRecord, context: JobContext, deps: BackfillDepen
   await context.recordProgress(progress as unknown as JsonObject);
   for (;;) {
     const cursor = progress.cursor ? { documentId: progress.cursor.document_id, versionKey: progress.cursor.version_key } : null;
-    const batch = await store.activeGenerationsAfter(cursor, BACKFILL_BATCH_VERSIONS);
+    const batch = await store.generations.activeGenerationsAfter(cursor, BACKFILL_BATCH_VERSIONS);
     if (batch.length === 0) break;
     for (const generation of batch) {
       // SPEC.md: a backfill on a Client whose authority needs repair says so; it is not an empty corpus.
       const evidence = verifyEvidence(generation);
       if (evidence.state !== 'verified') {
-        await deps.storage.jobs.setReadiness(job.clientId, 'blocked', job.jobId);
+        await deps.storage.discovery.setReadiness(job.clientId, 'blocked', job.jobId);
         const { cursor: _cursor, violations, ...counts } = progress;
         return {
           status: 'failed',
@@ -145,7 +145,7 @@ async function backfill(job: JobRecord, context: JobContext, deps: BackfillDepen
     else await yieldToEventLoop();
   }
   const readiness = progress.versions_blocked > 0 || progress.versions_pending > 0 ? 'blocked' : 'ready';
-  await deps.storage.jobs.setReadiness(job.clientId, readiness, job.jobId);
+  await deps.storage.discovery.setReadiness(job.clientId, readiness, job.jobId);
   const { cursor: _cursor, violations, ...counts } = progress;
   const result: JsonObject = {
     ...counts,

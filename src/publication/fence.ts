@@ -2,7 +2,7 @@
 // in the durable store. A writer waits a bounded time for its turn; a holder that dies frees it at expiry.
 
 import { randomUUID } from 'node:crypto';
-import type { ControlStorePort } from '../storage/port.ts';
+import type { AuthorityRepository } from '../storage/port.ts';
 
 /** How often a waiting writer asks for the fence again. */
 export const FENCE_POLL_MS = 20;
@@ -25,11 +25,11 @@ export function fenceName(clientId: string): string {
 }
 
 export class LifecycleFence {
-  private readonly control: ControlStorePort;
+  private readonly authority: AuthorityRepository;
   private readonly leaseMs: number;
 
-  constructor(control: ControlStorePort, leaseMs = FENCE_LEASE_MS) {
-    this.control = control;
+  constructor(authority: AuthorityRepository, leaseMs = FENCE_LEASE_MS) {
+    this.authority = authority;
     this.leaseMs = leaseMs;
   }
 
@@ -38,21 +38,21 @@ export class LifecycleFence {
     const name = fenceName(clientId);
     const owner = `fence-${process.pid}-${randomUUID()}`;
     const deadline = Date.now() + waitMs;
-    while (!(await this.control.acquireLease(name, owner, this.leaseMs))) {
+    while (!(await this.authority.acquireLease(name, owner, this.leaseMs))) {
       if (Date.now() >= deadline) throw new FenceTimeout();
       await sleep(Math.min(FENCE_POLL_MS, Math.max(1, deadline - Date.now())));
     }
-    const renew = setInterval(() => void this.control.renewLease(name, owner, this.leaseMs).catch(() => {}), this.leaseMs / 3);
+    const renew = setInterval(() => void this.authority.renewLease(name, owner, this.leaseMs).catch(() => {}), this.leaseMs / 3);
     try {
       return await fn();
     } finally {
       clearInterval(renew);
-      await this.control.releaseLease(name, owner);
+      await this.authority.releaseLease(name, owner);
     }
   }
 
   /** True while some writer holds the Client's fence. */
   async held(clientId: string): Promise<boolean> {
-    return (await this.control.leaseHolder(fenceName(clientId))) !== null;
+    return (await this.authority.leaseHolder(fenceName(clientId))) !== null;
   }
 }

@@ -48,7 +48,7 @@ export class LifecycleService {
   constructor(storage: StoragePort, publisher: Publisher, options: LifecycleOptions) {
     this.storage = storage;
     this.publisher = publisher;
-    this.fence = new LifecycleFence(storage.control);
+    this.fence = new LifecycleFence(storage.authority);
     this.options = options;
   }
 
@@ -88,7 +88,7 @@ export class LifecycleService {
 
   /** Active generations of the document, narrowed to one version when version_id is given. */
   private async targets(clientId: string, documentId: string, versionId: string | undefined): Promise<GenerationRecord[]> {
-    const all = await this.storage.client(clientId).activeGenerationsOf(documentId);
+    const all = await this.storage.client(clientId).generations.activeGenerationsOf(documentId);
     return versionId === undefined ? all : all.filter((generation) => generation.versionKey === keyOf(versionId));
   }
 
@@ -110,7 +110,7 @@ export class LifecycleService {
     let chunks = 0;
     for (const [index, target] of targets.entries()) {
       // An unreadable stored generation proves nothing, and no successor can be built from it.
-      const loaded = target.unreadable ? null : await store.loadGeneration(target.generation);
+      const loaded = target.unreadable ? null : await store.generations.loadGeneration(target.generation);
       // SPEC.md DELETE rule 5: a version whose publication evidence does not verify is not republished.
       if (target.unreadable || (loaded && verifyEvidence(loaded).state !== 'verified')) {
         const pending = targets.slice(index).map((generation) => versionIdFromKey(generation.versionKey) ?? '');
@@ -143,7 +143,7 @@ export class LifecycleService {
   private async hardDelete(clientId: string, documentId: string, versionId: string | undefined): Promise<JsonObject> {
     const store = this.storage.client(clientId);
     const active = (await this.targets(clientId, documentId, versionId)).map((generation) => generation.versionKey);
-    const open = (await store.openPurges(documentId)).filter((key) => versionId === undefined || key === keyOf(versionId));
+    const open = (await store.purges.open(documentId)).filter((key) => versionId === undefined || key === keyOf(versionId));
     const versionKeys = [...new Set([...open, ...active])].sort();
     if (versionKeys.length === 0) throw new ServiceError('document_not_found', 'Document not found');
     try {
@@ -160,12 +160,12 @@ export class LifecycleService {
         // SPEC.md DELETE rule 6: past the request deadline, re-read the lane; with records left, stop here
         // (the journal keeps the purge, and repeating the request resumes it).
         let remaining = 0;
-        for (const left of versionKeys.slice(index)) remaining += await store.remainingRecords(documentId, left);
+        for (const left of versionKeys.slice(index)) remaining += await store.purges.remainingRecords(documentId, left);
         if (remaining > 0) throw new ServiceError('publication_purge_timeout', 'The purge did not finish within its deadline; repeat the request to resume it');
         break;
       }
-      chunks += await store.purgeVersion(documentId, key);
-      if ((await store.remainingRecords(documentId, key)) > 0) {
+      chunks += await store.purges.purgeVersion(documentId, key);
+      if ((await store.purges.remainingRecords(documentId, key)) > 0) {
         throw new ServiceError('publication_purge_timeout', 'Records remain after the purge; repeat the request to resume it');
       }
       await this.storage.jobs.deleteForDocument(clientId, documentId, key);

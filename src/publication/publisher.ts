@@ -34,23 +34,23 @@ export class Publisher {
    */
   async assertReady(): Promise<void> {
     if (!this.options.enabled) return;
-    const { mode } = await this.storage.control.authority();
+    const { mode } = await this.storage.authority.authority();
     if (mode !== 'READY') throw new PublicationPaused(mode);
   }
 
   /** Writes a generation invisible to every read; it waits there until activated or discarded. */
   async stage(clientId: string, input: GenerationInput): Promise<number> {
-    return this.storage.client(clientId).stage(input);
+    return this.storage.client(clientId).generations.stage(input);
   }
 
   async discard(clientId: string, generation: number): Promise<void> {
-    await this.storage.client(clientId).discardStaged(generation);
+    await this.storage.client(clientId).generations.discardStaged(generation);
   }
 
   /** Activates a staged generation when `allow` agrees with the version's current one; null when vetoed. */
   async activateStaged(clientId: string, generation: number, allow?: (current: GenerationRecord | null) => boolean): Promise<ActivationResult | null> {
     await this.assertReady();
-    const activation = await this.storage.client(clientId).activateStaged(generation, allow);
+    const activation = await this.storage.client(clientId).generations.activateStaged(generation, allow);
     if (activation) await this.cleanup(clientId, [activation]);
     return activation;
   }
@@ -58,7 +58,7 @@ export class Publisher {
   /** Stages and activates one generation in a single transaction when `allow` agrees; null when vetoed. */
   async stageAndActivate(clientId: string, input: GenerationInput, allow?: (current: GenerationRecord | null) => boolean): Promise<ActivationResult | null> {
     await this.assertReady();
-    const activation = await this.storage.client(clientId).stageAndActivate(input, allow);
+    const activation = await this.storage.client(clientId).generations.stageAndActivate(input, allow);
     if (activation) await this.cleanup(clientId, [activation]);
     return activation;
   }
@@ -69,7 +69,7 @@ export class Publisher {
    */
   async replace(clientId: string, replacements: { input: GenerationInput; expected: number | null }[]): Promise<ActivationResult[] | null> {
     await this.assertReady();
-    const activations = await this.storage.client(clientId).replaceGenerations(replacements);
+    const activations = await this.storage.client(clientId).generations.replaceGenerations(replacements);
     if (activations) await this.cleanup(clientId, activations);
     return activations;
   }
@@ -77,7 +77,7 @@ export class Publisher {
   /** Hides versions from every reader (a removal in the log) and journals their purge, in one transaction. */
   async beginRemoval(clientId: string, documentId: string, versionKeys: string[]): Promise<void> {
     await this.assertReady();
-    await this.storage.client(clientId).beginPurge(documentId, versionKeys);
+    await this.storage.client(clientId).purges.begin(documentId, versionKeys);
   }
 
   /**
@@ -87,6 +87,6 @@ export class Publisher {
    */
   private async cleanup(clientId: string, activations: ActivationResult[]): Promise<number> {
     if (!activations.some(({ previousGeneration }) => previousGeneration !== null)) return 0;
-    return this.storage.client(clientId).cleanupRetiredBefore(new Date(Date.now() - RETIRED_CONTENT_GRACE_MS).toISOString());
+    return this.storage.client(clientId).generations.cleanupRetiredBefore(new Date(Date.now() - RETIRED_CONTENT_GRACE_MS).toISOString());
   }
 }

@@ -112,7 +112,7 @@ export class UpdateService {
    * then (SPEC.md PATCH rule 2); versions not there now, or unreadable, are the job's to report.
    */
   private async refuseContractViolation(clientId: string, documentId: string, versionKey: string | null, patch: JsonObject): Promise<void> {
-    const targets = (await this.storage.client(clientId).activeGenerationsOf(documentId)).filter((generation) => versionKey === null || generation.versionKey === versionKey);
+    const targets = (await this.storage.client(clientId).generations.activeGenerationsOf(documentId)).filter((generation) => versionKey === null || generation.versionKey === versionKey);
     for (const target of targets) {
       if (target.unreadable) continue;
       const violation = checkMetadataContract(mergePatch(target.canonicalMetadata.custom, patch) as JsonValue);
@@ -145,7 +145,7 @@ export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): J
     const store = deps.storage.client(job.clientId);
     const patch = (isJsonObject(job.request.metadata) ? job.request.metadata : {}) as JsonObject;
     const filename = typeof job.request.filename === 'string' ? job.request.filename : undefined;
-    const all = await store.activeGenerationsOf(job.documentId);
+    const all = await store.generations.activeGenerationsOf(job.documentId);
     const targets = job.versionKey === null ? all : all.filter((generation) => generation.versionKey === job.versionKey);
     const counts = { versions_total: targets.length, versions_completed: 0, versions_unchanged: 0, updated_chunks: 0, cleanup_tasks_scheduled: 0 };
     if (targets.length === 0) return { status: 'failed', error: METADATA_UPDATE_FAILED, result: counts };
@@ -170,7 +170,7 @@ export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): J
         counts.versions_unchanged++;
         continue;
       }
-      const loaded = await store.loadGeneration(target.generation);
+      const loaded = await store.generations.loadGeneration(target.generation);
       if (!loaded || loaded.state !== 'active') return REPLACEMENT_OVERTAKEN;
       replacements.push({ loaded, input: successorOf(loaded, { canonicalMetadata, leaves: metadataLeaves(canonicalMetadata), jobId: job.jobId }), expected: target.generation });
     }

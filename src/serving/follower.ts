@@ -49,7 +49,7 @@ export class Follower {
     if (until === false) return;
     for (const clientId of this.index.loadedClientIds()) {
       if (this.stopped) return;
-      const head = await this.storage.client(clientId).logHead(until ?? undefined);
+      const head = await this.storage.client(clientId).publicationLog.head(until ?? undefined);
       if (head > this.index.appliedSeq(clientId)) await this.index.catchUp(clientId, head, until ?? undefined);
     }
   }

@@ -55,7 +55,7 @@ export class ReadGuard {
     if (!this.options.enabled) return { mode: 'DISABLED', fencedAt: null };
     let record;
     try {
-      record = await this.storage.control.authority();
+      record = await this.storage.authority.authority();
     } catch (error) {
       // Corrupted publication state: every read fails closed, retryably, until an operator repairs it.
       if (error instanceof AuthorityUnreadable) throw new ServiceError('publication_authority_inconsistent', 'The publication authority record is missing or unreadable');
@@ -112,7 +112,7 @@ export class ReadGuard {
   }
 
   private async catchUp(clientId: string, until?: string): Promise<void> {
-    const head = await this.storage.client(clientId).logHead(until);
+    const head = await this.storage.client(clientId).publicationLog.head(until);
     if (this.index.appliedSeq(clientId) >= head) return;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.options.catchUpDeadlineMs)));

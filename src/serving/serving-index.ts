@@ -169,8 +169,8 @@ export class ServingIndex {
    */
   private async load(clientId: string): Promise<void> {
     const store = this.storage.client(clientId);
-    const head = await store.logHead();
-    const ids = await store.servedGenerationIds();
+    const head = await store.publicationLog.head();
+    const ids = await store.generations.servedGenerationIds();
     const session = this.builder.begin(this.dimensions);
     let snapshot = emptySnapshot(clientId, this.dimensions);
     const versions: ServedVersion[] = [];
@@ -193,7 +193,7 @@ export class ServingIndex {
     let segment: Segment | null = null;
     try {
       for (let start = 0; start < ids.length; start += REBUILD_READ_BATCH) {
-        for (const generation of await store.loadActiveGenerations(ids.slice(start, start + REBUILD_READ_BATCH))) {
+        for (const generation of await store.generations.loadActiveGenerations(ids.slice(start, start + REBUILD_READ_BATCH))) {
           batch.push(generation);
           batchChunks += generation.chunkCount;
         }
@@ -250,7 +250,7 @@ export class ServingIndex {
       return this.applyPending(clientId, until);
     }
     const applied = this.appliedSeq(clientId);
-    const changes = await this.storage.client(clientId).changesSince(applied, PUBLICATION_LOG_REPLAY_LIMIT, until);
+    const changes = await this.storage.client(clientId).publicationLog.changesSince(applied, PUBLICATION_LOG_REPLAY_LIMIT, until);
     if (changes.head <= applied) return;
     if (changes.entries.length === 0) {
       // Too far behind, or the entries were compacted away: rebuild instead of replaying.

@@ -12,7 +12,7 @@ export interface DiscoveryReadiness {
 }
 
 export async function discoveryReadiness(storage: StoragePort, clientId: string): Promise<DiscoveryReadiness> {
-  const recorded = await storage.jobs.readiness(clientId);
+  const recorded = await storage.discovery.readiness(clientId);
   if (recorded.updatedAt !== null) return recorded;
-  return (await storage.client(clientId).hasUnindexedLeaves()) ? { ...recorded, state: 'not_started' } : recorded;
+  return (await storage.client(clientId).generations.hasUnindexedLeaves()) ? { ...recorded, state: 'not_started' } : recorded;
 }

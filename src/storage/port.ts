@@ -1,29 +1,251 @@
-// The storage port: what services may ask of the durable store, Promise-based so that a network store
-// (PostgreSQL) fits behind it as well as the embedded SQLite adapter. Services import these types only.
+// The storage port: what services may ask of the durable store, as repositories by aggregate. Every method is
+// asynchronous, so that a network store (PostgreSQL) fits behind it as well as the embedded SQLite adapter,
+// and every method is one transaction: it reads one consistent state, and what it writes commits whole or
+// not at all. No transaction spans two calls. A write that touches two aggregates (an activation appends its
+// publication-log entry; the start of a purge appends a removal) is one method of the aggregate that owns it,
+// and says so. Nothing here names a driver's types; services import these types only.
 
-import type { ClientStore } from './client-store.ts';
-import type { JobStore } from './job-store.ts';
-import type { ControlStore } from './control-store.ts';
+import type { JsonObject } from '../domain/canonical-metadata.ts';
+import type {
+  ActivationResult,
+  ChunkRecord,
+  GenerationInput,
+  GenerationRecord,
+  LoadedGeneration,
+  ServingGeneration,
+} from '../domain/generation.ts';
+import type { JobState, ReadinessState } from '../domain/job-states.ts';
+import type { JobRecord, NewJob } from '../domain/jobs.ts';
+import type { UsageBesides } from '../domain/limits.ts';
+import type { DurableAuthorityMode, PublicationLogEntry } from '../domain/publication-log.ts';
 
-/** Public methods of an adapter class, as an interface another adapter can implement. */
-type PortOf<T> = { [K in keyof T]: T[K] };
+/** A generation's publication record: its manifest and the identity it was published under. */
+export interface ManifestRecord {
+  generation: number;
+  state: string;
+  documentId: string;
+  versionKey: string;
+  jobId: string | null;
+  chunkCount: number;
+  /** Parsed manifest JSON, or null when the stored text is not JSON (corrupt evidence). */
+  manifest: JsonObject | null;
+}
 
-export type ClientStorePort = PortOf<ClientStore>;
-export type JobStorePort = PortOf<JobStore>;
-export type ControlStorePort = PortOf<ControlStore>;
+/** Whether an activation may replace the version's current active generation (null: none yet). */
+export type ActivationVeto = (current: GenerationRecord | null) => boolean;
+
+/**
+ * One Client's generations with their chunks, metadata leaves and lane data: staging, activation, and the
+ * reads that serving, documents and quotas need. A generation never changes once staged; activation moves
+ * the version's pointer to it and retires the one it replaces.
+ */
+export interface GenerationRepository {
+  /** Writes a generation in state staged (invisible to every read) and returns its number. */
+  stage(input: GenerationInput): Promise<number>;
+  /** The staged generation a job left behind while it waited for publication, if any. */
+  stagedGenerationOf(jobId: string): Promise<number | null>;
+  /** Removes a staged generation that will never be activated (its job was superseded or failed). */
+  discardStaged(generation: number): Promise<void>;
+  /**
+   * Activates a staged generation when `allow` agrees, retiring the version's previous generation and
+   * appending the publication-log entry, in one transaction. Null when vetoed or no longer staged.
+   */
+  activateStaged(generation: number, allow?: ActivationVeto): Promise<ActivationResult | null>;
+  /** Stages and activates one generation (with its log entry) in one transaction when `allow` agrees; null when vetoed. */
+  stageAndActivate(input: GenerationInput, allow?: ActivationVeto): Promise<ActivationResult | null>;
+  /**
+   * Stages and activates several generations (with their log entries) in one transaction, each replacing the
+   * generation its caller read (`expected`). If any version moved meanwhile, nothing is written: null.
+   */
+  replaceGenerations(replacements: { input: GenerationInput; expected: number | null }[]): Promise<ActivationResult[] | null>;
+
+  /** A version's active generation, unreadable parts named (GenerationRecord.unreadable). */
+  activeGeneration(documentId: string, versionKey: string): Promise<GenerationRecord | null>;
+  /** A generation's record as stored, unreadable parts named. */
+  generation(generation: number): Promise<GenerationRecord | null>;
+  /** Active generations of every version of one document, in version-key order. */
+  activeGenerationsOf(documentId: string): Promise<GenerationRecord[]>;
+  /** Only the manifest of a generation (what publication-ready polls may read). */
+  manifest(generation: number): Promise<ManifestRecord | null>;
+  /** The manifest record of a version's active generation (successor verification reads nothing else). */
+  activeManifest(documentId: string, versionKey: string): Promise<ManifestRecord | null>;
+  /** The whole generation with chunks and leaves; UnreadableGeneration when part of it does not read. */
+  loadGeneration(generation: number): Promise<LoadedGeneration | null>;
+  /** The stored texts of these chunks in the order asked, null where one is gone (its generation was purged). */
+  chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(string | null)[]>;
+  /** Up to `limit` chunks of a generation from the `offset`-th, in document order. */
+  chunkRange(generation: number, offset: number, limit: number): Promise<ChunkRecord[]>;
+
+  /**
+   * The next active versions (not under purge) after `cursor` in identity order, loaded, unreadable ones
+   * named as such: a scan that can stop and resume, since a replacement keeps its version's place.
+   */
+  activeGenerationsAfter(cursor: { documentId: string; versionKey: string } | null, limit: number): Promise<LoadedGeneration[]>;
+  /** How many active versions (not under purge) the Client has. */
+  activeVersionCount(): Promise<number>;
+  /** Active generations a serving snapshot holds (not under purge), in activation order: ids only. */
+  servedGenerationIds(): Promise<number[]>;
+  /** These generations as serving loads them, those still active only (a rebuild loads them in batches). */
+  loadActiveGenerations(generations: readonly number[]): Promise<ServingGeneration[]>;
+  /** True when an active generation's metadata lane was never indexed (pre-discovery data). */
+  hasUnindexedLeaves(): Promise<boolean>;
+  /** What the Client holds over its active generations, without the given Document Version (quotas). */
+  usage(besides: { documentId: string; versionKey: string }): Promise<UsageBesides>;
+  /**
+   * Removes the chunks, leaves and lane data of generations retired at or before `cutoff` (an ISO time);
+   * their records and manifests stay for successor verification. Returns the chunk rows removed.
+   */
+  cleanupRetiredBefore(cutoff: string): Promise<number>;
+}
+
+/** What a follower must apply to move from one log position to the head, read in one consistent state. */
+export interface PublicationChanges {
+  head: number;
+  /** The oldest entry still in the log (0 when the log is empty). */
+  floor: number;
+  entries: PublicationLogEntry[];
+  /** The generations named by the entries that are still active, as serving loads them. */
+  generations: Map<number, ServingGeneration>;
+}
+
+/** One Client's publication log: the ordered record of activations and removals that followers replay. */
+export interface PublicationLogRepository {
+  /**
+   * The sequence number of the newest publication (0 before the first). With `until` (an ISO time), the
+   * newest one committed at or before it (what FENCING pins reads to).
+   */
+  head(until?: string): Promise<number>;
+  /**
+   * Entries after `since` up to the head (or the last one committed by `until`), at most `maxEntries` of
+   * them, and the still-active generations they name, in one consistent read.
+   */
+  changesSince(since: number, maxEntries: number, until?: string): Promise<PublicationChanges>;
+}
+
+/** One Client's purge journal: hard deletes recorded before they remove anything, so a crash resumes them. */
+export interface PurgeJournalRepository {
+  /** Records the intent to purge these versions and hides them (a removal in the publication log), in one transaction. */
+  begin(documentId: string, versionKeys: string[]): Promise<void>;
+  /** Version keys of this document whose purge was started and not finished. */
+  open(documentId: string): Promise<string[]>;
+  /** Physically removes every generation of a version with its chunks and leaves, and closes its entry; returns the chunks removed. */
+  purgeVersion(documentId: string, versionKey: string): Promise<number>;
+  /** What is left of a version in every lane (a purge is verified by this reaching 0). */
+  remainingRecords(documentId: string, versionKey: string): Promise<number>;
+}
+
+/** Everything the store holds for one Client. */
+export interface ClientRepositories {
+  readonly clientId: string;
+  readonly generations: GenerationRepository;
+  readonly publicationLog: PublicationLogRepository;
+  readonly purges: PurgeJournalRepository;
+  /** The stored schema of the Client's lanes (health reports it). */
+  laneSchemas(): Promise<string[]>;
+  /** A cheap read that proves the Client's store answers. */
+  probe(): Promise<void>;
+}
+
+/** Durable jobs with leases: enqueue, claim, heartbeat, retry, finish, look up. */
+export interface JobRepository {
+  enqueue(job: NewJob): Promise<JobRecord>;
+  /** A Client's job (never another Client's). */
+  get(clientId: string, jobId: string): Promise<JobRecord | null>;
+  getById(jobId: string): Promise<JobRecord | null>;
+  /** Takes the next runnable job for `owner` with a lease of `leaseMs`, or null. */
+  claim(owner: string, leaseMs: number): Promise<JobRecord | null>;
+  /** Extends the owner's lease (and sets a status); false when the lease was lost. */
+  heartbeat(jobId: string, owner: string, leaseMs: number, status?: JobState): Promise<boolean>;
+  finish(jobId: string, owner: string, outcome: { status: JobState; result?: JsonObject | null; error?: string | null; errorDetails?: JsonObject | null }): Promise<boolean>;
+  scheduleRetry(jobId: string, owner: string, error: string, delayMs: number): Promise<boolean>;
+  recordProgress(jobId: string, owner: string, progress: JsonObject): Promise<boolean>;
+  /** Puts a job back to wait for publication (no attempt spent). */
+  waitForPublication(jobId: string, owner: string, message: string, delayMs: number): Promise<boolean>;
+  release(jobId: string, owner: string): Promise<void>;
+  newestEmbedJob(clientId: string, documentId: string, versionKey: string): Promise<JobRecord | null>;
+  /** Deletes a document's jobs (hard delete); returns their ids. */
+  deleteForDocument(clientId: string, documentId: string, versionKey: string | null): Promise<string[]>;
+  countsByOperationAndState(): Promise<{ operation: string; status: string; count: number }[]>;
+  /** Upload files that live jobs still need. */
+  liveUploadNames(): Promise<Set<string>>;
+}
+
+/** A Client's Metadata Discovery readiness as recorded (discovery-readiness.ts derives what readers see). */
+export interface RecordedReadiness {
+  state: ReadinessState;
+  backfillJobId: string | null;
+  /** Null when nothing was ever recorded for the Client. */
+  updatedAt: string | null;
+}
+
+/** Durable Metadata Discovery readiness per Client. */
+export interface DiscoveryRepository {
+  readiness(clientId: string): Promise<RecordedReadiness>;
+  setReadiness(clientId: string, state: ReadinessState, backfillJobId?: string | null): Promise<void>;
+}
+
+export interface AuthorityRecord {
+  mode: DurableAuthorityMode;
+  authorityId: string;
+  changedAt: string;
+}
+
+/** The durable publication authority record and named leases (lifecycle fences, single-writer locks). */
+export interface AuthorityRepository {
+  /** The record; AuthorityUnreadable when it is missing, damaged or cannot be read. */
+  authority(): Promise<AuthorityRecord>;
+  setAuthorityMode(mode: DurableAuthorityMode): Promise<AuthorityRecord>;
+  /** Takes the named lease for `owner` when it is free, expired or already this owner's (then renews it). */
+  acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Extends a lease this owner holds; false when it was lost (expired and taken). */
+  renewLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  releaseLease(name: string, owner: string): Promise<void>;
+  /** The live holder of a lease, or null. */
+  leaseHolder(name: string): Promise<{ owner: string; expiresAt: number } | null>;
+  /** A cheap read that proves the record's store answers. */
+  probe(): Promise<void>;
+}
+
+export interface RateWindowDecision {
+  allowed: boolean;
+  /** When refused: ms until the oldest hit in the window leaves it. */
+  retryAfterMs: number;
+}
+
+/** Sliding rate-limit windows per (Client, bucket), shared by every process. */
+export interface RateLimitRepository {
+  /** Counts one request in every bucket if each window has room, all or nothing. */
+  takeSlots(clientId: string, buckets: readonly { bucket: string; limit: number }[], windowMs: number): Promise<RateWindowDecision>;
+}
+
+/** Secrets shared by every process of a deployment, created by the first that asks. */
+export interface SecretRepository {
+  /** The named secret (random, 32 bytes, hex); never logged or returned to callers. */
+  deploymentSecret(name: string): Promise<string>;
+}
+
+/** Uploaded files, written durably before the job that needs them is recorded. */
+export interface UploadRepository {
+  save(name: string, bytes: Uint8Array): Promise<void>;
+  read(name: string): Promise<Buffer | null>;
+  delete(name: string): Promise<void>;
+  /** Removes uploads no live job refers to (left by a crash between write and enqueue); returns how many. */
+  sweep(liveNames: Set<string>): Promise<number>;
+}
 
 export interface StoragePort {
-  readonly jobs: JobStorePort;
-  readonly control: ControlStorePort;
-  /** The Client's store (opened on first use; no I/O is needed to name it). */
-  client(clientId: string): ClientStorePort;
+  readonly jobs: JobRepository;
+  readonly discovery: DiscoveryRepository;
+  readonly authority: AuthorityRepository;
+  readonly rateLimits: RateLimitRepository;
+  readonly secrets: SecretRepository;
+  readonly uploads: UploadRepository;
+  /** The Client's repositories (opened on first use; no I/O is needed to name them). */
+  client(clientId: string): ClientRepositories;
   /** Lets go of what the process holds open for the Client (its connection); the next use opens it again. */
   releaseClient(clientId: string): void;
   knownClientIds(): Promise<string[]>;
-  saveUpload(name: string, bytes: Uint8Array): Promise<void>;
-  readUpload(name: string): Promise<Buffer | null>;
-  deleteUpload(name: string): Promise<void>;
-  sweepUploads(liveNames: Set<string>): Promise<number>;
+  /** Whether the store answers: the shared records and, in turn, a bounded number of Client stores. */
   probe(): Promise<void>;
   provisionedClients(): Promise<number>;
   laneSchemas(): Promise<{ engineVersion: string; schemas: string[] }>;

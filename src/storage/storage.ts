@@ -3,15 +3,20 @@
 // It hands out per-Client stores; it never interprets documents.
 
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, existsSync, openSync, writeSync, fsyncSync, closeSync, renameSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase, probeDatabaseFile } from './sqlite.ts';
 import type { Database } from './sqlite.ts';
 import { CONTROL_MIGRATIONS } from './control-migrations.ts';
 import { CLIENT_MIGRATIONS } from './client-migrations.ts';
-import { JobStore } from './job-store.ts';
 import { ClientStore } from './client-store.ts';
-import { ControlStore } from './control-store.ts';
+import type { ClientDatabase } from './client-database.ts';
+import { SqliteJobRepository } from './sqlite-jobs.ts';
+import { SqliteDiscoveryRepository } from './sqlite-discovery.ts';
+import { SqliteAuthorityRepository } from './sqlite-authority.ts';
+import { SqliteRateLimitRepository } from './sqlite-rate-limits.ts';
+import { SqliteSecretRepository } from './sqlite-secrets.ts';
+import { UploadFiles } from './upload-files.ts';
 import type { StoragePort } from './port.ts';
 import { PUBLICATION_LOG_RETAINED_ENTRIES } from '../domain/publication-log.ts';
 
@@ -43,18 +48,21 @@ function clientFileName(clientId: string): string {
 }
 
 export class Storage implements StoragePort {
-  readonly jobs: JobStore;
-  readonly control: ControlStore;
+  readonly jobs: SqliteJobRepository;
+  readonly discovery: SqliteDiscoveryRepository;
+  readonly authority: SqliteAuthorityRepository;
+  readonly rateLimits: SqliteRateLimitRepository;
+  readonly secrets: SqliteSecretRepository;
+  readonly uploads: UploadFiles;
   readonly dataDir: string;
   private readonly controlDb: Database;
   private readonly clients = new Map<string, ClientStore>();
   private readonly clientsDir: string;
-  private readonly uploadsDir: string;
 
   private readonly logRetained: number;
   private readonly connectionsMax: number;
-  /** Client stores with an open connection, least recently used first. */
-  private readonly connected = new Map<string, ClientStore>();
+  /** Client databases with an open connection, least recently used first. */
+  private readonly connected = new Map<string, ClientDatabase>();
   private lastConnected: string | null = null;
   /** Where the state-store probe goes on (the rowid of the last Client file it read) and the files that failed it. */
   private probeCursor = 0;
@@ -63,19 +71,21 @@ export class Storage implements StoragePort {
   /**
    * `logRetained`: publication-log entries kept per Client (tests make it small to exercise compaction).
    * `connectionsMax`: Client databases kept open (DEFAULT_CLIENT_CONNECTIONS_MAX).
-   * `createAuthority`: false for a process part that only reads (the health probe thread, ControlStore).
+   * `createAuthority`: false for a process part that only reads (the health probe thread, SqliteAuthorityRepository).
    */
   constructor(dataDir: string, options: { logRetained?: number; connectionsMax?: number; createAuthority?: boolean } = {}) {
     this.logRetained = options.logRetained ?? PUBLICATION_LOG_RETAINED_ENTRIES;
     this.connectionsMax = Math.max(1, options.connectionsMax ?? DEFAULT_CLIENT_CONNECTIONS_MAX);
     this.dataDir = dataDir;
     this.clientsDir = join(dataDir, 'clients');
-    this.uploadsDir = join(dataDir, 'uploads');
     mkdirSync(this.clientsDir, { recursive: true });
-    mkdirSync(this.uploadsDir, { recursive: true });
+    this.uploads = new UploadFiles(join(dataDir, 'uploads'));
     this.controlDb = openDatabase(join(dataDir, 'control.db'), CONTROL_MIGRATIONS);
-    this.jobs = new JobStore(this.controlDb);
-    this.control = new ControlStore(this.controlDb, Date.now, options.createAuthority ?? true);
+    this.jobs = new SqliteJobRepository(this.controlDb);
+    this.discovery = new SqliteDiscoveryRepository(this.controlDb);
+    this.authority = new SqliteAuthorityRepository(this.controlDb, Date.now, options.createAuthority ?? true);
+    this.rateLimits = new SqliteRateLimitRepository(this.controlDb);
+    this.secrets = new SqliteSecretRepository(this.controlDb);
   }
 
   /** The Client's store, created on first use. */
@@ -95,29 +105,29 @@ export class Storage implements StoragePort {
     return store;
   }
 
-  /** Keeps the store's connection the most recently used, and closes the least recently used beyond the bound. */
-  private connectionUsed(store: ClientStore): void {
-    const { clientId } = store;
-    if (this.connected.get(clientId) === store) {
+  /** Keeps the database's connection the most recently used, and closes the least recently used beyond the bound. */
+  private connectionUsed(database: ClientDatabase): void {
+    const { clientId } = database;
+    if (this.connected.get(clientId) === database) {
       // Already the most recent: the common case of consecutive statements of one Client costs no reordering.
       if (this.lastConnected === clientId) return;
       this.connected.delete(clientId);
     }
-    this.connected.set(clientId, store);
+    this.connected.set(clientId, database);
     this.lastConnected = clientId;
     while (this.connected.size > this.connectionsMax) {
-      const [oldestId, oldest] = this.connected.entries().next().value as [string, ClientStore];
+      const [oldestId, oldest] = this.connected.entries().next().value as [string, ClientDatabase];
       this.connected.delete(oldestId);
       oldest.release();
     }
   }
 
   releaseClient(clientId: string): void {
-    const store = this.connected.get(clientId);
-    if (!store) return;
+    const database = this.connected.get(clientId);
+    if (!database) return;
     this.connected.delete(clientId);
     if (this.lastConnected === clientId) this.lastConnected = null;
-    store.release();
+    database.release();
   }
 
   /** How many Client databases are open now. */
@@ -132,52 +142,14 @@ export class Storage implements StoragePort {
     return rows.filter((row) => files.has(row.file)).map((row) => row.client_id);
   }
 
-  /** Writes upload bytes durably (fsync, then atomic rename) before the job that needs them is recorded. */
-  async saveUpload(name: string, bytes: Uint8Array): Promise<void> {
-    const path = join(this.uploadsDir, name);
-    const temp = `${path}.partial`;
-    const fd = openSync(temp, 'w');
-    try {
-      writeSync(fd, bytes);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, path);
-  }
-
-  async readUpload(name: string): Promise<Buffer | null> {
-    const path = join(this.uploadsDir, name);
-    return existsSync(path) ? readFileSync(path) : null;
-  }
-
-  async deleteUpload(name: string): Promise<void> {
-    rmSync(join(this.uploadsDir, name), { force: true });
-  }
-
-  /** Removes upload files no live job refers to (left by a crash between write and enqueue). */
-  async sweepUploads(liveNames: Set<string>): Promise<number> {
-    let removed = 0;
-    for (const file of readdirSync(this.uploadsDir)) {
-      if (!liveNames.has(file)) {
-        rmSync(join(this.uploadsDir, file), { force: true });
-        removed++;
-      }
-    }
-    return removed;
-  }
-
-  /**
-   * A liveness probe of the durable store for /health: the control database, and every Client database file
-   * opened afresh and read from disk (an open connection could answer from its cache after the file broke).
-   */
   /**
    * The control database, and the next PROBED_CLIENT_FILES_PER_CALL Client database files in turn (the
    * first again after the last): one call costs the same whatever the number of Clients. Fails while any
-   * file failed its latest probe, so a damaged store is reported by every call until it reads again.
+   * file failed its latest probe, so a damaged store is reported by every call until it reads again. Each
+   * file is opened afresh and read from disk (an open connection could answer from its cache after it broke).
    */
   async probe(): Promise<void> {
-    await this.control.probe();
+    await this.authority.probe();
     let rows = this.controlDb.prepare('SELECT rowid, file FROM client_files WHERE rowid > ? ORDER BY rowid LIMIT ?').all(this.probeCursor, PROBED_CLIENT_FILES_PER_CALL) as { rowid: number; file: string }[];
     if (rows.length < PROBED_CLIENT_FILES_PER_CALL) {
       // Round the end: the first files again, up to the window (those not read yet in this call).

@@ -69,7 +69,7 @@ test('a version over the contract blocks readiness; metadata scopes answer 409, 
   const storage = new Storage(server.dataDir);
   try {
     const store = storage.client('client-alpha');
-    const current = (await store.loadGeneration((await store.activeGeneration('legacy', 'legacy'))!.generation))!;
+    const current = (await store.generations.loadGeneration((await store.generations.activeGeneration('legacy', 'legacy'))!.generation))!;
     const legacy = { ...current.canonicalMetadata, custom: { blob: 'y'.repeat(70_000) } };
     const publisher = new Publisher(storage, { enabled: true });
     assert.ok(await publisher.replace('client-alpha', [{ input: successorOf(current, { canonicalMetadata: legacy }), expected: current.generation }]));
@@ -154,7 +154,7 @@ test('a backfill on a Client whose authority needs repair reports publication_au
   const storage = new Storage(dataDir);
   try {
     const store = storage.client('client-beta');
-    const generation = (await store.activeGeneration('broken', 'v2'))!.generation;
+    const generation = (await store.generations.activeGeneration('broken', 'v2'))!.generation;
     const { DatabaseSync } = await import('node:sqlite');
     const file = readdirSync(join(dataDir, 'clients')).find((name) => name.startsWith('client-beta-') && name.endsWith('.db'))!;
     const db = new DatabaseSync(join(dataDir, 'clients', file));

@@ -163,8 +163,8 @@ test('replacement_overtaken: a publication landing between a job\'s staging and 
     const upload = await uploadText(server.url, KEYS.alpha, { document_id: 'uploaded', version_id: 'v1', text: 'Second scan of the guarantee, signed.' });
     assert.equal(upload.status, 202, upload.text);
     const store = storage.client('client-alpha');
-    for (let i = 0; i < 200 && (await store.stagedGenerationOf(upload.json.job_id)) === null; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.notEqual(await store.stagedGenerationOf(upload.json.job_id), null, `the upload staged: ${JSON.stringify((await api(server.url, `/status/${upload.json.job_id}`, { key: KEYS.alpha })).json)}`);
+    for (let i = 0; i < 200 && (await store.generations.stagedGenerationOf(upload.json.job_id)) === null; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.notEqual(await store.generations.stagedGenerationOf(upload.json.job_id), null, `the upload staged: ${JSON.stringify((await api(server.url, `/status/${upload.json.job_id}`, { key: KEYS.alpha })).json)}`);
     assert.equal((await api(server.url, '/document/uploaded', { method: 'DELETE', key: KEYS.alpha })).status, 200);
     const uploaded = await waitForJob(server.url, KEYS.alpha, upload.json.job_id);
     assert.equal(uploaded.status, 'superseded', JSON.stringify(uploaded));
@@ -173,7 +173,7 @@ test('replacement_overtaken: a publication landing between a job\'s staging and 
     const kept = await api(server.url, '/document/uploaded/text?include_deleted=true', { key: KEYS.alpha });
     assert.equal(kept.json.deleted, true);
     assert.match(kept.json.chunks[0].text, /First scan/, 'the staged content never replaced it');
-    assert.equal(await store.stagedGenerationOf(upload.json.job_id), null, 'the staged generation was discarded');
+    assert.equal(await store.generations.stagedGenerationOf(upload.json.job_id), null, 'the staged generation was discarded');
   } finally {
     storage.close();
     await server.close();

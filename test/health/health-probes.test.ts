@@ -13,7 +13,7 @@ import { clientDbFile } from '../helpers/client-db.ts';
 test('a probe that blocks misses its deadline and gives its thread up; the next ones read on a new thread', async () => {
   const dir = tempDataDir();
   const storage = new Storage(dir);
-  for (const clientId of ['alpha', 'beta']) await storage.client(clientId).logHead();
+  for (const clientId of ['alpha', 'beta']) await storage.client(clientId).publicationLog.head();
   storage.close();
   const probes = new HealthProbes(dir);
   const holder = new DatabaseSync(clientDbFile(dir, 'beta'));

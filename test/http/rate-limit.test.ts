@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { RateLimiter } from '../../src/http/rate-limit.ts';
-import { ControlStore } from '../../src/storage/control-store.ts';
+import { SqliteRateLimitRepository } from '../../src/storage/sqlite-rate-limits.ts';
 import { openDatabase } from '../../src/storage/sqlite.ts';
 import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
@@ -15,8 +15,8 @@ function sharedLimiters(limit: number | { all: number; search: number }, clock: 
   const second = openDatabase(path, CONTROL_MIGRATIONS);
   const limits = typeof limit === 'number' ? { all: limit, search: limit } : limit;
   return {
-    a: new RateLimiter(new ControlStore(first, clock), limits),
-    b: new RateLimiter(new ControlStore(second, clock), limits),
+    a: new RateLimiter(new SqliteRateLimitRepository(first, clock), limits),
+    b: new RateLimiter(new SqliteRateLimitRepository(second, clock), limits),
     close() {
       first.close();
       second.close();

@@ -25,7 +25,7 @@ test('a second backfill while one is running is refused with a retry hint bounde
     // The first run holds the Client's single-writer lease while it works.
     let releaseFirst!: () => void;
     const holding = new Promise<void>((resolve) => (releaseFirst = resolve));
-    assert.equal(await storageA.control.acquireLease(`backfill:c1`, first.jobId, leaseMs), true);
+    assert.equal(await storageA.authority.acquireLease(`backfill:c1`, first.jobId, leaseMs), true);
     const claimed = (await storageB.jobs.claim('worker-b', leaseMs))!;
     assert.equal(claimed.jobId, second.jobId);
     const outcome = await handlerB(claimed, context);
@@ -43,7 +43,7 @@ test('a second backfill while one is running is refused with a retry hint bounde
     releaseFirst();
     await holding;
     assert.equal((await handlerA(claimedFirst, context)).status, 'completed');
-    assert.equal(await storageA.control.leaseHolder('backfill:c1'), null);
+    assert.equal(await storageA.authority.leaseHolder('backfill:c1'), null);
   } finally {
     storageA.close();
     storageB.close();

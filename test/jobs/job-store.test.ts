@@ -3,15 +3,17 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/storage/sqlite.ts';
 import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
-import { JobStore } from '../../src/storage/job-store.ts';
+import { SqliteJobRepository } from '../../src/storage/sqlite-jobs.ts';
+import { SqliteDiscoveryRepository } from '../../src/storage/sqlite-discovery.ts';
 import { tempDataDir, removeDir } from '../helpers/server.ts';
 
 function store() {
   const dir = tempDataDir();
   let now = 1_000_000;
   const db = openDatabase(join(dir, 'control.db'), CONTROL_MIGRATIONS);
-  const jobs = new JobStore(db, () => now);
-  return { jobs, advance: (ms: number) => (now += ms), close: () => { db.close(); removeDir(dir); } };
+  const jobs = new SqliteJobRepository(db, () => now);
+  const discovery = new SqliteDiscoveryRepository(db, () => now);
+  return { jobs, discovery, advance: (ms: number) => (now += ms), close: () => { db.close(); removeDir(dir); } };
 }
 
 const NEW_JOB = { clientId: 'c1', operation: 'embed' as const, documentId: 'd1', versionKey: 'd1', request: { source: 'text' }, maxAttempts: 3 };
@@ -107,16 +109,16 @@ test('the newest upload job of a version is the one that owns it', async () => {
 });
 
 test('readiness never sticks at backfilling: a backfill that failed leaves the Client blocked', async () => {
-  const { jobs, close } = store();
+  const { jobs, discovery, close } = store();
   try {
     const backfill = await jobs.enqueue({ clientId: 'c1', operation: 'metadata_backfill', documentId: '', versionKey: null, request: {}, maxAttempts: 3 });
-    await jobs.setReadiness('c1', 'backfilling', backfill.jobId);
-    assert.equal((await jobs.readiness('c1')).state, 'backfilling', 'while its job is alive');
+    await discovery.setReadiness('c1', 'backfilling', backfill.jobId);
+    assert.equal((await discovery.readiness('c1')).state, 'backfilling', 'while its job is alive');
     await jobs.claim('w1', 1000);
     await jobs.finish(backfill.jobId, 'w1', { status: 'failed', error: 'gave up' });
-    assert.equal((await jobs.readiness('c1')).state, 'blocked');
-    await jobs.setReadiness('c2', 'backfilling', 'a-job-that-was-purged');
-    assert.equal((await jobs.readiness('c2')).state, 'blocked');
+    assert.equal((await discovery.readiness('c1')).state, 'blocked');
+    await discovery.setReadiness('c2', 'backfilling', 'a-job-that-was-purged');
+    assert.equal((await discovery.readiness('c2')).state, 'blocked');
   } finally {
     close();
   }

@@ -6,8 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Storage } from '../../src/storage/storage.ts';
-import type { ClientStorePort, StoragePort } from '../../src/storage/port.ts';
-import type { ManifestRecord } from '../../src/storage/client-store.ts';
+import type { ClientRepositories, ManifestRecord, StoragePort } from '../../src/storage/port.ts';
 import { renderJob } from '../../src/jobs/job-view.ts';
 import { SUCCESSOR_VERIFICATION_ATTEMPTS } from '../../src/spec-limits.ts';
 import { manifestDigest } from '../../src/serving/manifest.ts';
@@ -23,9 +22,9 @@ const CLIENT = 'c';
 /** A storage whose Client store answers activeManifest from `successors` (one per read), counting the reads. */
 function withSuccessors(storage: Storage, successors: (real: ManifestRecord) => ManifestRecord[]): { port: StoragePort; reads: () => number } {
   let reads = 0;
-  const client = (clientId: string): ClientStorePort => {
+  const client = (clientId: string): ClientRepositories => {
     const real = storage.client(clientId);
-    return new Proxy(real, {
+    const generations = new Proxy(real.generations, {
       get(target, name) {
         if (name !== 'activeManifest') {
           const value = Reflect.get(target, name, target);
@@ -38,6 +37,7 @@ function withSuccessors(storage: Storage, successors: (real: ManifestRecord) => 
         };
       },
     });
+    return { clientId, generations, publicationLog: real.publicationLog, purges: real.purges, laneSchemas: () => real.laneSchemas(), probe: () => real.probe() };
   };
   const port = new Proxy(storage, { get: (target, name) => (name === 'client' ? client : Reflect.get(target, name, target)) }) as unknown as StoragePort;
   return { port, reads: () => reads };
@@ -47,7 +47,7 @@ function withSuccessors(storage: Storage, successors: (real: ManifestRecord) => 
 async function retiredUpload(dir: string): Promise<{ storage: Storage; job: JobRecord }> {
   await seedVersions(dir, CLIENT, 'doc', [{ versionId: 'v1', text: 'Remittance advice, first issue.' }]);
   const storage = new Storage(dir);
-  const first = (await storage.client(CLIENT).activeManifest('doc', versionKey('v1')))!;
+  const first = (await storage.client(CLIENT).generations.activeManifest('doc', versionKey('v1')))!;
   await seedVersions(dir, CLIENT, 'doc', [{ versionId: 'v1', text: 'Remittance advice, second issue.' }]);
   const now = new Date().toISOString();
   const job: JobRecord = {

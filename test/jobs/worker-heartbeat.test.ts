@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/storage/sqlite.ts';
 import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
-import { JobStore } from '../../src/storage/job-store.ts';
+import { SqliteJobRepository } from '../../src/storage/sqlite-jobs.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import type { JobOutcome } from '../../src/domain/jobs.ts';
 import { tempDataDir, removeDir } from '../helpers/server.ts';
@@ -16,7 +16,7 @@ const NEW_JOB = { clientId: 'c1', operation: 'embed' as const, documentId: 'd1',
 test('stage heartbeats just after a renewal are not written; state changes are, and the job ends with its lease held', async () => {
   const dir = tempDataDir();
   const db = openDatabase(join(dir, 'control.db'), CONTROL_MIGRATIONS);
-  const jobs = new JobStore(db);
+  const jobs = new SqliteJobRepository(db);
   const written: Array<string | undefined> = [];
   const heartbeat = jobs.heartbeat.bind(jobs);
   jobs.heartbeat = (jobId, owner, leaseMs, status) => {

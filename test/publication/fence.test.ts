@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { FenceTimeout, LifecycleFence, fenceName } from '../../src/publication/fence.ts';
-import { ControlStore } from '../../src/storage/control-store.ts';
+import { SqliteAuthorityRepository } from '../../src/storage/sqlite-authority.ts';
 import { openDatabase } from '../../src/storage/sqlite.ts';
 import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
@@ -14,7 +14,7 @@ function twoProcesses(leaseMs?: number) {
   const dir = tempDataDir();
   const path = join(dir, 'control.db');
   const dbs = [openDatabase(path, CONTROL_MIGRATIONS), openDatabase(path, CONTROL_MIGRATIONS)];
-  const [a, b] = dbs.map((db) => new LifecycleFence(new ControlStore(db), leaseMs));
+  const [a, b] = dbs.map((db) => new LifecycleFence(new SqliteAuthorityRepository(db), leaseMs));
   return { a, b, close: () => { dbs.forEach((db) => db.close()); removeDir(dir); } };
 }
 
@@ -63,7 +63,7 @@ test('a holder that died frees the fence when its lease expires', async () => {
   const dir = tempDataDir();
   const db = openDatabase(join(dir, 'control.db'), CONTROL_MIGRATIONS);
   try {
-    const control = new ControlStore(db);
+    const control = new SqliteAuthorityRepository(db);
     // A holder whose process died: its lease is never renewed nor released.
     assert.equal(await control.acquireLease(fenceName('c1'), 'dead-process', 120), true);
     const fence = new LifecycleFence(control);

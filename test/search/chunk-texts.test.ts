@@ -25,13 +25,13 @@ test('chunk texts of an answer: verified when intact, 503 when purged meanwhile,
     await index.catchUp('c');
     const snapshot = index.snapshot('c');
     const chunks = [...snapshot.versions.values()].flatMap((version) => chunksOf(snapshot, version));
-    const reader: ChunkTextReader = (clientId, keys) => storage.client(clientId).chunkTexts(keys);
+    const reader: ChunkTextReader = (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys);
     const texts = await readChunkTexts(reader, 'c', chunks);
     assert.deepEqual([...texts.values()].sort(), ['Remittance advice for April.', 'Remittance advice for March.']);
 
     // The reader's view of the store changed after its snapshot was taken: v2 is purged by another process.
     await new Publisher(storage, { enabled: true }).beginRemoval('c', 'doc', ['v2']);
-    await storage.client('c').purgeVersion('doc', 'v2');
+    await storage.client('c').purges.purgeVersion('doc', 'v2');
     await assert.rejects(readChunkTexts(reader, 'c', chunks), (error: unknown) => error instanceof ServiceError && error.code === 'publication_unavailable');
 
     const v1 = chunks.filter((chunk) => chunk.version.versionId === 'v1');

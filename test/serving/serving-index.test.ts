@@ -8,7 +8,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { versionKey } from '../../src/domain/identity.ts';
 import assert from 'node:assert/strict';
 import { Storage } from '../../src/storage/storage.ts';
-import { PUBLICATION_LOG_COMPACTION_EVERY } from '../../src/storage/client-store.ts';
+import { PUBLICATION_LOG_COMPACTION_EVERY } from '../../src/storage/sqlite-publication-log.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
 import { ThreadedSegmentBuilder } from '../../src/serving/threaded-segment-builder.ts';
 import { inlineSegmentBuilder } from '../../src/serving/segment.ts';
@@ -40,12 +40,12 @@ test('a follower applies activations, replacements and removals from the log, on
     const store = storage.client('c');
     await index.catchUp('c');
     assert.deepEqual(ids(index, 'c'), ['doc/v1', 'doc/v2']);
-    assert.equal(index.appliedSeq('c'), await store.logHead());
+    assert.equal(index.appliedSeq('c'), await store.publicationLog.head());
 
     // Another process soft-deletes v1 and purges v2: two more log entries.
     const publisher = new Publisher(storage, { enabled: true });
-    const v1 = (await store.activeGeneration('doc', 'v1'))!;
-    await publisher.replace('c', [{ input: successorOf((await store.loadGeneration(v1.generation))!, { deletion: { deleted: true, deletedAt: 'now', deletedBy: 'c' } }), expected: v1.generation }]);
+    const v1 = (await store.generations.activeGeneration('doc', 'v1'))!;
+    await publisher.replace('c', [{ input: successorOf((await store.generations.loadGeneration(v1.generation))!, { deletion: { deleted: true, deletedAt: 'now', deletedBy: 'c' } }), expected: v1.generation }]);
     await publisher.beginRemoval('c', 'doc', ['v2']);
     await index.catchUp('c');
     assert.deepEqual(ids(index, 'c'), ['doc/v1 (deleted)']);
@@ -72,8 +72,8 @@ test('a follower whose entries were compacted away rebuilds from the store and t
       await seedVersions(dir, 'c', 'first', [{ versionId: 'v0', text: 'Opening balance.' }]);
       const store = writer.client('c');
       for (let i = 0; i < retained * 3; i++) {
-        const current = (await store.activeGeneration('first', 'v0'))!;
-        const loaded = (await store.loadGeneration(current.generation))!;
+        const current = (await store.generations.activeGeneration('first', 'v0'))!;
+        const loaded = (await store.generations.loadGeneration(current.generation))!;
         await publisher.replace('c', [{ input: successorOf(loaded, { canonicalMetadata: { ...loaded.canonicalMetadata, custom: { round: i } } }), expected: current.generation }]);
       }
     } finally {
@@ -83,7 +83,7 @@ test('a follower whose entries were compacted away rebuilds from the store and t
     assert.equal(index.rebuilds, 1, 'rebuilt instead of replaying');
     assert.deepEqual(ids(index, 'c'), ['first/v0']);
     assert.deepEqual([...index.snapshot('c').versions.values()][0].canonicalMetadata.custom, { round: retained * 3 - 1 });
-    assert.equal(index.appliedSeq('c'), await storage.client('c').logHead());
+    assert.equal(index.appliedSeq('c'), await storage.client('c').publicationLog.head());
     await seedVersions(dir, 'c', 'second', [{ versionId: 'v0', text: 'Closing balance.' }]);
     await index.catchUp('c');
     assert.equal(index.rebuilds, 1, 'then follows entry by entry again');
@@ -105,7 +105,7 @@ test('a rebuild at start-up serves exactly the active, unpurged generations', as
     await index.rebuild('c');
     assert.equal(index.snapshot('c').versions.size, 29);
     assert.equal(index.snapshot('c').liveChunkCount, 29);
-    assert.equal(index.appliedSeq('c'), await storage.client('c').logHead());
+    assert.equal(index.appliedSeq('c'), await storage.client('c').publicationLog.head());
   } finally {
     await builder.close();
     storage.close();
@@ -120,7 +120,7 @@ test('evidence is verified on the segment thread as it is inline: good, non-auth
   const builder = new ThreadedSegmentBuilder({ graphCache: graphCacheIn(dir) });
   try {
     const store = storage.client('c');
-    const load = async (key: string) => (await store.loadGeneration((await store.activeGeneration('doc', key))!.generation))!;
+    const load = async (key: string) => (await store.generations.loadGeneration((await store.generations.activeGeneration('doc', key))!.generation))!;
     const good = await load('v1');
     const foreign = { ...(await load('v2')), manifest: { ...(await load('v2')).manifest, record_id: 'f'.repeat(32) } };
     const altered = await load('v3');
@@ -142,7 +142,7 @@ test('a generation whose stored manifest is not JSON is malformed evidence, neve
   const storage = new Storage(dir);
   try {
     const store = storage.client('c');
-    const damaged = (await store.activeGeneration('doc', versionKey('v2')))!.generation;
+    const damaged = (await store.generations.activeGeneration('doc', versionKey('v2')))!.generation;
     const file = join(dir, 'clients', readdirSync(join(dir, 'clients')).find((name) => name.endsWith('.db'))!);
     const db = new DatabaseSync(file);
     db.prepare(`UPDATE generations SET manifest = '{not json' WHERE generation = ?`).run(damaged);
@@ -217,7 +217,7 @@ test('a segment thread that is due to end when idle waits for the build sessions
   const builder = new ThreadedSegmentBuilder({ graphCache: graphCacheIn(dir), recycleBytes: 0 });
   try {
     const store = storage.client('c');
-    const [first, second] = await store.loadActiveGenerations(await store.servedGenerationIds());
+    const [first, second] = await store.generations.loadActiveGenerations(await store.generations.servedGenerationIds());
     const session = builder.begin(DIMENSIONS);
     // Added lane data moves to the thread, so a blob used again later is added as a copy.
     await session.add([{ firstOrdinal: 0, source: { lanes: first.lanes!.slice() } }]);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { CLIENT_MIGRATIONS } from '../../src/storage/client-migrations.ts';
 import { Storage } from '../../src/storage/storage.ts';
-import { CHUNK_TEXT_READ_BATCH } from '../../src/storage/client-store.ts';
+import { CHUNK_TEXT_READ_BATCH } from '../../src/storage/sqlite-generation-repository.ts';
 import { versionKey } from '../../src/domain/identity.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
@@ -21,8 +21,8 @@ test('chunk texts come back in the order asked, across generations and batches, 
     await seedVersions(dir, 'c', 'ledger', [{ versionId: 'ledger', text: many.join('\n'), chunks: many }]);
     await seedVersions(dir, 'c', 'memo', [{ versionId: 'memo', text: 'Memo one.\nMemo two.', chunks: ['Memo one.', 'Memo two.'] }]);
     const store = await storage.client('c');
-    const first = (await store.activeGeneration('ledger', versionKey('ledger')))!.generation;
-    const second = (await store.activeGeneration('memo', versionKey('memo')))!.generation;
+    const first = (await store.generations.activeGeneration('ledger', versionKey('ledger')))!.generation;
+    const second = (await store.generations.activeGeneration('memo', versionKey('memo')))!.generation;
     const keys = [
       { generation: second, chunkIndex: 1 },
       ...many.map((_, i) => ({ generation: first, chunkIndex: many.length - 1 - i })),
@@ -31,8 +31,8 @@ test('chunk texts come back in the order asked, across generations and batches, 
       { generation: first, chunkIndex: many.length },
       { generation: second + 100, chunkIndex: 0 },
     ];
-    assert.deepEqual(await store.chunkTexts(keys), ['Memo two.', ...[...many].reverse(), 'Memo one.', 'Ledger line 3.', null, null]);
-    assert.deepEqual(await store.chunkTexts([]), []);
+    assert.deepEqual(await store.generations.chunkTexts(keys), ['Memo two.', ...[...many].reverse(), 'Memo one.', 'Ledger line 3.', null, null]);
+    assert.deepEqual(await store.generations.chunkTexts([]), []);
   } finally {
     storage.close();
     removeDir(dir);
@@ -59,8 +59,8 @@ test('chunks stored WITHOUT ROWID by an older release move to the rowid table wh
     const storage = new Storage(dir);
     try {
       const store = storage.client('c');
-      const generation = (await store.activeGeneration('ledger', versionKey('ledger')))!.generation;
-      assert.deepEqual(await store.chunkTexts([{ generation, chunkIndex: 1 }, { generation, chunkIndex: 0 }]), ['Line two.', 'Line one.']);
+      const generation = (await store.generations.activeGeneration('ledger', versionKey('ledger')))!.generation;
+      assert.deepEqual(await store.generations.chunkTexts([{ generation, chunkIndex: 1 }, { generation, chunkIndex: 0 }]), ['Line two.', 'Line one.']);
     } finally {
       storage.close();
     }

@@ -16,7 +16,7 @@ test('beyond the bound the least recently used Client connection closes, and rec
   const storage = new Storage(dir, { connectionsMax: 2 });
   try {
     const [a, b, c] = ['a', 'b', 'c'].map((clientId) => storage.client(clientId));
-    const generationOf = async (clientId: string) => (await storage.client(clientId).activeGeneration(`${clientId}-doc`, versionKey('v1')))!.generation;
+    const generationOf = async (clientId: string) => (await storage.client(clientId).generations.activeGeneration(`${clientId}-doc`, versionKey('v1')))!.generation;
     const first = await generationOf('a');
     await generationOf('b');
     assert.deepEqual([a.isConnected, b.isConnected, c.isConnected], [true, true, false]);
@@ -25,14 +25,14 @@ test('beyond the bound the least recently used Client connection closes, and rec
     assert.deepEqual([a.isConnected, b.isConnected, c.isConnected], [false, true, true], 'a, least recently used, was closed');
     // a connects again: its reads and writes work, and b (now least recently used) is the one closed.
     assert.equal(await generationOf('a'), first);
-    assert.deepEqual(await a.chunkTexts([{ generation: first, chunkIndex: 0 }]), ['Invoice of a.']);
-    await a.beginPurge('a-doc', [versionKey('v1')]);
-    assert.deepEqual(await a.openPurges('a-doc'), [versionKey('v1')]);
+    assert.deepEqual(await a.generations.chunkTexts([{ generation: first, chunkIndex: 0 }]), ['Invoice of a.']);
+    await a.purges.begin('a-doc', [versionKey('v1')]);
+    assert.deepEqual(await a.purges.open('a-doc'), [versionKey('v1')]);
     assert.deepEqual([a.isConnected, b.isConnected, c.isConnected], [true, false, true]);
     assert.equal(storage.openConnections, 2);
     // The same store object serves every caller: a store handed out before its connection closed still works.
     assert.equal(storage.client('b'), b);
-    assert.ok((await b.logHead()) >= 1);
+    assert.ok((await b.publicationLog.head()) >= 1);
   } finally {
     storage.close();
     removeDir(dir);
@@ -43,10 +43,10 @@ test('a closed store refuses to connect again', async () => {
   const dir = tempDataDir();
   const storage = new Storage(dir);
   const store = storage.client('a');
-  await store.logHead();
+  await store.publicationLog.head();
   storage.close();
   try {
-    await assert.rejects(() => store.logHead(), /closed/);
+    await assert.rejects(() => store.publicationLog.head(), /closed/);
   } finally {
     removeDir(dir);
   }

@@ -29,19 +29,19 @@ test('usage counts documents, chunks and UTF-8 bytes of active generations; stag
   try {
     const publisher = new Publisher(storage, { enabled: false });
     const store = storage.client('c1');
-    assert.deepEqual(await store.usage(NONE), { documents: 0, chunks: 0, textBytes: 0, documentPresent: false });
+    assert.deepEqual(await store.generations.usage(NONE), { documents: 0, chunks: 0, textBytes: 0, documentPresent: false });
     await publisher.stageAndActivate('c1', input('a', ['abc', 'défi'])); // 3 + 5 bytes
     await publisher.stageAndActivate('c1', input('a', ['数据'], 'v2')); // a second version of a: 6 bytes
     await publisher.stageAndActivate('c1', input('b', ['hello world'])); // 11 bytes
     await publisher.stage('c1', input('c', ['staged only'])); // invisible, never counted
-    assert.deepEqual(await store.usage(NONE), { documents: 2, chunks: 4, textBytes: 25, documentPresent: false });
+    assert.deepEqual(await store.generations.usage(NONE), { documents: 2, chunks: 4, textBytes: 25, documentPresent: false });
     // Without the version an upload would replace; the document is still present through its other version.
-    assert.deepEqual(await store.usage({ documentId: 'a', versionKey: 'a' }), { documents: 2, chunks: 2, textBytes: 17, documentPresent: true });
-    assert.deepEqual(await store.usage({ documentId: 'b', versionKey: 'b' }), { documents: 1, chunks: 3, textBytes: 14, documentPresent: false });
-    assert.deepEqual(await store.usage({ documentId: 'new', versionKey: 'new' }), { documents: 2, chunks: 4, textBytes: 25, documentPresent: false });
+    assert.deepEqual(await store.generations.usage({ documentId: 'a', versionKey: 'a' }), { documents: 2, chunks: 2, textBytes: 17, documentPresent: true });
+    assert.deepEqual(await store.generations.usage({ documentId: 'b', versionKey: 'b' }), { documents: 1, chunks: 3, textBytes: 14, documentPresent: false });
+    assert.deepEqual(await store.generations.usage({ documentId: 'new', versionKey: 'new' }), { documents: 2, chunks: 4, textBytes: 25, documentPresent: false });
     // A replacement retires the old generation: only the new one counts.
     await publisher.stageAndActivate('c1', input('b', ['hi']));
-    assert.deepEqual(await store.usage(NONE), { documents: 2, chunks: 4, textBytes: 16, documentPresent: false });
+    assert.deepEqual(await store.generations.usage(NONE), { documents: 2, chunks: 4, textBytes: 16, documentPresent: false });
   } finally {
     storage.close();
     rmSync(dir, { recursive: true, force: true });
@@ -63,7 +63,7 @@ test('the text_bytes migration fills in the bytes of generations written before 
     chunk.run(active, 1, 'ñ');
     old.close();
     const store = new ClientStore('c', { open: () => openDatabase(path, CLIENT_MIGRATIONS) }, { logRetained: 100 });
-    return store.usage(NONE).then((usage) => {
+    return store.generations.usage(NONE).then((usage) => {
       store.close();
       assert.deepEqual(usage, { documents: 1, chunks: 2, textBytes: 9, documentPresent: false });
     });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ControlStore } from '../../src/storage/control-store.ts';
+import { SqliteSecretRepository } from '../../src/storage/sqlite-secrets.ts';
 import { openDatabase } from '../../src/storage/sqlite.ts';
 import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
@@ -12,11 +12,11 @@ test('a deployment secret is created once and shared by every process of the sto
   const first = openDatabase(path, CONTROL_MIGRATIONS);
   const second = openDatabase(path, CONTROL_MIGRATIONS);
   try {
-    const a = await new ControlStore(first).deploymentSecret('audit_query_fingerprint');
-    const b = await new ControlStore(second).deploymentSecret('audit_query_fingerprint');
+    const a = await new SqliteSecretRepository(first).deploymentSecret('audit_query_fingerprint');
+    const b = await new SqliteSecretRepository(second).deploymentSecret('audit_query_fingerprint');
     assert.match(a, /^[0-9a-f]{64}$/);
     assert.equal(b, a);
-    assert.notEqual(await new ControlStore(second).deploymentSecret('another'), a);
+    assert.notEqual(await new SqliteSecretRepository(second).deploymentSecret('another'), a);
   } finally {
     first.close();
     second.close();

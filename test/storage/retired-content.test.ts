@@ -14,19 +14,19 @@ test('retired content stays readable through the grace period and goes after it'
   const storage = new Storage(dir);
   try {
     const store = storage.client('c');
-    const first = (await store.activeGeneration('doc', 'v1'))!;
-    const loaded = (await store.loadGeneration(first.generation))!;
+    const first = (await store.generations.activeGeneration('doc', 'v1'))!;
+    const loaded = (await store.generations.loadGeneration(first.generation))!;
     // A replacement through the one publisher retires the first generation.
     const { generation: _g, state: _s, stagedAt: _st, activatedAt: _a, chunkCount: _c, lanes: _l, ...input } = loaded;
     await new Publisher(storage, { enabled: true }).replace('c', [{ input: { ...input, chunks: loaded.chunks.map((chunk) => ({ ...chunk, text: 'Second text.' })) }, expected: first.generation }]);
-    assert.equal((await store.generation(first.generation))!.state, 'retired');
-    assert.deepEqual(await store.chunkTexts([{ generation: first.generation, chunkIndex: 0 }]), ['First text of the ledger.'], 'readable right after its retirement');
+    assert.equal((await store.generations.generation(first.generation))!.state, 'retired');
+    assert.deepEqual(await store.generations.chunkTexts([{ generation: first.generation, chunkIndex: 0 }]), ['First text of the ledger.'], 'readable right after its retirement');
 
-    assert.equal(await store.cleanupRetiredBefore(new Date(Date.now() - RETIRED_CONTENT_GRACE_MS).toISOString()), 0, 'nothing retired before the grace period');
-    assert.equal(await store.cleanupRetiredBefore(new Date(Date.now() + 1000).toISOString()), 1);
-    assert.deepEqual(await store.chunkTexts([{ generation: first.generation, chunkIndex: 0 }]), [null]);
-    assert.ok(await store.manifest(first.generation), 'the manifest stays for successor verification');
-    assert.equal(await store.cleanupRetiredBefore(new Date(Date.now() + 1000).toISOString()), 0, 'removed once');
+    assert.equal(await store.generations.cleanupRetiredBefore(new Date(Date.now() - RETIRED_CONTENT_GRACE_MS).toISOString()), 0, 'nothing retired before the grace period');
+    assert.equal(await store.generations.cleanupRetiredBefore(new Date(Date.now() + 1000).toISOString()), 1);
+    assert.deepEqual(await store.generations.chunkTexts([{ generation: first.generation, chunkIndex: 0 }]), [null]);
+    assert.ok(await store.generations.manifest(first.generation), 'the manifest stays for successor verification');
+    assert.equal(await store.generations.cleanupRetiredBefore(new Date(Date.now() + 1000).toISOString()), 0, 'removed once');
   } finally {
     storage.close();
     removeDir(dir);

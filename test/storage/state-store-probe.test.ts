@@ -17,7 +17,7 @@ test('a damaged Client file is found within the calls that cover every file, the
   const storage = new Storage(dir);
   try {
     const ids = Array.from({ length: CLIENTS }, (_, i) => `tenant-${String(i).padStart(2, '0')}`);
-    for (const id of ids) await storage.client(id).logHead();
+    for (const id of ids) await storage.client(id).publicationLog.head();
     storage.close();
     // The third window's Client: its header overwritten after a checkpoint (its pages live in the file).
     const damaged = join(dir, 'clients', readdirSync(join(dir, 'clients')).find((name) => name.startsWith(`${ids[PROBED_CLIENT_FILES_PER_CALL * 2 + 2]}-`) && name.endsWith('.db'))!);

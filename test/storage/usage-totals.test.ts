@@ -43,7 +43,7 @@ async function agree(dataDir: string, label: string): Promise<void> {
   const storage = new Storage(dataDir);
   try {
     const store = await storage.client('c');
-    for (const probe of probes) assert.deepEqual(await store.usage(probe), summed(dataDir, probe), `${label}: besides ${probe.documentId}/${probe.versionKey}`);
+    for (const probe of probes) assert.deepEqual(await store.generations.usage(probe), summed(dataDir, probe), `${label}: besides ${probe.documentId}/${probe.versionKey}`);
   } finally {
     storage.close();
   }
@@ -61,11 +61,11 @@ test('quota usage from running totals equals the sum over active generations thr
     const storage = new Storage(dir);
     try {
       const store = await storage.client('c');
-      assert.equal((await store.usage(probes[4])).documents, 2);
-      await store.purgeVersion('ledger', versionKey('v2'));
-      assert.equal((await store.usage(probes[4])).documents, 2, 'ledger keeps v1');
-      await store.purgeVersion('memo', versionKey('memo'));
-      assert.equal((await store.usage(probes[4])).documents, 1);
+      assert.equal((await store.generations.usage(probes[4])).documents, 2);
+      await store.purges.purgeVersion('ledger', versionKey('v2'));
+      assert.equal((await store.generations.usage(probes[4])).documents, 2, 'ledger keeps v1');
+      await store.purges.purgeVersion('memo', versionKey('memo'));
+      assert.equal((await store.generations.usage(probes[4])).documents, 1);
     } finally {
       storage.close();
     }

@@ -1,12 +1,13 @@
-// Durable job records in the control database: enqueue, claim with a lease, retry, finish, look up.
+// The SQLite job repository, in the control database: enqueue, claim with a lease, retry, finish, look up.
 // Every read that serves a caller is keyed by client_id too, so one Client never sees another's job.
 
 import { randomUUID } from 'node:crypto';
 import type { Database } from './sqlite.ts';
 import { cachedStatement, transaction } from './sqlite.ts';
-import type { JobOperation, JobState, ReadinessState } from '../domain/job-states.ts';
+import type { JobOperation, JobState } from '../domain/job-states.ts';
 import type { JobRecord, NewJob } from '../domain/jobs.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
+import type { JobRepository } from './port.ts';
 
 interface JobRow {
   seq: number;
@@ -56,7 +57,7 @@ function toRecord(row: JobRow): JobRecord {
   };
 }
 
-export class JobStore {
+export class SqliteJobRepository implements JobRepository {
   private readonly db: Database;
   private readonly now: () => number;
 
@@ -224,32 +225,5 @@ export class JobStore {
     const rows = cachedStatement(this.db, `SELECT json_extract(request, '$.upload') AS upload FROM jobs WHERE status NOT IN ('completed', 'superseded', 'failed', 'partial_failed')`)
       .all() as { upload: string | null }[];
     return new Set(rows.flatMap((row) => (row.upload ? [row.upload] : [])));
-  }
-
-  /**
-   * The Client's durable discovery readiness. Every version this service writes indexes its metadata leaves
-   * inline, so a Client without a recorded state has no pre-discovery data and has converged to ready.
-   */
-  async readiness(clientId: string): Promise<{ state: ReadinessState; backfillJobId: string | null; updatedAt: string | null }> {
-    const row = cachedStatement(
-        this.db,
-        `SELECT r.state, r.backfill_job_id, r.updated_at, j.status AS job_status FROM readiness r
-         LEFT JOIN jobs j ON j.job_id = r.backfill_job_id WHERE r.client_id = ?`,
-      )
-      .get(clientId) as { state: string; backfill_job_id: string | null; updated_at: string; job_status: string | null } | undefined;
-    if (!row) return { state: 'ready', backfillJobId: null, updatedAt: null };
-    // Readiness never sticks at backfilling: a backfill that ended without converging (it failed, or its
-    // job is gone) leaves the Client blocked until an operator runs another.
-    const stuck = row.state === 'backfilling' && (row.job_status === null || row.job_status === 'failed');
-    return { state: stuck ? 'blocked' : (row.state as ReadinessState), backfillJobId: row.backfill_job_id, updatedAt: row.updated_at };
-  }
-
-  async setReadiness(clientId: string, state: ReadinessState, backfillJobId: string | null = null): Promise<void> {
-    cachedStatement(
-        this.db,
-        `INSERT INTO readiness (client_id, state, backfill_job_id, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (client_id) DO UPDATE SET state = excluded.state, backfill_job_id = excluded.backfill_job_id, updated_at = excluded.updated_at`,
-      )
-      .run(clientId, state, backfillJobId, new Date(this.now()).toISOString());
   }
 }

@@ -1,25 +1,14 @@
-// The shared control records every process reads from the store, never from another process's memory: the
-// publication authority record, named leases (lifecycle fences, single-writer locks) and rate-limit windows.
+// The SQLite authority repository, in the control database: the durable publication authority record every
+// process reads (never another process's memory), and named leases (lifecycle fences, single-writer locks).
 
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Database } from './sqlite.ts';
-import { cachedStatement, transaction } from './sqlite.ts';
+import { cachedStatement } from './sqlite.ts';
 import type { DurableAuthorityMode } from '../domain/publication-log.ts';
 import { AuthorityUnreadable, DURABLE_AUTHORITY_MODES } from '../domain/publication-log.ts';
+import type { AuthorityRecord, AuthorityRepository } from './port.ts';
 
-export interface AuthorityRecord {
-  mode: DurableAuthorityMode;
-  authorityId: string;
-  changedAt: string;
-}
-
-export interface RateWindowDecision {
-  allowed: boolean;
-  /** When refused: ms until the oldest hit in the window leaves it. */
-  retryAfterMs: number;
-}
-
-export class ControlStore {
+export class SqliteAuthorityRepository implements AuthorityRepository {
   private readonly db: Database;
   private readonly now: () => number;
 
@@ -84,44 +73,6 @@ export class ControlStore {
       | { owner: string; expires_at: number }
       | undefined;
     return row ? { owner: row.owner, expiresAt: row.expires_at } : null;
-  }
-
-  /**
-   * One sliding window per (Client, bucket), shared by every process. Counts one request in each bucket if every bucket's window has room (all or nothing: a refused request is
-   * counted nowhere). Each bucket keeps its hits' times and a running count, so a decision costs the same
-   * whatever the limit: expired hits are deleted once and subtracted, and only a refusal looks up the oldest.
-   */
-  async takeRateSlots(clientId: string, buckets: readonly { bucket: string; limit: number }[], windowMs: number): Promise<RateWindowDecision> {
-    const now = this.now();
-    const db = this.db;
-    return transaction(db, () => {
-      let refused = false;
-      let retryAfterMs = 0;
-      for (const { bucket, limit } of buckets) {
-        const expired = cachedStatement(db, 'DELETE FROM rate_hits WHERE client_id = ? AND bucket = ? AND at <= ?').run(clientId, bucket, now - windowMs).changes;
-        if (expired > 0) cachedStatement(db, 'UPDATE rate_counts SET hits = MAX(0, hits - ?) WHERE client_id = ? AND bucket = ?').run(expired, clientId, bucket);
-        const count = cachedStatement(db, 'SELECT hits FROM rate_counts WHERE client_id = ? AND bucket = ?').get(clientId, bucket) as { hits: number } | undefined;
-        if ((count?.hits ?? 0) < limit) continue;
-        const oldest = cachedStatement(db, 'SELECT MIN(at) AS at FROM rate_hits WHERE client_id = ? AND bucket = ?').get(clientId, bucket) as { at: number | null };
-        refused = true;
-        retryAfterMs = Math.max(retryAfterMs, (oldest.at ?? now) + windowMs - now);
-      }
-      if (refused) return { allowed: false, retryAfterMs };
-      for (const { bucket } of buckets) {
-        cachedStatement(db, 'INSERT INTO rate_hits (client_id, bucket, at) VALUES (?, ?, ?)').run(clientId, bucket, now);
-        cachedStatement(db, 'INSERT INTO rate_counts (client_id, bucket, hits) VALUES (?, ?, 1) ON CONFLICT (client_id, bucket) DO UPDATE SET hits = hits + 1').run(clientId, bucket);
-      }
-      return { allowed: true, retryAfterMs: 0 };
-    });
-  }
-
-  /**
-   * A secret shared by every process of the deployment: the first caller creates it (random, 32 bytes),
-   * everyone after reads the same value. Never logged or returned to callers.
-   */
-  async deploymentSecret(name: string): Promise<string> {
-    this.db.prepare('INSERT OR IGNORE INTO deployment_secrets (name, value) VALUES (?, ?)').run(name, randomBytes(32).toString('hex'));
-    return (this.db.prepare('SELECT value FROM deployment_secrets WHERE name = ?').get(name) as { value: string }).value;
   }
 
   async probe(): Promise<void> {

@@ -1,0 +1,52 @@
+// The SQLite purge journal of one Client: a hard delete is recorded (and hidden by a removal in the
+// publication log) before anything is removed, so that a purge interrupted by a crash is resumed.
+
+import type { ClientDatabase } from './client-database.ts';
+import { transaction } from './sqlite.ts';
+import { appendLogEntry } from './sqlite-publication-log.ts';
+import type { PurgeJournalRepository } from './port.ts';
+
+export class SqlitePurgeJournal implements PurgeJournalRepository {
+  private readonly database: ClientDatabase;
+  private readonly logRetained: number;
+
+  constructor(database: ClientDatabase, logRetained: number) {
+    this.database = database;
+    this.logRetained = logRetained;
+  }
+
+  async begin(documentId: string, versionKeys: string[]): Promise<void> {
+    const db = this.database.db;
+    const at = this.database.at();
+    transaction(db, () => {
+      const insert = db.prepare('INSERT OR IGNORE INTO purge_journal (document_id, version_key, started_at) VALUES (?, ?, ?)');
+      for (const versionKey of versionKeys) {
+        insert.run(documentId, versionKey, at);
+        appendLogEntry(this.database, this.logRetained, { kind: 'remove', documentId, versionKey, generation: null });
+      }
+    });
+  }
+
+  async open(documentId: string): Promise<string[]> {
+    const rows = this.database.db.prepare('SELECT version_key FROM purge_journal WHERE document_id = ? ORDER BY version_key').all(documentId) as { version_key: string }[];
+    return rows.map((row) => row.version_key);
+  }
+
+  async purgeVersion(documentId: string, versionKey: string): Promise<number> {
+    const db = this.database.db;
+    return transaction(db, () => {
+      const chunks = db
+        .prepare('SELECT COUNT(*) AS n FROM chunks c JOIN generations g ON g.generation = c.generation WHERE g.document_id = ? AND g.version_key = ?')
+        .get(documentId, versionKey) as { n: number };
+      db.prepare('DELETE FROM generations WHERE document_id = ? AND version_key = ?').run(documentId, versionKey);
+      db.prepare('DELETE FROM versions WHERE document_id = ? AND version_key = ?').run(documentId, versionKey);
+      db.prepare('DELETE FROM purge_journal WHERE document_id = ? AND version_key = ?').run(documentId, versionKey);
+      return chunks.n;
+    });
+  }
+
+  async remainingRecords(documentId: string, versionKey: string): Promise<number> {
+    const row = this.database.db.prepare('SELECT COUNT(*) AS n FROM generations WHERE document_id = ? AND version_key = ?').get(documentId, versionKey) as { n: number };
+    return row.n;
+  }
+}

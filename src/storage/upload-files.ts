@@ -1,0 +1,48 @@
+// The embedded adapter's upload repository: files in the data directory, each written durably (fsync, then
+// an atomic rename) before the job that needs it is recorded.
+
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { UploadRepository } from './port.ts';
+
+export class UploadFiles implements UploadRepository {
+  private readonly dir: string;
+
+  constructor(dir: string) {
+    this.dir = dir;
+    mkdirSync(dir, { recursive: true });
+  }
+
+  async save(name: string, bytes: Uint8Array): Promise<void> {
+    const path = join(this.dir, name);
+    const temp = `${path}.partial`;
+    const fd = openSync(temp, 'w');
+    try {
+      writeSync(fd, bytes);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  }
+
+  async read(name: string): Promise<Buffer | null> {
+    const path = join(this.dir, name);
+    return existsSync(path) ? readFileSync(path) : null;
+  }
+
+  async delete(name: string): Promise<void> {
+    rmSync(join(this.dir, name), { force: true });
+  }
+
+  async sweep(liveNames: Set<string>): Promise<number> {
+    let removed = 0;
+    for (const file of readdirSync(this.dir)) {
+      if (!liveNames.has(file)) {
+        rmSync(join(this.dir, file), { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+}
