@@ -82,7 +82,7 @@ export async function renderJob(job: JobRecord, deps: JobViewDependencies): Prom
 function backfillProgress(job: JobRecord): JsonObject {
   const progress = job.result;
   if (job.operation !== 'metadata_backfill' || !progress || typeof progress.versions_total !== 'number') return {};
-  const { cursor: _cursor, violations, violations_total: total, ...counts } = progress;
+  const { cursor: _cursor, republishing: _republishing, violations, violations_total: total, ...counts } = progress;
   const shown = Array.isArray(violations) ? violations : [];
   return { ...counts, violations: shown, violations_total: total ?? 0, violations_truncated: typeof total === 'number' && total > shown.length };
 }

@@ -3,7 +3,7 @@
 // Client's readiness to ready, or to blocked with remediation entries that never carry a value.
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { StoragePort } from '../storage/port.ts';
+import type { GenerationRepository, StoragePort } from '../storage/port.ts';
 import type { Publisher } from './publisher.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { successorOf } from './successor.ts';
@@ -92,6 +92,33 @@ interface BackfillProgress {
   violations_total: number;
   /** The last version handled, in identity order. */
   cursor: { document_id: string; version_key: string } | null;
+  /**
+   * The version being republished, recorded before its publication: a run that dies between the publication
+   * and the record of its outcome leaves this, and the run that resumes reads the store to know which it was.
+   */
+  republishing?: { document_id: string; version_key: string; generation: number } | null;
+}
+
+/** The fields of the progress that only the job itself reads. */
+function reportable(progress: BackfillProgress): Omit<BackfillProgress, 'cursor' | 'republishing' | 'violations'> & { violations: BackfillViolation[] } {
+  const { cursor: _cursor, republishing: _republishing, ...counts } = progress;
+  return counts;
+}
+
+/**
+ * Settles a republication a previous run recorded but did not see through: if the version's active generation
+ * moved on from the one it replaced, the publication committed and is counted now, exactly once.
+ */
+async function settleRepublishing(generations: GenerationRepository, progress: BackfillProgress): Promise<void> {
+  const pending = progress.republishing;
+  if (!pending) return;
+  const current = await generations.activeGeneration(pending.document_id, pending.version_key);
+  if (current && current.generation !== pending.generation) {
+    progress.versions_backfilled++;
+    progress.versions_completed++;
+    progress.cursor = { document_id: pending.document_id, version_key: pending.version_key };
+  }
+  progress.republishing = null;
 }
 
 function progressOf(job: JobRecord): BackfillProgress | null {
@@ -117,6 +144,7 @@ async function backfill(job: JobRecord, context: JobContext, deps: BackfillDepen
     violations_total: 0,
     cursor: null,
   };
+  await settleRepublishing(store.generations, progress);
   await context.recordProgress(progress as unknown as JsonObject);
   for (;;) {
     const cursor = progress.cursor ? { documentId: progress.cursor.document_id, versionKey: progress.cursor.version_key } : null;
@@ -127,7 +155,7 @@ async function backfill(job: JobRecord, context: JobContext, deps: BackfillDepen
       const evidence = verifyEvidence(generation);
       if (evidence.state !== 'verified') {
         await deps.storage.discovery.setReadiness(job.clientId, 'blocked', job.jobId);
-        const { cursor: _cursor, violations, ...counts } = progress;
+        const { violations, ...counts } = reportable(progress);
         return {
           status: 'failed',
           error: 'The publication authority of this Client needs repair',
@@ -135,10 +163,9 @@ async function backfill(job: JobRecord, context: JobContext, deps: BackfillDepen
           result: { ...counts, readiness_state: 'blocked', violations: violations as unknown as JsonValue, violations_truncated: progress.violations_total > violations.length },
         };
       }
-      await backfillVersion(job.clientId, generation, progress, deps.publisher);
+      await backfillVersion(job.clientId, generation, progress, deps.publisher, context);
+      progress.cursor = { document_id: generation.documentId, version_key: generation.versionKey };
     }
-    const last = batch[batch.length - 1];
-    progress.cursor = { document_id: last.documentId, version_key: last.versionKey };
     await context.recordProgress(progress as unknown as JsonObject);
     // The store answers without real I/O: yield, so the job's lease heartbeat keeps running.
     if (deps.batchDelayMs) await new Promise((resolve) => setTimeout(resolve, deps.batchDelayMs));
@@ -146,7 +173,7 @@ async function backfill(job: JobRecord, context: JobContext, deps: BackfillDepen
   }
   const readiness = progress.versions_blocked > 0 || progress.versions_pending > 0 ? 'blocked' : 'ready';
   await deps.storage.discovery.setReadiness(job.clientId, readiness, job.jobId);
-  const { cursor: _cursor, violations, ...counts } = progress;
+  const { violations, ...counts } = reportable(progress);
   const result: JsonObject = {
     ...counts,
     readiness_state: readiness,
@@ -156,8 +183,11 @@ async function backfill(job: JobRecord, context: JobContext, deps: BackfillDepen
   return { status: 'completed', result };
 }
 
-/** Checks one version against the contract and re-indexes its leaves when they are stale. */
-async function backfillVersion(clientId: string, generation: LoadedGeneration, progress: BackfillProgress, publisher: Publisher): Promise<void> {
+/**
+ * Checks one version against the contract and re-indexes its leaves when they are stale. A republication is
+ * recorded before it is made and after (settleRepublishing), so that a run dying in between counts it once.
+ */
+async function backfillVersion(clientId: string, generation: LoadedGeneration, progress: BackfillProgress, publisher: Publisher, context: JobContext): Promise<void> {
   const violation = checkMetadataContract(generation.canonicalMetadata.custom as JsonValue);
   if (violation) {
     progress.versions_blocked++;
@@ -170,12 +200,20 @@ async function backfillVersion(clientId: string, generation: LoadedGeneration, p
   const leaves = metadataLeaves(generation.canonicalMetadata);
   const current = generation.leaves.map((leaf) => ({ path: leaf.path, value: leaf.value, valueType: leaf.valueType }));
   if (canonicalJson(leaves as unknown as JsonValue) !== canonicalJson(current as unknown as JsonValue)) {
+    progress.republishing = { document_id: generation.documentId, version_key: generation.versionKey, generation: generation.generation };
+    await context.recordProgress(progress as unknown as JsonObject);
     const activation = await publisher.replace(clientId, [{ input: successorOf(generation, { leaves, jobId: generation.jobId }), expected: generation.generation }]);
+    progress.republishing = null;
     if (!activation) {
       progress.versions_pending++;
+      await context.recordProgress(progress as unknown as JsonObject);
       return;
     }
     progress.versions_backfilled++;
+    progress.versions_completed++;
+    progress.cursor = { document_id: generation.documentId, version_key: generation.versionKey };
+    await context.recordProgress(progress as unknown as JsonObject);
+    return;
   }
   progress.versions_completed++;
 }
