@@ -48,7 +48,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
       embed: createEmbedJobHandler({
         storage,
         publisher,
-        ingest: createIngestDependencies(config, models),
+        ingest: { ...createIngestDependencies(config, models), extractEntities: lanesThread.extractEntities },
         chunkerName: `paragraph-v1:${config.chunkTargetChars}/${config.chunkOverlapChars}`,
         stageDelayMs: config.jobStageDelayMs,
         quotas: clientQuotasOf(config),

@@ -29,7 +29,7 @@ export function createIngestDependencies(config: Config, models: Models): Omit<I
           pdfDpi: config.ocrPdfDpi,
         },
       }),
-    extractEntities: (text) => extractEntities(text),
+    extractEntities: async (texts) => texts.map((text) => extractEntities(text)),
     classify: async (text) => {
       const outcome = await runClassification({ enabled: config.classificationEnabled, classifier: models.classifier, text, allowedCategories: config.allowedCategories });
       return { status: outcome.status, categories: outcome.categories };

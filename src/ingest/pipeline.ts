@@ -37,7 +37,8 @@ export interface ClassificationOutcome {
 
 export interface IngestDependencies {
   parse(bytes: Buffer, filename: string): Promise<ParsedDocument>;
-  extractEntities(text: string): Entities;
+  /** The entities of each chunk's text, in order (a worker process extracts them on its lanes thread). */
+  extractEntities(texts: readonly string[]): Promise<Entities[]>;
   classify(text: string): Promise<ClassificationOutcome>;
   embedder: Embedder;
   chunkOptions: ChunkOptions;
@@ -121,11 +122,13 @@ export async function runIngest(source: IngestSource, custom: JsonObject, deps: 
   const { chunks: textChunks, truncations } = limitedChunks(parsed, deps);
   if (textChunks.length === 0) throw new IngestError('no_text', 'The document contains no extractable text');
   await deps.onStage('chunked');
-  const chunkEntities = textChunks.map((chunk) => deps.extractEntities(chunk.text));
+  // Entities are extracted beside classification and embedding (on another thread where the caller has one).
+  const extracting = deps.extractEntities(textChunks.map((chunk) => chunk.text));
+  extracting.catch(() => {}); // awaited below; a failure meanwhile must not be an unhandled rejection
   const classification = await deps.classify(textChunks.map((chunk) => chunk.text).join('\n\n'));
   await deps.onStage('enriched');
 
-  const chunks: ChunkRecord[] = [];
+  const embedded: { chunk: (typeof textChunks)[number]; at: number; vector: Float32Array }[] = [];
   let failedChunks = 0;
   let firstError: string | null = null;
   for (let start = 0; start < textChunks.length; start += EMBED_BATCH_SIZE) {
@@ -143,17 +146,17 @@ export async function runIngest(source: IngestSource, custom: JsonObject, deps: 
       firstError ??= `Embedding failed: ${(error as Error).message}`;
       continue;
     }
-    batch.forEach((chunk, offset) => {
-      chunks.push({
-        chunkIndex: chunk.chunkIndex,
-        page: chunk.page,
-        pageLabel: chunk.pageLabel,
-        text: chunk.text,
-        entities: chunkEntities[start + offset],
-        vector: vectors[offset],
-      });
-    });
+    batch.forEach((chunk, offset) => embedded.push({ chunk, at: start + offset, vector: vectors[offset] }));
   }
+  const chunkEntities = await extracting;
+  const chunks: ChunkRecord[] = embedded.map(({ chunk, at, vector }) => ({
+    chunkIndex: chunk.chunkIndex,
+    page: chunk.page,
+    pageLabel: chunk.pageLabel,
+    text: chunk.text,
+    entities: chunkEntities[at],
+    vector,
+  }));
   await deps.onStage('embedded');
   const filename = source.filename;
   return {

@@ -1,14 +1,16 @@
-// Lane data and manifests built on one thread of the worker process (lanes-thread.ts). With WORKER_CONCURRENCY
-// jobs in flight, a job's indexing runs there while another job parses, enriches and embeds on the event loop,
-// so one worker process keeps two cores busy during bulk ingest. A crashed thread fails the requests it held
-// (their jobs retry) and is replaced on next use.
+// Lane data and manifests built, and chunks' entities extracted, on one thread of the worker process
+// (lanes-thread.ts). With WORKER_CONCURRENCY jobs in flight, a job's indexing runs there while another job
+// parses, classifies and embeds on the event loop, and a job's entities are extracted there while it classifies
+// and embeds, so one worker process keeps two cores busy during bulk ingest. A crashed thread fails the
+// requests it held (their jobs retry) and is replaced on next use.
 
 import { RequestThread } from '../serving/request-thread.ts';
 import { lanesAndManifest } from '../serving/manifest.ts';
 import type { LaneChunk } from '../serving/generation-lanes.ts';
 import type { MetadataLeaf } from '../domain/generation.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
-import type { LanesReply, LanesRequest } from './lanes-thread.ts';
+import type { Entities } from '../domain/entities.ts';
+import type { EntitiesRequest, LanesReply, LanesRequest } from './lanes-thread.ts';
 
 const THREAD_URL = new URL('./lanes-thread.ts', import.meta.url);
 
@@ -21,7 +23,7 @@ export type LanesBuilder = (ref: LanesRequest['ref'], chunks: readonly LaneChunk
 export const inlineLanesBuilder: LanesBuilder = async (ref, chunks, leaves, title) => lanesAndManifest(ref, chunks, leaves, title);
 
 export class LanesThread {
-  private readonly thread = new RequestThread<LanesRequest, LanesReply>(THREAD_URL, 'lanes thread');
+  private readonly thread = new RequestThread<LanesRequest | EntitiesRequest, LanesReply>(THREAD_URL, 'lanes thread');
 
   readonly build: LanesBuilder = async (ref, chunks, leaves, title) => {
     const dimensions = chunks[0]?.vector.length ?? 0;
@@ -32,8 +34,16 @@ export class LanesThread {
       vectors.set(vector, row * dimensions);
       return chunk;
     });
-    const { lanes, manifest } = await this.thread.request({ ref, chunks: plain, vectors, dimensions, leaves: [...leaves], title }, [vectors.buffer]);
-    return { lanes, manifest };
+    const reply = await this.thread.request({ kind: 'lanes', ref, chunks: plain, vectors, dimensions, leaves: [...leaves], title }, [vectors.buffer]);
+    if (!('lanes' in reply)) throw new Error('lanes thread: a lanes request was answered with something else');
+    return { lanes: reply.lanes, manifest: reply.manifest };
+  };
+
+  /** The entities of each chunk text, extracted on the thread (ingest/entities/extract.ts). */
+  readonly extractEntities = async (texts: readonly string[]): Promise<Entities[]> => {
+    const reply = await this.thread.request({ kind: 'entities', texts: [...texts] });
+    if (!('entities' in reply)) throw new Error('lanes thread: an entities request was answered with something else');
+    return reply.entities;
   };
 
   close(): Promise<void> {

@@ -146,7 +146,7 @@ test('chunkPages stops one chunk past maxChunks', () => {
 function deps(limits: IngestDependencies['limits'], parsed?: ParsedDocument): IngestDependencies {
   return {
     parse: async () => parsed!,
-    extractEntities: () => emptyEntities(),
+    extractEntities: async (texts) => texts.map(() => emptyEntities()),
     classify: async () => ({ status: 'disabled', categories: [] }),
     embedder: createHashingEmbedder(),
     chunkOptions: { targetChars: 300, overlapChars: 0 },

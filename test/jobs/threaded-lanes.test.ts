@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { inlineLanesBuilder, LanesThread } from '../../src/jobs/threaded-lanes.ts';
 import { decodeLanes } from '../../src/serving/generation-lanes.ts';
 import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
+import { extractEntities } from '../../src/ingest/entities/extract.ts';
 import type { MetadataLeaf } from '../../src/domain/generation.ts';
 
 const embedder = createHashingEmbedder();
@@ -36,6 +37,21 @@ test('the lanes thread builds what the inline builder builds, several documents 
     await thread.close();
     const again = await thread.build(all[0].ref, all[0].chunks, all[0].leaves, all[0].title);
     assert.deepEqual(again.lanes, threaded[0].lanes, 'a closed thread is replaced on next use');
+  } finally {
+    await thread.close();
+  }
+});
+
+test("the lanes thread extracts each chunk's entities exactly as the inline extractor does, beside lane builds", async () => {
+  const thread = new LanesThread();
+  try {
+    const all = await Promise.all(DOCUMENTS.map(inputs));
+    const [entities] = await Promise.all([
+      Promise.all(DOCUMENTS.map((texts) => thread.extractEntities(texts))),
+      Promise.all(all.map(({ ref, chunks, leaves, title }) => thread.build(ref, chunks, leaves, title))),
+    ]);
+    assert.deepEqual(entities, DOCUMENTS.map((texts) => texts.map((text) => extractEntities(text))));
+    assert.ok(entities[1][0].transaction_refs.length > 0 && entities[1][0].dates.length > 0, 'the invoice chunk has entities to compare');
   } finally {
     await thread.close();
   }
