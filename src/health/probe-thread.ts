@@ -9,8 +9,9 @@ import type { ProbeReply, ProbeRequest } from './probe-messages.ts';
 /** Client databases the probe thread keeps open: it reads one at a time. */
 const PROBE_THREAD_CONNECTIONS = 2;
 
-// It reads only: it never creates the authority record (one removed by a fault must stay reported as missing).
-const storage = new Storage((workerData as { dataDir: string }).dataDir, { connectionsMax: PROBE_THREAD_CONNECTIONS, createAuthority: false });
+// It reads only. The authority record is created with the store (control-migrations.ts), never at start-up, so
+// one removed by a fault stays reported as missing.
+const storage = new Storage((workerData as { dataDir: string }).dataDir, { connectionsMax: PROBE_THREAD_CONNECTIONS });
 
 async function answer(request: ProbeRequest): Promise<ProbeReply> {
   switch (request.probe) {

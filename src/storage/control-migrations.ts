@@ -71,4 +71,11 @@ export const CONTROL_MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   INSERT INTO rate_counts (client_id, bucket, hits) SELECT client_id, bucket, COUNT(*) FROM rate_hits GROUP BY client_id, bucket;
   `,
+  // The authority record is created with the store, once, in READY (a store made before this migration has
+  // it already). No process recreates it later: a record that goes missing is corrupted publication state,
+  // which fails closed until an operator sets a mode (SqliteAuthorityRepository.setAuthorityMode).
+  `
+  INSERT OR IGNORE INTO authority (id, mode, authority_id, changed_at)
+  VALUES (1, 'READY', lower(hex(randomblob(16))), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+  `,
 ];

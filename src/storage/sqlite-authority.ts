@@ -13,17 +13,12 @@ export class SqliteAuthorityRepository implements AuthorityRepository {
   private readonly now: () => number;
 
   /**
-   * `createAuthority`: the first process to open a new store creates the record in READY; a reader that must
-   * not change the store (the health probe thread) passes false, so that it never recreates a record an
-   * operator or a fault removed.
+   * The record itself is created once, with the control database (control-migrations.ts): opening a store
+   * never recreates a record an operator or a fault removed.
    */
-  constructor(db: Database, now: () => number = Date.now, createAuthority = true) {
+  constructor(db: Database, now: () => number = Date.now) {
     this.db = db;
     this.now = now;
-    if (!createAuthority) return;
-    this.db
-      .prepare(`INSERT OR IGNORE INTO authority (id, mode, authority_id, changed_at) VALUES (1, 'READY', ?, ?)`)
-      .run(randomUUID(), new Date(this.now()).toISOString());
   }
 
   /** The durable authority record; AuthorityUnreadable when it is missing, damaged or its table cannot be read. */
@@ -39,8 +34,17 @@ export class SqliteAuthorityRepository implements AuthorityRepository {
     return { mode: row.mode as DurableAuthorityMode, authorityId: row.authority_id, changedAt: row.changed_at };
   }
 
+  /**
+   * Sets the mode. An operator setting a mode over a missing record recreates it (with a new authority id):
+   * the repair of corrupted publication state is an operator's decision, never a process's at start-up.
+   */
   async setAuthorityMode(mode: DurableAuthorityMode): Promise<AuthorityRecord> {
-    this.db.prepare('UPDATE authority SET mode = ?, changed_at = ? WHERE id = 1').run(mode, new Date(this.now()).toISOString());
+    this.db
+      .prepare(
+        `INSERT INTO authority (id, mode, authority_id, changed_at) VALUES (1, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET mode = excluded.mode, changed_at = excluded.changed_at`,
+      )
+      .run(mode, randomUUID(), new Date(this.now()).toISOString());
     return this.authority();
   }
 

@@ -71,9 +71,8 @@ export class Storage implements StoragePort {
   /**
    * `logRetained`: publication-log entries kept per Client (tests make it small to exercise compaction).
    * `connectionsMax`: Client databases kept open (DEFAULT_CLIENT_CONNECTIONS_MAX).
-   * `createAuthority`: false for a process part that only reads (the health probe thread, SqliteAuthorityRepository).
    */
-  constructor(dataDir: string, options: { logRetained?: number; connectionsMax?: number; createAuthority?: boolean } = {}) {
+  constructor(dataDir: string, options: { logRetained?: number; connectionsMax?: number } = {}) {
     this.logRetained = options.logRetained ?? PUBLICATION_LOG_RETAINED_ENTRIES;
     this.connectionsMax = Math.max(1, options.connectionsMax ?? DEFAULT_CLIENT_CONNECTIONS_MAX);
     this.dataDir = dataDir;
@@ -83,7 +82,7 @@ export class Storage implements StoragePort {
     this.controlDb = openDatabase(join(dataDir, 'control.db'), CONTROL_MIGRATIONS);
     this.jobs = new SqliteJobRepository(this.controlDb);
     this.discovery = new SqliteDiscoveryRepository(this.controlDb);
-    this.authority = new SqliteAuthorityRepository(this.controlDb, Date.now, options.createAuthority ?? true);
+    this.authority = new SqliteAuthorityRepository(this.controlDb);
     this.rateLimits = new SqliteRateLimitRepository(this.controlDb);
     this.secrets = new SqliteSecretRepository(this.controlDb);
   }

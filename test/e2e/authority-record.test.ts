@@ -68,3 +68,17 @@ test('an authority table that cannot be read: health 503, reads 503 with Retry-A
   assert.equal(search.status, 200, search.text);
   assert.deepEqual(search.json.results.map((row: any) => row.document_version.document_id), ['ledger']);
 });
+
+test('a missing record stays missing across a restart of the service, until an operator sets a mode', async () => {
+  control('DELETE FROM authority');
+  await server.close();
+  // The whole service starts again over the same store: no process may recreate the record on its own.
+  server = await startTestServer({}, server.dataDir);
+  await assertFailsClosed();
+  const repaired = await api(server.url, '/admin/authority/mode', { key: KEYS.operator, body: { mode: 'READY' } });
+  assert.equal(repaired.status, 200, repaired.text);
+  assert.equal((await fresh(server.url, '/health')).status, 200);
+  const search = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'quarterly ledger' } });
+  assert.equal(search.status, 200, search.text);
+  assert.deepEqual(search.json.results.map((row: any) => row.document_version.document_id), ['ledger']);
+});
