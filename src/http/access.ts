@@ -12,16 +12,33 @@ declare module 'fastify' {
   }
 }
 
-/** Routes answered without any key. */
+/** Routes answered without any key, for GET (and the HEAD Fastify answers beside it, as monitors send). */
 const PUBLIC_ROUTES = new Set(['/health']);
+const PUBLIC_METHODS = new Set(['GET', 'HEAD']);
 const ADMIN_PREFIX = '/admin/';
+
+/**
+ * The route a request reached (its pattern, as routed), or for a request that matches none its decoded path.
+ * Never the raw URL: the router decodes `/%61dmin/...` to an admin route, so a check of the raw text would
+ * let a Client key through to it, and `/%73earch` past the search counter.
+ */
+function routeOf(request: FastifyRequest): string {
+  const matched = request.routeOptions.url;
+  if (matched !== undefined) return matched;
+  const raw = request.url.split('?')[0];
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
 
 /** The onRequest hook: authenticates the key, resolves the Client, and takes its rate-limit slots. */
 export function authenticate(services: Pick<Services, 'config' | 'rateLimiter'>): (request: FastifyRequest) => Promise<void> {
   const { config } = services;
   return async (request) => {
-    const path = request.url.split('?')[0];
-    if (PUBLIC_ROUTES.has(path) && request.method === 'GET') return;
+    const path = routeOf(request);
+    if (PUBLIC_ROUTES.has(path) && PUBLIC_METHODS.has(request.method)) return;
     const key = request.headers['x-api-key'];
     const apiKey = typeof key === 'string' ? key : undefined;
     if (path.startsWith(ADMIN_PREFIX)) {

@@ -39,6 +39,28 @@ test('an operator key is not a client key, and a client key does not open admin 
   assert.equal(admin.json.authority_mode, 'READY');
 });
 
+test('a percent-encoded path reaches no admin route with a Client key, and is counted as the route it is', async () => {
+  for (const [method, path] of [
+    ['GET', '/%61dmin/authority'],
+    ['GET', '/adm%69n/authority'],
+    ['POST', '/%61dmin/authority/mode'],
+    ['POST', '/admin%2Fbackfill'],
+  ]) {
+    const response = await api(server.url, path, { method, key: KEYS.alpha, body: method === 'POST' ? { mode: 'MAINTENANCE', client_id: 'client-alpha' } : undefined });
+    assert.ok(response.status === 401 || response.status === 404, `${method} ${path} answered ${response.status} ${response.text}`);
+    assert.notEqual(response.json.authority_mode, 'MAINTENANCE');
+  }
+  assert.equal((await api(server.url, '/admin/authority', { key: KEYS.operator })).json.authority_mode, 'READY', 'the mode did not change');
+  // The operator's own key works through an encoded path too: it is the same route.
+  assert.equal((await api(server.url, '/%61dmin/authority', { key: KEYS.operator })).status, 200);
+});
+
+test('HEAD /health needs no key, as monitors send it', async () => {
+  const response = await fetch(`${server.url}/health`, { method: 'HEAD' });
+  assert.ok(response.status === 200 || response.status === 503, String(response.status));
+  assert.ok(response.headers.get('x-request-id'));
+});
+
 test('GET /health needs no key and carries a request id', async () => {
   const response = await api(server.url, '/health', { key: null });
   assert.equal(response.status, 200);

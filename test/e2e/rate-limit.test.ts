@@ -30,6 +30,8 @@ test('POST /search has its own additional counter', async () => {
     const limited = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'a' } });
     assert.equal(limited.status, 429);
     assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+    // The router decodes /%73earch to /search: it draws on the same counter.
+    assert.equal((await api(server.url, '/%73earch', { key: KEYS.alpha, body: { query: 'a' } })).status, 429);
     // Other protected routes still have budget left.
     assert.equal((await api(server.url, '/documents', { key: KEYS.alpha })).status, 200);
   } finally {
