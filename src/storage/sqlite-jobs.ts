@@ -90,17 +90,23 @@ export class SqliteJobRepository implements JobRepository {
 
   /**
    * Claims the oldest runnable job: pending or retrying and due, or started/processing with an expired
-   * lease (its worker died). Each claim counts one attempt.
+   * lease (its worker died). Each claim counts one attempt. A metadata update waits (pending) while an update
+   * of the same document accepted before it is not finished: updates apply in the order they were accepted,
+   * each merged onto the last, instead of racing and superseding one another.
    */
   async claim(owner: string, leaseMs: number): Promise<JobRecord | null> {
     const now = this.now();
     return transaction(this.db, () => {
       const row = cachedStatement(
           this.db,
-          `SELECT seq FROM jobs
-           WHERE (status IN ('pending', 'retrying') AND next_run_at <= ?)
-              OR (status IN ('started', 'processing') AND lease_expires_at < ?)
-           ORDER BY next_run_at, seq LIMIT 1`,
+          `SELECT seq FROM jobs j
+           WHERE ((j.status IN ('pending', 'retrying') AND j.next_run_at <= ?)
+               OR (j.status IN ('started', 'processing') AND j.lease_expires_at < ?))
+             AND NOT (j.operation = 'metadata_update' AND EXISTS (
+               SELECT 1 FROM jobs earlier
+               WHERE earlier.client_id = j.client_id AND earlier.document_id = j.document_id AND earlier.seq < j.seq
+                 AND earlier.operation = 'metadata_update' AND earlier.status IN ('pending', 'started', 'processing', 'retrying')))
+           ORDER BY j.next_run_at, j.seq LIMIT 1`,
         )
         .get(now, now) as { seq: number } | undefined;
       if (!row) return null;

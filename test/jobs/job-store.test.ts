@@ -35,6 +35,28 @@ test('a claim takes the oldest pending job with a lease and counts an attempt', 
   }
 });
 
+test("a document's metadata updates are claimed one after another, in the order they were accepted", async () => {
+  const { jobs, close } = store();
+  try {
+    const update = (documentId: string, clientId = 'c1') => jobs.enqueue({ ...NEW_JOB, clientId, operation: 'metadata_update', documentId, versionKey: null, request: { metadata: {} } });
+    const first = await update('d1');
+    const second = await update('d1');
+    const otherDocument = await update('d2');
+    const otherClient = await update('d1', 'c2');
+    const upload = await jobs.enqueue({ ...NEW_JOB, documentId: 'd1' });
+    assert.equal((await jobs.claim('w1', 1000))!.jobId, first.jobId);
+    // The second update of d1 waits for the first; everything else runs meanwhile.
+    const meanwhile = [(await jobs.claim('w2', 1000))!.jobId, (await jobs.claim('w3', 1000))!.jobId, (await jobs.claim('w4', 1000))!.jobId];
+    assert.deepEqual(meanwhile, [otherDocument.jobId, otherClient.jobId, upload.jobId]);
+    assert.equal(await jobs.claim('w5', 1000), null, 'the second update is not claimed while the first runs');
+    assert.equal((await jobs.get('c1', second.jobId))!.status, 'pending');
+    await jobs.finish(first.jobId, 'w1', { status: 'completed' });
+    assert.equal((await jobs.claim('w5', 1000))!.jobId, second.jobId);
+  } finally {
+    close();
+  }
+});
+
 test('an expired lease is claimed again by another worker; the old owner can no longer finish', async () => {
   const { jobs, advance, close } = store();
   try {
