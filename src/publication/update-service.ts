@@ -123,9 +123,15 @@ export class UpdateService {
   }
 }
 
-/** Status fields every metadata update job shows, whatever its state; never a custom value. */
+/**
+ * Status fields every metadata update job shows, whatever its state; never a custom value. SPEC.md lists the
+ * patch's top-level keys here (the 202 answer gave their canonical stored paths): the metadata patch's keys in
+ * its order, then `filename` for a rename unless a custom key of that name is listed already.
+ */
 export function updatedFieldsView(job: JobRecord): JsonObject {
-  const fields = Array.isArray(job.request.updated_fields) ? (job.request.updated_fields as string[]) : [];
+  const patch = isJsonObject(job.request.metadata) ? Object.keys(job.request.metadata) : [];
+  const renamed = typeof job.request.filename === 'string' && !patch.includes('filename');
+  const fields = renamed ? [...patch, 'filename'] : patch;
   return {
     updated_fields: fields.slice(0, MAX_STATUS_UPDATED_FIELDS),
     updated_fields_count: fields.length,

@@ -65,11 +65,14 @@ test('an empty patch completes as a no-op; a rename writes only source.filename'
   assert.equal(rename.status, 202);
   assert.equal(rename.json.version_id, 'v1');
   assert.deepEqual(rename.json.updated_fields, ['metadata.custom.filename', 'metadata.source.filename']);
-  await waitForJob(server.url, KEYS.alpha, rename.json.job_id);
+  const renamed = await waitForJob(server.url, KEYS.alpha, rename.json.job_id);
+  assert.deepEqual(renamed.updated_fields, ['filename'], "the job's status lists the patch's top-level keys");
   const metadata = await customOf('noop');
   assert.equal(metadata.source.filename, 'renamed.txt');
   assert.equal(metadata.source.mime_type, 'text/plain');
   assert.equal(metadata.custom.filename, 'custom-name');
+  const onlyRename = await update({ document_id: 'noop', version_id: 'v1', filename: 'again.txt' });
+  assert.deepEqual((await waitForJob(server.url, KEYS.alpha, onlyRename.json.job_id)).updated_fields, ['filename']);
 });
 
 test('400s: reserved, system and legacy paths, bad filename, bad ids; nothing is queued', async () => {
@@ -213,6 +216,17 @@ test('a search running during updates never sees a mixture of old and new metada
   assert.ok(observed.has('5'));
 });
 
+test("parallel updates of one document's different keys are all applied, in the order they were accepted", async () => {
+  await ingest('parallel', 'v1', { base: 0 });
+  const accepted = await Promise.all(Array.from({ length: 8 }, (_, i) => update({ document_id: 'parallel', metadata: { [`k${i}`]: i } })));
+  const order = accepted.map((response) => response.json.job_id as string);
+  const jobs = await Promise.all(order.map((jobId) => waitForJob(server.url, KEYS.alpha, jobId)));
+  assert.deepEqual(jobs.map((job) => job.status), Array(8).fill('completed'), JSON.stringify(jobs.filter((job) => job.status !== 'completed')));
+  const custom = (await customOf('parallel')).custom;
+  for (let i = 0; i < 8; i++) assert.equal(custom[`k${i}`], i, `k${i} was applied`);
+  assert.equal(custom.base, 0);
+});
+
 test('job status caps updated_fields at 64 and reports the full count', async () => {
   await ingest('wide', 'v1', {});
   const metadata = Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`field_${String(i).padStart(2, '0')}`, i]));
@@ -225,7 +239,7 @@ test('job status caps updated_fields at 64 and reports the full count', async ()
   assert.equal(job.updated_fields.length, 64);
   assert.equal(job.updated_fields_count, 70);
   assert.equal(job.updated_fields_truncated, true);
-  assert.equal(job.updated_fields[0], 'metadata.custom.field_00');
+  assert.equal(job.updated_fields[0], 'field_00', 'top-level patch keys, not the canonical paths of the 202 answer');
   assert.equal((await customOf('wide')).custom.field_69, 69);
 });
 
