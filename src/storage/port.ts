@@ -128,7 +128,10 @@ export interface PurgeJournalRepository {
   begin(documentId: string, versionKeys: string[]): Promise<void>;
   /** Version keys of this document whose purge was started and not finished. */
   open(documentId: string): Promise<string[]>;
-  /** Physically removes every generation of a version with its chunks and leaves, and closes its entry; returns the chunks removed. */
+  /**
+   * Physically removes every generation of a version with its chunks and leaves, and closes its entry; returns
+   * how many chunks the version served (its active generation's).
+   */
   purgeVersion(documentId: string, versionKey: string): Promise<number>;
   /** What is left of a version in every lane (a purge is verified by this reaching 0). */
   remainingRecords(documentId: string, versionKey: string): Promise<number>;

@@ -35,8 +35,10 @@ export class SqlitePurgeJournal implements PurgeJournalRepository {
   async purgeVersion(documentId: string, versionKey: string): Promise<number> {
     const db = this.database.db;
     return transaction(db, () => {
+      // The chunks the version served (its active generation's), not those of generations it replaced, which
+      // linger until the retired-content cleanup removes them.
       const chunks = db
-        .prepare('SELECT COUNT(*) AS n FROM chunks c JOIN generations g ON g.generation = c.generation WHERE g.document_id = ? AND g.version_key = ?')
+        .prepare('SELECT COUNT(*) AS n FROM versions v JOIN chunks c ON c.generation = v.active_generation WHERE v.document_id = ? AND v.version_key = ?')
         .get(documentId, versionKey) as { n: number };
       db.prepare('DELETE FROM generations WHERE document_id = ? AND version_key = ?').run(documentId, versionKey);
       db.prepare('DELETE FROM versions WHERE document_id = ? AND version_key = ?').run(documentId, versionKey);
