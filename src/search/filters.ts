@@ -64,6 +64,21 @@ function asValues(key: string, value: unknown): Scalar[] {
   return list as Scalar[];
 }
 
+/**
+ * The value types SPEC.md gives a filter key ("Filterable fields"): document_id is a string, created_at a
+ * datetime, an entity key one string or a list. A value of another type can match nothing, so it is an invalid
+ * filter (400), not an empty answer. Other keys take any scalar, compared exactly.
+ */
+function checkValueTypes(rawKey: string, key: string, values: Scalar[]): void {
+  const datetime = key === 'created_at' || key === 'extracted.created_at';
+  if (key === 'document_id' || isEntityType(key) || datetime) {
+    for (const value of values) {
+      if (typeof value !== 'string') throw invalid(`Filter ${rawKey} takes ${datetime ? 'an ISO 8601 date-time string' : 'a string'} or a list of them`);
+      if (datetime && !Number.isFinite(Date.parse(value))) throw invalid(`Filter ${rawKey} takes an ISO 8601 date-time; ${JSON.stringify(value)} is not one`);
+    }
+  }
+}
+
 function flat(value: unknown): unknown[] {
   if (value === undefined || value === null) return [];
   return Array.isArray(value) ? value : [value];
@@ -114,6 +129,7 @@ function compileCondition(rawKey: string, value: unknown): Condition {
     throw invalid(`Filter key ${rawKey} is reserved system state and cannot be used as a filter`);
   }
   const values = asValues(rawKey, value);
+  checkValueTypes(rawKey, key, values);
   if (key === 'document_id') return { key: rawKey, values, read: (version) => [version.documentId], chunkLevel: false };
   if (key === 'created_at') {
     return { key: rawKey, values: values.map(String), read: (version) => [version.createdAt], chunkLevel: false };

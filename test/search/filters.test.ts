@@ -93,6 +93,14 @@ test('reserved keys, unsupported paths and non-scalar values are 400 invalid_fil
     { 'metadata.custom.': 'x' },
     { 'metadata.custom.k': { nested: true } },
     { document_id: [] },
+    // Values of a type the key never holds (SPEC.md: document_id a string, created_at a datetime, entity keys strings).
+    { document_id: 5 },
+    { document_id: ['doc-1', 7] },
+    { persons: 5 },
+    { organizations: true },
+    { created_at: 5 },
+    { created_at: 'notadate' },
+    { 'metadata.extracted.created_at': 'yesterday' },
   ]) {
     assert.throws(() => compileFilters(filters), (error: unknown) => error instanceof ServiceError && error.code === 'invalid_filter', JSON.stringify(filters));
   }
