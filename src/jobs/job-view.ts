@@ -49,7 +49,7 @@ export async function renderJob(job: JobRecord, deps: JobViewDependencies): Prom
         next_retry_in_seconds: Math.max(0, Math.ceil((job.nextRunAt - now) / 1000)),
       };
     case 'failed':
-      return { ...view, error: job.error ?? 'Processing failed', ...(job.errorDetails ? { error_details: job.errorDetails } : {}), ...operationFields(job, result) };
+      return { ...view, error: job.error ?? 'Processing failed', ...(job.errorDetails ? { error_details: job.errorDetails } : {}), ...operationFields(job, result), ...(await currentReadiness(job, deps)) };
     case 'superseded':
       return {
         ...view,
@@ -71,8 +71,17 @@ export async function renderJob(job: JobRecord, deps: JobViewDependencies): Prom
       if (job.operation === 'embed') return { ...view, ...(await completedUpload(job, result, deps)) };
       // publication_status ready is shown only once the update's generations verify.
       if (job.operation === 'metadata_update' && deps.publicationEnabled) await verifyPublication(job, result, deps);
-      return { ...view, ...operationFields(job, result) };
+      return { ...view, ...operationFields(job, result), ...(await currentReadiness(job, deps)) };
   }
+}
+
+/**
+ * A finished backfill job shows its Client's readiness as it is now (SPEC.md: the Client's durable state), not
+ * as the job left it: a run refused while another was backfilling still says ready once that one converged.
+ */
+async function currentReadiness(job: JobRecord, deps: JobViewDependencies): Promise<JsonObject> {
+  if (job.operation !== 'metadata_backfill') return {};
+  return { readiness_state: (await discoveryReadiness(deps.storage, job.clientId)).state };
 }
 
 /**
