@@ -32,8 +32,8 @@ export async function renderJob(job: JobRecord, deps: JobViewDependencies): Prom
   const now = deps.now?.() ?? Date.now();
   const result = job.result ?? {};
   const view = common(job);
-  if (job.operation !== 'metadata_backfill') view.version_id = job.versionKey === null ? null : versionIdFromKey(job.versionKey);
-  if (job.operation === 'metadata_update') Object.assign(view, updatedFieldsView(job));
+  // SPEC.md lists version_id for metadata update jobs only; an upload's status has none beyond its state's fields.
+  if (job.operation === 'metadata_update') Object.assign(view, { version_id: job.versionKey === null ? null : versionIdFromKey(job.versionKey) }, updatedFieldsView(job));
   switch (job.status) {
     case 'pending':
     case 'started':

@@ -180,3 +180,16 @@ test('replacement_overtaken: a publication landing between a job\'s staging and 
     removeDir(server.dataDir);
   }
 });
+
+test('a pending upload job shows the common fields and none beyond them (SPEC.md job status table)', async () => {
+  const server = await startTestServer({ WORKER_CONCURRENCY: '0' }); // no worker claims: the job stays pending
+  try {
+    const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'queued', version_id: 'v1', text: 'Standing order form.' });
+    const status = await api(server.url, `/status/${accepted.json.job_id}`, { key: KEYS.alpha });
+    assert.equal(status.status, 200);
+    assert.deepEqual(status.json, { job_id: accepted.json.job_id, document_id: 'queued', status: 'pending', operation: 'embed' });
+  } finally {
+    await server.close();
+    removeDir(server.dataDir);
+  }
+});
