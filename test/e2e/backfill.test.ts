@@ -114,7 +114,7 @@ test('a backfill interrupted by a crash resumes where it stopped; its progress s
     custom: { desk: 'treasury' },
     staleLeaves: true,
   });
-  const crashing = await spawnServer(baseEnv(dataDir, { JOB_STAGE_DELAY_MS: '700', JOB_LEASE_SECONDS: '2' }));
+  const crashing = await spawnServer(baseEnv(dataDir, { FAULT_JOB_STAGE_DELAY_MS: '700', JOB_LEASE_SECONDS: '2' }));
   try {
     const accepted = await api(crashing.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: 'client-alpha' } });
     assert.equal(accepted.status, 202);

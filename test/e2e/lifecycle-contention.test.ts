@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '../helpers/server.ts';
 
 test('a request that cannot get the fence in time is refused before any version changes', async () => {
-  const server = await startTestServer({ PUBLICATION_LIFECYCLE_FENCE_WAIT_SECONDS: '0.2', LIFECYCLE_STEP_DELAY_MS: '600' });
+  const server = await startTestServer({ PUBLICATION_LIFECYCLE_FENCE_WAIT_SECONDS: '0.2', FAULT_LIFECYCLE_STEP_DELAY_MS: '600' });
   try {
     for (const version of ['v1', 'v2']) {
       const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'held', version_id: version, text: `Standing order ${version}.` });
@@ -32,7 +32,7 @@ test('a request that cannot get the fence in time is refused before any version 
 });
 
 test('contention after some versions changed reports changed and pending versions; repeating finishes it', async () => {
-  const server = await startTestServer({ LIFECYCLE_STEP_DELAY_MS: '700' });
+  const server = await startTestServer({ FAULT_LIFECYCLE_STEP_DELAY_MS: '700' });
   try {
     for (const version of ['v1', 'v2', 'v3']) {
       const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'multi', version_id: version, text: `Loan schedule ${version}.` });

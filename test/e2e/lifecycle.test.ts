@@ -119,7 +119,7 @@ test('an invalid delete mode is a 400', async () => {
 
 test('a hard delete killed mid-purge is finished by repeating the request', async () => {
   const dataDir = tempDataDir();
-  const env = baseEnv(dataDir, { LIFECYCLE_STEP_DELAY_MS: '1500' });
+  const env = baseEnv(dataDir, { FAULT_LIFECYCLE_STEP_DELAY_MS: '1500' });
   try {
     const first = await spawnServer(env);
     for (const version of ['v1', 'v2', 'v3']) {
@@ -132,7 +132,7 @@ test('a hard delete killed mid-purge is finished by repeating the request', asyn
     await first.exited;
     await pending;
 
-    const second = await spawnServer({ ...env, LIFECYCLE_STEP_DELAY_MS: '0' });
+    const second = await spawnServer({ ...env, FAULT_LIFECYCLE_STEP_DELAY_MS: '0' });
     try {
       // Versions under the open purge are not served after the restart.
       assert.deepEqual(await versionsFound(second.url, KEYS.alpha, 'dormant account notice', true), []);
@@ -152,7 +152,7 @@ test('a hard delete killed mid-purge is finished by repeating the request', asyn
 });
 
 test('a purge past its deadline answers 503 publication_purge_timeout; repeating the request finishes it', async () => {
-  const server = await startTestServer({ LIFECYCLE_STEP_DELAY_MS: '300', PURGE_DEADLINE_MS: '100' });
+  const server = await startTestServer({ FAULT_LIFECYCLE_STEP_DELAY_MS: '300', PURGE_DEADLINE_MS: '100' });
   try {
     for (const version of ['v1', 'v2', 'v3']) {
       const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'slow-purge', version_id: version, text: `Closed account letter ${version}.` });

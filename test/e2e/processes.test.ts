@@ -36,7 +36,7 @@ test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PRO
 test('RECOVERING is observable: an api process listens at once, answers /health and reads 503 until its snapshots are built', async () => {
   const dataDir = tempDataDir();
   await seedVersions(dataDir, 'client-alpha', 'kept', [{ versionId: 'v1', text: 'Safe deposit box rental agreement.' }]);
-  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', RECOVERY_DELAY_MS: '3000' }), { until: 'listening' });
+  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', FAULT_RECOVERY_DELAY_MS: '3000' }), { until: 'listening' });
   try {
     const health = await fresh(server.url, '/health');
     assert.equal(health.status, 503);
@@ -191,7 +191,7 @@ test('MAINTENANCE held for 20 s: uploads and updates accepted meanwhile complete
 
 test('SIGKILL of a worker mid-job and of an api process under search load: nothing accepted is lost, both restart', async () => {
   const dataDir = tempDataDir();
-  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', JOB_STAGE_DELAY_MS: '300', JOB_LEASE_SECONDS: '2' }));
+  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', FAULT_JOB_STAGE_DELAY_MS: '300', JOB_LEASE_SECONDS: '2' }));
   try {
     const seed = await uploadText(server.url, KEYS.alpha, { document_id: 'load', text: 'Fixed deposit placement confirmation.' });
     await waitForJob(server.url, KEYS.alpha, seed.json.job_id, { timeoutMs: 30_000 });
@@ -231,7 +231,7 @@ test('SIGKILL of a worker mid-job and of an api process under search load: nothi
 
 test('a job longer than its lease keeps it through heartbeats and is processed once', async () => {
   // Four ingestion stages of 800 ms each: about three times the one-second lease.
-  const server = await startTestServer({ JOB_LEASE_SECONDS: '1', JOB_STAGE_DELAY_MS: '800', LOG_LEVEL: 'warn' });
+  const server = await startTestServer({ JOB_LEASE_SECONDS: '1', FAULT_JOB_STAGE_DELAY_MS: '800', LOG_LEVEL: 'warn' });
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'long', text: 'Standing instruction renewal for the Kota Bharu branch.' });
     const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 30_000 });
@@ -245,7 +245,7 @@ test('a job longer than its lease keeps it through heartbeats and is processed o
 });
 
 test('a crashed worker\'s job is taken over within seconds with the default lease', async () => {
-  const server = await startTestServer({ JOB_STAGE_DELAY_MS: '500' });
+  const server = await startTestServer({ FAULT_JOB_STAGE_DELAY_MS: '500' });
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'orphan', text: 'Bank guarantee for the Kuantan port tender.' });
     await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { until: (job) => job.status === 'processing' });
