@@ -10,6 +10,7 @@ import { successorOf } from '../../src/publication/successor.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { Storage } from '../../src/storage/storage.ts';
 import { readdirSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 
 const server = useTestServer();
@@ -21,7 +22,13 @@ test('a backfill for an unknown Client is refused and creates no storage for it'
   const refused = await backfill('nobody-at-all');
   assert.equal(refused.status, 404);
   assert.equal(refused.json.error_code, 'not_found');
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // The refusal is answered after the request's own work; only a queued job could touch the store later.
+  const control = new DatabaseSync(join(server.dataDir, 'control.db'), { readOnly: true });
+  try {
+    assert.deepEqual(control.prepare(`SELECT job_id FROM jobs WHERE client_id = 'nobody-at-all'`).all(), [], 'no job was queued');
+  } finally {
+    control.close();
+  }
   assert.deepEqual(clientFiles(), before, 'no database file was created');
 });
 

@@ -7,6 +7,7 @@ import { startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '.
 import { startFakeProvider } from '../models/fake-provider.ts';
 import { Storage } from '../../src/storage/storage.ts';
 import { seedVersions } from '../helpers/seed.ts';
+import { until } from '../helpers/processes.ts';
 import type { FakeHandler, FakeProvider, RecordedRequest } from '../models/fake-provider.ts';
 
 const DIMS = 8;
@@ -163,8 +164,7 @@ test('replacement_overtaken: a publication landing between a job\'s staging and 
     const upload = await uploadText(server.url, KEYS.alpha, { document_id: 'uploaded', version_id: 'v1', text: 'Second scan of the guarantee, signed.' });
     assert.equal(upload.status, 202, upload.text);
     const store = storage.client('client-alpha');
-    for (let i = 0; i < 200 && (await store.stagedGenerationOf(upload.json.job_id)) === null; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.notEqual(await store.stagedGenerationOf(upload.json.job_id), null, `the upload staged: ${JSON.stringify((await api(server.url, `/status/${upload.json.job_id}`, { key: KEYS.alpha })).json)}`);
+    await until('the upload to stage its generation', async () => (await store.stagedGenerationOf(upload.json.job_id)) !== null);
     assert.equal((await api(server.url, '/document/uploaded', { method: 'DELETE', key: KEYS.alpha })).status, 200);
     const uploaded = await waitForJob(server.url, KEYS.alpha, upload.json.job_id);
     assert.equal(uploaded.status, 'superseded', JSON.stringify(uploaded));
