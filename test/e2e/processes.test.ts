@@ -243,7 +243,7 @@ test('SIGKILL of a worker mid-job and of an api process under search load: nothi
     const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 30_000 });
     assert.equal(job.status, 'completed', JSON.stringify(job));
     const servedBeforeRestart = served();
-    await until('searches to be served by the restarted processes', () => served() >= servedBeforeRestart + 5);
+    await until('searches to be served after both processes were replaced', () => served() >= servedBeforeRestart + 5);
     stop = true;
     await load;
     // A connection cut by the kill may fail; no answer is ever a 5xx other than a retryable 503.
