@@ -86,3 +86,38 @@ export async function seedScifactChunks(dataDir: string, clientId: string, targe
   }
   return { documents: documentCount, chunks: chunkCount };
 }
+
+/**
+ * Writes one document with one version per text (version ids v0, v1, ...), one chunk each, the custom metadata
+ * empty and the metadata lane indexed: a document with many versions, for lifecycle writes over all of them.
+ */
+export async function seedDocumentVersions(dataDir: string, clientId: string, documentId: string, texts: readonly string[]): Promise<void> {
+  const embedder = createHashingEmbedder();
+  const target = await openSeedTarget(dataDir, clientId);
+  try {
+    for (const [i, text] of texts.entries()) {
+      const versionId = `v${i}`;
+      const [vector] = await embedder.embed([text]);
+      const chunks = [{ chunkIndex: 0, page: null, pageLabel: null, text, entities: emptyEntities(), vector }];
+      const pages = [{ pageNumber: null, pageLabel: null, text }];
+      const parsed = { mimeType: 'text/plain', extension: 'txt', pages, pageCount: null, textExtraction: 'native' as const, ocrUsed: false, warnings: [], properties: { title: null, author: null, createdAt: null } };
+      const metadata = canonicalMetadataOf(parsed, `${documentId}.txt`, { status: 'disabled', categories: [] }, {});
+      const leaves = metadataLeaves(metadata);
+      await target.write({
+        documentId,
+        versionKey: versionId,
+        jobId: null,
+        createdAt: new Date().toISOString(),
+        canonicalMetadata: metadata,
+        entities: emptyEntities(),
+        embedding: { dense_model: embedder.model, dense_dimensions: embedder.dimensions, sparse_model: 'bm25', embedded_at: new Date().toISOString() },
+        deletion: { deleted: false, deletedAt: null, deletedBy: null },
+        chunks,
+        leaves,
+        ...lanesAndManifest({ documentId, versionId, jobId: null }, chunks, leaves, null),
+      });
+    }
+  } finally {
+    await target.close();
+  }
+}

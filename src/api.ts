@@ -108,7 +108,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     lifecycle: new LifecycleService(storage, publisher, {
       enabled: config.publicationEnabled,
       fenceWaitMs: config.publicationLifecycleFenceWaitSeconds * 1000,
-      stepDelayMs: config.lifecycleStepDelayMs,
+      stepDelayMs: config.faultInjection.lifecycleStepDelayMs,
       purgeDeadlineMs: config.purgeDeadlineMs,
     }),
     search: new SearchService({ readGuard, readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys) }),
@@ -134,7 +134,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   serving.onCompactionError = (error) => app.log.warn({ err: error }, 'segment merge failed');
   const follower = new Follower({ storage, index: serving, guard: readGuard, pollMs: config.followerPollMs, onError: (error) => app.log.warn({ err: error }, 'follower pass failed') });
   const recovered = (async () => {
-    if (config.recoveryDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.recoveryDelayMs));
+    if (config.faultInjection.recoveryDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.faultInjection.recoveryDelayMs));
     // Nothing is rebuilt up front: each Client's snapshot loads on its first read (ServingIndex).
     readGuard.recovered();
     follower.start();

@@ -115,12 +115,6 @@ export interface Config {
   jobLeaseSeconds: number;
   jobMaxAttempts: number;
   jobRetryBaseSeconds: number;
-  /** Fault-injection pause between job stages (ingestion, staging to activation, backfill batches, update preparation); 0 in production. */
-  jobStageDelayMs: number;
-  /** Fault-injection pause before an api process builds its snapshots (keeps RECOVERING observable); 0 in production. */
-  recoveryDelayMs: number;
-  /** Fault-injection pause after each version step of delete/restore/purge; 0 in production. */
-  lifecycleStepDelayMs: number;
   /** Deadline of a hard-delete request's purge; past it the purge stops with 503 publication_purge_timeout. */
   purgeDeadlineMs: number;
   /** Key of the publication_unavailable event's query fingerprint; unset: a secret created once per deployment. */
@@ -130,6 +124,22 @@ export interface Config {
   webSearchUrl: string | null;
   webSearchApiKey: string | null;
   webSearchTimeoutMs: number;
+  faultInjection: FaultInjection;
+}
+
+/**
+ * Fault injection, for the tests only: pauses that hold a job, a lifecycle request or an api process's start at a
+ * known point so that a test can act there (kill a process, change the authority mode). Read from the FAULT_*
+ * variables, which are not deployment settings: .env.example does not list them, and they must stay unset (0) in
+ * production.
+ */
+export interface FaultInjection {
+  /** FAULT_JOB_STAGE_DELAY_MS: pause between job stages (ingestion, staging to activation, backfill batches, update preparation). */
+  jobStageDelayMs: number;
+  /** FAULT_LIFECYCLE_STEP_DELAY_MS: pause after each version step of delete, restore and hard-delete purge. */
+  lifecycleStepDelayMs: number;
+  /** FAULT_RECOVERY_DELAY_MS: pause before an api process builds its snapshots (keeps RECOVERING observable). */
+  recoveryDelayMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -303,15 +313,17 @@ export function loadConfig(env: Env = process.env): Config {
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 10, 1, 86_400),
     jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', MAX_JOB_ATTEMPTS, 1, MAX_JOB_ATTEMPTS),
     jobRetryBaseSeconds: float(env, 'JOB_RETRY_BASE_SECONDS', 2, 0, 3600),
-    jobStageDelayMs: int(env, 'JOB_STAGE_DELAY_MS', 0, 0, 600_000),
-    lifecycleStepDelayMs: int(env, 'LIFECYCLE_STEP_DELAY_MS', 0, 0, 600_000),
     purgeDeadlineMs: int(env, 'PURGE_DEADLINE_MS', 20_000, 1, 600_000),
-    recoveryDelayMs: int(env, 'RECOVERY_DELAY_MS', 0, 0, 600_000),
     auditFingerprintSecret: optionalStr(env, 'AUDIT_FINGERPRINT_SECRET'),
     webSearchEnabled: bool(env, 'WEB_SEARCH_ENABLED', false),
     webSearchProvider,
     webSearchUrl: optionalStr(env, 'WEB_SEARCH_URL'),
     webSearchApiKey: optionalStr(env, 'WEB_SEARCH_API_KEY'),
     webSearchTimeoutMs: int(env, 'WEB_SEARCH_TIMEOUT_MS', 5_000, 100, 60_000),
+    faultInjection: {
+      jobStageDelayMs: int(env, 'FAULT_JOB_STAGE_DELAY_MS', 0, 0, 600_000),
+      lifecycleStepDelayMs: int(env, 'FAULT_LIFECYCLE_STEP_DELAY_MS', 0, 0, 600_000),
+      recoveryDelayMs: int(env, 'FAULT_RECOVERY_DELAY_MS', 0, 0, 600_000),
+    },
   };
 }

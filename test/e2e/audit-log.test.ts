@@ -6,9 +6,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { KEYS, removeDir, startTestServer, uploadText, waitForJob } from '../helpers/server.ts';
-import { fresh, setMode, sleep } from '../helpers/processes.ts';
+import { fresh, setMode, until } from '../helpers/processes.ts';
 
 const SECRET = 'audit-test-secret';
+
+/** Whether the api process that answered a request has logged its completion (after any event of that request). */
+function completionLogged(stdout: string, requestId: unknown): boolean {
+  return stdout.split('\n').some((line) => line.includes(`"reqId":"${String(requestId)}"`) && line.includes('"msg":"request completed"'));
+}
 
 function auditEvents(stdout: string): Record<string, unknown>[] {
   return stdout
@@ -28,7 +33,8 @@ test('a search failing closed logs publication_unavailable with a keyed query fi
     assert.equal(search.status, 503);
     const deletion = await fresh(server.url, '/document/acct', { method: 'DELETE', key: KEYS.alpha });
     assert.equal(deletion.status, 503, 'a write refused in maintenance');
-    await sleep(300); // let the log lines reach the supervisor's stdout
+    // Each request's own log lines come before its completion line, on the stdout the api processes share.
+    await until('both requests to be logged', () => completionLogged(server.server.stdout(), search.headers['x-request-id']) && completionLogged(server.server.stdout(), deletion.headers['x-request-id']));
 
     const events = auditEvents(server.server.stdout());
     assert.equal(events.length, 1, 'one event: the failed read, not the refused write');

@@ -10,6 +10,7 @@ import { successorOf } from '../../src/publication/successor.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { Storage } from '../../src/storage/storage.ts';
 import { readdirSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 
 const server = useTestServer();
@@ -21,7 +22,13 @@ test('a backfill for an unknown Client is refused and creates no storage for it'
   const refused = await backfill('nobody-at-all');
   assert.equal(refused.status, 404);
   assert.equal(refused.json.error_code, 'not_found');
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // The refusal is answered after the request's own work; only a queued job could touch the store later.
+  const control = new DatabaseSync(join(server.dataDir, 'control.db'), { readOnly: true });
+  try {
+    assert.deepEqual(control.prepare(`SELECT job_id FROM jobs WHERE client_id = 'nobody-at-all'`).all(), [], 'no job was queued');
+  } finally {
+    control.close();
+  }
   assert.deepEqual(clientFiles(), before, 'no database file was created');
 });
 
@@ -114,7 +121,7 @@ test('a backfill interrupted by a crash resumes where it stopped; its progress s
     custom: { desk: 'treasury' },
     staleLeaves: true,
   });
-  const crashing = await spawnServer(baseEnv(dataDir, { JOB_STAGE_DELAY_MS: '700', JOB_LEASE_SECONDS: '2' }));
+  const crashing = await spawnServer(baseEnv(dataDir, { FAULT_JOB_STAGE_DELAY_MS: '700', JOB_LEASE_SECONDS: '2' }));
   try {
     const accepted = await api(crashing.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: 'client-alpha' } });
     assert.equal(accepted.status, 202);

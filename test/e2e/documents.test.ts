@@ -2,6 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '../helpers/server.ts';
 import type { TestServer } from '../helpers/server.ts';
+import { until } from '../helpers/processes.ts';
 
 let server: TestServer;
 before(async () => {
@@ -13,8 +14,10 @@ before(async () => {
     ['doc-c', 'doc-c', 'finance', 'Document C: the fixed deposit rate table.'],
   ]) {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: id, version_id: version, text, metadata: { team, rank: id.length } });
-    assert.equal((await waitForJob(server.url, KEYS.alpha, accepted.json.job_id)).status, 'completed');
-    await new Promise((resolve) => setTimeout(resolve, 5)); // distinct created_at per upload
+    const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
+    assert.equal(job.status, 'completed');
+    // Distinct created_at per upload (ISO milliseconds, the upload's acceptance): the next is accepted in a later millisecond.
+    await until('the clock to pass this upload\'s millisecond', () => new Date().toISOString() > job.created_at);
   }
 });
 after(async () => {

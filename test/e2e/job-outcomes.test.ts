@@ -7,6 +7,7 @@ import { startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '.
 import { startFakeProvider } from '../models/fake-provider.ts';
 import { Storage } from '../../src/storage/storage.ts';
 import { seedVersions } from '../helpers/seed.ts';
+import { until } from '../helpers/processes.ts';
 import type { FakeHandler, FakeProvider, RecordedRequest } from '../models/fake-provider.ts';
 
 const DIMS = 8;
@@ -44,7 +45,7 @@ async function withFakeEmbeddings(handler: FakeHandler, overrides: Record<string
 }
 
 test('an older upload that finishes after a newer one is superseded and never overwrites it', async () => {
-  const server = await startTestServer({ WORKER_CONCURRENCY: '1', JOB_STAGE_DELAY_MS: '150' });
+  const server = await startTestServer({ WORKER_CONCURRENCY: '1', FAULT_JOB_STAGE_DELAY_MS: '150' });
   try {
     const older = await uploadText(server.url, KEYS.alpha, { document_id: 'race', text: 'Older text about overdraft charges.' });
     const newer = await uploadText(server.url, KEYS.alpha, { document_id: 'race', text: 'Newer text about mortgage arrears.' });
@@ -138,7 +139,7 @@ test('chunks whose embedding is rejected are reported; the rest are searchable (
 });
 
 test('replacement_overtaken: a publication landing between a job\'s staging and its activation is never overwritten nor merged onto', async () => {
-  const server = await startTestServer({ JOB_STAGE_DELAY_MS: '1500', WORKER_CONCURRENCY: '1' });
+  const server = await startTestServer({ FAULT_JOB_STAGE_DELAY_MS: '1500', WORKER_CONCURRENCY: '1' });
   const storage = new Storage(server.dataDir);
   try {
     await seedVersions(server.dataDir, 'client-alpha', 'patched', [{ versionId: 'v1', text: 'Draft facility letter.' }], { custom: { stage: 'draft' } });
@@ -163,8 +164,7 @@ test('replacement_overtaken: a publication landing between a job\'s staging and 
     const upload = await uploadText(server.url, KEYS.alpha, { document_id: 'uploaded', version_id: 'v1', text: 'Second scan of the guarantee, signed.' });
     assert.equal(upload.status, 202, upload.text);
     const store = storage.client('client-alpha');
-    for (let i = 0; i < 200 && (await store.generations.stagedGenerationOf(upload.json.job_id)) === null; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.notEqual(await store.generations.stagedGenerationOf(upload.json.job_id), null, `the upload staged: ${JSON.stringify((await api(server.url, `/status/${upload.json.job_id}`, { key: KEYS.alpha })).json)}`);
+    await until('the upload to stage its generation', async () => (await store.generations.stagedGenerationOf(upload.json.job_id)) !== null);
     assert.equal((await api(server.url, '/document/uploaded', { method: 'DELETE', key: KEYS.alpha })).status, 200);
     const uploaded = await waitForJob(server.url, KEYS.alpha, upload.json.job_id);
     assert.equal(uploaded.status, 'superseded', JSON.stringify(uploaded));

@@ -4,42 +4,52 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '../helpers/server.ts';
+import { until } from '../helpers/processes.ts';
+import { SqliteAuthorityRepository } from '../../src/storage/sqlite-authority.ts';
+import { openDatabase } from '../../src/storage/sqlite.ts';
+import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
+import { fenceName } from '../../src/publication/fence.ts';
 
 test('a request that cannot get the fence in time is refused before any version changes', async () => {
-  const server = await startTestServer({ PUBLICATION_LIFECYCLE_FENCE_WAIT_SECONDS: '0.2', LIFECYCLE_STEP_DELAY_MS: '600' });
+  const server = await startTestServer({ PUBLICATION_LIFECYCLE_FENCE_WAIT_SECONDS: '0.2' });
+  const db = openDatabase(join(server.dataDir, 'control.db'), CONTROL_MIGRATIONS);
   try {
-    for (const version of ['v1', 'v2']) {
-      const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'held', version_id: version, text: `Standing order ${version}.` });
-      await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
-    }
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'other', text: 'Unrelated letter.' });
     await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
-
-    const first = api(server.url, '/document/held', { method: 'DELETE', key: KEYS.alpha });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const second = await api(server.url, '/document/other', { method: 'DELETE', key: KEYS.alpha });
-    assert.equal(second.status, 503);
-    assert.equal(second.json.error_code, 'publication_busy');
-    assert.equal(second.headers.get('retry-after'), '1');
+    // Another api process's lifecycle request holds the Client's fence (a lease in the shared control database)
+    // for as long as the test needs; fence.test.ts shows two fences taking turns.
+    const control = new SqliteAuthorityRepository(db);
+    assert.equal(await control.acquireLease(fenceName('client-alpha'), 'another-api-process', 600_000), true);
+    const refused = await api(server.url, '/document/other', { method: 'DELETE', key: KEYS.alpha });
+    assert.equal(refused.status, 503);
+    assert.equal(refused.json.error_code, 'publication_busy');
+    assert.equal(refused.headers.get('retry-after'), '1');
     assert.equal((await api(server.url, '/document/other/text', { key: KEYS.alpha })).status, 200, 'nothing changed');
-    assert.equal((await first).status, 200);
+    await control.releaseLease(fenceName('client-alpha'), 'another-api-process');
     assert.equal((await api(server.url, '/document/other', { method: 'DELETE', key: KEYS.alpha })).status, 200, 'the retry succeeds');
   } finally {
+    db.close();
     await server.close();
     removeDir(server.dataDir);
   }
 });
 
 test('contention after some versions changed reports changed and pending versions; repeating finishes it', async () => {
-  const server = await startTestServer({ LIFECYCLE_STEP_DELAY_MS: '700' });
+  // Each version step of the delete is followed by a 2 s pause: time enough for the test to see v1 changed and
+  // set MAINTENANCE (some 50 ms) before v2's step.
+  const server = await startTestServer({ FAULT_LIFECYCLE_STEP_DELAY_MS: '2000' });
   try {
     for (const version of ['v1', 'v2', 'v3']) {
       const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'multi', version_id: version, text: `Loan schedule ${version}.` });
       await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
     }
     const pending = api(server.url, '/document/multi', { method: 'DELETE', key: KEYS.alpha });
-    await new Promise((resolve) => setTimeout(resolve, 300)); // v1 is republished, the request pauses
+    await until('v1 to be republished deleted', async () => {
+      const list = await api(server.url, '/documents?include_deleted=true', { key: KEYS.alpha });
+      return list.json.documents.some((row: any) => row.version_id === 'v1' && row.deleted === true);
+    });
     await api(server.url, '/admin/authority/mode', { key: KEYS.operator, body: { mode: 'MAINTENANCE' } });
     const stopped = await pending;
     assert.equal(stopped.status, 503);

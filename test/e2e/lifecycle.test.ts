@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTestServer, startTestServer, api, KEYS, removeDir, uploadText, waitForJob, spawnServer, baseEnv, tempDataDir, sendRaw } from '../helpers/server.ts';
+import { until } from '../helpers/processes.ts';
 
 const server = useTestServer();
 
@@ -122,20 +123,19 @@ test('an invalid delete mode is a 400', async () => {
 
 test('a hard delete killed mid-purge is finished by repeating the request', async () => {
   const dataDir = tempDataDir();
-  const env = baseEnv(dataDir, { LIFECYCLE_STEP_DELAY_MS: '1500' });
+  const env = baseEnv(dataDir, { FAULT_LIFECYCLE_STEP_DELAY_MS: '1500' });
   try {
     const first = await spawnServer(env);
-    for (const version of ['v1', 'v2', 'v3']) {
-      const accepted = await uploadText(first.url, KEYS.alpha, { document_id: 'purge-me', version_id: version, text: `Dormant account notice ${version}.` });
-      await waitForJob(first.url, KEYS.alpha, accepted.json.job_id);
-    }
+    const uploads: string[] = [];
+    for (const version of ['v1', 'v2', 'v3']) uploads.push(await ingest(first.url, KEYS.alpha, 'purge-me', version, `Dormant account notice ${version}.`));
     const pending = api(first.url, '/document/purge-me?mode=hard', { method: 'DELETE', key: KEYS.alpha }).catch(() => null);
-    await new Promise((resolve) => setTimeout(resolve, 600)); // the first version is purged, the rest wait
+    // A purged version takes its jobs with it: v1's upload job is gone once v1 is purged; v2 and v3 then wait 1.5 s each.
+    await until('v1 to be purged', async () => (await api(first.url, `/status/${uploads[0]}`, { key: KEYS.alpha })).status === 404);
     await first.crash();
     await first.exited;
     await pending;
 
-    const second = await spawnServer({ ...env, LIFECYCLE_STEP_DELAY_MS: '0' });
+    const second = await spawnServer({ ...env, FAULT_LIFECYCLE_STEP_DELAY_MS: '0' });
     try {
       // Versions under the open purge are not served after the restart.
       assert.deepEqual(await versionsFound(second.url, KEYS.alpha, 'dormant account notice', true), []);
@@ -155,7 +155,7 @@ test('a hard delete killed mid-purge is finished by repeating the request', asyn
 });
 
 test('a purge past its deadline answers 503 publication_purge_timeout; repeating the request finishes it', async () => {
-  const server = await startTestServer({ LIFECYCLE_STEP_DELAY_MS: '300', PURGE_DEADLINE_MS: '100' });
+  const server = await startTestServer({ FAULT_LIFECYCLE_STEP_DELAY_MS: '300', PURGE_DEADLINE_MS: '100' });
   try {
     for (const version of ['v1', 'v2', 'v3']) {
       const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'slow-purge', version_id: version, text: `Closed account letter ${version}.` });
@@ -167,10 +167,13 @@ test('a purge past its deadline answers 503 publication_purge_timeout; repeating
     assert.equal(first.headers.get('retry-after'), '1');
     // Hidden from every read at once, whatever is left of the purge.
     assert.deepEqual(await versionsFound(server.url, KEYS.alpha, 'closed account letter', true), []);
-    let answer = first;
-    for (let attempt = 0; attempt < 5 && answer.status === 503; attempt++) {
-      answer = await api(server.url, '/document/slow-purge?mode=hard', { method: 'DELETE', key: KEYS.alpha });
-    }
+    // Each repetition resumes the purge (one version per 300 ms step against a 100 ms deadline) until it is done.
+    const answer = await until('a repetition to finish the purge', async () => {
+      const repeated = await api(server.url, '/document/slow-purge?mode=hard', { method: 'DELETE', key: KEYS.alpha });
+      if (repeated.status !== 503) return repeated;
+      assert.equal(repeated.json.error_code, 'publication_purge_timeout', repeated.text);
+      return null;
+    });
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.json.status, 'hard_deleted');
     assert.equal((await api(server.url, '/document/slow-purge?mode=hard', { method: 'DELETE', key: KEYS.alpha })).status, 404);

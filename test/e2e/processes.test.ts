@@ -7,9 +7,33 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { api, baseEnv, KEYS, removeDir, spawnServer, startTestServer, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
+import { api, baseEnv, KEYS, removeDir, spawnServer, startTestServer, tempDataDir, TERMINAL, uploadText, waitForJob } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
-import { childPids, fresh, searchIds, setMode, sleep, until } from '../helpers/processes.ts';
+import { childPids, fresh, searchIds, setMode, until } from '../helpers/processes.ts';
+import { MAX_JOB_ATTEMPTS } from '../../src/spec-limits.ts';
+
+/**
+ * Resolves once each job has gone back to waiting for publication `times` times. Each time a waiting job is
+ * claimed and finds publication still paused, the worker hands it back (status retrying, no attempt spent) with
+ * a new next_run_at; GET /status shows neither (next_retry_in_seconds is rounded up to whole seconds), so the
+ * distinct next_run_at values of its retrying record are read from the control database.
+ */
+async function waitsAtLeast(dataDir: string, jobIds: string[], times: number): Promise<void> {
+  const control = new DatabaseSync(join(dataDir, 'control.db'), { readOnly: true });
+  try {
+    const seen = new Map(jobIds.map((jobId) => [jobId, new Set<number>()]));
+    const read = control.prepare(`SELECT job_id, status, next_run_at FROM jobs WHERE job_id IN (${jobIds.map(() => '?').join(', ')})`);
+    await until(`each job to go back to waiting ${times} times`, () => {
+      for (const row of read.all(...jobIds) as { job_id: string; status: string; next_run_at: number }[]) {
+        assert.ok(!TERMINAL.has(row.status), `${row.job_id} ended (${row.status}) while publication was paused`);
+        if (row.status === 'retrying') seen.get(row.job_id)!.add(row.next_run_at);
+      }
+      return [...seen.values()].every((waits) => waits.size >= times);
+    }, 120_000);
+  } finally {
+    control.close();
+  }
+}
 
 test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PROCESSES workers', async () => {
   const dataDir = tempDataDir();
@@ -36,7 +60,7 @@ test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PRO
 test('RECOVERING is observable: an api process listens at once, answers /health and reads 503 until its snapshots are built', async () => {
   const dataDir = tempDataDir();
   await seedVersions(dataDir, 'client-alpha', 'kept', [{ versionId: 'v1', text: 'Safe deposit box rental agreement.' }]);
-  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', RECOVERY_DELAY_MS: '3000' }), { until: 'listening' });
+  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', FAULT_RECOVERY_DELAY_MS: '3000' }), { until: 'listening' });
   try {
     const health = await fresh(server.url, '/health');
     assert.equal(health.status, 503);
@@ -150,14 +174,13 @@ test('FENCING pins reads to the last READY publication: an upload made meanwhile
   }
 });
 
-test('MAINTENANCE held for 20 s: uploads and updates accepted meanwhile complete after READY, parsed once', async () => {
+test('MAINTENANCE held while each waiting job finds it more times than a job has attempts: uploads and updates accepted meanwhile complete after READY, parsed once', async () => {
   // LOG_LEVEL warn: the worker logs one "ingest" line per parse, which the test counts.
   const server = await startTestServer({ API_PROCESSES: '2', LOG_LEVEL: 'warn' });
   try {
     const seed = await uploadText(server.url, KEYS.alpha, { document_id: 'kept', text: 'Standing instruction for the payroll account.' });
     await waitForJob(server.url, KEYS.alpha, seed.json.job_id);
     await setMode(server.url, 'MAINTENANCE');
-    const maintenanceStarted = Date.now();
     const search = await fresh(server.url, '/search', { key: KEYS.alpha, body: { query: 'payroll' } });
     assert.equal(search.status, 503);
     assert.equal(search.headers['retry-after'], '1');
@@ -171,10 +194,12 @@ test('MAINTENANCE held for 20 s: uploads and updates accepted meanwhile complete
     });
     assert.equal(typeof waiting.next_retry_in_seconds, 'number');
     assert.match(waiting.error, /MAINTENANCE/);
-    await sleep(Math.max(0, 20_000 - (Date.now() - maintenanceStarted)));
+    // Were a wait to spend an attempt, every job would have failed by now.
+    await waitsAtLeast(server.dataDir, [...uploads, update.json.job_id], MAX_JOB_ATTEMPTS + 1);
     for (const jobId of [...uploads, update.json.job_id]) {
-      const status = (await api(server.url, `/status/${jobId}`, { key: KEYS.alpha })).json.status;
-      assert.ok(status === 'retrying' || status === 'processing' || status === 'started' || status === 'pending', `${jobId} still waits (${status})`);
+      const status = (await api(server.url, `/status/${jobId}`, { key: KEYS.alpha })).json;
+      assert.ok(['retrying', 'processing', 'started', 'pending'].includes(status.status), `${jobId} still waits (${status.status})`);
+      if (status.status === 'retrying') assert.equal(status.retry_count, 0, `${jobId} spent no attempt waiting`);
     }
     await setMode(server.url, 'READY');
     for (const jobId of uploads) assert.equal((await waitForJob(server.url, KEYS.alpha, jobId)).status, 'completed');
@@ -191,7 +216,7 @@ test('MAINTENANCE held for 20 s: uploads and updates accepted meanwhile complete
 
 test('SIGKILL of a worker mid-job and of an api process under search load: nothing accepted is lost, both restart', async () => {
   const dataDir = tempDataDir();
-  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', JOB_STAGE_DELAY_MS: '300', JOB_LEASE_SECONDS: '2' }));
+  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', FAULT_JOB_STAGE_DELAY_MS: '300', JOB_LEASE_SECONDS: '2' }));
   try {
     const seed = await uploadText(server.url, KEYS.alpha, { document_id: 'load', text: 'Fixed deposit placement confirmation.' });
     await waitForJob(server.url, KEYS.alpha, seed.json.job_id, { timeoutMs: 30_000 });
@@ -206,7 +231,8 @@ test('SIGKILL of a worker mid-job and of an api process under search load: nothi
     const load = (async () => {
       while (!stop) outcomes.push((await fresh(server.url, '/search', { key: KEYS.alpha, body: { query: 'fixed deposit' } }).catch(() => ({ status: 0 }))).status);
     })();
-    await sleep(300);
+    const served = () => outcomes.filter((status) => status === 200).length;
+    await until('searches to be served before the kill', () => served() >= 5);
     const [apiVictim] = childPids(server, 'api');
     process.kill(apiVictim, 'SIGKILL');
     await until('both kinds of process to be replaced', () => {
@@ -216,10 +242,10 @@ test('SIGKILL of a worker mid-job and of an api process under search load: nothi
     });
     const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 30_000 });
     assert.equal(job.status, 'completed', JSON.stringify(job));
-    await sleep(500);
+    const servedBeforeRestart = served();
+    await until('searches to be served after both processes were replaced', () => served() >= servedBeforeRestart + 5);
     stop = true;
     await load;
-    assert.ok(outcomes.filter((status) => status === 200).length > 10, 'searches were served throughout');
     // A connection cut by the kill may fail; no answer is ever a 5xx other than a retryable 503.
     assert.deepEqual(outcomes.filter((status) => status >= 500 && status !== 503), []);
     assert.deepEqual((await searchIds(server.url, 'letter of credit Kuching')).ids, ['victim/victim']);
@@ -231,7 +257,7 @@ test('SIGKILL of a worker mid-job and of an api process under search load: nothi
 
 test('a job longer than its lease keeps it through heartbeats and is processed once', async () => {
   // Four ingestion stages of 800 ms each: about three times the one-second lease.
-  const server = await startTestServer({ JOB_LEASE_SECONDS: '1', JOB_STAGE_DELAY_MS: '800', LOG_LEVEL: 'warn' });
+  const server = await startTestServer({ JOB_LEASE_SECONDS: '1', FAULT_JOB_STAGE_DELAY_MS: '800', LOG_LEVEL: 'warn' });
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'long', text: 'Standing instruction renewal for the Kota Bharu branch.' });
     const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 30_000 });
@@ -244,18 +270,20 @@ test('a job longer than its lease keeps it through heartbeats and is processed o
   }
 });
 
-test('a crashed worker\'s job is taken over within seconds with the default lease', async () => {
-  const server = await startTestServer({ JOB_STAGE_DELAY_MS: '500' });
+// When a lease is claimed again (at its expiry, not before) is job-store.test.ts's to show on an injected clock;
+// here the default lease (10 s) runs out for real, so the wait for the job allows ten times that.
+test('a crashed worker\'s job is taken over with the default lease and completed by the next claim', async () => {
+  // LOG_LEVEL warn: the worker logs one "ingest" line per parse, with its attempt.
+  const server = await startTestServer({ FAULT_JOB_STAGE_DELAY_MS: '500', LOG_LEVEL: 'warn' });
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'orphan', text: 'Bank guarantee for the Kuantan port tender.' });
     await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { until: (job) => job.status === 'processing' });
     const [worker] = childPids(server.server, 'worker');
     process.kill(worker, 'SIGKILL');
-    const killedAt = Date.now();
-    const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 40_000 });
+    const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 120_000 });
     assert.equal(job.status, 'completed');
-    const seconds = (Date.now() - killedAt) / 1000;
-    assert.ok(seconds < 20, `taken over and finished ${seconds.toFixed(1)} s after the crash`);
+    const attempts = server.server.stdout().split('\n').filter((line) => line.includes('"event":"ingest"') && line.includes(accepted.json.job_id)).map((line) => JSON.parse(line).attempt);
+    assert.deepEqual(attempts, [1, 2], 'parsed by the crashed worker, then once more by the one that took the job over');
   } finally {
     await server.close();
     removeDir(server.dataDir);

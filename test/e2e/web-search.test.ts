@@ -3,11 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, api, KEYS, removeDir } from '../helpers/server.ts';
-import { startFakeProvider } from '../models/fake-provider.ts';
+import { NEVER_ANSWERED, startFakeProvider } from '../models/fake-provider.ts';
 import type { FakeAnswer } from '../models/fake-provider.ts';
 
 /** A local provider answering by the request URL (the shared fake records every request). */
-function fakeProvider(answer: (url: URL) => FakeAnswer) {
+function fakeProvider(answer: (url: URL) => FakeAnswer | Promise<FakeAnswer>) {
   return startFakeProvider((request) => answer(new URL(request.url, 'http://x')));
 }
 
@@ -71,7 +71,7 @@ test('fail-open: no results, rate limits, errors and timeouts are 200 with their
     if (q === 'busy') return { status: 429 };
     if (q === 'down') return { status: 503 };
     if (q === 'broken') return { status: 200, rawBody: 'not json' };
-    if (q === 'slow') return { delayMs: 1500, body: { results: [] } };
+    if (q === 'slow') return NEVER_ANSWERED;
     return { status: 500 };
   });
   try {

@@ -15,12 +15,11 @@ export const PDFTOPPM = await resolveBinary('pdftoppm');
 export const CONCURRENCY = 2;
 export const PEAK_RSS_LIMIT_BYTES = 1.5 * 1024 * 1024 * 1024;
 /**
- * Time limits are guards against a parser running away (a bomb expanded, a loop that never ends), set at least
- * 20 times what an idle machine takes (bombs are refused in 90-140 ms), so a busy machine never trips them.
+ * Time limits (maxMs) are guards against a parser running away (a bomb expanded, a loop that never ends), set at
+ * least 20 times what an idle machine takes, so a busy machine never trips them: bombs are refused in 95-135 ms,
+ * worker start-up included (parsed two at a time, as here), against hours if a guard broke.
  */
 export const BOMB_LIMIT_MS = 4000;
-/** The whole corpus parses in about 20 s on an idle machine. */
-export const CORPUS_TIME_LIMIT_MS = 400_000;
 
 export interface Completed {
   status: 'completed';
@@ -74,7 +73,8 @@ export const EXPECTATIONS: Record<string, Expectation> = {
     check: (doc) => assert.equal(doc.properties.author, 'DR FAROUK'),
   }),
   'docx/poi_bib-chernigovka_17459.docx': done('docx', 10_000, { phrases: ['Большечерниговская районная библиотека'] }),
-  'docx/poi_bug65649.docx': done('docx', 200_000, { phrases: ['Комитет по информатизации и связи'], maxMs: 30_000 }),
+  // 1.7 s on an idle machine for a 12.6 MB document.xml; a reader quadratic in the part's size would take hours.
+  'docx/poi_bug65649.docx': done('docx', 200_000, { phrases: ['Комитет по информатизации и связи'], maxMs: 40_000 }),
   'docx/poi_checkboxes.docx': done('docx', 50, { phrases: ['This is a small test for checkboxes'] }),
   'docx/pydocx_having-images.docx': fails('no_text', /contains no text/),
   'docx/tika_testWORD_embedded_pdf.docx': done('docx', 30, { phrases: ['Here is the pdf file:', 'Bye for real.'] }),
@@ -125,6 +125,7 @@ export const EXPECTATIONS: Record<string, Expectation> = {
 
   'hostile/pdfjs_ContentStreamCycleType3insideType3.pdf': done('pdf', 2, { phrases: ['ab'] }),
   'hostile/pdfjs_GHOSTSCRIPT-698804-1-fuzzed.pdf': fails('no_text'),
+  // 0.3 s on an idle machine: a guard against decoding the giant JBIG2 image it declares.
   'hostile/pdfjs_bomb_giant.pdf': done('pdf', 20, { phrases: ['GIANT JBIG2 BOMB'], maxMs: 10_000 }),
   'hostile/pdfjs_bug1020226.pdf': fails('unreadable', GENERIC),
   'hostile/pdfjs_bug1980958.pdf': fails('no_text'),
@@ -229,7 +230,7 @@ export const EXPECTATIONS: Record<string, Expectation> = {
       assert.equal(doc.properties.title, 'Free Culture');
       assert.equal(doc.properties.author, 'Lawrence Lessig');
     },
-    maxMs: 100_000, // about 4.5 s on an idle machine, OCR included
+    maxMs: 100_000, // about 4 s on an idle machine, OCR included: a guard against a per-page cost that runs away over 352 pages
   }),
   'pdf/pdfjs_helloworld-bad.pdf': done('pdf', 13, { phrases: ['Hello, world!'] }),
   'pdf/pdfjs_issue7229.pdf': scannedPdf(200, {

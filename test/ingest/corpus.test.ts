@@ -9,7 +9,7 @@ import { IngestError } from '../../src/ingest/parsed-document.ts';
 import type { ParsedDocument } from '../../src/ingest/parsed-document.ts';
 import { parsePdf } from '../../src/ingest/parsers/pdf.ts';
 import { createContext, resolveParseOptions } from '../../src/ingest/parse-options.ts';
-import { CONCURRENCY, CORPUS, CORPUS_TIME_LIMIT_MS, EXPECTATIONS, PEAK_RSS_LIMIT_BYTES, listCorpus } from '../helpers/corpus-expectations.ts';
+import { CONCURRENCY, CORPUS, EXPECTATIONS, PEAK_RSS_LIMIT_BYTES, listCorpus } from '../helpers/corpus-expectations.ts';
 import type { Completed, Failed } from '../helpers/corpus-expectations.ts';
 
 
@@ -73,7 +73,9 @@ test('every corpus file has an expectation and every expectation a file', () => 
   assert.deepEqual(Object.keys(EXPECTATIONS).filter((path) => !FILES.includes(path)), [], 'expectations without a corpus file');
 });
 
-test('the whole corpus parses in bounded time and memory', (t) => {
+// The corpus's wall time is shown, not bounded: a runaway parse is stopped by its own deadline (parse_timeout) and
+// fails its file's expectation, and the bombs have their own bounds (BOMB_LIMIT_MS).
+test('the whole corpus parses in bounded memory, none crashing', (t) => {
   const peakRss = process.resourceUsage().maxRSS * 1024;
   const counts: Record<string, number> = {};
   for (const outcome of outcomes.values()) {
@@ -85,7 +87,6 @@ test('the whole corpus parses in bounded time and memory', (t) => {
   t.diagnostic(`zbsm.zip rejected in ${Math.round(bomb?.ms ?? -1)} ms (isolated, worker start-up included)`);
   t.diagnostic(`corpus: ${FILES.length} files in ${Math.round(corpusMs)} ms, peak RSS ${Math.round(peakRss / 1048576)} MiB, ${JSON.stringify(counts)}, slowest ${slowest.join('; ')}`);
   assert.ok(peakRss < PEAK_RSS_LIMIT_BYTES, `peak RSS ${peakRss} bytes`);
-  assert.ok(corpusMs < CORPUS_TIME_LIMIT_MS, `corpus took ${corpusMs} ms`);
   assert.equal(counts.crashed ?? 0, 0);
 });
 

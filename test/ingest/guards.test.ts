@@ -34,7 +34,8 @@ function readXml(xml: string): string[] {
 
 const CORPUS = new URL('../../../shared/corpus/', import.meta.url);
 
-// Refused in about 110 ms on an idle machine; inflating it would take hours. The bound only catches that.
+// Refused in 2-30 ms on an idle machine (the first parse of the process is the slow one); inflating it would take
+// hours. The bound (BOMB_LIMIT_MS, over 100 times that) only catches that runaway.
 test('zbsm.zip (546 GB declared, 2 MB on disk) is rejected quickly without inflating', async () => {
   const bytes = readFileSync(new URL('hostile/zb_zbsm.zip', CORPUS));
   const rssBefore = process.memoryUsage().rss;
@@ -62,11 +63,9 @@ test('a part declaring a compression ratio above the limit is refused before inf
 test('a part inflating past its declared size is refused while streaming', async () => {
   const paragraphs = Array.from({ length: 4000 }, () => 'a'.repeat(1000));
   const bytes = buildDocx(wordDocumentXml(paragraphs), { declaredSize: 64 * 1024 });
-  const started = performance.now();
   const error = await failureOf(bytes, 'liar.docx');
   assert.equal(error.code, 'archive_rejected');
   assert.match(error.message, /inflates past its declared size/);
-  assert.ok(performance.now() - started < 2000);
 });
 
 test('overlapping entries (the zbsm construction) are refused from the entry table alone', async () => {

@@ -34,18 +34,16 @@ test('the large spreadsheet of issue 9 is a legitimate file: about 1 MB zipped, 
 });
 
 test('the large spreadsheet is read truncated at DOCUMENT_MAX_CHARS in a small parse heap, with a warning, not failed', async () => {
-  const started = performance.now();
   const doc = await parseDocumentIsolated(LARGE.bytes, 'large.xlsx', { maxHeapMb: SMALL_HEAP_MB });
-  const elapsed = performance.now() - started;
   assert.equal(doc.extension, 'xlsx');
   assert.ok(charsOf(doc) <= MAX_DOCUMENT_TEXT_CHARS, `${charsOf(doc)} characters`);
   assert.ok(charsOf(doc) > MAX_DOCUMENT_TEXT_CHARS - 20_000, 'the text is read up to the limit');
   assert.deepEqual(doc.truncations, [{ limit: 'characters', max: MAX_DOCUMENT_TEXT_CHARS }]);
   assert.ok(doc.warnings.some((warning) => /Text beyond 2000000 characters was dropped \(limit\)/.test(warning)), doc.warnings.join('; '));
   assert.match(textOf(doc), /^Sheet1\n\n(account|akaun|balance|baki|\w+) /, 'what is kept is the beginning of the document');
-  // The sheet part is not inflated past the limit: 60 MB would take many seconds to parse, the first 2 M characters
-  // about 160 ms on an idle machine. The bound is 25 times that, a guard against a runaway, not a speed test.
-  assert.ok(elapsed < 4_000, `parsed in ${Math.round(elapsed)} ms`);
+  // No time bound: with a large heap the whole 60 MB part is read in about 1 s (the first 2 M characters in 150 ms), so
+  // no bound 20 times the normal time could tell a reader that stops at the limit from one that reads on. What is
+  // checked is that the text beyond the limit is not kept: the small parse heap could not hold it.
 });
 
 test('a lower character limit stops the sheet reader early; what is kept is a prefix of the cells', async () => {

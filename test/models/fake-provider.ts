@@ -6,8 +6,11 @@ import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest { method: string; url: string; headers: IncomingHttpHeaders; body: unknown }
 /** `destroy`: drop the connection without an answer (a reset socket). */
-export interface FakeAnswer { status?: number; body?: unknown; headers?: Record<string, string>; delayMs?: number; rawBody?: string; destroy?: boolean }
+export interface FakeAnswer { status?: number; body?: unknown; headers?: Record<string, string>; rawBody?: string; destroy?: boolean }
 export type FakeHandler = (request: RecordedRequest, index: number) => FakeAnswer | Promise<FakeAnswer>;
+
+/** An answer that never comes (a provider that hangs): only the client's own timeout ends its wait. */
+export const NEVER_ANSWERED: Promise<FakeAnswer> = new Promise(() => {});
 
 export interface FakeProvider {
   url: string;
@@ -25,7 +28,6 @@ export async function startFakeProvider(handler: FakeHandler): Promise<FakeProvi
       const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : null };
       requests.push(recorded);
       const answer = await handler(recorded, requests.length - 1);
-      if (answer.delayMs) await new Promise((done) => setTimeout(done, answer.delayMs));
       if (res.destroyed) return;
       if (answer.destroy) {
         req.socket.destroy();

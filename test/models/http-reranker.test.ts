@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createHttpReranker, scoresFromAnswer } from '../../src/models/http-reranker.ts';
 import { ModelProviderError } from '../../src/models/model-error.ts';
-import { startFakeProvider, type RecordedRequest } from './fake-provider.ts';
+import { NEVER_ANSWERED, startFakeProvider, type RecordedRequest } from './fake-provider.ts';
 
 // The fake cross-encoder: passages sharing more words with the query score higher.
 function overlap(query: string, passage: string): number {
@@ -51,13 +51,13 @@ test('TEI format: sends texts and accepts a bare [{index, score}] array', async 
 });
 
 test('errors: HTTP status, timeout and malformed answers', async () => {
-  const server = await startFakeProvider((request, index) => {
+  const server = await startFakeProvider((_request, index) => {
     if (index === 0) return { status: 401, body: { message: 'invalid api token' } };
     if (index === 1) return { status: 500, rawBody: 'upstream exploded', headers: { 'content-type': 'text/plain' } };
     if (index === 2) return { body: { results: [{ index: 7, relevance_score: 1 }] } };
     if (index === 3) return { body: { results: [{ index: 0 }] } };
     if (index === 4) return { rawBody: '<html>' };
-    return { ...cohereAnswer(request), delayMs: 400 };
+    return NEVER_ANSWERED;
   });
   try {
     const reranker = createHttpReranker({ url: server.url, timeoutMs: 100 });

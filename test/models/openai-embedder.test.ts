@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { ModelProviderError } from '../../src/models/model-error.ts';
 import { createOpenAIEmbedder, embeddingsUrl, probeOpenAIDimensions } from '../../src/models/openai-embedder.ts';
 import { l2Norm } from '../../src/models/vector-math.ts';
-import { startFakeProvider, type RecordedRequest } from './fake-provider.ts';
+import { NEVER_ANSWERED, startFakeProvider, type RecordedRequest } from './fake-provider.ts';
 
 const DIM = 4;
 const FAST_RETRY = { retryBaseDelayMs: 1, retryMaxDelayMs: 5 };
@@ -112,7 +112,7 @@ test('a wrong dimension or malformed answer is rejected without retrying', async
 });
 
 test('times out a slow answer and retries it', async () => {
-  const server = await startFakeProvider((request, index) => ({ ...embeddingsAnswer(request), delayMs: index === 0 ? 500 : 0 }));
+  const server = await startFakeProvider((request, index) => (index === 0 ? NEVER_ANSWERED : embeddingsAnswer(request)));
   try {
     const embedder = createOpenAIEmbedder({ baseUrl: server.url, dimensions: DIM, timeoutMs: 100, ...FAST_RETRY });
     const [vector] = await embedder.embed(['slow']);
@@ -124,7 +124,7 @@ test('times out a slow answer and retries it', async () => {
 });
 
 test('a timeout without retries left is a retryable error naming the limit', async () => {
-  const server = await startFakeProvider((request) => ({ ...embeddingsAnswer(request), delayMs: 500 }));
+  const server = await startFakeProvider(() => NEVER_ANSWERED);
   try {
     const embedder = createOpenAIEmbedder({ baseUrl: server.url, dimensions: DIM, timeoutMs: 100, maxRetries: 0 });
     await assert.rejects(embedder.embed(['x']), (error: unknown) => error instanceof ModelProviderError && error.retryable && /no answer within 100 ms/.test(error.message));

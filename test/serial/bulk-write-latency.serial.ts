@@ -1,16 +1,13 @@
-// Reads keep answering while a large lifecycle write and a backfill run: every search answers 200 and none
-// stalls behind the write, and /health meets its 2 s deadline. The bounds are guards against a read blocked
-// for the length of the write (normal latencies are some 20 times lower), not figures: latency belongs in
-// bench/. `npm test` still runs it on its own after the concurrent suites.
+// Reads keep answering while a large lifecycle write and a backfill run: every search and every /health answers
+// 200 during the backfill and the soft delete of 2,000 versions, and the counts are right afterwards. How long
+// they take meanwhile, next to the same load without writes, is bench/bulk-write-latency.ts's to measure.
+// `npm test` still runs it on its own after the concurrent suites.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KEYS, removeDir, startTestServer, uploadText, waitForJob } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
-import { fresh, sleep } from '../helpers/processes.ts';
-
-/** A search this slow waited for the write; p99 here is about 27 ms on an idle machine, some 70 times lower. */
-const SEARCH_STALL_MS = 2_000;
+import { fresh, sleep, until } from '../helpers/processes.ts';
 
 test('a backfill and a soft delete of 2,000 versions run while searches and /health keep answering', async () => {
   const server = await startTestServer({ API_PROCESSES: '2' });
@@ -21,44 +18,45 @@ test('a backfill and a soft delete of 2,000 versions run while searches and /hea
     await waitForJob(server.url, KEYS.alpha, other.json.job_id);
     assert.equal((await fresh(server.url, '/documents?limit=1', { key: KEYS.alpha })).json.total, VERSIONS + 1);
 
+    // Statuses of every answer, in order (0: the connection failed). The pauses only pace the load.
     let stop = false;
-    const searchLatencies: number[] = [];
-    const healthLatencies: number[] = [];
+    const searches: number[] = [];
+    const healths: number[] = [];
+    const status = (request: Promise<{ status: number }>) => request.then((response) => response.status, () => 0);
     const searchers = Array.from({ length: 2 }, async () => {
       while (!stop) {
-        const started = performance.now();
-        const response = await fresh(server.url, '/search', { key: KEYS.alpha, body: { query: 'cheque clearing Seremban', limit: 10 } });
-        searchLatencies.push(performance.now() - started);
-        assert.equal(response.status, 200);
+        searches.push(await status(fresh(server.url, '/search', { key: KEYS.alpha, body: { query: 'cheque clearing Seremban', limit: 10 } })));
         await sleep(10);
       }
     });
     const health = (async () => {
       while (!stop) {
-        const started = performance.now();
-        const response = await fresh(server.url, '/health');
-        healthLatencies.push(performance.now() - started);
-        assert.equal(response.status, 200);
+        healths.push(await status(fresh(server.url, '/health')));
         await sleep(100);
       }
     })();
     const backfill = await fresh(server.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: 'client-alpha' } });
     assert.equal(backfill.status, 202);
+    const searchesBeforeDelete = searches.length;
     const deleted = await fresh(server.url, '/document/bulk', { method: 'DELETE', key: KEYS.alpha });
+    const searchesDuringDelete = searches.length - searchesBeforeDelete;
     assert.equal(deleted.status, 200, JSON.stringify(deleted.json));
     assert.equal(deleted.json.deleted_chunks, VERSIONS);
-    const backfillJob = await waitForJob(server.url, KEYS.alpha, backfill.json.job_id, { timeoutMs: 60_000 });
+    const backfillJob = await waitForJob(server.url, KEYS.alpha, backfill.json.job_id, { timeoutMs: 120_000 });
     assert.equal(backfillJob.status, 'completed', JSON.stringify(backfillJob));
-    await sleep(300);
+    // Both writes are done: reads go on answering after them too.
+    const [searchesSoFar, healthsSoFar] = [searches.length, healths.length];
+    await until('a search of each loader and a /health answered after the writes', () => searches.length >= searchesSoFar + 2 && healths.length > healthsSoFar);
     stop = true;
     await Promise.all([...searchers, health]);
-    assert.equal((await fresh(server.url, '/documents?limit=1', { key: KEYS.alpha })).json.total, 1);
 
-    const sorted = [...searchLatencies].sort((a, b) => a - b);
-    const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
-    assert.ok(sorted.length >= 50, `enough searches were measured (${sorted.length})`);
-    assert.ok(p99 < SEARCH_STALL_MS, `no search stalls behind the write: p99 ${p99.toFixed(1)} ms (p50 ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms, n=${sorted.length})`);
-    assert.ok(Math.max(...healthLatencies) < 2000, `/health answered within 2 s (max ${Math.max(...healthLatencies).toFixed(0)} ms)`);
+    assert.ok(searchesDuringDelete > 0, 'searches were answered while the delete ran');
+    assert.deepEqual(searches.filter((code) => code !== 200), [], `every search answered 200 (${searches.length} searches)`);
+    assert.deepEqual(healths.filter((code) => code !== 200), [], `every /health answered 200 (${healths.length} probes)`);
+    assert.equal((await fresh(server.url, '/documents?limit=1', { key: KEYS.alpha })).json.total, 1);
+    const found = await fresh(server.url, '/search', { key: KEYS.alpha, body: { query: 'bulk ledger entry savings account', limit: 10 } });
+    assert.equal(found.status, 200);
+    assert.deepEqual(found.json.results.filter((row: any) => row.document_version.document_id === 'bulk'), [], 'no deleted version is served');
   } finally {
     await server.close();
     removeDir(server.dataDir);
