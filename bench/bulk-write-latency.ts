@@ -108,14 +108,14 @@ function startLoad(url: string): { search: Samples; health: Samples; stop(): Pro
   };
 }
 
-function percentile(sorted: number[], p: number): number {
+function percentile(sorted: number[], p: number): number | undefined {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
 
 function row(label: string, samples: Samples): string {
   const sorted = [...samples.ms].sort((a, b) => a - b);
-  const cell = (value: number) => value.toFixed(1).padStart(8);
-  return `${label.padEnd(26)}${String(sorted.length).padStart(6)}${cell(percentile(sorted, 0.5))}${cell(percentile(sorted, 0.99))}${cell(sorted.at(-1)!)}${String(samples.failures).padStart(8)}`;
+  const cell = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(1)).padStart(8);
+  return `${label.padEnd(26)}${String(sorted.length).padStart(6)}${cell(percentile(sorted, 0.5))}${cell(percentile(sorted, 0.99))}${cell(sorted.at(-1))}${String(samples.failures).padStart(8)}`;
 }
 
 async function waitForJob(url: string, jobId: string): Promise<any> {
