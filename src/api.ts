@@ -9,7 +9,7 @@ import { loadConfigOrExit, runProcess, stopOnSignals } from './process-runner.ts
 import type { Config } from './config.ts';
 import { PRODUCT_VERSION } from './version.ts';
 import type { StoragePort } from './storage/port.ts';
-import { Storage } from './storage/storage.ts';
+import { openStorage } from './storage/open-storage.ts';
 import { discoveryReadiness } from './storage/discovery-readiness.ts';
 import { ServingIndex } from './serving/serving-index.ts';
 import { SERVED_CLIENTS_LOW_BYTES, snapshotBudgetBytes } from './serving/memory-estimate.ts';
@@ -64,7 +64,7 @@ function webProviderOf(config: Config): WebProvider | null {
 
 
 export async function startApi(config: Config): Promise<RunningApi> {
-  const storage = new Storage(config.dataDir, { connectionsMax: config.clientConnectionsMax });
+  const storage = await openStorage(config);
   const models = await createModels(config);
   // Segments are built and merged on a thread of this process: publishing never stalls reads or /health.
   const segmentBuilder = new ThreadedSegmentBuilder({ graphCache: { dir: join(config.dataDir, GRAPH_CACHE_DIR), budgetBytes: config.graphCacheMb * 1024 * 1024 } });
@@ -75,7 +75,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     memoryBudgetBytes: () => memoryPressure.servedBytes(),
     evicted: () => memoryPressure.relieve(),
   });
-  const health = new HealthProbes(config.dataDir);
+  const health = new HealthProbes(config);
   const startedAt = new Date().toISOString();
   const readGuard = new ReadGuard(storage, serving, { enabled: config.publicationEnabled, catchUpDeadlineMs: config.readCatchUpTimeoutMs });
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
@@ -158,7 +158,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
         await recovered.catch(() => {});
         await segmentBuilder.close();
         await health.close();
-        storage.close();
+        await storage.end();
       })();
       return closing;
     },

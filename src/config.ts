@@ -28,6 +28,12 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
+  /** The durable store: `sqlite` (files under DATA_DIR, one machine) or `postgres` (DATABASE_URL, several machines). */
+  store: 'sqlite' | 'postgres';
+  /** PostgreSQL connection URL; required when STORE=postgres, unused otherwise. */
+  databaseUrl: string | null;
+  /** Connections each process keeps to PostgreSQL. */
+  databasePoolMax: number;
   logLevel: string;
   /** key -> client_id; empty when API_KEY_CLIENTS is missing or invalid (every protected route then answers 401). */
   apiKeyClients: ReadonlyMap<string, string>;
@@ -232,6 +238,19 @@ function apiKeyClients(env: Env): { map: Map<string, string>; problem: string | 
 
 const MIB = 1024 * 1024;
 
+/** Where the durable store is: what opening it needs (storage/open-storage.ts). */
+export type StoreSettings = Pick<Config, 'store' | 'dataDir' | 'databaseUrl' | 'databasePoolMax' | 'clientConnectionsMax'>;
+
+function storeSettings(env: Env): Pick<Config, 'store' | 'databaseUrl' | 'databasePoolMax'> {
+  const store = oneOf(env, 'STORE', 'sqlite', ['sqlite', 'postgres']) as Config['store'];
+  const databaseUrl = optionalStr(env, 'DATABASE_URL');
+  if (store === 'postgres') {
+    if (databaseUrl === null) throw new ConfigError('DATABASE_URL', 'is required when STORE=postgres');
+    if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('DATABASE_URL', 'expected a postgres:// or postgresql:// URL');
+  }
+  return { store, databaseUrl, databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000) };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const keys = apiKeyClients(env);
   const chunkTargetChars = int(env, 'CHUNK_TARGET_CHARS', 2000, 100, 20_000);
@@ -246,6 +265,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: str(env, 'HOST', '127.0.0.1'),
     port: int(env, 'PORT', 8080, 0, 65_535),
     dataDir: str(env, 'DATA_DIR', './data'),
+    ...storeSettings(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     apiKeyClients: keys.map,
     apiKeyClientsProblem: keys.problem,

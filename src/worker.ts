@@ -4,7 +4,7 @@
 
 import { loadConfigOrExit, runProcess, stopOnSignals } from './process-runner.ts';
 import type { Config } from './config.ts';
-import { Storage } from './storage/storage.ts';
+import { openStorage } from './storage/open-storage.ts';
 import { Publisher } from './publication/publisher.ts';
 import { createMetadataUpdateHandler, METADATA_UPDATE_FAILED } from './publication/update-service.ts';
 import { createBackfillHandler } from './publication/backfill.ts';
@@ -34,7 +34,7 @@ function log(config: Config, entry: Record<string, unknown>): void {
 }
 
 export async function startWorker(config: Config): Promise<RunningWorker> {
-  const storage = new Storage(config.dataDir, { connectionsMax: config.clientConnectionsMax });
+  const storage = await openStorage(config);
   const models = await createModels(config);
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
   await storage.uploads.sweep(await storage.jobs.liveUploadNames());
@@ -81,7 +81,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
       closing ??= (async () => {
         await worker.stop(SHUTDOWN_GRACE_MS);
         await lanesThread.close();
-        storage.close();
+        await storage.end();
       })();
       return closing;
     },

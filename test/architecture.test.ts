@@ -37,9 +37,11 @@ const FORBIDDEN: Record<string, readonly string[] | typeof ALL> = {
 };
 /** Nothing imports http except the composition root. */
 const ONLY_ROOT_IMPORTS = 'http';
-/** The SQLite driver stays behind the storage port. */
-const DRIVER = 'node:sqlite';
-const DRIVER_ALLOWED = new Set(['storage', 'root']);
+/** The database drivers stay behind the storage port: the folders that may import each. */
+const DRIVERS: Record<string, ReadonlySet<string>> = {
+  'node:sqlite': new Set(['storage', 'root']),
+  pg: new Set(['storage']),
+};
 
 /**
  * Services see the store only through its port: outside storage/, a file imports from storage/ only these
@@ -253,7 +255,8 @@ function forbiddenArrows(edges: ImportEdge[]): string[] {
       continue;
     }
     if (edge.toFolder === null) {
-      if (edge.specifier === DRIVER && !DRIVER_ALLOWED.has(edge.fromFolder)) offences.push(`${edge.fromFolder} -> ${DRIVER}: ${edge.from} imports ${DRIVER} (only storage and the root may)`);
+      const allowed = DRIVERS[edge.specifier];
+      if (allowed && !allowed.has(edge.fromFolder)) offences.push(`${edge.fromFolder} -> ${edge.specifier}: ${edge.from} imports ${edge.specifier} (only ${[...allowed].join(' and ')} may)`);
       continue;
     }
     if (edge.toFolder === 'storage' && edge.fromFolder !== 'storage' && edge.fromFolder !== ROOT && !STORAGE_PORT_FILES.has(edge.to) && !ADAPTER_COMPOSERS.has(edge.from)) {
@@ -327,7 +330,7 @@ export const value = 1;`;
   ]);
 });
 
-test('the rules flag forbidden arrows, imports of http and the SQLite driver', () => {
+test('the rules flag forbidden arrows, imports of http and the database drivers', () => {
   const edge = (fromFolder: string, toFolder: string | null, specifier = './x.ts'): ImportEdge => ({
     from: `src/${fromFolder}/x.ts`,
     to: toFolder ? `src/${toFolder}/x.ts` : specifier,
@@ -343,6 +346,9 @@ test('the rules flag forbidden arrows, imports of http and the SQLite driver', (
   assert.equal(forbiddenArrows([edge('text', 'domain')]).length, 1, 'text depends on nothing of ours');
   assert.equal(forbiddenArrows([edge('search', 'publication')]).length, 1);
   assert.equal(forbiddenArrows([edge('search', null, 'node:sqlite')]).length, 1, 'the driver stays in storage');
+  assert.deepEqual(forbiddenArrows([edge('storage', null, 'pg')]), []);
+  assert.equal(forbiddenArrows([edge('publication', null, 'pg')]).length, 1, 'the PostgreSQL driver stays in storage');
+  assert.equal(forbiddenArrows([edge('root', null, 'pg')]).length, 1, 'the root opens PostgreSQL through storage/open-storage.ts');
   const toStorage = (from: string, to: string): ImportEdge => ({ from, to, fromFolder: from.split('/')[1], toFolder: 'storage', specifier: `../${to.slice(4)}` });
   assert.deepEqual(forbiddenArrows([toStorage('src/publication/x.ts', 'src/storage/port.ts'), toStorage('src/health/probe-thread.ts', 'src/storage/storage.ts')]), []);
   assert.equal(forbiddenArrows([toStorage('src/publication/x.ts', 'src/storage/sqlite-jobs.ts')]).length, 1, 'a service sees the port, never an adapter file');

@@ -40,6 +40,32 @@ test('API_KEY_CLIENTS maps several keys to one Client; an invalid mapping fails 
   assert.ok(invalid.apiKeyClientsProblem);
 });
 
+test('STORE chooses the durable store: SQLite by default, PostgreSQL only with a DATABASE_URL', () => {
+  const embedded = loadConfig({});
+  assert.equal(embedded.store, 'sqlite');
+  assert.equal(embedded.databaseUrl, null);
+  assert.equal(embedded.databasePoolMax, 10);
+  const shared = loadConfig({ STORE: 'postgres', DATABASE_URL: 'postgres://search@db:5432/search', DATABASE_POOL_MAX: '4' });
+  assert.equal(shared.store, 'postgres');
+  assert.equal(shared.databaseUrl, 'postgres://search@db:5432/search');
+  assert.equal(shared.databasePoolMax, 4);
+  const names = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+      return null;
+    } catch (error) {
+      return error instanceof ConfigError ? error.setting : String(error);
+    }
+  };
+  assert.equal(names({ STORE: 'postgres' }), 'DATABASE_URL', 'postgres without a URL stops start-up');
+  assert.equal(names({ STORE: 'postgres', DATABASE_URL: 'mysql://db/search' }), 'DATABASE_URL');
+  assert.equal(names({ STORE: 'mysql' }), 'STORE');
+  assert.equal(names({ DATABASE_POOL_MAX: '0' }), 'DATABASE_POOL_MAX');
+  assert.equal(names({ STORE: 'sqlite', DATABASE_URL: 'not even a url' }), null, 'the URL is not read with SQLite');
+  // The password of a URL never appears in the message.
+  assert.throws(() => loadConfig({ STORE: 'postgres', DATABASE_URL: 'mysql://user:hunter2@db/x' }), (error: Error) => !error.message.includes('hunter2'));
+});
+
 test('.env.example lists every setting the configuration reads, and none of the fault-injection variables', () => {
   const source = readFileSync(new URL('../src/config.ts', import.meta.url), 'utf8');
   const example = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');

@@ -6,6 +6,7 @@
 
 import { RequestThread } from '../serving/request-thread.ts';
 import type { AuthorityRecord } from '../storage/port.ts';
+import type { StoreSettings } from '../config.ts';
 import { HEALTH_PROBE_DEADLINE_MS } from '../spec-limits.ts';
 import type { ProbeName, ProbeReply, ProbeRequest } from './probe-messages.ts';
 
@@ -17,9 +18,17 @@ export class HealthProbes {
   /** Probes that missed their deadline so far (each gave its thread up). */
   late = 0;
 
-  /** `deadlineMs`: each probe's (HEALTH_PROBE_DEADLINE_MS). */
-  constructor(dataDir: string, options: { deadlineMs?: number } = {}) {
-    this.thread = new RequestThread<ProbeRequest, ProbeReply>(PROBE_THREAD, 'health probe thread', {}, { dataDir });
+  /**
+   * `store`: where the durable store is (a data directory alone means SQLite there).
+   * `deadlineMs`: each probe's (HEALTH_PROBE_DEADLINE_MS).
+   */
+  constructor(store: string | StoreSettings, options: { deadlineMs?: number } = {}) {
+    // Only where the store is goes to the thread (not the whole configuration, with its keys).
+    const settings: StoreSettings =
+      typeof store === 'string'
+        ? { store: 'sqlite', dataDir: store, databaseUrl: null, databasePoolMax: 1, clientConnectionsMax: 1 }
+        : { store: store.store, dataDir: store.dataDir, databaseUrl: store.databaseUrl, databasePoolMax: store.databasePoolMax, clientConnectionsMax: store.clientConnectionsMax };
+    this.thread = new RequestThread<ProbeRequest, ProbeReply>(PROBE_THREAD, 'health probe thread', {}, { settings });
     this.deadlineMs = options.deadlineMs ?? HEALTH_PROBE_DEADLINE_MS;
   }
 

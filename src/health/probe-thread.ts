@@ -1,19 +1,33 @@
 // The thread the health probes run on (health-probes.ts), with its own store connections: SQLite calls are
 // synchronous, so on the event loop a stuck one would hold /health (and every other request) past its
-// deadline; here the api process's timer still fires, and the thread can be given up.
+// deadline; here the api process's timer still fires, and the thread can be given up. With PostgreSQL the
+// thread keeps its own small pool, so a probe never waits behind the requests' connections.
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { Storage } from '../storage/storage.ts';
+import { openStorage } from '../storage/open-storage.ts';
+import type { StoragePort } from '../storage/port.ts';
+import type { StoreSettings } from '../config.ts';
 import type { ProbeReply, ProbeRequest } from './probe-messages.ts';
 
-/** Client databases the probe thread keeps open: it reads one at a time. */
+/** Client databases (or PostgreSQL connections) the probe thread keeps open: it reads one at a time. */
 const PROBE_THREAD_CONNECTIONS = 2;
 
-// It reads only. The authority record is created with the store (control-migrations.ts), never at start-up, so
-// one removed by a fault stays reported as missing.
-const storage = new Storage((workerData as { dataDir: string }).dataDir, { connectionsMax: PROBE_THREAD_CONNECTIONS });
+const { settings } = workerData as { settings: StoreSettings };
+let opening: Promise<StoragePort> | null = null;
+
+/** The thread's store, opened on first use and again after a failed open (a database that was down). */
+function store(): Promise<StoragePort> {
+  // It reads only. The authority record is created with the store (its migrations), never at start-up, so one
+  // removed by a fault stays reported as missing.
+  opening ??= openStorage(settings, { connectionsMax: PROBE_THREAD_CONNECTIONS }).catch((error: unknown) => {
+    opening = null;
+    throw error;
+  });
+  return opening;
+}
 
 async function answer(request: ProbeRequest): Promise<ProbeReply> {
+  const storage = await store();
   switch (request.probe) {
     case 'stateStore':
       await storage.probe();

@@ -252,5 +252,8 @@ export interface StoragePort {
   probe(): Promise<void>;
   provisionedClients(): Promise<number>;
   laneSchemas(): Promise<{ engineVersion: string; schemas: string[] }>;
+  /** Lets go of what the process holds open (for a network store, starts closing its connections). */
   close(): void;
+  /** Closes, and settles once everything is let go (a network store's connections have ended). */
+  end(): Promise<void>;
 }

@@ -4,18 +4,9 @@
 
 import type { ClientDatabase } from './client-database.ts';
 import { cachedStatement, readTransaction, transaction } from './sqlite.ts';
-import type { ChunkRow, GenerationRow, ManifestRow } from './generation-rows.ts';
-import {
-  readActiveGeneration,
-  readGeneration,
-  readServingGeneration,
-  readStoredLoadedGeneration,
-  readable,
-  toChunk,
-  toGeneration,
-  toManifestRecord,
-  vectorToBlob,
-} from './generation-rows.ts';
+import type { ChunkRow, GenerationRow, ManifestRow } from './generation-records.ts';
+import { readActiveGeneration, readGeneration, readServingGeneration, readStoredLoadedGeneration } from './generation-rows.ts';
+import { readable, toChunk, toGeneration, toManifestRecord, vectorToBlob } from './generation-records.ts';
 import { appendLogEntry } from './sqlite-publication-log.ts';
 import type { ActivationVeto, GenerationRepository, ManifestRecord } from './port.ts';
 import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration, ServingGeneration } from '../domain/generation.ts';

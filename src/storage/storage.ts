@@ -195,4 +195,9 @@ export class Storage implements StoragePort {
     this.connected.clear();
     this.controlDb.close();
   }
+
+  /** SQLite closes synchronously: nothing to wait for. */
+  async end(): Promise<void> {
+    this.close();
+  }
 }

@@ -1,0 +1,23 @@
+// Opens the durable store a deployment is configured for (STORE): the embedded SQLite adapter under DATA_DIR,
+// or the PostgreSQL adapter at DATABASE_URL when api and worker processes run on several machines. The
+// composition roots (api, worker, the health probe thread) call this; services see only the port.
+
+import type { StoreSettings } from '../config.ts';
+import type { StoragePort } from './port.ts';
+import { Storage } from './storage.ts';
+import { PostgresStorage } from './postgres/postgres-storage.ts';
+
+export interface OpenOptions {
+  /** False for a process part that only reads (the health probe thread): it never creates the authority record. */
+  createAuthority?: boolean;
+  /** Overrides the setting's connection bound (SQLite: Client files kept open; PostgreSQL: pool size). */
+  connectionsMax?: number;
+}
+
+export async function openStorage(settings: StoreSettings, options: OpenOptions = {}): Promise<StoragePort> {
+  if (settings.store === 'postgres') {
+    if (!settings.databaseUrl) throw new Error('STORE=postgres needs DATABASE_URL');
+    return PostgresStorage.open(settings.databaseUrl, { poolMax: options.connectionsMax ?? settings.databasePoolMax, createAuthority: options.createAuthority });
+  }
+  return new Storage(settings.dataDir, { connectionsMax: options.connectionsMax ?? settings.clientConnectionsMax, createAuthority: options.createAuthority });
+}

@@ -1,0 +1,161 @@
+// The PostgreSQL repositories of the deployment's shared records: Metadata Discovery readiness per Client,
+// the publication authority record with named leases (lifecycle fences, single-writer locks), sliding
+// rate-limit windows and deployment secrets. Leases and windows use the database's clock, never a process's.
+
+import { randomBytes, randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { sharedTransaction } from './database.ts';
+import type { ReadinessState } from '../../domain/job-states.ts';
+import type { DurableAuthorityMode } from '../../domain/publication-log.ts';
+import { AuthorityUnreadable, DURABLE_AUTHORITY_MODES } from '../../domain/publication-log.ts';
+import type {
+  AuthorityRecord,
+  AuthorityRepository,
+  DiscoveryRepository,
+  RateLimitRepository,
+  RateWindowDecision,
+  RecordedReadiness,
+  SecretRepository,
+} from '../port.ts';
+
+export class PgDiscoveryRepository implements DiscoveryRepository {
+  private readonly pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.pool = pool;
+  }
+
+  /**
+   * The Client's durable discovery readiness. Every version this service writes indexes its metadata leaves
+   * inline, so a Client without a recorded state has no pre-discovery data and has converged to ready.
+   */
+  async readiness(clientId: string): Promise<RecordedReadiness> {
+    const { rows } = await this.pool.query<{ state: string; backfill_job_id: string | null; updated_at: string; job_status: string | null }>(
+      `SELECT r.state, r.backfill_job_id, r.updated_at, j.status AS job_status FROM readiness r
+       LEFT JOIN jobs j ON j.job_id = r.backfill_job_id WHERE r.client_id = $1`,
+      [clientId],
+    );
+    const row = rows[0];
+    if (!row) return { state: 'ready', backfillJobId: null, updatedAt: null };
+    // Readiness never sticks at backfilling: a backfill that ended without converging (it failed, or its job
+    // is gone) leaves the Client blocked until an operator runs another.
+    const stuck = row.state === 'backfilling' && (row.job_status === null || row.job_status === 'failed');
+    return { state: stuck ? 'blocked' : (row.state as ReadinessState), backfillJobId: row.backfill_job_id, updatedAt: row.updated_at };
+  }
+
+  async setReadiness(clientId: string, state: ReadinessState, backfillJobId: string | null = null): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO readiness (client_id, state, backfill_job_id, updated_at) VALUES ($1, $2, $3, db_now())
+       ON CONFLICT (client_id) DO UPDATE SET state = excluded.state, backfill_job_id = excluded.backfill_job_id, updated_at = excluded.updated_at`,
+      [clientId, state, backfillJobId],
+    );
+  }
+}
+
+export class PgAuthorityRepository implements AuthorityRepository {
+  private readonly pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.pool = pool;
+  }
+
+  /**
+   * The first process to open a new store creates the record in READY; a reader that must not change the
+   * store (the health probe thread) does not call this, so that it never recreates a record an operator or a
+   * fault removed.
+   */
+  async create(): Promise<void> {
+    await this.pool.query(`INSERT INTO authority (id, mode, authority_id, changed_at) VALUES (1, 'READY', $1, db_now()) ON CONFLICT (id) DO NOTHING`, [randomUUID()]);
+  }
+
+  /** The durable authority record; AuthorityUnreadable when it is missing, damaged or its table cannot be read. */
+  async authority(): Promise<AuthorityRecord> {
+    let row: { mode: string; authority_id: string; changed_at: string } | undefined;
+    try {
+      row = (await this.pool.query<{ mode: string; authority_id: string; changed_at: string }>('SELECT mode, authority_id, changed_at FROM authority WHERE id = 1')).rows[0];
+    } catch (error) {
+      throw new AuthorityUnreadable(error instanceof Error ? error.message : String(error));
+    }
+    if (!row) throw new AuthorityUnreadable('the record is missing');
+    if (!(DURABLE_AUTHORITY_MODES as readonly string[]).includes(row.mode)) throw new AuthorityUnreadable(`unknown mode ${JSON.stringify(row.mode)}`);
+    return { mode: row.mode as DurableAuthorityMode, authorityId: row.authority_id, changedAt: row.changed_at };
+  }
+
+  async setAuthorityMode(mode: DurableAuthorityMode): Promise<AuthorityRecord> {
+    await this.pool.query('UPDATE authority SET mode = $1, changed_at = db_now() WHERE id = 1', [mode]);
+    return this.authority();
+  }
+
+  /** Takes the named lease for `owner` when it is free, expired or already this owner's (then renews it). */
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO leases (name, owner, expires_at) VALUES ($1, $2, db_now_ms() + $3)
+       ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+       WHERE leases.owner = excluded.owner OR leases.expires_at < db_now_ms()`,
+      [name, owner, ttlMs],
+    );
+    return rowCount === 1;
+  }
+
+  /** Extends a lease this owner holds; false when it was lost (expired and taken). */
+  async renewLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query('UPDATE leases SET expires_at = db_now_ms() + $1 WHERE name = $2 AND owner = $3', [ttlMs, name, owner]);
+    return rowCount === 1;
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    await this.pool.query('DELETE FROM leases WHERE name = $1 AND owner = $2', [name, owner]);
+  }
+
+  /** The live holder of a lease, or null. */
+  async leaseHolder(name: string): Promise<{ owner: string; expiresAt: number } | null> {
+    const { rows } = await this.pool.query<{ owner: string; expires_at: number }>('SELECT owner, expires_at FROM leases WHERE name = $1 AND expires_at >= db_now_ms()', [name]);
+    return rows[0] ? { owner: rows[0].owner, expiresAt: rows[0].expires_at } : null;
+  }
+
+  async probe(): Promise<void> {
+    await this.pool.query('SELECT 1 FROM authority WHERE id = 1');
+  }
+}
+
+export class PgRateLimitRepository implements RateLimitRepository {
+  private readonly pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.pool = pool;
+  }
+
+  /**
+   * One sliding window per (Client, bucket), shared by every process on every host: one request is counted
+   * in every bucket if each window has room, all or nothing (take_rate_slots, migrations.ts: one round trip).
+   */
+  async takeSlots(clientId: string, buckets: readonly { bucket: string; limit: number }[], windowMs: number): Promise<RateWindowDecision> {
+    const { rows } = await this.pool.query<{ allowed: boolean; retry_after_ms: number }>('SELECT allowed, retry_after_ms FROM take_rate_slots($1, $2::text[], $3::integer[], $4)', [
+      clientId,
+      buckets.map((entry) => entry.bucket),
+      buckets.map((entry) => entry.limit),
+      windowMs,
+    ]);
+    return { allowed: rows[0].allowed, retryAfterMs: rows[0].retry_after_ms };
+  }
+}
+
+export class PgSecretRepository implements SecretRepository {
+  private readonly pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.pool = pool;
+  }
+
+  /**
+   * A secret shared by every process of the deployment: the first caller creates it (random, 32 bytes),
+   * everyone after reads the same value. Never logged or returned to callers.
+   */
+  async deploymentSecret(name: string): Promise<string> {
+    return sharedTransaction(this.pool, async (sql) => {
+      // Two statements: the read after the insert sees a value another process committed meanwhile.
+      await sql.query('INSERT INTO deployment_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, randomBytes(32).toString('hex')]);
+      return (await sql.query<{ value: string }>('SELECT value FROM deployment_secrets WHERE name = $1', [name])).rows[0].value;
+    });
+  }
+}

@@ -1,0 +1,216 @@
+// The PostgreSQL job repository: enqueue, claim with a lease (FOR UPDATE SKIP LOCKED, so workers on any host
+// never wait for each other's claims), retry, finish, look up. Lease and run times are milliseconds of the
+// database's clock, never a process's. Every read that serves a caller is keyed by client_id too.
+
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { sharedTransaction } from './database.ts';
+import type { JobOperation, JobState } from '../../domain/job-states.ts';
+import type { JobRecord, NewJob } from '../../domain/jobs.ts';
+import type { JsonObject } from '../../domain/canonical-metadata.ts';
+import type { JobRepository } from '../port.ts';
+
+interface JobRow {
+  seq: number;
+  job_id: string;
+  client_id: string;
+  operation: string;
+  document_id: string;
+  version_key: string | null;
+  status: string;
+  request: string;
+  result: string | null;
+  error: string | null;
+  error_details: string | null;
+  attempts: number;
+  max_attempts: number;
+  next_run_at: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  publication_wait_since: number | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+function toRecord(row: JobRow): JobRecord {
+  return {
+    seq: row.seq,
+    jobId: row.job_id,
+    clientId: row.client_id,
+    operation: row.operation as JobOperation,
+    documentId: row.document_id,
+    versionKey: row.version_key,
+    status: row.status as JobState,
+    request: JSON.parse(row.request),
+    result: row.result === null ? null : JSON.parse(row.result),
+    error: row.error,
+    errorDetails: row.error_details === null ? null : JSON.parse(row.error_details),
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    nextRunAt: row.next_run_at,
+    leaseOwner: row.lease_owner,
+    leaseExpiresAt: row.lease_expires_at,
+    publicationWaitSince: row.publication_wait_since,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    completedAt: row.completed_at,
+  };
+}
+
+/** Job states after which a job needs nothing more (its upload can go). */
+const TERMINAL = `('completed', 'superseded', 'failed', 'partial_failed')`;
+
+export class PgJobRepository implements JobRepository {
+  private readonly pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.pool = pool;
+  }
+
+  /** One statement, its own transaction. */
+  private async one(text: string, values: unknown[]): Promise<JobRow | undefined> {
+    return (await this.pool.query<JobRow>(text, values)).rows[0];
+  }
+
+  private async changed(text: string, values: unknown[]): Promise<boolean> {
+    return (await this.pool.query(text, values)).rowCount === 1;
+  }
+
+  async enqueue(job: NewJob): Promise<JobRecord> {
+    const row = await this.one(
+      `INSERT INTO jobs (job_id, client_id, operation, document_id, version_key, status, request, max_attempts, next_run_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, db_now_ms(), db_now(), db_now()) RETURNING *`,
+      [randomUUID(), job.clientId, job.operation, job.documentId, job.versionKey, JSON.stringify(job.request), job.maxAttempts],
+    );
+    return toRecord(row!);
+  }
+
+  /** The Client's job, or null for an unknown id and for another Client's id alike. */
+  async get(clientId: string, jobId: string): Promise<JobRecord | null> {
+    const row = await this.one('SELECT * FROM jobs WHERE job_id = $1 AND client_id = $2', [jobId, clientId]);
+    return row ? toRecord(row) : null;
+  }
+
+  async getById(jobId: string): Promise<JobRecord | null> {
+    const row = await this.one('SELECT * FROM jobs WHERE job_id = $1', [jobId]);
+    return row ? toRecord(row) : null;
+  }
+
+  /**
+   * Claims the oldest runnable job: pending or retrying and due, or started/processing with an expired lease
+   * (its worker died). Each claim counts one attempt. A row another worker is claiming is skipped, not waited for.
+   */
+  async claim(owner: string, leaseMs: number): Promise<JobRecord | null> {
+    const row = await this.one(
+      `WITH next AS (
+         SELECT seq FROM jobs
+         WHERE (status IN ('pending', 'retrying') AND next_run_at <= db_now_ms())
+            OR (status IN ('started', 'processing') AND lease_expires_at < db_now_ms())
+         ORDER BY next_run_at, seq LIMIT 1
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE jobs SET status = 'started', attempts = attempts + 1, lease_owner = $1, lease_expires_at = db_now_ms() + $2, updated_at = db_now()
+       FROM next WHERE jobs.seq = next.seq RETURNING jobs.*`,
+      [owner, leaseMs],
+    );
+    return row ? toRecord(row) : null;
+  }
+
+  /** Extends a lease and optionally moves the job to another in-flight state; false when the lease was lost. */
+  async heartbeat(jobId: string, owner: string, leaseMs: number, status?: JobState): Promise<boolean> {
+    return this.changed(
+      `UPDATE jobs SET lease_expires_at = db_now_ms() + $1, status = COALESCE($2, status), updated_at = db_now()
+       WHERE job_id = $3 AND lease_owner = $4 AND status IN ('started', 'processing')`,
+      [leaseMs, status ?? null, jobId, owner],
+    );
+  }
+
+  /** Records a terminal outcome; false when this owner no longer holds the job. */
+  async finish(jobId: string, owner: string, outcome: { status: JobState; result?: JsonObject | null; error?: string | null; errorDetails?: JsonObject | null }): Promise<boolean> {
+    return this.changed(
+      `UPDATE jobs SET status = $1, result = $2, error = $3, error_details = $4, lease_owner = NULL, lease_expires_at = NULL,
+         updated_at = db_now(), completed_at = db_now()
+       WHERE job_id = $5 AND lease_owner = $6`,
+      [
+        outcome.status,
+        outcome.result ? JSON.stringify(outcome.result) : null,
+        outcome.error ?? null,
+        outcome.errorDetails ? JSON.stringify(outcome.errorDetails) : null,
+        jobId,
+        owner,
+      ],
+    );
+  }
+
+  async scheduleRetry(jobId: string, owner: string, error: string, delayMs: number): Promise<boolean> {
+    return this.changed(
+      `UPDATE jobs SET status = 'retrying', error = $1, next_run_at = db_now_ms() + $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = db_now()
+       WHERE job_id = $3 AND lease_owner = $4`,
+      [error, delayMs, jobId, owner],
+    );
+  }
+
+  /** Keeps a running job's intermediate facts (what it staged) so a later attempt can resume from them. */
+  async recordProgress(jobId: string, owner: string, progress: JsonObject): Promise<boolean> {
+    return this.changed('UPDATE jobs SET result = $1 WHERE job_id = $2 AND lease_owner = $3', [JSON.stringify(progress), jobId, owner]);
+  }
+
+  /**
+   * Publication is paused: the job waits for it without spending an attempt (the claim's attempt is given
+   * back), remembering when the wait began. False when this owner no longer holds the job.
+   */
+  async waitForPublication(jobId: string, owner: string, message: string, delayMs: number): Promise<boolean> {
+    return this.changed(
+      `UPDATE jobs SET status = 'retrying', error = $1, next_run_at = db_now_ms() + $2, attempts = attempts - 1,
+         publication_wait_since = COALESCE(publication_wait_since, db_now_ms()), lease_owner = NULL, lease_expires_at = NULL, updated_at = db_now()
+       WHERE job_id = $3 AND lease_owner = $4`,
+      [message, delayMs, jobId, owner],
+    );
+  }
+
+  /** Hands a claimed job back untouched (graceful shutdown): the attempt does not count. */
+  async release(jobId: string, owner: string): Promise<void> {
+    await this.pool.query(
+      `UPDATE jobs SET status = CASE WHEN attempts > 1 THEN 'retrying' ELSE 'pending' END, attempts = attempts - 1,
+         lease_owner = NULL, lease_expires_at = NULL, next_run_at = db_now_ms(), updated_at = db_now()
+       WHERE job_id = $1 AND lease_owner = $2`,
+      [jobId, owner],
+    );
+  }
+
+  /** The newest upload job accepted for a Document Version (the one that owns it). */
+  async newestEmbedJob(clientId: string, documentId: string, versionKey: string): Promise<JobRecord | null> {
+    const row = await this.one(
+      `SELECT * FROM jobs WHERE client_id = $1 AND document_id = $2 AND version_key = $3 AND operation = 'embed'
+       ORDER BY seq DESC LIMIT 1`,
+      [clientId, documentId, versionKey],
+    );
+    return row ? toRecord(row) : null;
+  }
+
+  /** Removes job bindings of a hard-deleted document (all versions when versionKey is null). */
+  async deleteForDocument(clientId: string, documentId: string, versionKey: string | null): Promise<string[]> {
+    const { rows } = await (versionKey === null
+      ? this.pool.query<{ job_id: string }>('DELETE FROM jobs WHERE client_id = $1 AND document_id = $2 RETURNING job_id', [clientId, documentId])
+      : this.pool.query<{ job_id: string }>('DELETE FROM jobs WHERE client_id = $1 AND document_id = $2 AND (version_key = $3 OR version_key IS NULL) RETURNING job_id', [
+          clientId,
+          documentId,
+          versionKey,
+        ]));
+    return rows.map((row) => row.job_id);
+  }
+
+  async countsByOperationAndState(): Promise<{ operation: string; status: string; count: number }[]> {
+    const { rows } = await this.pool.query<{ operation: string; status: string; count: number }>('SELECT operation, status, count(*) AS count FROM jobs GROUP BY operation, status');
+    return rows;
+  }
+
+  /** Upload files that jobs not yet terminal still need. */
+  async liveUploadNames(): Promise<Set<string>> {
+    return sharedTransaction(this.pool, async (sql) => {
+      const { rows } = await sql.query<{ upload: string | null }>(`SELECT request::json ->> 'upload' AS upload FROM jobs WHERE status NOT IN ${TERMINAL}`);
+      return new Set(rows.flatMap((row) => (row.upload ? [row.upload] : [])));
+    });
+  }
+}

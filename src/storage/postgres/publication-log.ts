@@ -1,0 +1,82 @@
+// The PostgreSQL publication log of one Client: appended inside the transactions that activate or remove
+// versions, read by followers to replay what changed since their position.
+
+import type pg from 'pg';
+import { clientTransaction } from './database.ts';
+import type { Sql } from './database.ts';
+import { readServingGenerations } from './generation-reads.ts';
+import type { PublicationChanges, PublicationLogRepository } from '../port.ts';
+import type { PublicationLogEntry, PublicationLogKind } from '../../domain/publication-log.ts';
+import type { ServingGeneration } from '../../domain/generation.ts';
+
+/** The log is compacted on every this-many-th append (a cheap indexed delete), as in the SQLite adapter. */
+export const PUBLICATION_LOG_COMPACTION_EVERY = 64;
+
+/**
+ * Inside the caller's Client write transaction: takes the Client's next sequence number (the row lock on its
+ * head is held until commit, so entries commit in sequence order, without gaps), appends the entry, and drops
+ * entries older than the retained window now and then (followers that far behind rebuild).
+ */
+export async function appendLogEntry(
+  sql: Sql,
+  clientId: string,
+  retained: number,
+  entry: { kind: PublicationLogKind; documentId: string; versionKey: string; generation: number | null },
+): Promise<void> {
+  const { rows } = await sql.query<{ seq: number }>(
+    `WITH head AS (
+       INSERT INTO publication_heads (client_id, seq) VALUES ($1, 1)
+       ON CONFLICT (client_id) DO UPDATE SET seq = publication_heads.seq + 1 RETURNING seq
+     )
+     INSERT INTO publication_log (client_id, seq, kind, document_id, version_key, generation, at)
+     SELECT $1, head.seq, $2, $3, $4, $5, db_now() FROM head RETURNING seq`,
+    [clientId, entry.kind, entry.documentId, entry.versionKey, entry.generation],
+  );
+  const { seq } = rows[0];
+  if (seq % PUBLICATION_LOG_COMPACTION_EVERY === 0) await sql.query('DELETE FROM publication_log WHERE seq <= $1', [seq - retained]);
+}
+
+interface LogRow {
+  seq: number;
+  kind: PublicationLogKind;
+  document_id: string;
+  version_key: string;
+  generation: number | null;
+}
+
+async function readHead(sql: Sql, until?: string): Promise<number> {
+  const { rows } = await (until === undefined
+    ? sql.query<{ head: number | null }>('SELECT max(seq) AS head FROM publication_log')
+    : sql.query<{ head: number | null }>('SELECT max(seq) AS head FROM publication_log WHERE at <= $1::timestamptz', [until]));
+  return rows[0].head ?? 0;
+}
+
+export class PgPublicationLog implements PublicationLogRepository {
+  private readonly pool: pg.Pool;
+  private readonly clientId: string;
+
+  constructor(pool: pg.Pool, clientId: string) {
+    this.pool = pool;
+    this.clientId = clientId;
+  }
+
+  async head(until?: string): Promise<number> {
+    return clientTransaction(this.pool, this.clientId, 'read', (sql) => readHead(sql, until));
+  }
+
+  async changesSince(since: number, maxEntries: number, until?: string): Promise<PublicationChanges> {
+    return clientTransaction(this.pool, this.clientId, 'consistent', async (sql) => {
+      const head = await readHead(sql, until);
+      const floor = (await sql.query<{ floor: number | null }>('SELECT min(seq) AS floor FROM publication_log')).rows[0].floor ?? 0;
+      const generations = new Map<number, ServingGeneration>();
+      if (head <= since || head - since > maxEntries || floor > since + 1) return { head, floor, entries: [], generations };
+      const { rows } = await sql.query<LogRow>('SELECT seq, kind, document_id, version_key, generation FROM publication_log WHERE seq > $1 AND seq <= $2 ORDER BY seq', [since, head]);
+      const entries: PublicationLogEntry[] = rows.map((row) => ({ seq: row.seq, kind: row.kind, documentId: row.document_id, versionKey: row.version_key, generation: row.generation }));
+      const named = [...new Set(entries.flatMap((entry) => (entry.generation === null ? [] : [entry.generation])))];
+      for (const loaded of await readServingGenerations(sql, named)) {
+        if (loaded.state === 'active') generations.set(loaded.generation, loaded);
+      }
+      return { head, floor, entries, generations };
+    });
+  }
+}

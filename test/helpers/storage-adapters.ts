@@ -1,0 +1,124 @@
+// The storage adapters a contract test runs against, each opened fresh: SQLite in a temporary data directory,
+// PostgreSQL in a new database of a throwaway cluster (postgres-cluster.ts, started once per test file on first
+// use, stopped by stopPostgres). A missing PostgreSQL fails the PostgreSQL half, never skips it.
+
+import type { StoragePort } from '../../src/storage/port.ts';
+import { Storage } from '../../src/storage/storage.ts';
+import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.ts';
+import type { GenerationInput } from '../../src/domain/generation.ts';
+import type { JsonObject } from '../../src/domain/canonical-metadata.ts';
+import { blankCanonicalMetadata } from '../../src/domain/canonical-metadata.ts';
+import { emptyEntities } from '../../src/domain/entities.ts';
+import { startPostgresCluster } from './postgres-cluster.ts';
+import type { PostgresCluster } from './postgres-cluster.ts';
+import { removeDir, tempDataDir } from './server.ts';
+
+export interface OpenedStore {
+  storage: StoragePort;
+  /** Another adapter on the same store, as a second process (or host) would open it. */
+  openAnother(): Promise<StoragePort>;
+  close(): Promise<void>;
+}
+
+export interface StoreAdapter {
+  name: 'SQLite' | 'PostgreSQL';
+  open(options?: { logRetained?: number }): Promise<OpenedStore>;
+}
+
+let cluster: Promise<PostgresCluster> | null = null;
+
+/** The test file's PostgreSQL cluster, started on first use. */
+export function postgresCluster(): Promise<PostgresCluster> {
+  cluster ??= startPostgresCluster();
+  return cluster;
+}
+
+/** Stops the cluster if this file started one (call it from after()). */
+export async function stopPostgres(): Promise<void> {
+  if (!cluster) return;
+  const started = await cluster.catch(() => null);
+  started?.stop();
+  cluster = null;
+}
+
+export const sqliteAdapter: StoreAdapter = {
+  name: 'SQLite',
+  async open(options = {}) {
+    const dir = tempDataDir();
+    const opened: StoragePort[] = [new Storage(dir, options)];
+    return {
+      storage: opened[0],
+      async openAnother() {
+        const another = new Storage(dir, options);
+        opened.push(another);
+        return another;
+      },
+      async close() {
+        for (const storage of opened) await storage.end();
+        removeDir(dir);
+      },
+    };
+  },
+};
+
+export const postgresAdapter: StoreAdapter = {
+  name: 'PostgreSQL',
+  async open(options = {}) {
+    const url = await (await postgresCluster()).createDatabase();
+    const opened: StoragePort[] = [await PostgresStorage.open(url, options)];
+    return {
+      storage: opened[0],
+      async openAnother() {
+        const another = await PostgresStorage.open(url, options);
+        opened.push(another);
+        return another;
+      },
+      async close() {
+        for (const storage of opened) await storage.end();
+      },
+    };
+  },
+};
+
+export const STORE_ADAPTERS: readonly StoreAdapter[] = [sqliteAdapter, postgresAdapter];
+
+/** A unit-ish vector of `dimensions` whose first component is `first` (so vectors differ and round-trip checks mean something). */
+export function vector(first: number, dimensions = 4): Float32Array {
+  const values = new Float32Array(dimensions);
+  values[0] = first;
+  for (let i = 1; i < dimensions; i++) values[i] = 1 / (i + 1);
+  return values;
+}
+
+/** A generation to stage: one chunk per text, one leaf per custom member, optional lane bytes. */
+export function generationInput(
+  documentId: string,
+  texts: string[],
+  options: { versionKey?: string; jobId?: string | null; custom?: JsonObject; lanes?: Uint8Array; leavesIndexed?: boolean; manifest?: JsonObject } = {},
+): GenerationInput {
+  const custom = options.custom ?? {};
+  return {
+    documentId,
+    versionKey: options.versionKey ?? documentId,
+    jobId: options.jobId ?? null,
+    createdAt: '2024-05-01T10:00:00.000Z',
+    canonicalMetadata: { ...blankCanonicalMetadata(), custom },
+    entities: { ...emptyEntities(), persons: ['Aminah binti Ali'] },
+    embedding: { dense_model: 'hashing' },
+    deletion: { deleted: false, deletedAt: null, deletedBy: null },
+    chunks: texts.map((text, chunkIndex) => ({
+      chunkIndex,
+      page: chunkIndex + 1,
+      pageLabel: chunkIndex === 0 ? 'i' : null,
+      text,
+      entities: { ...emptyEntities(), dates: [`2024-0${(chunkIndex % 9) + 1}-01`] },
+      vector: vector(chunkIndex + 0.5),
+    })),
+    leaves: Object.entries(custom).map(([key, value]) => ({ path: ['custom', key], value, valueType: typeof value })),
+    manifest: options.manifest ?? { record_ids: texts.length, digest: `d-${documentId}` },
+    ...(options.lanes ? { lanes: options.lanes } : {}),
+    ...(options.leavesIndexed === false ? { leavesIndexed: false } : {}),
+  };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
