@@ -8,8 +8,6 @@ import { Storage } from './storage.ts';
 import { PostgresStorage } from './postgres/postgres-storage.ts';
 
 export interface OpenOptions {
-  /** False for a process part that only reads (the health probe thread): it never creates the authority record. */
-  createAuthority?: boolean;
   /** Overrides the setting's connection bound (SQLite: Client files kept open; PostgreSQL: pool size). */
   connectionsMax?: number;
 }
@@ -17,7 +15,7 @@ export interface OpenOptions {
 export async function openStorage(settings: StoreSettings, options: OpenOptions = {}): Promise<StoragePort> {
   if (settings.store === 'postgres') {
     if (!settings.databaseUrl) throw new Error('STORE=postgres needs DATABASE_URL');
-    return PostgresStorage.open(settings.databaseUrl, { poolMax: options.connectionsMax ?? settings.databasePoolMax, createAuthority: options.createAuthority });
+    return PostgresStorage.open(settings.databaseUrl, { poolMax: options.connectionsMax ?? settings.databasePoolMax });
   }
-  return new Storage(settings.dataDir, { connectionsMax: options.connectionsMax ?? settings.clientConnectionsMax, createAuthority: options.createAuthority });
+  return new Storage(settings.dataDir, { connectionsMax: options.connectionsMax ?? settings.clientConnectionsMax });
 }

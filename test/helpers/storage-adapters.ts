@@ -2,6 +2,8 @@
 // PostgreSQL in a new database of a throwaway cluster (postgres-cluster.ts, started once per test file on first
 // use, stopped by stopPostgres). A missing PostgreSQL fails the PostgreSQL half, never skips it.
 
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import type { StoragePort } from '../../src/storage/port.ts';
 import { Storage } from '../../src/storage/storage.ts';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.ts';
@@ -17,6 +19,8 @@ export interface OpenedStore {
   storage: StoragePort;
   /** Another adapter on the same store, as a second process (or host) would open it. */
   openAnother(): Promise<StoragePort>;
+  /** Deletes the authority record behind the adapter's back, as a fault or an operator's mistake would. */
+  removeAuthorityRecord(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -53,6 +57,14 @@ export const sqliteAdapter: StoreAdapter = {
         opened.push(another);
         return another;
       },
+      async removeAuthorityRecord() {
+        const db = new DatabaseSync(join(dir, 'control.db'));
+        try {
+          db.exec('PRAGMA busy_timeout = 5000; DELETE FROM authority');
+        } finally {
+          db.close();
+        }
+      },
       async close() {
         for (const storage of opened) await storage.end();
         removeDir(dir);
@@ -72,6 +84,9 @@ export const postgresAdapter: StoreAdapter = {
         const another = await PostgresStorage.open(url, options);
         opened.push(another);
         return another;
+      },
+      async removeAuthorityRecord() {
+        await (opened[0] as PostgresStorage).pool.query('DELETE FROM authority');
       },
       async close() {
         for (const storage of opened) await storage.end();

@@ -182,6 +182,19 @@ for (const adapter of STORE_ADAPTERS) {
       });
     });
 
+    test('a removed authority record stays missing for every opener, until an operator sets a mode', async () => {
+      await withStore(adapter, async ({ storage, openAnother, removeAuthorityRecord }) => {
+        await storage.authority.authority();
+        await removeAuthorityRecord();
+        await assert.rejects(storage.authority.authority(), AuthorityUnreadable);
+        const restarted = await openAnother(); // a process starting on the store meanwhile
+        await assert.rejects(restarted.authority.authority(), AuthorityUnreadable, 'opening the store does not recreate it');
+        const repaired = await restarted.authority.setAuthorityMode('MAINTENANCE');
+        assert.equal(repaired.mode, 'MAINTENANCE');
+        assert.deepEqual(await storage.authority.authority(), repaired);
+      });
+    });
+
     test('a lease is held by one owner until released or expired; a lost lease cannot be renewed', async () => {
       await withStore(adapter, async ({ storage }) => {
         const { authority } = storage;

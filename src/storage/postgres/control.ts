@@ -59,15 +59,6 @@ export class PgAuthorityRepository implements AuthorityRepository {
     this.pool = pool;
   }
 
-  /**
-   * The first process to open a new store creates the record in READY; a reader that must not change the
-   * store (the health probe thread) does not call this, so that it never recreates a record an operator or a
-   * fault removed.
-   */
-  async create(): Promise<void> {
-    await this.pool.query(`INSERT INTO authority (id, mode, authority_id, changed_at) VALUES (1, 'READY', $1, db_now()) ON CONFLICT (id) DO NOTHING`, [randomUUID()]);
-  }
-
   /** The durable authority record; AuthorityUnreadable when it is missing, damaged or its table cannot be read. */
   async authority(): Promise<AuthorityRecord> {
     let row: { mode: string; authority_id: string; changed_at: string } | undefined;
@@ -81,8 +72,16 @@ export class PgAuthorityRepository implements AuthorityRepository {
     return { mode: row.mode as DurableAuthorityMode, authorityId: row.authority_id, changedAt: row.changed_at };
   }
 
+  /**
+   * Sets the mode. An operator setting a mode over a missing record recreates it (with a new authority id):
+   * the repair of corrupted publication state is an operator's decision, never a process's at start-up.
+   */
   async setAuthorityMode(mode: DurableAuthorityMode): Promise<AuthorityRecord> {
-    await this.pool.query('UPDATE authority SET mode = $1, changed_at = db_now() WHERE id = 1', [mode]);
+    await this.pool.query(
+      `INSERT INTO authority (id, mode, authority_id, changed_at) VALUES (1, $1, $2, db_now())
+       ON CONFLICT (id) DO UPDATE SET mode = excluded.mode, changed_at = excluded.changed_at`,
+      [mode, randomUUID()],
+    );
     return this.authority();
   }
 

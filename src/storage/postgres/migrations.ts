@@ -304,6 +304,12 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     FOR EACH ROW WHEN (OLD.state = 'active') EXECUTE FUNCTION usage_on_delete();
   ${isolation}
   `,
+  // The authority record is created with the store, once, in READY. No process recreates it later: a record
+  // that goes missing is corrupted publication state, which fails closed until an operator sets a mode
+  // (PgAuthorityRepository.setAuthorityMode writes it again).
+  `
+  INSERT INTO authority (id, mode, authority_id, changed_at) VALUES (1, 'READY', gen_random_uuid()::text, db_now()) ON CONFLICT (id) DO NOTHING;
+  `,
 ];
 
 /**

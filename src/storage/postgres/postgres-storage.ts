@@ -62,8 +62,6 @@ export interface PostgresStorageOptions {
   logRetained?: number;
   /** Connections this process keeps (DATABASE_POOL_MAX). */
   poolMax?: number;
-  /** False for a process part that only reads (the health probe thread): it never creates the authority record. */
-  createAuthority?: boolean;
 }
 
 export class PostgresStorage implements StoragePort {
@@ -90,14 +88,13 @@ export class PostgresStorage implements StoragePort {
     this.uploads = new PgUploadRepository(pool);
   }
 
-  /** Connects, checks the role, migrates (under the migration lock) and creates the authority record if missing. */
+  /** Connects, checks the role and migrates (under the migration lock; a new store's authority record with it). */
   static async open(url: string, options: PostgresStorageOptions = {}): Promise<PostgresStorage> {
     const pool = createPool(url, options.poolMax ?? DEFAULT_POOL_MAX);
     try {
       await assertIsolatingRole(pool);
       await migrate(pool);
       const storage = new PostgresStorage(pool, options.logRetained ?? PUBLICATION_LOG_RETAINED_ENTRIES);
-      if (options.createAuthority ?? true) await storage.authority.create();
       return storage;
     } catch (error) {
       await pool.end().catch(() => {});
