@@ -44,6 +44,23 @@ for (const adapter of STORE_ADAPTERS) {
       });
     });
 
+    test("a document's metadata updates are claimed one after another, in the order they were accepted", async () => {
+      await withStore(adapter, async ({ storage }) => {
+        const { jobs } = storage;
+        const update = (documentId: string, clientId = 'c1') => jobs.enqueue({ ...NEW_JOB, clientId, operation: 'metadata_update', documentId, versionKey: null, request: { metadata: {} } });
+        const first = await update('d1');
+        const second = await update('d1');
+        const otherDocument = await update('d2');
+        const otherClient = await update('d1', 'c2');
+        assert.equal((await jobs.claim('w1', 10_000))!.jobId, first.jobId);
+        assert.deepEqual([(await jobs.claim('w2', 10_000))!.jobId, (await jobs.claim('w3', 10_000))!.jobId], [otherDocument.jobId, otherClient.jobId]);
+        assert.equal(await jobs.claim('w4', 10_000), null, 'the second update of d1 waits for the first');
+        assert.equal((await jobs.get('c1', second.jobId))!.status, 'pending');
+        await jobs.finish(first.jobId, 'w1', { status: 'completed' });
+        assert.equal((await jobs.claim('w4', 10_000))!.jobId, second.jobId);
+      });
+    });
+
     test('claims made at once take each job once', async () => {
       await withStore(adapter, async ({ storage, openAnother }) => {
         const other = await openAnother();

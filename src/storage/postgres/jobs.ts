@@ -100,15 +100,21 @@ export class PgJobRepository implements JobRepository {
   /**
    * Claims the oldest runnable job: pending or retrying and due, or started/processing with an expired lease
    * (its worker died). Each claim counts one attempt. A row another worker is claiming is skipped, not waited for.
+   * A metadata update waits (pending) while an update of the same document accepted before it is not finished,
+   * so that updates apply in the order they were accepted (as the SQLite adapter does).
    */
   async claim(owner: string, leaseMs: number): Promise<JobRecord | null> {
     const row = await this.one(
       `WITH next AS (
-         SELECT seq FROM jobs
-         WHERE (status IN ('pending', 'retrying') AND next_run_at <= db_now_ms())
-            OR (status IN ('started', 'processing') AND lease_expires_at < db_now_ms())
-         ORDER BY next_run_at, seq LIMIT 1
-         FOR UPDATE SKIP LOCKED
+         SELECT j.seq FROM jobs j
+         WHERE ((j.status IN ('pending', 'retrying') AND j.next_run_at <= db_now_ms())
+             OR (j.status IN ('started', 'processing') AND j.lease_expires_at < db_now_ms()))
+           AND NOT (j.operation = 'metadata_update' AND EXISTS (
+             SELECT 1 FROM jobs earlier
+             WHERE earlier.client_id = j.client_id AND earlier.document_id = j.document_id AND earlier.seq < j.seq
+               AND earlier.operation = 'metadata_update' AND earlier.status IN ('pending', 'started', 'processing', 'retrying')))
+         ORDER BY j.next_run_at, j.seq LIMIT 1
+         FOR UPDATE OF j SKIP LOCKED
        )
        UPDATE jobs SET status = 'started', attempts = attempts + 1, lease_owner = $1, lease_expires_at = db_now_ms() + $2, updated_at = db_now()
        FROM next WHERE jobs.seq = next.seq RETURNING jobs.*`,

@@ -39,9 +39,11 @@ export class PgPurgeJournal implements PurgeJournalRepository {
 
   async purgeVersion(documentId: string, versionKey: string): Promise<number> {
     return clientTransaction(this.pool, this.clientId, 'write', async (sql) => {
+      // The chunks the version served (its active generation's), not those of generations it replaced, which
+      // linger until the retired-content cleanup removes them.
       const { rows } = await sql.query<{ n: number }>(
-        `SELECT count(*) AS n FROM chunks c JOIN generations g ON g.client_id = c.client_id AND g.generation = c.generation
-         WHERE g.document_id = $1 AND g.version_key = $2`,
+        `SELECT count(*) AS n FROM versions v JOIN chunks c ON c.client_id = v.client_id AND c.generation = v.active_generation
+         WHERE v.document_id = $1 AND v.version_key = $2`,
         [documentId, versionKey],
       );
       // Chunks, leaves and lane data go with their generations (ON DELETE CASCADE); the usage triggers see the active one leave.
