@@ -227,13 +227,23 @@ export interface SecretRepository {
   deploymentSecret(name: string): Promise<string>;
 }
 
+/**
+ * How old an upload no live job names must be before a sweep removes it. An api process saves the file first
+ * and records its job a moment later; a worker starting meanwhile (on any host) must not take the file from
+ * under that job.
+ */
+export const UPLOAD_SWEEP_GRACE_MS = 60 * 60_000;
+
 /** Uploaded files, written durably before the job that needs them is recorded. */
 export interface UploadRepository {
   save(name: string, bytes: Uint8Array): Promise<void>;
   read(name: string): Promise<Buffer | null>;
   delete(name: string): Promise<void>;
-  /** Removes uploads no live job refers to (left by a crash between write and enqueue); returns how many. */
-  sweep(liveNames: Set<string>): Promise<number>;
+  /**
+   * Removes uploads no live job refers to (left by a crash between write and enqueue) that were saved more
+   * than `graceMs` ago (UPLOAD_SWEEP_GRACE_MS by default); returns how many.
+   */
+  sweep(liveNames: Set<string>, graceMs?: number): Promise<number>;
 }
 
 export interface StoragePort {

@@ -1,8 +1,9 @@
 // The embedded adapter's upload repository: files in the data directory, each written durably (fsync, then
 // an atomic rename) before the job that needs it is recorded.
 
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { UPLOAD_SWEEP_GRACE_MS } from './port.ts';
 import type { UploadRepository } from './port.ts';
 
 export class UploadFiles implements UploadRepository {
@@ -35,13 +36,16 @@ export class UploadFiles implements UploadRepository {
     rmSync(join(this.dir, name), { force: true });
   }
 
-  async sweep(liveNames: Set<string>): Promise<number> {
+  async sweep(liveNames: Set<string>, graceMs = UPLOAD_SWEEP_GRACE_MS): Promise<number> {
+    const savedBefore = Date.now() - graceMs;
     let removed = 0;
     for (const file of readdirSync(this.dir)) {
-      if (!liveNames.has(file)) {
-        rmSync(join(this.dir, file), { force: true });
-        removed++;
-      }
+      if (liveNames.has(file)) continue;
+      const path = join(this.dir, file);
+      const saved = statSync(path, { throwIfNoEntry: false });
+      if (!saved || saved.mtimeMs > savedBefore) continue;
+      rmSync(path, { force: true });
+      removed++;
     }
     return removed;
   }

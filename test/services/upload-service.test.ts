@@ -50,7 +50,7 @@ test('an upload over the documents quota is refused before anything is stored or
     await service.acceptFile(CLIENT, upload('second'), Buffer.from('A second document.')).catch((error) => (refusal = error));
     assert.ok(refusal instanceof ServiceError && refusal.code === 'client_quota_exceeded', String(refusal));
     assert.deepEqual(await storage.jobs.countsByOperationAndState(), []);
-    assert.equal(await storage.uploads.sweep(new Set()), 0, 'no upload file was written');
+    assert.equal(await storage.uploads.sweep(new Set(), 0), 0, 'no upload file was written');
     // A new version of the document it already holds is not a new document.
     assert.equal((await service.acceptText(CLIENT, { ...upload('held'), versionId: 'v2' }, 'The statement, revised.')).status, 'pending');
   });
@@ -64,6 +64,6 @@ test('when the job cannot be queued, the stored upload file is removed again', a
     const port = new Proxy(storage, { get: (target, name) => (name === 'jobs' ? failingQueue : Reflect.get(target, name, target)) }) as unknown as StoragePort;
     const service = new UploadService(port, () => {}, 3, ROOMY);
     await assert.rejects(service.acceptFile(CLIENT, upload('invoice'), Buffer.from('Invoice 43.')), /the queue is unavailable/);
-    assert.equal(await storage.uploads.sweep(new Set()), 0, 'no orphaned upload file is left');
+    assert.equal(await storage.uploads.sweep(new Set(), 0), 0, 'no orphaned upload file is left');
   });
 });

@@ -2,6 +2,7 @@
 // api process on another host accepted (see the uploads table in migrations.ts for why not a shared directory).
 
 import type pg from 'pg';
+import { UPLOAD_SWEEP_GRACE_MS } from '../port.ts';
 import type { UploadRepository } from '../port.ts';
 
 export class PgUploadRepository implements UploadRepository {
@@ -28,8 +29,11 @@ export class PgUploadRepository implements UploadRepository {
     await this.pool.query('DELETE FROM uploads WHERE name = $1', [name]);
   }
 
-  async sweep(liveNames: Set<string>): Promise<number> {
-    const { rowCount } = await this.pool.query('DELETE FROM uploads WHERE NOT (name = ANY($1::text[]))', [[...liveNames]]);
+  async sweep(liveNames: Set<string>, graceMs = UPLOAD_SWEEP_GRACE_MS): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM uploads WHERE NOT (name = ANY($1::text[])) AND saved_at <= db_now() - make_interval(secs => $2::double precision / 1000)`,
+      [[...liveNames], graceMs],
+    );
     return rowCount ?? 0;
   }
 }
