@@ -4,7 +4,9 @@
 // job status). Every 30 s (and after an idle period at the end) it prints the RSS of every process with what
 // the service holds, then the growth of the total RSS from the end of the first minute and its slope, so that
 // memory retained per publication shows as a slope that the data held does not explain.
-// Usage: node bench/mixed-load.ts [--minutes 10] [--rate 20] [--idle-seconds 60] [--sample-seconds 30]
+// With --documents N the data held stays bounded: once N documents are held, an upload replaces one of them (the
+// same Document Version) instead of adding one, so that RSS growing then is retained per publication, not data.
+// Usage: node bench/mixed-load.ts [--minutes 10] [--rate 20] [--idle-seconds 60] [--sample-seconds 30] [--documents N]
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +21,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '20' },
     'idle-seconds': { type: 'string', default: '60' },
     'sample-seconds': { type: 'string', default: '30' },
+    documents: { type: 'string', default: '0' },
   },
   strict: true,
 });
@@ -26,6 +29,8 @@ const MINUTES = Number(values.minutes);
 const RATE = Number(values.rate);
 const IDLE_SECONDS = Number(values['idle-seconds']);
 const SAMPLE_SECONDS = Number(values['sample-seconds']);
+/** Most documents held (0: no bound); past it uploads replace held documents. */
+const MAX_DOCUMENTS = Number(values.documents);
 /** Requests started but not answered beyond this are skipped (counted): the load stays open-loop but bounded. */
 const MAX_IN_FLIGHT = 64;
 const KEY = 'mixed-key';
@@ -73,7 +78,7 @@ try {
     { onAbort: () => rmSync(dataDir, { recursive: true, force: true }) },
   );
   try {
-    console.log(`service ready: ${service.apiProcesses} api, ${service.workerProcesses} worker; ${RATE} requests/s for ${MINUTES} min, then ${IDLE_SECONDS} s idle`);
+    console.log(`service ready: ${service.apiProcesses} api, ${service.workerProcesses} worker; ${RATE} requests/s for ${MINUTES} min, then ${IDLE_SECONDS} s idle${MAX_DOCUMENTS > 0 ? `; at most ${MAX_DOCUMENTS} documents held (uploads replace them past that)` : ''}`);
     const jsonHeaders = { 'content-type': 'application/json', 'x-api-key': KEY };
     const plainHeaders = { 'x-api-key': KEY };
     const live: string[] = []; // documents uploaded and not hard-deleted (some soft-deleted)
@@ -97,6 +102,10 @@ try {
       const target = pick(live);
       switch (op) {
         case 'upload': {
+          if (MAX_DOCUMENTS > 0 && live.length >= MAX_DOCUMENTS && target) {
+            await call(op, 'POST', '/embed', { document_id: target, text: documentText(), metadata: { batch: nextDocument % 7, owner: 'replaced' } });
+            return;
+          }
           const id = `doc-${nextDocument++}`;
           const text = documentText();
           const { status, json } = await call(op, 'POST', '/embed', { document_id: id, text, metadata: { batch: nextDocument % 7, owner: `team-${nextDocument % 5}` } });
