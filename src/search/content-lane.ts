@@ -2,7 +2,8 @@
 // alpha -> chunk hits grouped into Document Versions. alpha 0 never runs dense, alpha 1 never runs sparse.
 
 import type { ClientSnapshot } from '../serving/snapshot.ts';
-import { versionOfOrdinal } from '../serving/snapshot.ts';
+import { generationNumbering, segmentIndexOf } from '../serving/snapshot.ts';
+import { generationOfOrdinalIn } from '../serving/segment.ts';
 import type { ServedVersion } from '../serving/served-types.ts';
 import type { Embedder } from '../models/embedder.ts';
 import { searchBm25 } from './bm25.ts';
@@ -69,6 +70,14 @@ class CandidateGroups {
     if (chunks.length > 1) chunks.sort((a, b) => b.score - a.score || b.tieBreak - a.tieBreak || a.ordinal - b.ordinal);
     return chunks;
   }
+}
+
+/** Slot of each generation number in the search running now (-1: none); searches run one at a time on a thread. */
+let slotScratchArray = new Int32Array(0);
+
+function slotScratch(size: number): Int32Array {
+  if (slotScratchArray.length < size) slotScratchArray = new Int32Array(Math.max(size, 2 * slotScratchArray.length)).fill(-1);
+  return slotScratchArray;
 }
 
 class GroupedVersionHit implements VersionHit {
@@ -164,38 +173,49 @@ export async function searchContent(
 
   const fused = fuseLanes(sparse, dense, alpha);
 
-  // Keyed by the served version itself: every chunk of a version resolves to the one object its segment holds.
+  // Grouped by generation number (generationNumbering), an integer per version: a version object is read
+  // once per version, not once per chunk.
+  const numbering = generationNumbering(snapshot);
+  const slotOf = slotScratch(numbering[numbering.length - 1]);
   const groups = new CandidateGroups(fused.size);
-  const slots = new Map<ServedVersion, GroupedVersionHit>();
   const versions: GroupedVersionHit[] = [];
-  let at = 0;
-  for (const [ordinal, { score, tieBreak }] of fused) {
-    const version = versionOfOrdinal(snapshot, ordinal);
-    if (!version || snapshot.live[ordinal] !== 1) {
-      // SPEC.md rule 11: a lane returned a point the authoritative snapshot cannot back with evidence.
-      const lane = sparse.hits.some((hit) => hit.ordinal === ordinal) ? 'content.sparse' : 'content.dense';
-      throw new ServiceError('stored_evidence_inconsistent', 'Stored evidence is inconsistent with retrieval contributions', {
-        details: { code: 'stored_evidence_inconsistent', lane, point: ordinal, snapshot_sequence: snapshot.sequence },
-      });
+  const numbers: number[] = [];
+  try {
+    for (let at = 0; at < fused.size; at++) {
+      const ordinal = fused.ordinals[at];
+      const s = segmentIndexOf(snapshot, ordinal);
+      const generation = s < 0 ? -1 : generationOfOrdinalIn(snapshot.segments[s], ordinal);
+      if (generation < 0 || snapshot.live[ordinal] !== 1) {
+        // SPEC.md rule 11: a lane returned a point the authoritative snapshot cannot back with evidence.
+        const lane = sparse.hits.some((hit) => hit.ordinal === ordinal) ? 'content.sparse' : 'content.dense';
+        throw new ServiceError('stored_evidence_inconsistent', 'Stored evidence is inconsistent with retrieval contributions', {
+          details: { code: 'stored_evidence_inconsistent', lane, point: ordinal, snapshot_sequence: snapshot.sequence },
+        });
+      }
+      const number = numbering[s] + generation;
+      let slot = slotOf[number];
+      if (slot < 0) {
+        slot = versions.length;
+        slotOf[number] = slot;
+        numbers.push(number);
+        versions.push(new GroupedVersionHit(snapshot.segments[s].versions[generation], groups, slot));
+        groups.heads[slot] = -1;
+      }
+      const score = fused.scores[at];
+      const tieBreak = fused.tieBreaks[at];
+      groups.ordinals[at] = ordinal;
+      groups.scores[at] = score;
+      groups.tieBreaks[at] = tieBreak;
+      groups.next[at] = groups.heads[slot];
+      groups.heads[slot] = at;
+      const entry = versions[slot];
+      if (score > entry.score || (score === entry.score && tieBreak > entry.tieBreak)) {
+        entry.score = score;
+        entry.tieBreak = tieBreak;
+      }
     }
-    let entry = slots.get(version);
-    if (!entry) {
-      const slot = versions.length;
-      entry = new GroupedVersionHit(version, groups, slot);
-      groups.heads[slot] = -1;
-      slots.set(version, entry);
-      versions.push(entry);
-    }
-    groups.ordinals[at] = ordinal;
-    groups.scores[at] = score;
-    groups.tieBreaks[at] = tieBreak;
-    groups.next[at] = groups.heads[entry.slot];
-    groups.heads[entry.slot] = at;
-    if (score > entry.score || (score === entry.score && tieBreak > entry.tieBreak)) {
-      entry.score = score;
-      entry.tieBreak = tieBreak;
-    }
-    at++;
+  } finally {
+    for (const number of numbers) slotOf[number] = -1;
   }
   return { versions: rankHead(versions, ordered), exhausted: sparse.exhausted && dense.exhausted, queryTerms };
 }

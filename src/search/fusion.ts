@@ -13,30 +13,50 @@ import type { LaneResult } from './dense-lane.ts';
  */
 export const DENSE_EVIDENCE_FLOOR = 0.4;
 
-export interface FusedScore {
-  score: number;
-  /**
-   * Orders equal scores: the same weighting over the raw cosine, so chunks whose dense similarity is
-   * below the evidence floor (score 0 at alpha 1) still rank by similarity rather than arbitrarily.
-   */
-  tieBreak: number;
+/**
+ * The fused candidates, one per chunk ordinal that either lane returned, in typed arrays (no object per chunk):
+ * candidate i is chunk ordinals[i] with fused score scores[i] and tie-break tieBreaks[i], for i below size.
+ * tieBreaks orders equal scores: the same weighting over the raw cosine, so chunks whose dense similarity is
+ * below the evidence floor (score 0 at alpha 1) still rank by similarity rather than arbitrarily.
+ */
+export interface FusedCandidates {
+  readonly size: number;
+  readonly ordinals: Int32Array;
+  readonly scores: Float64Array;
+  readonly tieBreaks: Float64Array;
 }
 
-/** Fused score per chunk ordinal. */
-export function fuseLanes(sparse: LaneResult, dense: LaneResult, alpha: number, denseFloor: number = DENSE_EVIDENCE_FLOOR): Map<number, FusedScore> {
-  const fused = new Map<number, FusedScore>();
+/** Fused score per chunk ordinal: the sparse lane's hits first, in its order, then the dense lane's others. */
+export function fuseLanes(sparse: LaneResult, dense: LaneResult, alpha: number, denseFloor: number = DENSE_EVIDENCE_FLOOR): FusedCandidates {
+  const capacity = sparse.hits.length + dense.hits.length;
+  const ordinals = new Int32Array(capacity);
+  const scores = new Float64Array(capacity);
+  const tieBreaks = new Float64Array(capacity);
   let sparseMax = 0;
   for (const hit of sparse.hits) if (hit.score > sparseMax) sparseMax = hit.score;
+  // Where each dense hit's ordinal sits among the candidates: the dense lane returns far fewer hits than the
+  // sparse one, so the chunks both found are looked up in a map of the dense ones.
+  const denseAt = new Map<number, number>();
+  for (let i = 0; i < dense.hits.length; i++) denseAt.set(dense.hits[i].ordinal, -1);
+  let size = 0;
   for (const hit of sparse.hits) {
     const weighted = (1 - alpha) * (sparseMax > 0 ? hit.score / sparseMax : 0);
-    fused.set(hit.ordinal, { score: weighted, tieBreak: weighted });
+    ordinals[size] = hit.ordinal;
+    scores[size] = weighted;
+    tieBreaks[size] = weighted;
+    if (denseAt.size > 0 && denseAt.has(hit.ordinal)) denseAt.set(hit.ordinal, size);
+    size++;
   }
   for (const hit of dense.hits) {
     const evidence = Math.max(0, (hit.score - denseFloor) / (1 - denseFloor));
-    const entry = fused.get(hit.ordinal) ?? { score: 0, tieBreak: 0 };
-    entry.score += alpha * evidence;
-    entry.tieBreak += alpha * hit.score;
-    fused.set(hit.ordinal, entry);
+    let at = denseAt.get(hit.ordinal)!;
+    if (at < 0) {
+      at = size++;
+      ordinals[at] = hit.ordinal;
+      denseAt.set(hit.ordinal, at);
+    }
+    scores[at] += alpha * evidence;
+    tieBreaks[at] += alpha * hit.score;
   }
-  return fused;
+  return { size, ordinals, scores, tieBreaks };
 }

@@ -434,16 +434,19 @@ export function versionAtRow(segment: Segment, row: number): ServedVersion {
   return segment.versions[upperBound(segment.generationRows, row) - 1];
 }
 
-/** The version holding this ordinal in the segment, or undefined when none of its generations does. */
-export function versionOfOrdinalIn(segment: Segment, ordinal: number): ServedVersion | undefined {
+/**
+ * The index (in `versions` and `generationRows`) of the generation holding this ordinal in the segment, or -1
+ * when none of its generations does.
+ */
+export function generationOfOrdinalIn(segment: Segment, ordinal: number): number {
   const offset = ordinal - segment.minOrdinal;
-  if (offset < 0 || ordinal > segment.maxOrdinal) return undefined;
+  if (offset < 0 || ordinal > segment.maxOrdinal) return -1;
   const starts = segment.rangeStarts;
   let range = segment.rangeBuckets[offset >> segment.rangeBucketShift];
   while (range + 1 < starts.length && starts[range + 1] <= ordinal) range++;
   const generation = segment.rangeGenerations[range];
   const rows = segment.generationRows[generation + 1] - segment.generationRows[generation];
-  return ordinal - segment.rangeStarts[range] < rows ? segment.versions[generation] : undefined;
+  return ordinal - starts[range] < rows ? generation : -1;
 }
 
 /** The chunk in row `row` of the segment. */

@@ -5,7 +5,7 @@ import type { ServingGeneration } from '../domain/generation.ts';
 import { VERIFIED } from './evidence.ts';
 import type { Evidence } from './evidence.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
-import { chunkAtRow, chunkInSegment, hasLiveRows, inlineSegmentBuilder, rowOfOrdinal, sourceOf, versionOfOrdinalIn } from './segment.ts';
+import { chunkAtRow, chunkInSegment, hasLiveRows, inlineSegmentBuilder, rowOfOrdinal, sourceOf} from './segment.ts';
 import type { Segment, SegmentBuilder, SegmentPart } from './segment.ts';
 import type { VocabularyParts } from '../text/vocabulary.ts';
 import type { ServedChunk, ServedVersion } from './served-types.ts';
@@ -191,8 +191,8 @@ export async function compactFully(snapshot: ClientSnapshot, builder: SegmentBui
   return current;
 }
 
-/** The segment holding this ordinal, or undefined when none holds it any more. */
-function segmentOf(snapshot: ClientSnapshot, ordinal: number): Segment | undefined {
+/** The index of the segment holding this ordinal, or -1 when none holds it any more. */
+export function segmentIndexOf(snapshot: ClientSnapshot, ordinal: number): number {
   const segments = snapshot.segments;
   let low = 0;
   let high = segments.length - 1;
@@ -201,9 +201,32 @@ function segmentOf(snapshot: ClientSnapshot, ordinal: number): Segment | undefin
     const segment = segments[middle];
     if (ordinal < segment.minOrdinal) high = middle - 1;
     else if (ordinal > segment.maxOrdinal) low = middle + 1;
-    else return segment;
+    else return middle;
   }
-  return undefined;
+  return -1;
+}
+
+/** The segment holding this ordinal, or undefined when none holds it any more. */
+function segmentOf(snapshot: ClientSnapshot, ordinal: number): Segment | undefined {
+  const at = segmentIndexOf(snapshot, ordinal);
+  return at < 0 ? undefined : snapshot.segments[at];
+}
+
+const generationNumberings = new WeakMap<ClientSnapshot, Int32Array>();
+
+/**
+ * One numbering of every generation a snapshot's segments hold: segment s's generation g is number
+ * bases[s] + g, and bases[segments.length] is how many there are. Computed once per snapshot, so a search can
+ * group chunks by version with integers instead of looking versions up as objects.
+ */
+export function generationNumbering(snapshot: ClientSnapshot): Int32Array {
+  let bases = generationNumberings.get(snapshot);
+  if (bases === undefined) {
+    bases = new Int32Array(snapshot.segments.length + 1);
+    snapshot.segments.forEach((segment, s) => (bases![s + 1] = bases![s] + segment.versions.length));
+    generationNumberings.set(snapshot, bases);
+  }
+  return bases;
 }
 
 /** The chunks of a served version, in document order (what chunk-level filters read). */
@@ -212,12 +235,6 @@ export function chunksOf(snapshot: ClientSnapshot, version: ServedVersion): Serv
   const row = segment ? rowOfOrdinal(segment, version.firstOrdinal) : -1;
   if (!segment || row < 0) return [];
   return Array.from({ length: version.chunkCount }, (_, offset) => chunkAtRow(segment, row + offset));
-}
-
-/** The version of the chunk with this ordinal (no chunk object is made), or undefined when no segment holds it. */
-export function versionOfOrdinal(snapshot: ClientSnapshot, ordinal: number): ServedVersion | undefined {
-  const segment = segmentOf(snapshot, ordinal);
-  return segment ? versionOfOrdinalIn(segment, ordinal) : undefined;
 }
 
 /** The chunk with this ordinal, live or not, or undefined when no segment holds it any more. */

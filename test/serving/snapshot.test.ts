@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tableHas, tableStrings } from '../../src/text/string-table.ts';
-import { applyChange, chunksOf, compactFully, compactionPlan, emptySnapshot, chunkByOrdinal, replaceSegments, MAX_SEGMENTS, SEGMENT_MERGE_FACTOR } from '../../src/serving/snapshot.ts';
+import { applyChange, chunksOf, compactFully, compactionPlan, emptySnapshot, chunkByOrdinal, generationNumbering, replaceSegments, segmentIndexOf, MAX_SEGMENTS, SEGMENT_MERGE_FACTOR } from '../../src/serving/snapshot.ts';
 import { chunkTextHash } from '../../src/serving/generation-lanes.ts';
-import { inlineSegmentBuilder, rowOfOrdinal, versionAtRow, versionOfOrdinalIn } from '../../src/serving/segment.ts';
+import { generationOfOrdinalIn, inlineSegmentBuilder, rowOfOrdinal, versionAtRow } from '../../src/serving/segment.ts';
 import { loadedGeneration } from '../helpers/generations.ts';
 import { versionIdentity } from '../../src/domain/identity.ts';
 import { searchBm25 } from '../../src/search/bm25.ts';
@@ -128,12 +128,23 @@ test('every ordinal finds its version through the range table, also across the h
   snapshot = await applyChange(snapshot, { activated: sizes.slice(9).map((size, i) => generation(`g${i + 9}`, Array.from({ length: size }, (_, c) => `ledger ${i + 9} ${c}`))) });
   snapshot = await applyChange(snapshot, { activated: [], removed: ['g1', 'g4', 'g8', 'g12'].map((id) => versionIdentity({ documentId: id, versionId: id })) });
   const check = (label: string) => {
-    for (const segment of snapshot.segments) {
+    const numbering = generationNumbering(snapshot);
+    const numbered = new Map<number, unknown>();
+    snapshot.segments.forEach((segment, s) => {
       for (let ordinal = segment.minOrdinal - 2; ordinal <= segment.maxOrdinal + 2; ordinal++) {
         const row = rowOfOrdinal(segment, ordinal);
-        assert.equal(versionOfOrdinalIn(segment, ordinal), row >= 0 ? versionAtRow(segment, row) : undefined, `${label}: ordinal ${ordinal}`);
+        const generation = generationOfOrdinalIn(segment, ordinal);
+        assert.equal(generation < 0 ? undefined : segment.versions[generation], row >= 0 ? versionAtRow(segment, row) : undefined, `${label}: ordinal ${ordinal}`);
+        if (row < 0) continue;
+        assert.equal(segmentIndexOf(snapshot, ordinal), s, `${label}: the segment of ordinal ${ordinal}`);
+        // One number per version across the snapshot's segments.
+        const number = numbering[s] + generation;
+        assert.ok(number < numbering[snapshot.segments.length]);
+        assert.ok(!numbered.has(number) || numbered.get(number) === segment.versions[generation], `${label}: number ${number} names one version`);
+        numbered.set(number, segment.versions[generation]);
       }
-    }
+    });
+    assert.equal(segmentIndexOf(snapshot, snapshot.nextOrdinal + 5), -1, `${label}: no segment holds an ordinal never given`);
   };
   check('before the merge');
   snapshot = replaceSegments(snapshot, snapshot.segments, await inlineSegmentBuilder.merge(snapshot.segments, snapshot.live))!;
