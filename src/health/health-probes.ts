@@ -28,7 +28,7 @@ export class HealthProbes {
       typeof store === 'string'
         ? { store: 'sqlite', dataDir: store, databaseUrl: null, databasePoolMax: 1, clientConnectionsMax: 1 }
         : { store: store.store, dataDir: store.dataDir, databaseUrl: store.databaseUrl, databasePoolMax: store.databasePoolMax, clientConnectionsMax: store.clientConnectionsMax };
-    this.thread = new RequestThread<ProbeRequest, ProbeReply>(PROBE_THREAD, 'health probe thread', {}, { settings });
+    this.thread = new RequestThread<ProbeRequest, ProbeReply>(PROBE_THREAD, 'health probe thread', {}, { workerData: { settings } });
     this.deadlineMs = options.deadlineMs ?? HEALTH_PROBE_DEADLINE_MS;
   }
 

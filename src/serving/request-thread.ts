@@ -4,6 +4,7 @@
 // probes' thread are driven through it.
 
 import { Worker } from 'node:worker_threads';
+import type { ResourceLimits } from 'node:worker_threads';
 
 /** A request without its id, for each kind of a union (Omit over the union would merge the kinds). */
 export type Unnumbered<T> = T extends unknown ? Omit<T, 'id'> : never;
@@ -17,6 +18,13 @@ export interface RequestThreadHooks {
   replied?(): void;
 }
 
+export interface RequestThreadOptions {
+  /** What each thread started finds in worker_threads' workerData. */
+  workerData?: unknown;
+  /** Heap limits of each thread started (a thread that holds little keeps a small young generation). */
+  resourceLimits?: ResourceLimits;
+}
+
 export class RequestThread<Request extends { id: number }, Reply extends { id: number }> {
   private readonly url: URL;
   /** Names the thread in the errors it causes. */
@@ -26,14 +34,18 @@ export class RequestThread<Request extends { id: number }, Reply extends { id: n
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (reply: Exclude<Reply, Failed>) => void; reject: (error: Error) => void }>();
 
-  private readonly workerData: unknown;
+  private readonly options: RequestThreadOptions;
 
-  /** `workerData`: what each thread started finds in worker_threads' workerData. */
-  constructor(url: URL, label: string, hooks: RequestThreadHooks = {}, workerData?: unknown) {
+  constructor(url: URL, label: string, hooks: RequestThreadHooks = {}, options: RequestThreadOptions = {}) {
     this.url = url;
     this.label = label;
     this.hooks = hooks;
-    this.workerData = workerData;
+    this.options = options;
+  }
+
+  /** True while a thread is started (what it holds goes with it when it ends). */
+  get running(): boolean {
+    return this.thread !== null;
   }
 
   /** Requests sent and not answered yet. */
@@ -43,7 +55,7 @@ export class RequestThread<Request extends { id: number }, Reply extends { id: n
 
   private ensureThread(): Worker {
     if (this.thread) return this.thread;
-    const thread = new Worker(this.url, { workerData: this.workerData });
+    const thread = new Worker(this.url, { workerData: this.options.workerData, resourceLimits: this.options.resourceLimits });
     thread.unref(); // never keeps the process alive on its own
     thread.on('message', (reply: Reply | Failed) => {
       const waiting = this.pending.get(reply.id);
