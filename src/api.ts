@@ -19,6 +19,7 @@ import { JobStatusService } from './jobs/job-status-service.ts';
 import { ReadinessService } from './publication/readiness-service.ts';
 import { AuthorityService } from './publication/authority-service.ts';
 import { ThreadedSegmentBuilder } from './serving/threaded-segment-builder.ts';
+import { ThreadedGraphWalks } from './serving/threaded-graph-walks.ts';
 import { GRAPH_CACHE_DIR } from './serving/graph-builder.ts';
 import { ReadGuard } from './serving/read-guard.ts';
 import { Follower } from './serving/follower.ts';
@@ -76,6 +77,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
     evicted: () => memoryPressure.relieve(),
   });
   const health = new HealthProbes(config);
+  // A lone search walks its dense lane's graphs on a thread while its sparse lane runs on the event loop.
+  const graphThread = new ThreadedGraphWalks();
   const startedAt = new Date().toISOString();
   const readGuard = new ReadGuard(storage, serving, { enabled: config.publicationEnabled, catchUpDeadlineMs: config.readCatchUpTimeoutMs });
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
@@ -111,7 +114,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
       stepDelayMs: config.faultInjection.lifecycleStepDelayMs,
       purgeDeadlineMs: config.purgeDeadlineMs,
     }),
-    search: new SearchService({ readGuard, readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys) }),
+    search: new SearchService({ readGuard, readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys), graphThread }),
     documents: new DocumentService(readGuard, () => ({
       denseModel: models.embedder.model,
       denseDimensions: models.embedder.dimensions,
@@ -157,6 +160,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
         await app.close();
         await recovered.catch(() => {});
         await segmentBuilder.close();
+        await graphThread.close();
         await health.close();
         await storage.end();
       })();

@@ -7,7 +7,8 @@ import { generationOfOrdinalIn } from '../serving/segment.ts';
 import type { ServedVersion } from '../serving/served-types.ts';
 import type { Embedder } from '../models/embedder.ts';
 import { searchBm25 } from './bm25.ts';
-import { searchDense } from './dense-lane.ts';
+import { graphWalks, searchDense } from './dense-lane.ts';
+import type { GraphProposals, ThreadedGraphWalks } from '../serving/threaded-graph-walks.ts';
 import type { LaneResult } from './dense-lane.ts';
 import { readOverNetwork } from './network-read.ts';
 import { fuseLanes } from './fusion.ts';
@@ -140,7 +141,8 @@ export function rankHead(hits: VersionHit[], count: number): VersionHit[] {
 
 /**
  * `depth`: rows the caller needs ranked well (the dense lane's graphs propose at least this many);
- * `ordered`: how many versions must come out in rank order (all of them when another lane merges by rank).
+ * `ordered`: how many versions must come out in rank order (all of them when another lane merges by rank);
+ * `graphThread`: where the dense lane's graph walks run while the sparse lane runs here, when given.
  */
 export async function searchContent(
   snapshot: ClientSnapshot,
@@ -151,25 +153,29 @@ export async function searchContent(
   candidateCap: number = DEFAULT_CANDIDATE_CAP,
   depth = 0,
   ordered = Number.POSITIVE_INFINITY,
+  graphThread: ThreadedGraphWalks | null = null,
 ): Promise<ContentLaneResult> {
   const queryTerms = analyzeQueryTerms(normalizedQuery);
-  const sparse: LaneResult =
-    alpha < 1 && queryTerms.length > 0
-      ? (() => {
-          const { hits, matched } = searchBm25(snapshot.segments.map((segment) => segment.bm25), queryTerms, {
-            limit: candidateCap,
-            liveById: eligible,
-            ordered: false,
-          });
-          return { hits: hits.map((hit) => ({ ordinal: hit.id, score: hit.score })), matched, exhausted: matched <= candidateCap };
-        })()
-      : emptyLane();
-  let dense = emptyLane();
+  const runSparse = alpha < 1 && queryTerms.length > 0;
+  let queryVector: Float32Array | null = null;
+  let proposals: Promise<GraphProposals> | null = null;
   if (alpha > 0) {
     // The query embedding may cross the network (a remote embedder): rule 12 applies to it, not to the scan.
-    const [queryVector] = await readOverNetwork(() => embedder.embed([normalizedQuery], { singleAttempt: true }));
-    dense = searchDense(snapshot.segments, queryVector, eligible, { cap: candidateCap, depth, ordered: false });
+    [queryVector] = await readOverNetwork(() => embedder.embed([normalizedQuery], { singleAttempt: true }));
+    // With a sparse lane to run meanwhile, the graphs are walked on the graph thread.
+    if (runSparse && graphThread) proposals = graphThread.start(queryVector, graphWalks(snapshot.segments, queryVector, eligible, depth));
   }
+  const sparse: LaneResult = runSparse
+    ? (() => {
+        const { hits, matched } = searchBm25(snapshot.segments.map((segment) => segment.bm25), queryTerms, {
+          limit: candidateCap,
+          liveById: eligible,
+          ordered: false,
+        });
+        return { hits: hits.map((hit) => ({ ordinal: hit.id, score: hit.score })), matched, exhausted: matched <= candidateCap };
+      })()
+    : emptyLane();
+  const dense = queryVector ? searchDense(snapshot.segments, queryVector, eligible, { cap: candidateCap, depth, ordered: false, proposals: proposals ? await proposals : undefined }) : emptyLane();
 
   const fused = fuseLanes(sparse, dense, alpha);
 

@@ -10,6 +10,7 @@ import { newTopK, offer, drainSorted, drainUnordered } from './top-k.ts';
 import type { TopK } from './top-k.ts';
 import { quantizationAvailable, quantizedDot, topRowsByInnerProduct } from '../serving/quantized-scan.ts';
 import type { RowGroups } from '../serving/distinct-rows.ts';
+import type { GraphProposals, GraphWalk } from '../serving/threaded-graph-walks.ts';
 
 /** Chunks below this cosine are not dense candidates (they would only add noise and inflate totals). */
 export const DENSE_CANDIDATE_FLOOR = 0.2;
@@ -52,6 +53,11 @@ export interface DenseOptions {
   depth?: number;
   /** False when the caller ranks the hits again itself: they come back in no particular order. */
   ordered?: boolean;
+  /**
+   * Graph walks already made (graphWalks, on another thread) for this query, depth and eligibility; a graph
+   * without one is walked here.
+   */
+  proposals?: GraphProposals;
 }
 
 interface Scan {
@@ -132,18 +138,43 @@ function scanEligible(segment: Segment, query: Float32Array, eligible: Uint8Arra
   }
 }
 
-function searchSegment(segment: Segment, query: Float32Array, eligible: Uint8Array, cap: number, floor: number, depth: number, scan: Scan): void {
+/**
+ * How many groups of rows the segment's graph should propose for this request, or 0 when it is not walked: no
+ * graph yet, too few rows to pay for one, or too few eligible rows (they are scanned exactly instead).
+ */
+function graphWalkCount(segment: Segment, eligible: Uint8Array, depth: number): number {
+  const rows = segment.ordinals.length;
+  if (rows < QUANTIZED_MIN_ROWS || !segment.ann.graph) return 0;
+  const eligibleRows = eligibleRowsOf(segment, eligible);
+  if (eligibleRows === 0) return 0;
+  const share = eligibleRows / rows;
+  if (share < ANN_MIN_ELIGIBLE_SHARE) return 0;
+  // Ineligible rows take their share of the proposals, so ask for proportionally more (a group is one row or more).
+  return Math.min(rows, Math.ceil(Math.max(ANN_CANDIDATES, depth) / share));
+}
+
+/** The graph walks a dense search of these segments makes (another thread may make them: DenseOptions.proposals). */
+export function graphWalks(segments: readonly Segment[], query: Float32Array, eligible: Uint8Array, depth = 0): GraphWalk[] {
+  const walks: GraphWalk[] = [];
+  for (const segment of segments) {
+    if (query.length !== segment.dimensions) continue;
+    const count = graphWalkCount(segment, eligible, depth);
+    if (count > 0) walks.push({ graph: segment.ann.graph!, count });
+  }
+  return walks;
+}
+
+function searchSegment(segment: Segment, query: Float32Array, eligible: Uint8Array, cap: number, floor: number, depth: number, scan: Scan, proposals: GraphProposals | undefined): void {
   const rows = segment.ordinals.length;
   if (rows < QUANTIZED_MIN_ROWS) return scanEligible(segment, query, eligible, floor, scan);
   const eligibleRows = eligibleRowsOf(segment, eligible);
   if (eligibleRows === 0) return;
-  const share = eligibleRows / rows;
-  const graph = segment.ann.graph;
-  if (graph && share >= ANN_MIN_ELIGIBLE_SHARE) {
-    // Ineligible rows take their share of the proposals, so ask for proportionally more (a group is one row or more).
-    const wanted = Math.min(rows, Math.ceil(Math.max(ANN_CANDIDATES, depth) / share));
-    return scoreGroups(segment, graph.groups, graph.nearestGroups(query, wanted), query, eligible, floor, scan);
+  const walk = graphWalkCount(segment, eligible, depth);
+  if (walk > 0) {
+    const graph = segment.ann.graph!;
+    return scoreGroups(segment, graph.groups, proposals?.get(graph) ?? graph.nearestGroups(query, walk), query, eligible, floor, scan);
   }
+  const share = eligibleRows / rows;
   if (quantizationAvailable() && share * 2 > 1) {
     // Native exhaustive first pass: enough rows that every ineligible row could sit among them and the cap
     // still be met, plus a margin for rounding near the cut-off.
@@ -160,7 +191,7 @@ export function searchDense(segments: readonly Segment[], query: Float32Array, e
   const scan: Scan = { top: newTopK(cap), matched: 0, saturated: false };
   for (const segment of segments) {
     if (query.length !== segment.dimensions) continue; // vectors of another model never meet this query
-    searchSegment(segment, query, eligible, cap, floor, depth, scan);
+    searchSegment(segment, query, eligible, cap, floor, depth, scan, options.proposals);
   }
   return { hits: (options.ordered === false ? drainUnordered(scan.top) : drainSorted(scan.top)).map((hit) => ({ ordinal: hit.id, score: hit.score })), matched: scan.matched, exhausted: scan.matched <= cap && !scan.saturated };
 }

@@ -17,6 +17,7 @@ import { readOverNetwork } from './network-read.ts';
 import { requireEvidence } from './evidence-gate.ts';
 import type { CompiledFilters } from './filters.ts';
 import { searchContent } from './content-lane.ts';
+import type { ThreadedGraphWalks } from '../serving/threaded-graph-walks.ts';
 import type { VersionHit } from './content-lane.ts';
 import { normalizeContentQuery } from '../text/query-normalizer.ts';
 import { highlightSpans } from './highlight.ts';
@@ -53,6 +54,11 @@ export interface SearchDependencies {
   candidateCap: number;
   /** Stored chunk text for the rows of an answer and the reranked prefix (the snapshot holds none). */
   readTexts: ChunkTextReader;
+  /**
+   * Where a search's graph walks run beside its sparse lane while it is the only search of the process in
+   * progress: with other searches waiting, the cores are busy anyway, and the walk stays on the event loop.
+   */
+  graphThread?: ThreadedGraphWalks | null;
 }
 
 /** Chunks a request may see: live in the snapshot, visible under include_deleted, passing the filters. */
@@ -202,6 +208,8 @@ function rowMetadata(snapshot: ClientSnapshot, row: MergedRow): JsonObject {
 export class SearchService {
   private readonly deps: SearchDependencies;
   private readonly metadataLane: MetadataLane;
+  /** Searches of this process in progress. */
+  private running = 0;
 
   constructor(deps: SearchDependencies) {
     this.deps = deps;
@@ -209,6 +217,15 @@ export class SearchService {
   }
 
   async search(clientId: string, request: SearchRequest): Promise<JsonObject> {
+    this.running++;
+    try {
+      return await this.searchOnce(clientId, request);
+    } finally {
+      this.running--;
+    }
+  }
+
+  private async searchOnce(clientId: string, request: SearchRequest): Promise<JsonObject> {
     const started = performance.now();
     const guard = await this.deps.readGuard.guard(clientId);
     if (request.scope !== 'content') await this.requireDiscoveryReadiness(clientId);
@@ -231,7 +248,17 @@ export class SearchService {
     const [content, metadata] = await Promise.all([
       normalized
         ? // Merging with the metadata lane reads every content rank; alone, only the ranked depth needs ordering.
-          searchContent(snapshot, normalized.text, alpha, eligible, this.deps.embedder, this.deps.candidateCap, this.rankingDepth(request), runMetadata ? Number.POSITIVE_INFINITY : this.rankingDepth(request))
+          searchContent(
+            snapshot,
+            normalized.text,
+            alpha,
+            eligible,
+            this.deps.embedder,
+            this.deps.candidateCap,
+            this.rankingDepth(request),
+            runMetadata ? Number.POSITIVE_INFINITY : this.rankingDepth(request),
+            this.running === 1 ? (this.deps.graphThread ?? null) : null,
+          )
         : Promise.resolve(null),
       runMetadata ? this.metadataLane.search(snapshot, request.query, isVersionEligible) : Promise.resolve(null),
     ]);

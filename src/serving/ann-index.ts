@@ -29,7 +29,7 @@ export const ANN_EXPANSION_SEARCH = 256;
 /** Graph building runs on one native thread, so the other core keeps serving. */
 export const ANN_BUILD_THREADS = 1;
 
-interface NativeIndex {
+export interface NativeIndex {
   add(keys: BigUint64Array, vectors: Int8Array, threads?: number): void;
   search(vector: Int8Array, k: number, threads?: number): { keys: BigUint64Array; distances: Float32Array };
   save(path: string): void;
@@ -95,16 +95,42 @@ export function writeAnnGraph(codes: Int8Array, dimensions: number, path: string
   return true;
 }
 
+/** Maps a graph file (the mapping outlives the file, which may be removed at any time). */
+export function mapGraphFile(path: string, dimensions: number): NativeIndex {
+  const index = newIndex(dimensions);
+  index.view(path);
+  return index;
+}
+
+/**
+ * Up to `count` nodes of a graph of `nodes` nodes nearest an int8 query (quantizeQuery), nearest first. A graph
+ * file names nodes by key; one that is not this graph's cannot propose a node it lacks.
+ */
+export function nearestNodes(index: NativeIndex, nodes: number, query: Int8Array, count: number): Uint32Array {
+  const { keys } = index.search(query, Math.max(1, Math.min(count, nodes)), 1);
+  const out = new Uint32Array(keys.length);
+  let found = 0;
+  for (let i = 0; i < keys.length; i++) if (keys[i] < nodes) out[found++] = Number(keys[i]);
+  return found === out.length ? out : out.subarray(0, found);
+}
+
+let graphsMapped = 0;
+
 /** A graph mapped from its file: proposes the groups of identical rows (distinct-rows.ts) nearest a unit query. */
 export class AnnGraph {
   private readonly index: NativeIndex;
   /** The segment's rows grouped by identical codes; the graph's keys are group numbers. */
   readonly groups: RowGroups;
+  /** Names this mapping in this process (the graph thread maps the same file under the same number). */
+  readonly id = ++graphsMapped;
+  /** The file it was mapped from, which another thread of the process may map too; null when it is gone. */
+  readonly file: string | null;
 
-  constructor(index: NativeIndex, groups: RowGroups) {
+  constructor(index: NativeIndex, groups: RowGroups, file: string | null = null) {
     if (index.size() !== groups.count) throw new Error(`a graph of ${index.size()} vectors cannot index ${groups.count} groups of rows`);
     this.index = index;
     this.groups = groups;
+    this.file = file;
   }
 
   /** Vectors in the graph: one per group of identical rows. */
@@ -121,19 +147,12 @@ export class AnnGraph {
     if (bytes.byteLength !== rows * 4) throw new Error(`groups file ${groupsPath} holds ${bytes.byteLength / 4} rows, not ${rows}`);
     const groupOfRow = new Uint32Array(rows);
     new Uint8Array(groupOfRow.buffer).set(bytes);
-    const index = newIndex(dimensions);
-    index.view(path);
-    return new AnnGraph(index, rowGroups(groupOfRow));
+    return new AnnGraph(mapGraphFile(path, dimensions), rowGroups(groupOfRow), path);
   }
 
   /** Up to `count` groups of rows, nearest first. */
   nearestGroups(query: Float32Array, count: number): Uint32Array {
-    const { keys } = this.index.search(quantizeQuery(query), Math.max(1, Math.min(count, this.nodes)), 1);
-    const out = new Uint32Array(keys.length);
-    let found = 0;
-    // A graph file names groups by key; one that is not this segment's cannot propose a group it lacks.
-    for (let i = 0; i < keys.length; i++) if (keys[i] < this.nodes) out[found++] = Number(keys[i]);
-    return found === out.length ? out : out.subarray(0, found);
+    return nearestNodes(this.index, this.nodes, quantizeQuery(query), count);
   }
 }
 
@@ -143,9 +162,7 @@ export function buildAnnGraph(codes: Int8Array, dimensions: number): AnnGraph {
   try {
     const groups = rowGroups(groupOfRows(codes, dimensions));
     writeAnnGraph(groupCodes(codes, dimensions, groups), dimensions, path);
-    const index = newIndex(dimensions);
-    index.view(path);
-    return new AnnGraph(index, groups);
+    return new AnnGraph(mapGraphFile(path, dimensions), groups);
   } finally {
     rmSync(path, { force: true });
   }

@@ -1,0 +1,90 @@
+// Graph walks of a search run on the graph thread (graph-thread.ts) while the event loop runs its sparse lane,
+// so an api process with both cores to itself answers a hybrid search in about the time of its longer lane
+// instead of the sum of both. Only the walk moves: the rows it proposes are scored from the segment's codes and
+// checked for eligibility on the event loop as before (dense-lane.ts), so a walk's answer can change recall,
+// never correctness. A walk whose graph the thread cannot map, or a thread that fails, is walked on the event
+// loop instead. A mapping on the thread is let go once its graph is collected here (its segment is gone).
+
+import { RequestThread } from './request-thread.ts';
+import type { AnnGraph } from './ann-index.ts';
+import { quantizeQuery } from './quantized-scan.ts';
+import type { GraphThreadReply, GraphThreadRequest } from './graph-thread.ts';
+
+const THREAD_URL = new URL('./graph-thread.ts', import.meta.url);
+/**
+ * The thread holds no data of its own (graphs are mapped files, answers are handed over), so its heap is kept
+ * small: V8 would otherwise give it young and old generations sized for a busy isolate.
+ */
+export const GRAPH_THREAD_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 32 };
+
+/** A graph walk a search wants: the graph and how many of its nodes nearest the query. */
+export interface GraphWalk {
+  graph: AnnGraph;
+  count: number;
+}
+
+/** Proposals by graph (the nodes nearest first); a graph without one is walked by the caller. */
+export type GraphProposals = ReadonlyMap<AnnGraph, Uint32Array>;
+
+export class ThreadedGraphWalks {
+  private readonly thread = new RequestThread<GraphThreadRequest, GraphThreadReply>(THREAD_URL, 'graph thread', {}, { resourceLimits: GRAPH_THREAD_LIMITS });
+  /** Graphs the thread was asked to walk, and so may have mapped: forgotten there once collected here. */
+  private readonly shared = new FinalizationRegistry<number>((graph) => this.forget(graph));
+  private readonly sharedGraphs = new WeakSet<AnnGraph>();
+  /** Graphs the thread could not map: walked on the event loop from then on. */
+  private readonly unshareable = new WeakSet<AnnGraph>();
+  private forgotten: number[] = [];
+  private released = 0;
+  private closed = false;
+
+  /** Mappings the thread has let go because their graphs were collected here. */
+  get releasedMappings(): number {
+    return this.released;
+  }
+
+  /** Walks on the thread, started now; null when none of them can go there. */
+  start(query: Float32Array, walks: readonly GraphWalk[]): Promise<GraphProposals> | null {
+    const sent = walks.filter(({ graph }) => graph.file !== null && !this.unshareable.has(graph));
+    if (this.closed || sent.length === 0) return null;
+    for (const { graph } of sent) {
+      if (this.sharedGraphs.has(graph)) continue;
+      this.sharedGraphs.add(graph);
+      this.shared.register(graph, graph.id);
+    }
+    const orders = sent.map(({ graph, count }) => ({ graph: graph.id, file: graph.file!, dimensions: query.length, nodes: graph.nodes, count }));
+    return this.thread.request({ kind: 'walk', query: quantizeQuery(query), walks: orders }).then(
+      (reply) => {
+        if (!('proposals' in reply)) throw new Error('graph thread: a walk was answered with something else');
+        const proposals = new Map<AnnGraph, Uint32Array>();
+        sent.forEach(({ graph }, index) => {
+          const nodes = reply.proposals[index];
+          if (nodes) proposals.set(graph, nodes);
+          else this.unshareable.add(graph);
+        });
+        return proposals;
+      },
+      // A thread that failed is replaced on the next walk; this search walks its graphs itself.
+      () => new Map(),
+    );
+  }
+
+  /** Mappings on the thread whose graphs are gone here, let go in batches (one message per collection). */
+  private forget(graph: number): void {
+    this.forgotten.push(graph);
+    if (this.forgotten.length > 1) return;
+    queueMicrotask(() => {
+      const graphs = this.forgotten;
+      this.forgotten = [];
+      if (this.closed || !this.thread.running) return; // a thread that ended took its mappings with it
+      this.thread.request({ kind: 'forget', graphs }).then(
+        (reply) => (this.released += 'forgotten' in reply ? reply.forgotten : 0),
+        () => undefined,
+      );
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.thread.close();
+  }
+}
