@@ -40,11 +40,23 @@ async function largeSnapshot(): Promise<ClientSnapshot> {
   return snapshot;
 }
 
-test('the graph thread proposes what the event loop would, and a content search answers the same with it', async () => {
+/** A graph cache in a temporary data directory, its builder and a graph thread, for the length of `run`. */
+async function withGraphThread(run: (tools: { builder: GraphBuilder; walker: ThreadedGraphWalks; cacheDir: string }) => Promise<void>): Promise<void> {
   const data = tempDataDir();
-  const builder = new GraphBuilder({ dir: join(data, 'graphs'), budgetBytes: 1 << 30 });
+  const cacheDir = join(data, 'graphs');
+  const builder = new GraphBuilder({ dir: cacheDir, budgetBytes: 1 << 30 });
   const walker = new ThreadedGraphWalks();
   try {
+    await run({ builder, walker, cacheDir });
+  } finally {
+    await walker.close();
+    builder.close();
+    removeDir(data);
+  }
+}
+
+test('the graph thread proposes what the event loop would, and a content search answers the same with it', async () => {
+  await withGraphThread(async ({ builder, walker }) => {
     const snapshot = await largeSnapshot();
     const [segment] = snapshot.segments;
     segment.ann.graph = await builder.graphOf(segment.codes, DIMENSIONS);
@@ -64,25 +76,17 @@ test('the graph thread proposes what the event loop would, and a content search 
       assert.deepEqual(rows(threaded), rows(inline), `the same answer for "${query}"`);
       assert.equal(threaded.exhausted, inline.exhausted);
     }
-  } finally {
-    await walker.close();
-    builder.close();
-    removeDir(data);
-  }
+  });
 });
 
 test('a graph whose file is gone before the thread maps it, or that was never on disk, is walked on the event loop', async () => {
-  const data = tempDataDir();
-  const dir = join(data, 'graphs');
-  const builder = new GraphBuilder({ dir, budgetBytes: 1 << 30 });
-  const walker = new ThreadedGraphWalks();
-  try {
+  await withGraphThread(async ({ builder, walker, cacheDir }) => {
     const snapshot = await largeSnapshot();
     const [segment] = snapshot.segments;
     const [vector] = await embedder.embed(['invoice payment']);
     segment.ann.graph = await builder.graphOf(segment.codes, DIMENSIONS);
     const inline = searchDense(snapshot.segments, vector, snapshot.live, { depth: 10 });
-    rmSync(dir, { recursive: true, force: true }); // the cache pruned it: this process's mapping outlives the file
+    rmSync(cacheDir, { recursive: true, force: true }); // the cache pruned it: this process's mapping outlives the file
     const proposals = await walker.start(vector, graphWalks(snapshot.segments, vector, snapshot.live, 10))!;
     assert.equal(proposals.size, 0, 'the thread could not map it');
     assert.deepEqual(searchDense(snapshot.segments, vector, snapshot.live, { depth: 10, proposals }), inline, 'walked here instead');
@@ -90,20 +94,13 @@ test('a graph whose file is gone before the thread maps it, or that was never on
 
     segment.ann.graph = buildAnnGraph(segment.codes, DIMENSIONS); // built in memory: no file
     assert.equal(walker.start(vector, graphWalks(snapshot.segments, vector, snapshot.live, 10)), null);
-  } finally {
-    await walker.close();
-    builder.close();
-    removeDir(data);
-  }
+  });
 });
 
 test("the thread lets a graph's mapping go once the graph is collected here (its segment is gone)", async () => {
   setFlagsFromString('--expose-gc');
   const collect = runInNewContext('gc') as () => void;
-  const data = tempDataDir();
-  const builder = new GraphBuilder({ dir: join(data, 'graphs'), budgetBytes: 1 << 30 });
-  const walker = new ThreadedGraphWalks();
-  try {
+  await withGraphThread(async ({ builder, walker }) => {
     // Only this function's frame holds the snapshot, its segment and its graph.
     await (async () => {
       const snapshot = await largeSnapshot();
@@ -118,9 +115,5 @@ test("the thread lets a graph's mapping go once the graph is collected here (its
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     assert.equal(walker.releasedMappings, 1);
-  } finally {
-    await walker.close();
-    builder.close();
-    removeDir(data);
-  }
+  });
 });
