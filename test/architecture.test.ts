@@ -1,4 +1,4 @@
-// DESIGN.md "Architecture": walks the imports of every .ts file under src/ and fails on a forbidden
+// DESIGN.md "Architecture": walks the imports of every .ts and .js file under src/ and fails on a forbidden
 // arrow between top-level folders or on a folder-level cycle. Type-only imports count: a type is a
 // dependency too. Files directly in src/ (main.ts, api.ts, worker.ts, cli.ts, version.ts) are the
 // composition root, "root", which may import anything; src/config.ts is its own leaf node, "config",
@@ -118,9 +118,10 @@ function importSpecifiers(source: string): string[] {
   return patterns.flatMap((pattern) => [...text.matchAll(pattern)].map((match) => match[2]));
 }
 
-function tsFiles(dir: string): string[] {
+/** Source files: TypeScript, and the JavaScript a thread entry may be written in (serving/graph-thread.js). */
+function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
+    .filter((entry) => entry.isFile() && (entry.name.endsWith('.ts') || entry.name.endsWith('.js')) && !entry.name.endsWith('.d.ts'))
     .map((entry) => join(entry.parentPath, entry.name))
     .sort();
 }
@@ -128,7 +129,7 @@ function tsFiles(dir: string): string[] {
 function readEdges(): ImportEdge[] {
   const repo = resolve(SRC, '..');
   const edges: ImportEdge[] = [];
-  for (const file of tsFiles(SRC)) {
+  for (const file of sourceFiles(SRC)) {
     const fromFolder = folderOf(relative(SRC, file));
     // A file that imports both values and types of one module is one arrow.
     for (const specifier of new Set(importSpecifiers(readFileSync(file, 'utf8')))) {

@@ -31,7 +31,7 @@ export const ANN_EXPANSION_SEARCH = 128;
 /** Graph building runs on one native thread, so the other core keeps serving. */
 export const ANN_BUILD_THREADS = 1;
 
-export interface NativeIndex {
+interface NativeIndex {
   add(keys: BigUint64Array, vectors: Int8Array, threads?: number): void;
   search(vector: Int8Array, k: number, threads?: number): { keys: BigUint64Array; distances: Float32Array };
   save(path: string): void;
@@ -39,14 +39,17 @@ export interface NativeIndex {
   size(): number;
 }
 
-type IndexConstructor = new (options: {
+/** usearch's index options (what a graph file is read with). */
+export interface AnnIndexOptions {
   dimensions: number;
   metric: string;
   quantization: string;
   connectivity: number;
   expansion_add: number;
   expansion_search: number;
-}) => NativeIndex;
+}
+
+type IndexConstructor = new (options: AnnIndexOptions) => NativeIndex;
 
 let indexClass: IndexConstructor | null | undefined;
 
@@ -65,17 +68,15 @@ export function annAvailable(): boolean {
   return nativeIndex() !== null;
 }
 
+/** The options every graph is built and read with: int8 codes, inner product, the parameters above. */
+export function annIndexOptions(dimensions: number): AnnIndexOptions {
+  return { dimensions, metric: 'ip', quantization: 'i8', connectivity: ANN_CONNECTIVITY, expansion_add: ANN_EXPANSION_ADD, expansion_search: ANN_EXPANSION_SEARCH };
+}
+
 function newIndex(dimensions: number): NativeIndex {
   const Index = nativeIndex();
   if (!Index) throw new Error('usearch is not available');
-  return new Index({
-    dimensions,
-    metric: 'ip',
-    quantization: 'i8',
-    connectivity: ANN_CONNECTIVITY,
-    expansion_add: ANN_EXPANSION_ADD,
-    expansion_search: ANN_EXPANSION_SEARCH,
-  });
+  return new Index(annIndexOptions(dimensions));
 }
 
 /** Rows added to a graph per native call: between calls a builder can notice it is no longer wanted. */
@@ -98,18 +99,22 @@ export function writeAnnGraph(codes: Int8Array, dimensions: number, path: string
 }
 
 /** Maps a graph file (the mapping outlives the file, which may be removed at any time). */
-export function mapGraphFile(path: string, dimensions: number): NativeIndex {
+function mapGraphFile(path: string, dimensions: number): NativeIndex {
   const index = newIndex(dimensions);
   index.view(path);
   return index;
 }
 
+/** How many nodes to ask a graph of `nodes` nodes for, when `count` are wanted. */
+export function nodesToAsk(nodes: number, count: number): number {
+  return Math.max(1, Math.min(count, nodes));
+}
+
 /**
- * Up to `count` nodes of a graph of `nodes` nodes nearest an int8 query (quantizeQuery), nearest first. A graph
- * file names nodes by key; one that is not this graph's cannot propose a node it lacks.
+ * The nodes a search of a graph of `nodes` nodes answered, by key, nearest first. A graph file names nodes by
+ * key; one that is not this graph's cannot propose a node it lacks.
  */
-export function nearestNodes(index: NativeIndex, nodes: number, query: Int8Array, count: number): Uint32Array {
-  const { keys } = index.search(query, Math.max(1, Math.min(count, nodes)), 1);
+export function nodesOfKeys(keys: BigUint64Array, nodes: number): Uint32Array {
   const out = new Uint32Array(keys.length);
   let found = 0;
   for (let i = 0; i < keys.length; i++) if (keys[i] < nodes) out[found++] = Number(keys[i]);
@@ -154,7 +159,7 @@ export class AnnGraph {
 
   /** Up to `count` groups of rows, nearest first. */
   nearestGroups(query: Float32Array, count: number): Uint32Array {
-    return nearestNodes(this.index, this.nodes, quantizeQuery(query), count);
+    return nodesOfKeys(this.index.search(quantizeQuery(query), nodesToAsk(this.nodes, count), 1).keys, this.nodes);
   }
 }
 

@@ -6,11 +6,35 @@
 // loop instead. A mapping on the thread is let go once its graph is collected here (its segment is gone).
 
 import { RequestThread } from './request-thread.ts';
-import type { AnnGraph } from './ann-index.ts';
+import { annIndexOptions, nodesOfKeys, nodesToAsk } from './ann-index.ts';
+import type { AnnGraph, AnnIndexOptions } from './ann-index.ts';
 import { quantizeQuery } from './quantized-scan.ts';
-import type { GraphThreadReply, GraphThreadRequest } from './graph-thread.ts';
 
-const THREAD_URL = new URL('./graph-thread.ts', import.meta.url);
+const THREAD_URL = new URL('./graph-thread.js', import.meta.url);
+
+/** One graph walk: the graph (its number here and its file), its size, and how many nodes to ask it for. */
+export interface GraphWalkOrder {
+  graph: number;
+  file: string;
+  dimensions: number;
+  nodes: number;
+  ask: number;
+}
+
+export type GraphThreadRequest =
+  | { id: number; kind: 'walk'; query: Int8Array; walks: GraphWalkOrder[] }
+  | { id: number; kind: 'forget'; graphs: number[] };
+
+export type GraphThreadReply =
+  /** Per walk, the keys the graph answered, nearest first, or null where the thread could not map its file. */
+  | { id: number; keys: (BigUint64Array | null)[] }
+  | { id: number; forgotten: number }
+  | { id: number; error: string };
+
+/** What the graph thread starts with: the options graphs are read with (their dimensions come per walk). */
+export interface GraphThreadData {
+  indexOptions: AnnIndexOptions;
+}
 /**
  * The thread holds no data of its own (graphs are mapped files, answers are handed over), so its heap is kept
  * small: V8 would otherwise give it young and old generations sized for a busy isolate.
@@ -27,7 +51,10 @@ export interface GraphWalk {
 export type GraphProposals = ReadonlyMap<AnnGraph, Uint32Array>;
 
 export class ThreadedGraphWalks {
-  private readonly thread = new RequestThread<GraphThreadRequest, GraphThreadReply>(THREAD_URL, 'graph thread', {}, { resourceLimits: GRAPH_THREAD_LIMITS });
+  private readonly thread = new RequestThread<GraphThreadRequest, GraphThreadReply>(THREAD_URL, 'graph thread', {}, {
+    workerData: { indexOptions: annIndexOptions(0) } satisfies GraphThreadData,
+    resourceLimits: GRAPH_THREAD_LIMITS,
+  });
   /** Graphs the thread was asked to walk, and so may have mapped: forgotten there once collected here. */
   private readonly shared = new FinalizationRegistry<number>((graph) => this.forget(graph));
   private readonly sharedGraphs = new WeakSet<AnnGraph>();
@@ -51,14 +78,14 @@ export class ThreadedGraphWalks {
       this.sharedGraphs.add(graph);
       this.shared.register(graph, graph.id);
     }
-    const orders = sent.map(({ graph, count }) => ({ graph: graph.id, file: graph.file!, dimensions: query.length, nodes: graph.nodes, count }));
+    const orders = sent.map(({ graph, count }) => ({ graph: graph.id, file: graph.file!, dimensions: query.length, nodes: graph.nodes, ask: nodesToAsk(graph.nodes, count) }));
     return this.thread.request({ kind: 'walk', query: quantizeQuery(query), walks: orders }).then(
       (reply) => {
-        if (!('proposals' in reply)) throw new Error('graph thread: a walk was answered with something else');
+        if (!('keys' in reply)) throw new Error('graph thread: a walk was answered with something else');
         const proposals = new Map<AnnGraph, Uint32Array>();
         sent.forEach(({ graph }, index) => {
-          const nodes = reply.proposals[index];
-          if (nodes) proposals.set(graph, nodes);
+          const keys = reply.keys[index];
+          if (keys) proposals.set(graph, nodesOfKeys(keys, graph.nodes));
           else this.unshareable.add(graph);
         });
         return proposals;
