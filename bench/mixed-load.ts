@@ -5,7 +5,9 @@
 // the service holds, then the growth of the total RSS from the end of the first minute and its slope, so that
 // memory retained per publication shows as a slope that the data held does not explain.
 // With --documents N the data held stays bounded: once N documents are held, an upload replaces one of them (the
-// same Document Version) instead of adding one, so that RSS growing then is retained per publication, not data.
+// same Document Version) instead of adding one, and new versions of a document take one version id (v0) instead
+// of one of three, so that RSS growing once the data stops growing is retained per publication, not data. Each
+// sample also shows the Document Versions the service lists (GET /documents total, soft-deleted included).
 // Usage: node bench/mixed-load.ts [--minutes 10] [--rate 20] [--idle-seconds 60] [--sample-seconds 30] [--documents N]
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -71,6 +73,20 @@ function operation(): Operation {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(1)}`;
+
+/** The least-squares slope of a sampled value per minute. */
+function slopePerMinute(points: readonly { second: number; totalMiB: number; versions: number }[], key: 'totalMiB' | 'versions'): number {
+  const meanX = points.reduce((sum, point) => sum + point.second, 0) / points.length;
+  const meanY = points.reduce((sum, point) => sum + point[key], 0) / points.length;
+  let covariance = 0;
+  let variance = 0;
+  for (const point of points) {
+    covariance += (point.second - meanX) * (point[key] - meanY);
+    variance += (point.second - meanX) ** 2;
+  }
+  return variance === 0 ? 0 : (covariance / variance) * 60;
+}
 const dataDir = mkdtempSync(join(tmpdir(), 'hds-mixed-load-'));
 try {
   const service = await spawnSupervisor(
@@ -118,7 +134,7 @@ try {
         }
         case 'new-version':
           if (!target) return run('upload');
-          await call(op, 'POST', '/embed', { document_id: target, version_id: `v${Math.floor(random() * 3)}`, text: documentText() });
+          await call(op, 'POST', '/embed', { document_id: target, version_id: `v${MAX_DOCUMENTS > 0 ? 0 : Math.floor(random() * 3)}`, text: documentText() });
           return;
         case 'update':
           if (!target) return run('search');
@@ -159,16 +175,23 @@ try {
       }
     };
 
-    const samples: { second: number; totalMiB: number }[] = [];
-    const sample = (second: number, label: string) => {
+    const samples: { second: number; totalMiB: number; versions: number }[] = [];
+    /** Document Versions the service holds (soft-deleted included), as its list counts them; -1 if unanswered. */
+    const versionsHeld = async () => {
+      const response = await fetch(`${service.url}/documents?limit=1&include_deleted=true`, { headers: plainHeaders }).catch(() => null);
+      const json = response?.ok ? ((await response.json()) as { total?: number }) : {};
+      return json.total ?? -1;
+    };
+    const sample = async (second: number, label: string) => {
       const memory = serviceMemory(service.pid);
       const totalMiB = memory.reduce((sum, entry) => sum + entry.rssMiB, 0);
-      samples.push({ second, totalMiB });
+      const versions = await versionsHeld();
+      samples.push({ second, totalMiB, versions });
       const perProcess = memory.map((entry) => `${entry.role} ${entry.rssMiB}`).join(', ');
-      console.log(`${label.padEnd(8)} total ${String(totalMiB).padStart(5)} MiB (${perProcess}); documents held ${live.length} (${softDeleted.size} soft-deleted), about ${uploadedChunksEstimate} chunks uploaded`);
+      console.log(`${label.padEnd(8)} total ${String(totalMiB).padStart(5)} MiB (${perProcess}); documents held ${live.length} (${softDeleted.size} soft-deleted), ${versions} versions listed, about ${uploadedChunksEstimate} chunks uploaded`);
     };
 
-    sample(0, '0 s');
+    await sample(0, '0 s');
     const started = performance.now();
     let inFlight = 0;
     let skipped = 0;
@@ -181,7 +204,7 @@ try {
       if (now - started >= MINUTES * 60_000) break;
       if (due > now) await sleep(due - now);
       if ((performance.now() - started) / 1000 >= nextSample) {
-        sample(nextSample, `${nextSample} s`);
+        await sample(nextSample, `${nextSample} s`);
         nextSample += SAMPLE_SECONDS;
       }
       if (inFlight >= MAX_IN_FLIGHT) {
@@ -202,22 +225,27 @@ try {
     }
     await Promise.all(pending);
     const loadSeconds = (performance.now() - started) / 1000;
-    sample(Math.round(loadSeconds), 'end');
+    await sample(Math.round(loadSeconds), 'end');
     await sleep(IDLE_SECONDS * 1000);
-    sample(Math.round(loadSeconds + IDLE_SECONDS), 'idle');
+    await sample(Math.round(loadSeconds + IDLE_SECONDS), 'idle');
 
     console.log(`\n${sent} requests in ${loadSeconds.toFixed(0)} s (${(sent / loadSeconds).toFixed(1)}/s), ${skipped} skipped with ${MAX_IN_FLIGHT} in flight`);
     const byOutcome = [...counts].sort((a, b) => a[0].localeCompare(b[0]));
     console.log(`answers: ${byOutcome.map(([key, n]) => `${key}: ${n}`).join(', ')}`);
     const unexpected = byOutcome.filter(([key]) => / 5\d\d$/.test(key) && !/ 503$/.test(key)).reduce((sum, [, n]) => sum + n, 0);
     console.log(`unexpected 5xx answers (other than 503): ${unexpected}`);
-    const afterFirstMinute = samples.filter((entry) => entry.second >= 60 && entry.second <= loadSeconds + 1);
-    if (afterFirstMinute.length >= 2) {
-      const first = afterFirstMinute[0];
-      const last = afterFirstMinute[afterFirstMinute.length - 1];
-      const slope = ((last.totalMiB - first.totalMiB) / (last.second - first.second)) * 60;
-      console.log(`total RSS from ${first.second} s to ${last.second} s: ${first.totalMiB} -> ${last.totalMiB} MiB (${slope >= 0 ? '+' : ''}${slope.toFixed(1)} MiB a minute); after ${IDLE_SECONDS} s idle: ${samples[samples.length - 1].totalMiB} MiB`);
-    }
+    const during = samples.filter((entry) => entry.second <= loadSeconds + 1);
+    const report = (label: string, window: typeof samples) => {
+      if (window.length < 3) return console.log(`${label}: too few samples`);
+      const first = window[0];
+      const last = window[window.length - 1];
+      console.log(`${label}, ${first.second} s to ${last.second} s: ${first.totalMiB} -> ${last.totalMiB} MiB, least-squares slope ${signed(slopePerMinute(window, 'totalMiB'))} MiB a minute while the versions listed went ${first.versions} -> ${last.versions} (${signed(slopePerMinute(window, 'versions'))} a minute)`);
+    };
+    report('total RSS after the first minute', during.filter((entry) => entry.second >= 60));
+    // Once the versions held stop growing (within 5% of where they end), RSS that still grows is retained per publication.
+    const finalVersions = during[during.length - 1].versions;
+    report('total RSS once the data held stopped growing', during.filter((_, index) => during.slice(index).every((later) => later.versions >= 0.95 * finalVersions)));
+    console.log(`after ${IDLE_SECONDS} s idle: ${samples[samples.length - 1].totalMiB} MiB`);
   } finally {
     await service.stop();
   }
