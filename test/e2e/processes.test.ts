@@ -277,13 +277,15 @@ test('a crashed worker\'s job is taken over with the default lease and completed
   const server = await startTestServer({ FAULT_JOB_STAGE_DELAY_MS: '500', LOG_LEVEL: 'warn' });
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'orphan', text: 'Bank guarantee for the Kuantan port tender.' });
-    await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { until: (job) => job.status === 'processing' });
+    const attempts = () => server.server.stdout().split('\n').filter((line) => line.includes('"event":"ingest"') && line.includes(accepted.json.job_id)).map((line) => JSON.parse(line).attempt);
+    // The job shows processing just before its worker logs the parse: wait for the log line itself, so the
+    // kill lands mid-parse (waiting for the status alone let a busy machine kill the worker before it logged).
+    await until('the first attempt to start parsing', () => attempts().length === 1);
     const [worker] = childPids(server.server, 'worker');
     process.kill(worker, 'SIGKILL');
     const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 120_000 });
     assert.equal(job.status, 'completed');
-    const attempts = server.server.stdout().split('\n').filter((line) => line.includes('"event":"ingest"') && line.includes(accepted.json.job_id)).map((line) => JSON.parse(line).attempt);
-    assert.deepEqual(attempts, [1, 2], 'parsed by the crashed worker, then once more by the one that took the job over');
+    assert.deepEqual(attempts(), [1, 2], 'parsed by the crashed worker, then once more by the one that took the job over');
   } finally {
     await server.close();
     removeDir(server.dataDir);
