@@ -130,7 +130,7 @@ export class AnnGraph {
   readonly groups: RowGroups;
   /** Names this mapping in this process (the graph thread maps the same file under the same number). */
   readonly id = ++graphsMapped;
-  /** The file it was mapped from, which another thread of the process may map too; null when it is gone. */
+  /** The file it was mapped from, which another thread of the process may map too; null for a graph built in memory. */
   readonly file: string | null;
 
   constructor(index: NativeIndex, groups: RowGroups, file: string | null = null) {

@@ -1,4 +1,4 @@
-// Graph walks of a search run on the graph thread (graph-thread.ts) while the event loop runs its sparse lane,
+// Graph walks of a search run on the graph thread (graph-thread.js) while the event loop runs its sparse lane,
 // so an api process with both cores to itself answers a hybrid search in about the time of its longer lane
 // instead of the sum of both. Only the walk moves: the rows it proposes are scored from the segment's codes and
 // checked for eligibility on the event loop as before (dense-lane.ts), so a walk's answer can change recall,
@@ -36,8 +36,8 @@ export interface GraphThreadData {
   indexOptions: AnnIndexOptions;
 }
 /**
- * The thread holds no data of its own (graphs are mapped files, answers are handed over), so its heap is kept
- * small: V8 would otherwise give it young and old generations sized for a busy isolate.
+ * The thread holds no data of its own (graphs are mapped files, answers a few hundred keys), so its heap is
+ * kept small: V8 would otherwise give it young and old generations sized for a busy isolate.
  */
 export const GRAPH_THREAD_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 32 };
 
