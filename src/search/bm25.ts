@@ -1,11 +1,11 @@
 // BM25F search over immutable segments (sparse half of the content lane): postings scan of every query
-// term, global statistics summed over segments, bounded top-k. It never mutates a segment, and the
+// term, global statistics summed over segments, the best `limit` selected once (best-of.ts). It never mutates a segment, and the
 // per-query candidate predicate never changes a score.
 
-import { drainSorted, drainUnordered, newTopK, offer } from './top-k.ts';
-import type { SparseHit, TopK } from './top-k.ts';
+import { bestOf, Candidates } from './best-of.ts';
 import type { Bm25Segment } from '../serving/bm25-segment.ts';
 import { idOf } from '../text/string-table.ts';
+import type { SparseHit } from './top-k.ts';
 
 export { buildBm25Segment, mergeBm25Segments, MAX_STORED_TERM_FREQUENCY } from '../serving/bm25-segment.ts';
 export type { Bm25Segment, FieldAnalyzer, SparseDoc } from '../serving/bm25-segment.ts';
@@ -112,6 +112,8 @@ export function bm25Idf(docCount: number, df: number): number {
 /** Scratch accumulators reused across calls (search is synchronous, so no two calls share them at once). */
 let scratchScores = new Float32Array(0);
 let scratchTouched = new Int32Array(0);
+/** Every live matching doc of the search running now, with its score, before the best are selected. */
+const candidates = new Candidates();
 
 function scratchFor(docCount: number): void {
   if (scratchScores.length >= docCount) return;
@@ -243,13 +245,16 @@ function scoreSegment(segment: Bm25Segment, termIds: Int32Array, query: QueryPla
   return touched;
 }
 
-/** Moves the touched docs into the top-k (live ones only) and clears the accumulators; returns how many were live. */
-function collectSegment(segment: Bm25Segment, touched: number, options: Bm25SearchOptions, top: TopK): number {
+/** Moves the live touched docs into the candidates and clears the accumulators; returns how many were live. */
+function collectSegment(segment: Bm25Segment, touched: number, options: Bm25SearchOptions, candidates: Candidates): number {
   const { isLive, liveById } = options;
   const scores = scratchScores;
   const touchedDocs = scratchTouched;
   const docIds = segment.docIds;
-  let matched = 0;
+  candidates.reserve(touched);
+  const keptScores = candidates.scores;
+  const keptIds = candidates.ids;
+  let kept = candidates.size;
   for (let i = 0; i < touched; i++) {
     const d = touchedDocs[i];
     const score = scores[d];
@@ -257,11 +262,11 @@ function collectSegment(segment: Bm25Segment, touched: number, options: Bm25Sear
     const id = docIds[d];
     if (liveById !== undefined && liveById[id] !== 1) continue;
     if (isLive !== undefined && !isLive(id)) continue;
-    matched++;
-    // Cheap pre-check: most docs cannot enter a full heap.
-    if (top.size === top.capacity && score < top.scores[0]) continue;
-    offer(top, score, id);
+    keptScores[kept] = score;
+    keptIds[kept++] = id;
   }
+  const matched = kept - candidates.size;
+  candidates.size = kept;
   return matched;
 }
 
@@ -292,11 +297,13 @@ export function searchBm25(segments: readonly Bm25Segment[], queryTerms: string[
   if (!Number.isInteger(options.limit) || options.limit < 0) throw new RangeError('limit must be a non-negative integer');
   const { masks, stats } = resolveLiveness(segments, options.liveness);
   const query = planQuery(segments, queryTerms, masks, stats, options);
-  const top = newTopK(options.limit);
-  let matched = 0;
+  // A term adds less than its weight to a doc's score (tf / (tf + k1) < 1), so their sum bounds every score.
+  candidates.start(query.weights.reduce((sum, weight) => sum + weight, 0));
   segments.forEach((segment, s) => {
     const touched = scoreSegment(segment, query.termIds[s], query, masks[s]);
-    matched += collectSegment(segment, touched, options, top);
+    collectSegment(segment, touched, options, candidates);
   });
-  return { hits: options.ordered === false ? drainUnordered(top) : drainSorted(top), matched };
+  const hits = bestOf(candidates, options.limit);
+  if (options.ordered !== false) hits.sort((a, b) => b.score - a.score || a.id - b.id);
+  return { hits, matched: candidates.size };
 }
