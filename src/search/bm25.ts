@@ -1,6 +1,6 @@
 // BM25F search over immutable segments (sparse half of the content lane): postings scan of every query
-// term, global statistics summed over segments, the best `limit` selected once (best-of.ts). It never mutates a segment, and the
-// per-query candidate predicate never changes a score.
+// term, global statistics summed over segments, the best `limit` selected once (best-of.ts). It never
+// mutates a segment, and the per-query candidate predicate never changes a score.
 
 import { bestOf, Candidates } from './best-of.ts';
 import type { Bm25Segment } from '../serving/bm25-segment.ts';
