@@ -19,6 +19,7 @@ import { JobStatusService } from './jobs/job-status-service.ts';
 import { ReadinessService } from './publication/readiness-service.ts';
 import { AuthorityService } from './publication/authority-service.ts';
 import { ThreadedSegmentBuilder } from './serving/threaded-segment-builder.ts';
+import { SpareCores } from './serving/spare-cores.ts';
 import { ThreadedGraphWalks } from './serving/threaded-graph-walks.ts';
 import { GRAPH_CACHE_DIR } from './serving/graph-builder.ts';
 import { ReadGuard } from './serving/read-guard.ts';
@@ -77,8 +78,10 @@ export async function startApi(config: Config): Promise<RunningApi> {
     evicted: () => memoryPressure.relieve(),
   });
   const health = new HealthProbes(config);
-  // A lone search walks its dense lane's graphs on a thread while its sparse lane runs on the event loop.
+  // A lone search walks its dense lane's graphs on a thread while its sparse lane runs on the event loop,
+  // when the machine has a core to spare.
   const graphThread = new ThreadedGraphWalks();
+  const spareCores = new SpareCores();
   const startedAt = new Date().toISOString();
   const readGuard = new ReadGuard(storage, serving, { enabled: config.publicationEnabled, catchUpDeadlineMs: config.readCatchUpTimeoutMs });
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
@@ -114,7 +117,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
       stepDelayMs: config.faultInjection.lifecycleStepDelayMs,
       purgeDeadlineMs: config.purgeDeadlineMs,
     }),
-    search: new SearchService({ readGuard, readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys), graphThread }),
+    search: new SearchService({ readGuard, readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys), graphThread, spareCore: () => spareCores.available() }),
     documents: new DocumentService(readGuard, () => ({
       denseModel: models.embedder.model,
       denseDimensions: models.embedder.dimensions,

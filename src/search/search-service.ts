@@ -56,9 +56,11 @@ export interface SearchDependencies {
   readTexts: ChunkTextReader;
   /**
    * Where a search's graph walks run beside its sparse lane while it is the only search of the process in
-   * progress: with other searches waiting, the cores are busy anyway, and the walk stays on the event loop.
+   * progress and `spareCore` says a core is idle: with the cores busy anyway, the walk stays on the event loop.
    */
   graphThread?: ThreadedGraphWalks | null;
+  /** Whether the machine has a core to spare now (spare-cores.ts); without it the graph thread is not used. */
+  spareCore?: () => boolean;
 }
 
 /** Chunks a request may see: live in the snapshot, visible under include_deleted, passing the filters. */
@@ -257,7 +259,7 @@ export class SearchService {
             this.deps.candidateCap,
             this.rankingDepth(request),
             runMetadata ? Number.POSITIVE_INFINITY : this.rankingDepth(request),
-            this.running === 1 ? (this.deps.graphThread ?? null) : null,
+            this.running === 1 && this.deps.graphThread && this.deps.spareCore?.() ? this.deps.graphThread : null,
           )
         : Promise.resolve(null),
       runMetadata ? this.metadataLane.search(snapshot, request.query, isVersionEligible) : Promise.resolve(null),
