@@ -158,7 +158,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     recovered,
     close() {
       closing ??= (async () => {
-        follower.stop();
+        await follower.stop();
         serving.close();
         await app.close();
         await recovered.catch(() => {});

@@ -239,7 +239,7 @@ function apiKeyClients(env: Env): { map: Map<string, string>; problem: string | 
 const MIB = 1024 * 1024;
 
 /** Where the durable store is: what opening it needs (storage/open-storage.ts). */
-export type StoreSettings = Pick<Config, 'store' | 'dataDir' | 'databaseUrl' | 'databasePoolMax' | 'clientConnectionsMax'>;
+export type StoreSettings = Pick<Config, 'store' | 'dataDir' | 'databaseUrl' | 'databasePoolMax' | 'clientConnectionsMax' | 'publicationEnabled'>;
 
 function storeSettings(env: Env): Pick<Config, 'store' | 'databaseUrl' | 'databasePoolMax'> {
   const store = oneOf(env, 'STORE', 'sqlite', ['sqlite', 'postgres']) as Config['store'];

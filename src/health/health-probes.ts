@@ -26,8 +26,15 @@ export class HealthProbes {
     // Only where the store is goes to the thread (not the whole configuration, with its keys).
     const settings: StoreSettings =
       typeof store === 'string'
-        ? { store: 'sqlite', dataDir: store, databaseUrl: null, databasePoolMax: 1, clientConnectionsMax: 1 }
-        : { store: store.store, dataDir: store.dataDir, databaseUrl: store.databaseUrl, databasePoolMax: store.databasePoolMax, clientConnectionsMax: store.clientConnectionsMax };
+        ? { store: 'sqlite', dataDir: store, databaseUrl: null, databasePoolMax: 1, clientConnectionsMax: 1, publicationEnabled: true }
+        : {
+            store: store.store,
+            dataDir: store.dataDir,
+            databaseUrl: store.databaseUrl,
+            databasePoolMax: store.databasePoolMax,
+            clientConnectionsMax: store.clientConnectionsMax,
+            publicationEnabled: store.publicationEnabled,
+          };
     this.thread = new RequestThread<ProbeRequest, ProbeReply>(PROBE_THREAD, 'health probe thread', {}, { workerData: { settings } });
     this.deadlineMs = options.deadlineMs ?? HEALTH_PROBE_DEADLINE_MS;
   }

@@ -1,10 +1,15 @@
 // The follower of an api process: applies new publication-log entries of every loaded Client in the background,
 // so the read guard rarely has to catch up on the request path. While FENCING it applies only what was
 // committed before the fence began; in MAINTENANCE and while recovering it waits.
+// A store that announces publications (PostgreSQL's NOTIFY) wakes it for the Client that published, and the
+// poll is then only a backstop; a store that does not (SQLite) is polled every FOLLOWER_POLL_MS.
 
-import type { StoragePort } from '../storage/port.ts';
+import type { PublicationWatch, StoragePort } from '../storage/port.ts';
 import type { ServingIndex } from './serving-index.ts';
 import type { ReadGuard } from './read-guard.ts';
+
+/** The poll of a follower whose store announces publications: a backstop, since announcements wake it first. */
+export const FOLLOWER_BACKSTOP_POLL_MS = 5_000;
 
 export class Follower {
   private readonly storage: StoragePort;
@@ -13,6 +18,9 @@ export class Follower {
   private readonly pollMs: number;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  private watch: PublicationWatch | null = null;
+  /** Passes run one after another (announcements and polls). */
+  private passes: Promise<void> = Promise.resolve();
   private onError: (error: unknown) => void;
 
   constructor(deps: { storage: StoragePort; index: ServingIndex; guard: ReadGuard; pollMs: number; onError?: (error: unknown) => void }) {
@@ -23,21 +31,48 @@ export class Follower {
     this.onError = deps.onError ?? (() => {});
   }
 
+  /** Starts polling, and listening when the store announces publications. */
   start(): void {
+    this.watch = this.storage.watchPublications?.((clientId) => void this.pass(() => (clientId === null ? this.tick() : this.tickClient(clientId)))) ?? null;
     this.schedule();
   }
 
-  stop(): void {
+  /** Settles once announcements are heard (at once for a store that is polled). */
+  async listening(): Promise<void> {
+    await this.watch?.listening;
+  }
+
+  async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    await this.watch?.stop();
+  }
+
+  private pass(run: () => Promise<void>): Promise<void> {
+    this.passes = this.passes.then(() => (this.stopped ? undefined : run())).catch(this.onError);
+    return this.passes;
   }
 
   private schedule(): void {
     if (this.stopped) return;
+    const pollMs = this.watch ? Math.max(this.pollMs, FOLLOWER_BACKSTOP_POLL_MS) : this.pollMs;
     this.timer = setTimeout(() => {
-      this.tick().catch(this.onError).finally(() => this.schedule());
-    }, this.pollMs);
+      void this.pass(() => this.tick()).finally(() => this.schedule());
+    }, pollMs);
     this.timer.unref();
+  }
+
+  /** One announced publication: the Client is caught up if it is loaded (one that is not loads current on its first read). */
+  private async tickClient(clientId: string): Promise<void> {
+    if (!this.index.isLoaded(clientId)) return;
+    const until = await this.guard.applicableUntil();
+    if (until === false) return;
+    await this.catchUp(clientId, until);
+  }
+
+  private async catchUp(clientId: string, until: string | null): Promise<void> {
+    const head = await this.storage.client(clientId).publicationLog.head(until ?? undefined);
+    if (head > this.index.appliedSeq(clientId)) await this.index.catchUp(clientId, head, until ?? undefined);
   }
 
   /**
@@ -49,8 +84,7 @@ export class Follower {
     if (until === false) return;
     for (const clientId of this.index.loadedClientIds()) {
       if (this.stopped) return;
-      const head = await this.storage.client(clientId).publicationLog.head(until ?? undefined);
-      if (head > this.index.appliedSeq(clientId)) await this.index.catchUp(clientId, head, until ?? undefined);
+      await this.catchUp(clientId, until);
     }
   }
 }

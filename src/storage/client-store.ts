@@ -5,6 +5,7 @@ import { ClientDatabase } from './client-database.ts';
 import type { ClientConnection } from './client-database.ts';
 import { SqliteGenerationRepository } from './sqlite-generation-repository.ts';
 import { SqlitePublicationLog } from './sqlite-publication-log.ts';
+import type { LogPolicy } from './sqlite-publication-log.ts';
 import { SqlitePurgeJournal } from './sqlite-purge-journal.ts';
 import type { ClientRepositories } from './port.ts';
 
@@ -15,13 +16,17 @@ export class ClientStore implements ClientRepositories {
   readonly purges: SqlitePurgeJournal;
   readonly database: ClientDatabase;
 
-  /** `logRetained`: publication-log entries kept (tests make it small to exercise compaction). */
-  constructor(clientId: string, connection: ClientConnection, options: { now?: () => number; logRetained: number }) {
+  /**
+   * `logRetained`: publication-log entries kept (tests make it small to exercise compaction).
+   * `assertReady`: refuses an append unless the authority is READY (LogPolicy); none without publication.
+   */
+  constructor(clientId: string, connection: ClientConnection, options: { now?: () => number; logRetained: number; assertReady?: () => void }) {
     this.clientId = clientId;
     this.database = new ClientDatabase(clientId, connection, options.now);
-    this.generations = new SqliteGenerationRepository(this.database, options.logRetained);
+    const log: LogPolicy = { retained: options.logRetained, assertReady: options.assertReady ?? null };
+    this.generations = new SqliteGenerationRepository(this.database, log);
     this.publicationLog = new SqlitePublicationLog(this.database);
-    this.purges = new SqlitePurgeJournal(this.database, options.logRetained);
+    this.purges = new SqlitePurgeJournal(this.database, log);
   }
 
   /** Whether the store holds an open connection now. */

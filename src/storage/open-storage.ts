@@ -15,7 +15,7 @@ export interface OpenOptions {
 export async function openStorage(settings: StoreSettings, options: OpenOptions = {}): Promise<StoragePort> {
   if (settings.store === 'postgres') {
     if (!settings.databaseUrl) throw new Error('STORE=postgres needs DATABASE_URL');
-    return PostgresStorage.open(settings.databaseUrl, { poolMax: options.connectionsMax ?? settings.databasePoolMax });
+    return PostgresStorage.open(settings.databaseUrl, { poolMax: options.connectionsMax ?? settings.databasePoolMax, publicationEnabled: settings.publicationEnabled });
   }
-  return new Storage(settings.dataDir, { connectionsMax: options.connectionsMax ?? settings.clientConnectionsMax });
+  return new Storage(settings.dataDir, { connectionsMax: options.connectionsMax ?? settings.clientConnectionsMax, publicationEnabled: settings.publicationEnabled });
 }

@@ -111,8 +111,11 @@ export interface PublicationChanges {
 /** One Client's publication log: the ordered record of activations and removals that followers replay. */
 export interface PublicationLogRepository {
   /**
-   * The sequence number of the newest publication (0 before the first). With `until` (an ISO time), the
-   * newest one committed at or before it (what FENCING pins reads to).
+   * The sequence number of the newest publication (0 before the first). `until` is the start of a fence (an
+   * ISO time): what FENCING pins reads to. Every adapter refuses appends once a fence has begun (LogPolicy);
+   * one whose refusal is serialized with the mode change (PostgreSQL: the authority row's lock) serves its
+   * head as the fenced position and needs no time, and one whose refusal is not (SQLite: the authority is
+   * in another database file) pins by time, on its one machine's clock.
    */
   head(until?: string): Promise<number>;
   /**
@@ -262,8 +265,22 @@ export interface StoragePort {
   probe(): Promise<void>;
   provisionedClients(): Promise<number>;
   laneSchemas(): Promise<{ engineVersion: string; schemas: string[] }>;
+  /**
+   * Present when the store announces publications (PostgreSQL's NOTIFY): `onPublished` hears the Client of
+   * every publication committed from now on, or null when announcements may have been missed (the listening
+   * connection was lost and is back) and every Client should be checked. A store without it is polled.
+   * Announcements only wake followers early: reads still read the log head, so none depends on one arriving.
+   */
+  watchPublications?(onPublished: (clientId: string | null) => void): PublicationWatch;
   /** Lets go of what the process holds open (for a network store, starts closing its connections). */
   close(): void;
   /** Closes, and settles once everything is let go (a network store's connections have ended). */
   end(): Promise<void>;
+}
+
+/** A watch of publications (StoragePort.watchPublications). */
+export interface PublicationWatch {
+  /** Settles once the watch is listening (announcements committed before may not be heard). */
+  readonly listening: Promise<void>;
+  stop(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import { cachedStatement } from './sqlite.ts';
 import type { DurableAuthorityMode } from '../domain/publication-log.ts';
 import { AuthorityUnreadable, DURABLE_AUTHORITY_MODES } from '../domain/publication-log.ts';
 import type { AuthorityRecord, AuthorityRepository } from './port.ts';
+import { PublicationPaused } from '../domain/jobs.ts';
 
 export class SqliteAuthorityRepository implements AuthorityRepository {
   private readonly db: Database;
@@ -32,6 +33,20 @@ export class SqliteAuthorityRepository implements AuthorityRepository {
     if (!row) throw new AuthorityUnreadable('the record is missing');
     if (!(DURABLE_AUTHORITY_MODES as readonly string[]).includes(row.mode)) throw new AuthorityUnreadable(`unknown mode ${JSON.stringify(row.mode)}`);
     return { mode: row.mode as DurableAuthorityMode, authorityId: row.authority_id, changedAt: row.changed_at };
+  }
+
+  /**
+   * Throws PublicationPaused unless the mode is READY (a missing or unreadable record counts as not READY).
+   * Synchronous, so a Client's write transaction can ask it between its statements (sqlite-publication-log.ts).
+   */
+  assertReady(): void {
+    let mode: string | undefined;
+    try {
+      mode = (cachedStatement(this.db, 'SELECT mode FROM authority WHERE id = 1').get() as { mode: string } | undefined)?.mode;
+    } catch {
+      mode = undefined;
+    }
+    if (mode !== 'READY') throw new PublicationPaused(mode ?? 'unreadable');
   }
 
   /**

@@ -8,6 +8,7 @@ import type { ChunkRow, GenerationRow, ManifestRow } from './generation-records.
 import { readActiveGeneration, readGeneration, readServingGeneration, readStoredLoadedGeneration } from './generation-rows.ts';
 import { readable, toChunk, toGeneration, toManifestRecord, vectorToBlob } from './generation-records.ts';
 import { appendLogEntry } from './sqlite-publication-log.ts';
+import type { LogPolicy } from './sqlite-publication-log.ts';
 import type { ActivationVeto, GenerationRepository, ManifestRecord } from './port.ts';
 import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration, ServingGeneration } from '../domain/generation.ts';
 import type { UsageBesides } from '../domain/limits.ts';
@@ -31,12 +32,12 @@ const allowAny: ActivationVeto = () => true;
 
 export class SqliteGenerationRepository implements GenerationRepository {
   private readonly database: ClientDatabase;
-  private readonly logRetained: number;
+  private readonly log: LogPolicy;
 
-  /** `logRetained`: publication-log entries kept (each activation appends one). */
-  constructor(database: ClientDatabase, logRetained: number) {
+  /** `log`: how activations append to the publication log (each appends one entry). */
+  constructor(database: ClientDatabase, log: LogPolicy) {
     this.database = database;
-    this.logRetained = logRetained;
+    this.log = log;
   }
 
   private get db() {
@@ -147,7 +148,7 @@ export class SqliteGenerationRepository implements GenerationRepository {
          ON CONFLICT (document_id, version_key) DO UPDATE SET active_generation = excluded.active_generation`,
       )
       .run(documentId, versionKey, generation, createdAt);
-    appendLogEntry(this.database, this.logRetained, { kind: 'activate', documentId, versionKey, generation });
+    appendLogEntry(this.database, this.log, { kind: 'activate', documentId, versionKey, generation });
   }
 
   async activeGeneration(documentId: string, versionKey: string): Promise<GenerationRecord | null> {

@@ -19,15 +19,30 @@ interface LogRow {
   generation: number | null;
 }
 
+/** How a Client's log is appended to. */
+export interface LogPolicy {
+  /** Entries kept (followers further behind rebuild). */
+  retained: number;
+  /**
+   * With PUBLICATION_ENABLED: throws PublicationPaused unless the authority is READY, read in the transaction
+   * that appends. The authority lives in the control database, so this does not serialize with an operator's
+   * mode change the way the PostgreSQL adapter's row lock does: a writer may read READY just before a fence
+   * and commit just after. Reads close that gap by pinning a fence by time (head's `until`), which holds
+   * because every process of a SQLite deployment reads one machine's clock.
+   */
+  assertReady: (() => void) | null;
+}
+
 /**
- * Inside the caller's write transaction: appends one entry, and drops entries older than the retained window
- * (followers that far behind rebuild).
+ * Inside the caller's write transaction: checks the authority (LogPolicy.assertReady), appends one entry, and
+ * drops entries older than the retained window (followers that far behind rebuild).
  */
 export function appendLogEntry(
   database: ClientDatabase,
-  retained: number,
+  policy: LogPolicy,
   entry: { kind: PublicationLogKind; documentId: string; versionKey: string; generation: number | null },
 ): void {
+  policy.assertReady?.();
   const db = database.db;
   const { seq } = cachedStatement(db, 'INSERT INTO publication_log (kind, document_id, version_key, generation, at) VALUES (?, ?, ?, ?, ?) RETURNING seq').get(
     entry.kind,
@@ -36,7 +51,7 @@ export function appendLogEntry(
     entry.generation,
     database.at(),
   ) as { seq: number };
-  if (seq % PUBLICATION_LOG_COMPACTION_EVERY === 0) cachedStatement(db, 'DELETE FROM publication_log WHERE seq <= ?').run(seq - retained);
+  if (seq % PUBLICATION_LOG_COMPACTION_EVERY === 0) cachedStatement(db, 'DELETE FROM publication_log WHERE seq <= ?').run(seq - policy.retained);
 }
 
 export class SqlitePublicationLog implements PublicationLogRepository {

@@ -4,15 +4,16 @@
 import type { ClientDatabase } from './client-database.ts';
 import { transaction } from './sqlite.ts';
 import { appendLogEntry } from './sqlite-publication-log.ts';
+import type { LogPolicy } from './sqlite-publication-log.ts';
 import type { PurgeJournalRepository } from './port.ts';
 
 export class SqlitePurgeJournal implements PurgeJournalRepository {
   private readonly database: ClientDatabase;
-  private readonly logRetained: number;
+  private readonly log: LogPolicy;
 
-  constructor(database: ClientDatabase, logRetained: number) {
+  constructor(database: ClientDatabase, log: LogPolicy) {
     this.database = database;
-    this.logRetained = logRetained;
+    this.log = log;
   }
 
   async begin(documentId: string, versionKeys: string[]): Promise<void> {
@@ -22,7 +23,7 @@ export class SqlitePurgeJournal implements PurgeJournalRepository {
       const insert = db.prepare('INSERT OR IGNORE INTO purge_journal (document_id, version_key, started_at) VALUES (?, ?, ?)');
       for (const versionKey of versionKeys) {
         insert.run(documentId, versionKey, at);
-        appendLogEntry(this.database, this.logRetained, { kind: 'remove', documentId, versionKey, generation: null });
+        appendLogEntry(this.database, this.log, { kind: 'remove', documentId, versionKey, generation: null });
       }
     });
   }

@@ -60,6 +60,7 @@ export class Storage implements StoragePort {
   private readonly clientsDir: string;
 
   private readonly logRetained: number;
+  private readonly assertReady: (() => void) | undefined;
   private readonly connectionsMax: number;
   /** Client databases with an open connection, least recently used first. */
   private readonly connected = new Map<string, ClientDatabase>();
@@ -71,8 +72,10 @@ export class Storage implements StoragePort {
   /**
    * `logRetained`: publication-log entries kept per Client (tests make it small to exercise compaction).
    * `connectionsMax`: Client databases kept open (DEFAULT_CLIENT_CONNECTIONS_MAX).
+   * `publicationEnabled` (PUBLICATION_ENABLED, default true): activations and removals are refused unless the
+   * authority is READY, checked in their transaction.
    */
-  constructor(dataDir: string, options: { logRetained?: number; connectionsMax?: number } = {}) {
+  constructor(dataDir: string, options: { logRetained?: number; connectionsMax?: number; publicationEnabled?: boolean } = {}) {
     this.logRetained = options.logRetained ?? PUBLICATION_LOG_RETAINED_ENTRIES;
     this.connectionsMax = Math.max(1, options.connectionsMax ?? DEFAULT_CLIENT_CONNECTIONS_MAX);
     this.dataDir = dataDir;
@@ -85,6 +88,7 @@ export class Storage implements StoragePort {
     this.authority = new SqliteAuthorityRepository(this.controlDb);
     this.rateLimits = new SqliteRateLimitRepository(this.controlDb);
     this.secrets = new SqliteSecretRepository(this.controlDb);
+    this.assertReady = (options.publicationEnabled ?? true) ? () => this.authority.assertReady() : undefined;
   }
 
   /** The Client's store, created on first use. */
@@ -97,7 +101,7 @@ export class Storage implements StoragePort {
       store = new ClientStore(
         clientId,
         { open: () => openDatabase(path, CLIENT_MIGRATIONS, { cacheKiB: CLIENT_DB_CACHE_KIB }), used: (used) => this.connectionUsed(used) },
-        { logRetained: this.logRetained },
+        { logRetained: this.logRetained, assertReady: this.assertReady },
       );
       this.clients.set(clientId, store);
     }

@@ -6,6 +6,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { STORE_ADAPTERS, generationInput, stopPostgres, vector } from '../helpers/storage-adapters.ts';
 import type { OpenedStore, StoreAdapter } from '../helpers/storage-adapters.ts';
+import { PublicationPaused } from '../../src/domain/jobs.ts';
 
 after(stopPostgres);
 
@@ -264,17 +265,24 @@ for (const adapter of STORE_ADAPTERS) {
       );
     });
 
-    test('the log head can be read as of a time (what a fence pins reads to)', async () => {
+    test('once a fence has begun, an activation or a removal is refused in its own transaction and nothing is logged', async () => {
       await withStore(adapter, async ({ storage }) => {
         const client = storage.client('acme');
         await client.generations.stageAndActivate(generationInput('doc-1', ['x']));
-        const fence = await storage.authority.setAuthorityMode('FENCING');
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        await client.generations.stageAndActivate(generationInput('doc-2', ['y']));
+        const staged = await client.generations.stage(generationInput('doc-2', ['y']));
+        await storage.authority.setAuthorityMode('FENCING');
+        await assert.rejects(client.generations.activateStaged(staged), PublicationPaused);
+        await assert.rejects(client.generations.stageAndActivate(generationInput('doc-3', ['z'])), PublicationPaused);
+        await assert.rejects(client.purges.begin('doc-1', ['doc-1']), PublicationPaused);
+        assert.equal(await client.publicationLog.head(), 1, 'the fence serves what was published before it');
+        assert.equal(await client.generations.activeGeneration('doc-2', 'doc-2'), null);
+        assert.equal(await client.generations.activeGeneration('doc-3', 'doc-3'), null, 'the refused transaction left nothing behind');
+        assert.deepEqual(await client.purges.open('doc-1'), []);
+        await storage.authority.setAuthorityMode('MAINTENANCE');
+        await assert.rejects(client.generations.activateStaged(staged), PublicationPaused);
+        await storage.authority.setAuthorityMode('READY');
+        assert.ok(await client.generations.activateStaged(staged));
         assert.equal(await client.publicationLog.head(), 2);
-        assert.equal(await client.publicationLog.head(fence.changedAt), 1);
-        const pinned = await client.publicationLog.changesSince(0, 100, fence.changedAt);
-        assert.deepEqual(pinned.entries.map((entry) => entry.documentId), ['doc-1']);
       });
     });
 

@@ -11,6 +11,8 @@ import { clientTransaction } from '../../src/storage/postgres/database.ts';
 import { CLIENT_TABLES, POSTGRES_MIGRATIONS } from '../../src/storage/postgres/migrations.ts';
 import { generationInput, postgresCluster, stopPostgres } from '../helpers/storage-adapters.ts';
 import type { PostgresCluster } from '../helpers/postgres-cluster.ts';
+import { until } from '../helpers/processes.ts';
+import { PublicationPaused } from '../../src/domain/jobs.ts';
 
 let cluster: PostgresCluster;
 before(async () => {
@@ -117,6 +119,51 @@ describe('PostgreSQL adapter', () => {
       assert.equal((await reader.client('acme').generations.usage({ documentId: 'x', versionKey: 'x' })).documents, 31, 'running totals agree with what is active');
     } finally {
       await Promise.all([...writers, reader].map((storage) => storage.end()));
+    }
+  });
+
+  test('a writer racing a fence is refused once the fence commits: no entry lands after it, whatever the clocks say', async () => {
+    const url = await cluster.createDatabase();
+    const storage = await PostgresStorage.open(url);
+    const operator = new pg.Client({ connectionString: url });
+    try {
+      const client = storage.client('acme');
+      await client.generations.stageAndActivate(generationInput('doc-1', ['x']));
+      // An operator's fence, begun and not yet committed: its UPDATE holds the authority row.
+      await operator.connect();
+      await operator.query('BEGIN');
+      await operator.query(`UPDATE authority SET mode = 'FENCING', changed_at = db_now() WHERE id = 1`);
+      // A writer that passed the publisher's READY check before the fence now activates.
+      const activation = client.generations.stageAndActivate(generationInput('doc-2', ['y']));
+      await until('the activation waits for the authority row', async () => {
+        const { rows } = await storage.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM authority WHERE id = 1 FOR SHARE%'`,
+        );
+        return rows[0].n === 1;
+      });
+      await operator.query('COMMIT');
+      await assert.rejects(activation, PublicationPaused);
+      assert.equal(await client.publicationLog.head(), 1, 'the fenced position is what was committed before the fence');
+      assert.equal(await client.generations.activeGeneration('doc-2', 'doc-2'), null);
+      // The head is the pin, not a time: an entry's time later than the fence's changes nothing once READY returns.
+      await storage.authority.setAuthorityMode('READY');
+      await client.generations.stageAndActivate(generationInput('doc-2', ['y']));
+      assert.equal(await client.publicationLog.head(), 2);
+    } finally {
+      await operator.end().catch(() => {});
+      await storage.end();
+    }
+  });
+
+  test('without publication, activations are never refused, whatever the stored mode', async () => {
+    const url = await cluster.createDatabase();
+    const storage = await PostgresStorage.open(url, { publicationEnabled: false });
+    try {
+      await storage.authority.setAuthorityMode('MAINTENANCE');
+      assert.ok(await storage.client('acme').generations.stageAndActivate(generationInput('doc-1', ['x'])));
+      assert.equal(await storage.client('acme').publicationLog.head(), 1);
+    } finally {
+      await storage.end();
     }
   });
 

@@ -7,6 +7,7 @@ import { clientTransaction } from './database.ts';
 import type { Sql } from './database.ts';
 import { GENERATION_COLUMNS, readActiveGeneration, readGeneration, readLoadedGenerations, readServingGenerations, toStoredChunk } from './generation-reads.ts';
 import { appendLogEntry } from './publication-log.ts';
+import type { LogPolicy } from './publication-log.ts';
 import { readable, toGeneration, toManifestRecord, vectorToBlob } from '../generation-records.ts';
 import type { GenerationRow, ManifestRow } from '../generation-records.ts';
 import type { ActivationVeto, GenerationRepository, ManifestRecord } from '../port.ts';
@@ -34,13 +35,13 @@ function vectorBytes(vector: Float32Array): Buffer {
 export class PgGenerationRepository implements GenerationRepository {
   private readonly pool: pg.Pool;
   private readonly clientId: string;
-  private readonly logRetained: number;
+  private readonly log: LogPolicy;
 
-  /** `logRetained`: publication-log entries kept (each activation appends one). */
-  constructor(pool: pg.Pool, clientId: string, logRetained: number) {
+  /** `log`: how activations append to the publication log (each appends one entry). */
+  constructor(pool: pg.Pool, clientId: string, log: LogPolicy) {
     this.pool = pool;
     this.clientId = clientId;
-    this.logRetained = logRetained;
+    this.log = log;
   }
 
   private read<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
@@ -185,7 +186,7 @@ export class PgGenerationRepository implements GenerationRepository {
        ON CONFLICT (client_id, document_id, version_key) DO UPDATE SET active_generation = excluded.active_generation`,
       [this.clientId, documentId, versionKey, generation, createdAt],
     );
-    await appendLogEntry(sql, this.clientId, this.logRetained, { kind: 'activate', documentId, versionKey, generation });
+    await appendLogEntry(sql, this.clientId, this.log, { kind: 'activate', documentId, versionKey, generation });
   }
 
   async activeGeneration(documentId: string, versionKey: string): Promise<GenerationRecord | null> {

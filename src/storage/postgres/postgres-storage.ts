@@ -9,11 +9,13 @@ import type { Sql } from './database.ts';
 import { migrate } from './migrations.ts';
 import { PgGenerationRepository } from './generations.ts';
 import { PgPublicationLog } from './publication-log.ts';
+import type { LogPolicy } from './publication-log.ts';
 import { PgPurgeJournal } from './purge-journal.ts';
 import { PgJobRepository } from './jobs.ts';
 import { PgAuthorityRepository, PgDiscoveryRepository, PgRateLimitRepository, PgSecretRepository } from './control.ts';
 import { PgUploadRepository } from './uploads.ts';
-import type { ClientRepositories, StoragePort } from '../port.ts';
+import type { ClientRepositories, PublicationWatch, StoragePort } from '../port.ts';
+import { PublicationNotices } from './publication-notices.ts';
 import { PUBLICATION_LOG_RETAINED_ENTRIES } from '../../domain/publication-log.ts';
 
 /** The tables whose schema health reports as the lanes' collection schema (as the SQLite adapter does). */
@@ -40,12 +42,12 @@ class PgClientRepositories implements ClientRepositories {
   readonly purges: PgPurgeJournal;
   private readonly pool: pg.Pool;
 
-  constructor(pool: pg.Pool, clientId: string, logRetained: number) {
+  constructor(pool: pg.Pool, clientId: string, log: LogPolicy) {
     this.pool = pool;
     this.clientId = clientId;
-    this.generations = new PgGenerationRepository(pool, clientId, logRetained);
+    this.generations = new PgGenerationRepository(pool, clientId, log);
     this.publicationLog = new PgPublicationLog(pool, clientId);
-    this.purges = new PgPurgeJournal(pool, clientId, logRetained);
+    this.purges = new PgPurgeJournal(pool, clientId, log);
   }
 
   async laneSchemas(): Promise<string[]> {
@@ -62,6 +64,8 @@ export interface PostgresStorageOptions {
   logRetained?: number;
   /** Connections this process keeps (DATABASE_POOL_MAX). */
   poolMax?: number;
+  /** PUBLICATION_ENABLED (default true): activations and removals are refused unless the authority is READY. */
+  publicationEnabled?: boolean;
 }
 
 export class PostgresStorage implements StoragePort {
@@ -73,13 +77,16 @@ export class PostgresStorage implements StoragePort {
   readonly uploads: PgUploadRepository;
   /** The connection pool (tests and tools run their own statements on it, as the adapter's role). */
   readonly pool: pg.Pool;
-  private readonly logRetained: number;
+  private readonly log: LogPolicy;
   private readonly clients = new Map<string, PgClientRepositories>();
   private ending: Promise<void> | null = null;
 
-  private constructor(pool: pg.Pool, logRetained: number) {
+  private readonly url: string;
+
+  private constructor(url: string, pool: pg.Pool, log: LogPolicy) {
+    this.url = url;
     this.pool = pool;
-    this.logRetained = logRetained;
+    this.log = log;
     this.jobs = new PgJobRepository(pool);
     this.discovery = new PgDiscoveryRepository(pool);
     this.authority = new PgAuthorityRepository(pool);
@@ -94,7 +101,7 @@ export class PostgresStorage implements StoragePort {
     try {
       await assertIsolatingRole(pool);
       await migrate(pool);
-      const storage = new PostgresStorage(pool, options.logRetained ?? PUBLICATION_LOG_RETAINED_ENTRIES);
+      const storage = new PostgresStorage(url, pool, { retained: options.logRetained ?? PUBLICATION_LOG_RETAINED_ENTRIES, fenced: options.publicationEnabled ?? true });
       return storage;
     } catch (error) {
       await pool.end().catch(() => {});
@@ -105,7 +112,7 @@ export class PostgresStorage implements StoragePort {
   client(clientId: string): PgClientRepositories {
     let repositories = this.clients.get(clientId);
     if (!repositories) {
-      repositories = new PgClientRepositories(this.pool, clientId, this.logRetained);
+      repositories = new PgClientRepositories(this.pool, clientId, this.log);
       this.clients.set(clientId, repositories);
     }
     return repositories;
@@ -136,6 +143,11 @@ export class PostgresStorage implements StoragePort {
   async laneSchemas(): Promise<{ engineVersion: string; schemas: string[] }> {
     const engineVersion = (await this.pool.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
     return { engineVersion: `PostgreSQL ${engineVersion}`, schemas: await readLaneSchemas(this.pool) };
+  }
+
+  /** Publications announced over LISTEN/NOTIFY, on a connection of the watch's own (publication-notices.ts). */
+  watchPublications(onPublished: (clientId: string | null) => void): PublicationWatch {
+    return new PublicationNotices(this.url, onPublished);
   }
 
   /** Starts closing the pool; end() waits for it. */

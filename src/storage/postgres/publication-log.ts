@@ -5,24 +5,45 @@ import type pg from 'pg';
 import { clientTransaction } from './database.ts';
 import type { Sql } from './database.ts';
 import { readServingGenerations } from './generation-reads.ts';
+import { announcePublication } from './publication-notices.ts';
 import type { PublicationChanges, PublicationLogRepository } from '../port.ts';
 import type { PublicationLogEntry, PublicationLogKind } from '../../domain/publication-log.ts';
 import type { ServingGeneration } from '../../domain/generation.ts';
+import { PublicationPaused } from '../../domain/jobs.ts';
 
 /** The log is compacted on every this-many-th append (a cheap indexed delete), as in the SQLite adapter. */
 export const PUBLICATION_LOG_COMPACTION_EVERY = 64;
 
+/** How a Client's log is appended to. */
+export interface LogPolicy {
+  /** Entries kept (followers further behind rebuild). */
+  retained: number;
+  /**
+   * PUBLICATION_ENABLED: an append holds the authority row FOR SHARE and refuses unless the mode is READY, in
+   * the transaction that activates or removes. An operator's mode change (an UPDATE of that row) waits for
+   * the appends in flight and every later append sees it, so no entry commits after a fence has begun: the
+   * log position at the fence is what every host serves while it lasts, whatever the hosts' clocks say.
+   */
+  fenced: boolean;
+}
+
 /**
- * Inside the caller's Client write transaction: takes the Client's next sequence number (the row lock on its
- * head is held until commit, so entries commit in sequence order, without gaps), appends the entry, and drops
- * entries older than the retained window now and then (followers that far behind rebuild).
+ * Inside the caller's Client write transaction: checks the authority (LogPolicy.fenced), takes the Client's
+ * next sequence number (the row lock on its head is held until commit, so entries commit in sequence order,
+ * without gaps), appends the entry, announces it (delivered at commit), and drops entries older than the
+ * retained window now and then (followers that far behind rebuild). Throws PublicationPaused when the authority is not READY: the transaction, and
+ * the activation or removal with it, is rolled back.
  */
 export async function appendLogEntry(
   sql: Sql,
   clientId: string,
-  retained: number,
+  policy: LogPolicy,
   entry: { kind: PublicationLogKind; documentId: string; versionKey: string; generation: number | null },
 ): Promise<void> {
+  if (policy.fenced) {
+    const mode = (await sql.query<{ mode: string }>('SELECT mode FROM authority WHERE id = 1 FOR SHARE')).rows[0]?.mode;
+    if (mode !== 'READY') throw new PublicationPaused(mode ?? 'unreadable');
+  }
   const { rows } = await sql.query<{ seq: number }>(
     `WITH head AS (
        INSERT INTO publication_heads (client_id, seq) VALUES ($1, 1)
@@ -33,7 +54,8 @@ export async function appendLogEntry(
     [clientId, entry.kind, entry.documentId, entry.versionKey, entry.generation],
   );
   const { seq } = rows[0];
-  if (seq % PUBLICATION_LOG_COMPACTION_EVERY === 0) await sql.query('DELETE FROM publication_log WHERE seq <= $1', [seq - retained]);
+  await announcePublication(sql, clientId);
+  if (seq % PUBLICATION_LOG_COMPACTION_EVERY === 0) await sql.query('DELETE FROM publication_log WHERE seq <= $1', [seq - policy.retained]);
 }
 
 interface LogRow {
@@ -44,10 +66,13 @@ interface LogRow {
   generation: number | null;
 }
 
-async function readHead(sql: Sql, until?: string): Promise<number> {
-  const { rows } = await (until === undefined
-    ? sql.query<{ head: number | null }>('SELECT max(seq) AS head FROM publication_log')
-    : sql.query<{ head: number | null }>('SELECT max(seq) AS head FROM publication_log WHERE at <= $1::timestamptz', [until]));
+/**
+ * The newest entry. A fence pins reads by position here, not by time: no entry commits once a fence has begun
+ * (LogPolicy.fenced), so the head read while it lasts is the fence's position, and the fence's start time
+ * (`until`, which the SQLite adapter compares on its one machine's clock) is not needed.
+ */
+async function readHead(sql: Sql): Promise<number> {
+  const { rows } = await sql.query<{ head: number | null }>('SELECT max(seq) AS head FROM publication_log');
   return rows[0].head ?? 0;
 }
 
@@ -60,13 +85,13 @@ export class PgPublicationLog implements PublicationLogRepository {
     this.clientId = clientId;
   }
 
-  async head(until?: string): Promise<number> {
-    return clientTransaction(this.pool, this.clientId, 'read', (sql) => readHead(sql, until));
+  async head(): Promise<number> {
+    return clientTransaction(this.pool, this.clientId, 'read', (sql) => readHead(sql));
   }
 
-  async changesSince(since: number, maxEntries: number, until?: string): Promise<PublicationChanges> {
+  async changesSince(since: number, maxEntries: number): Promise<PublicationChanges> {
     return clientTransaction(this.pool, this.clientId, 'consistent', async (sql) => {
-      const head = await readHead(sql, until);
+      const head = await readHead(sql);
       const floor = (await sql.query<{ floor: number | null }>('SELECT min(seq) AS floor FROM publication_log')).rows[0].floor ?? 0;
       const generations = new Map<number, ServingGeneration>();
       if (head <= since || head - since > maxEntries || floor > since + 1) return { head, floor, entries: [], generations };

@@ -4,17 +4,18 @@
 import type pg from 'pg';
 import { clientTransaction } from './database.ts';
 import { appendLogEntry } from './publication-log.ts';
+import type { LogPolicy } from './publication-log.ts';
 import type { PurgeJournalRepository } from '../port.ts';
 
 export class PgPurgeJournal implements PurgeJournalRepository {
   private readonly pool: pg.Pool;
   private readonly clientId: string;
-  private readonly logRetained: number;
+  private readonly log: LogPolicy;
 
-  constructor(pool: pg.Pool, clientId: string, logRetained: number) {
+  constructor(pool: pg.Pool, clientId: string, log: LogPolicy) {
     this.pool = pool;
     this.clientId = clientId;
-    this.logRetained = logRetained;
+    this.log = log;
   }
 
   async begin(documentId: string, versionKeys: string[]): Promise<void> {
@@ -25,7 +26,7 @@ export class PgPurgeJournal implements PurgeJournalRepository {
            ON CONFLICT (client_id, document_id, version_key) DO NOTHING`,
           [this.clientId, documentId, versionKey],
         );
-        await appendLogEntry(sql, this.clientId, this.logRetained, { kind: 'remove', documentId, versionKey, generation: null });
+        await appendLogEntry(sql, this.clientId, this.log, { kind: 'remove', documentId, versionKey, generation: null });
       }
     });
   }
