@@ -22,7 +22,8 @@ export interface TextChunk {
 function pieces(text: string, target: number): string[] {
   const result: string[] = [];
   for (const paragraph of text.split(/\n\s*\n/)) {
-    const clean = paragraph.replace(/[ \t]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
+    // U+0000 is not text (a binary run in a text file, a PDF string's padding): a space, like a tab.
+    const clean = paragraph.replace(/[ \t\u0000]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
     if (clean === '') continue;
     if (clean.length <= target) {
       result.push(clean);

@@ -5,6 +5,7 @@ import type { StoragePort } from '../storage/port.ts';
 import type { ReadGuard } from '../serving/read-guard.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { ServiceError } from '../domain/service-error.ts';
+import { idProblem } from '../domain/identity.ts';
 import { renderJob } from './job-view.ts';
 
 export class JobStatusService {
@@ -19,7 +20,9 @@ export class JobStatusService {
   }
 
   async view(clientId: string, jobId: string): Promise<JsonObject> {
-    const job = await this.storage.jobs.get(clientId, jobId);
+    // An id with control characters or a lone surrogate was never issued: not found, without a look-up that a
+    // PostgreSQL text value could not even carry (it cannot hold U+0000).
+    const job = idProblem('job_id', jobId) === null ? await this.storage.jobs.get(clientId, jobId) : null;
     if (!job) throw new ServiceError('not_found', 'Job not found');
     const snapshot = await this.readGuard.observe(clientId);
     return renderJob(job, { storage: this.storage, publicationEnabled: this.publicationEnabled, snapshot });

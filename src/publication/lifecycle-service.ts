@@ -7,7 +7,7 @@ import type { StoragePort } from '../storage/port.ts';
 import type { DeletionMarkers, GenerationRecord } from '../domain/generation.ts';
 import { PublicationPaused } from '../domain/jobs.ts';
 import { ServiceError } from '../domain/service-error.ts';
-import { versionIdFromKey, versionKey as keyOf } from '../domain/identity.ts';
+import { idProblem, versionIdFromKey, versionKey as keyOf } from '../domain/identity.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { FenceTimeout, LifecycleFence } from './fence.ts';
 import type { Publisher } from './publisher.ts';
@@ -39,6 +39,16 @@ async function endOfStep(stepDelayMs: number): Promise<void> {
   else await yieldToEventLoop();
 }
 
+/**
+ * An id no upload could have stored (idProblem: control characters, lone surrogates) names no document: 404
+ * without a look-up, which a PostgreSQL text value could not even carry (it cannot hold U+0000).
+ */
+function requireStorableIds(documentId: string, versionId: string | undefined): void {
+  if (idProblem('document_id', documentId) !== null || (versionId && idProblem('version_id', versionId) !== null)) {
+    throw new ServiceError('document_not_found', 'Document not found');
+  }
+}
+
 export class LifecycleService {
   private readonly storage: StoragePort;
   private readonly publisher: Publisher;
@@ -53,10 +63,12 @@ export class LifecycleService {
   }
 
   async delete(clientId: string, documentId: string, versionId: string | undefined, mode: DeleteMode): Promise<JsonObject> {
+    requireStorableIds(documentId, versionId);
     return this.underFence(clientId, () => (mode === 'hard' ? this.hardDelete(clientId, documentId, versionId) : this.softDelete(clientId, documentId, versionId)));
   }
 
   async restore(clientId: string, documentId: string, versionId: string | undefined): Promise<JsonObject> {
+    requireStorableIds(documentId, versionId);
     return this.underFence(clientId, async () => {
       const targets = (await this.targets(clientId, documentId, versionId)).filter((generation) => generation.deletion.deleted);
       if (targets.length === 0) throw new ServiceError('document_not_found', 'Document not found');

@@ -54,3 +54,8 @@ test('an oversized paragraph is split at sentences, then words; empty pages give
   assert.equal(page3.map((chunk) => chunk.text).join(''), 'x'.repeat(2500));
   assert.deepEqual(chunks.map((chunk) => chunk.chunkIndex), chunks.map((_, index) => index));
 });
+
+test('U+0000 in page text is a space in its chunks, as a tab is', () => {
+  const chunks = chunkPages([{ pageNumber: 1, pageLabel: null, text: 'opening\u0000balance\u0000\u0000 due\t\u0000now' }]);
+  assert.deepEqual(chunks.map((chunk) => chunk.text), ['opening balance due now']);
+});
