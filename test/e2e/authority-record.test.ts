@@ -10,6 +10,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { api, KEYS, removeDir, startTestServer, uploadText, waitForJob } from '../helpers/server.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { fresh } from '../helpers/processes.ts';
+import { SQLITE_FILES } from '../helpers/test-store.ts';
 
 let server: TestServer;
 
@@ -54,13 +55,13 @@ async function assertFailsClosed(): Promise<void> {
   assert.equal(reads[0].json.error_code, 'publication_authority_inconsistent');
 }
 
-test('a missing authority record: health 503, reads 503 with Retry-After 1', async () => {
+test('a missing authority record: health 503, reads 503 with Retry-After 1', SQLITE_FILES, async () => {
   assert.equal((await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'quarterly ledger' } })).status, 200);
   control('DELETE FROM authority');
   await assertFailsClosed();
 });
 
-test('an authority table that cannot be read: health 503, reads 503 with Retry-After 1; a repaired record serves again', async () => {
+test('an authority table that cannot be read: health 503, reads 503 with Retry-After 1; a repaired record serves again', SQLITE_FILES, async () => {
   control('ALTER TABLE authority RENAME TO authority_damaged');
   await assertFailsClosed();
   control(`ALTER TABLE authority_damaged RENAME TO authority; INSERT INTO authority (id, mode, authority_id, changed_at) VALUES (1, 'READY', 'repaired', '2026-01-01T00:00:00.000Z')`);
@@ -69,7 +70,7 @@ test('an authority table that cannot be read: health 503, reads 503 with Retry-A
   assert.deepEqual(search.json.results.map((row: any) => row.document_version.document_id), ['ledger']);
 });
 
-test('a missing record stays missing across a restart of the service, until an operator sets a mode', async () => {
+test('a missing record stays missing across a restart of the service, until an operator sets a mode', SQLITE_FILES, async () => {
   control('DELETE FROM authority');
   await server.close();
   // The whole service starts again over the same store: no process may recreate the record on its own.

@@ -8,15 +8,15 @@ import { seedVersions } from '../helpers/seed.ts';
 import { childPids } from '../helpers/processes.ts';
 import { successorOf } from '../../src/publication/successor.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
-import { Storage } from '../../src/storage/storage.ts';
 import { readdirSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
+import { openTestStorage, SQLITE_FILES } from '../helpers/test-store.ts';
 
 const server = useTestServer();
 const backfill = (clientId: string) => api(server.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: clientId } });
 
-test('a backfill for an unknown Client is refused and creates no storage for it', async () => {
+test('a backfill for an unknown Client is refused and creates no storage for it', SQLITE_FILES, async () => {
   const clientFiles = () => readdirSync(join(server.dataDir, 'clients')).sort();
   const before = clientFiles();
   const refused = await backfill('nobody-at-all');
@@ -73,7 +73,7 @@ test('a version over the contract blocks readiness; metadata scopes answer 409, 
   await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
   // Another process on the same durable store, as an import tool would be: the api processes learn of
   // its publication from the log.
-  const storage = new Storage(server.dataDir);
+  const storage = await openTestStorage(server.dataDir);
   try {
     const store = storage.client('client-alpha');
     const current = (await store.generations.loadGeneration((await store.generations.activeGeneration('legacy', 'legacy'))!.generation))!;
@@ -81,7 +81,7 @@ test('a version over the contract blocks readiness; metadata scopes answer 409, 
     const publisher = new Publisher(storage, { enabled: true });
     assert.ok(await publisher.replace('client-alpha', [{ input: successorOf(current, { canonicalMetadata: legacy }), expected: current.generation }]));
   } finally {
-    storage.close();
+    await storage.end();
   }
 
   const run = await backfill('client-alpha');
@@ -155,10 +155,10 @@ test('a backfill interrupted by a crash resumes where it stopped; its progress s
   }
 });
 
-test('a backfill on a Client whose authority needs repair reports publication_authority_inconsistent', async () => {
+test('a backfill on a Client whose authority needs repair reports publication_authority_inconsistent', SQLITE_FILES, async () => {
   const dataDir = tempDataDir();
   await seedVersions(dataDir, 'client-beta', 'broken', [{ versionId: 'v1', text: 'Trade finance ledger.' }, { versionId: 'v2', text: 'Trade finance ledger, amended.' }]);
-  const storage = new Storage(dataDir);
+  const storage = await openTestStorage(dataDir);
   try {
     const store = storage.client('client-beta');
     const generation = (await store.generations.activeGeneration('broken', 'v2'))!.generation;
@@ -168,7 +168,7 @@ test('a backfill on a Client whose authority needs repair reports publication_au
     db.prepare(`UPDATE generations SET manifest = '{}' WHERE generation = ?`).run(generation);
     db.close();
   } finally {
-    storage.close();
+    await storage.end();
   }
   const server = await spawnServer(baseEnv(dataDir));
   try {

@@ -11,8 +11,9 @@ import { removeDir, startTestServer, tempDataDir } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
 import { fresh, until } from '../helpers/processes.ts';
 import { clientDbFile } from '../helpers/client-db.ts';
+import { SQLITE_FILES } from '../helpers/test-store.ts';
 
-test('a state-store probe that blocks fails its component at the deadline; /health still answers and nothing else waits', async () => {
+test('a state-store probe that blocks fails its component at the deadline; /health still answers and nothing else waits', SQLITE_FILES, async () => {
   const dataDir = tempDataDir();
   // Alpha first: the lane schemas /health reports are read from the first Client's store, so only the state-store
   // probe opens beta's.

@@ -10,6 +10,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { KEYS, removeDir, startTestServer, tempDataDir, uploadText, waitForJob, api } from '../helpers/server.ts';
 import { fresh } from '../helpers/processes.ts';
 import { clientDbFile } from '../helpers/client-db.ts';
+import { SQLITE_FILES } from '../helpers/test-store.ts';
 
 const CLASSIFIER_MODEL = JSON.stringify({ format: 'keyword-classifier/v1', model: 'health-test', categories: { invoice: { keywords: { invoice: 3 } } } });
 
@@ -20,7 +21,7 @@ async function healthSamples(url: string, count = 4) {
   return samples;
 }
 
-test('an unreadable Client store and an unreadable classifier model file degrade health (200); publication stays ok', async () => {
+test('an unreadable Client store and an unreadable classifier model file degrade health (200); publication stays ok', SQLITE_FILES, async () => {
   const dataDir = tempDataDir();
   const modelFile = join(dataDir, 'classifier.json');
   writeFileSync(modelFile, CLASSIFIER_MODEL);
@@ -65,7 +66,7 @@ test('an unreadable Client store and an unreadable classifier model file degrade
   }
 });
 
-test('schema evidence is read from the stored lane schemas, cached, and re-read once a Client store is provisioned', async () => {
+test('schema evidence is read from the stored lane schemas, cached, and re-read once a Client store is provisioned', SQLITE_FILES, async () => {
   const server = await startTestServer();
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'first', text: 'Standing order form.' });

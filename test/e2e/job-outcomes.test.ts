@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '../helpers/server.ts';
 import { startFakeProvider } from '../models/fake-provider.ts';
-import { Storage } from '../../src/storage/storage.ts';
+import { openTestStorage } from '../helpers/test-store.ts';
 import { seedVersions } from '../helpers/seed.ts';
 import { until } from '../helpers/processes.ts';
 import type { FakeHandler, FakeProvider, RecordedRequest } from '../models/fake-provider.ts';
@@ -140,7 +140,7 @@ test('chunks whose embedding is rejected are reported; the rest are searchable (
 
 test('replacement_overtaken: a publication landing between a job\'s staging and its activation is never overwritten nor merged onto', async () => {
   const server = await startTestServer({ FAULT_JOB_STAGE_DELAY_MS: '1500', WORKER_CONCURRENCY: '1' });
-  const storage = new Storage(server.dataDir);
+  const storage = await openTestStorage(server.dataDir);
   try {
     await seedVersions(server.dataDir, 'client-alpha', 'patched', [{ versionId: 'v1', text: 'Draft facility letter.' }], { custom: { stage: 'draft' } });
     await seedVersions(server.dataDir, 'client-alpha', 'uploaded', [{ versionId: 'v1', text: 'First scan of the guarantee.' }], { custom: { stage: 'draft' } });
@@ -175,7 +175,7 @@ test('replacement_overtaken: a publication landing between a job\'s staging and 
     assert.match(kept.json.chunks[0].text, /First scan/, 'the staged content never replaced it');
     assert.equal(await store.generations.stagedGenerationOf(upload.json.job_id), null, 'the staged generation was discarded');
   } finally {
-    storage.close();
+    await storage.end();
     await server.close();
     removeDir(server.dataDir);
   }

@@ -11,8 +11,9 @@ import { SqliteAuthorityRepository } from '../../src/storage/sqlite-authority.ts
 import { openDatabase } from '../../src/storage/sqlite.ts';
 import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
 import { fenceName } from '../../src/publication/fence.ts';
+import { SQLITE_FILES } from '../helpers/test-store.ts';
 
-test('a request that cannot get the fence in time is refused before any version changes', async () => {
+test('a request that cannot get the fence in time is refused before any version changes', SQLITE_FILES, async () => {
   const server = await startTestServer({ PUBLICATION_LIFECYCLE_FENCE_WAIT_SECONDS: '0.2' });
   const db = openDatabase(join(server.dataDir, 'control.db'), CONTROL_MIGRATIONS);
   try {

@@ -11,6 +11,7 @@ import { api, baseEnv, KEYS, removeDir, spawnServer, startTestServer, tempDataDi
 import { seedVersions } from '../helpers/seed.ts';
 import { childPids, fresh, searchIds, setMode, until } from '../helpers/processes.ts';
 import { MAX_JOB_ATTEMPTS } from '../../src/spec-limits.ts';
+import { SQLITE_FILES } from '../helpers/test-store.ts';
 
 /**
  * Resolves once each job has gone back to waiting for publication `times` times. Each time a waiting job is
@@ -57,7 +58,7 @@ test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PRO
   }
 });
 
-test('RECOVERING is observable: an api process listens at once, answers /health and reads 503 until its snapshots are built', async () => {
+test('RECOVERING is observable: an api process listens at once, answers /health and reads 503 until its snapshots are built', SQLITE_FILES, async () => {
   const dataDir = tempDataDir();
   await seedVersions(dataDir, 'client-alpha', 'kept', [{ versionId: 'v1', text: 'Safe deposit box rental agreement.' }]);
   const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', FAULT_RECOVERY_DELAY_MS: '3000' }), { until: 'listening' });
@@ -174,7 +175,7 @@ test('FENCING pins reads to the last READY publication: an upload made meanwhile
   }
 });
 
-test('MAINTENANCE held while each waiting job finds it more times than a job has attempts: uploads and updates accepted meanwhile complete after READY, parsed once', async () => {
+test('MAINTENANCE held while each waiting job finds it more times than a job has attempts: uploads and updates accepted meanwhile complete after READY, parsed once', SQLITE_FILES, async () => {
   // LOG_LEVEL warn: the worker logs one "ingest" line per parse, which the test counts.
   const server = await startTestServer({ API_PROCESSES: '2', LOG_LEVEL: 'warn' });
   try {

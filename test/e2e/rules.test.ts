@@ -8,7 +8,7 @@ import { startTestServer, tempDataDir, api, KEYS, removeDir, uploadText, waitFor
 import type { TestServer } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
 import { setMode, until } from '../helpers/processes.ts';
-import { Storage } from '../../src/storage/storage.ts';
+import { openTestStorage } from '../helpers/test-store.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
 import { emptyEntities } from '../../src/domain/entities.ts';
@@ -23,7 +23,7 @@ import type { JsonObject } from '../../src/domain/canonical-metadata.ts';
  * indexer left: the provenance rule reads only what was captured there.
  */
 async function seedWithEmbedding(dataDir: string, clientId: string, documentId: string, text: string, embedding: JsonObject): Promise<void> {
-  const storage = new Storage(dataDir);
+  const storage = await openTestStorage(dataDir);
   try {
     const [vector] = await createHashingEmbedder().embed([text]);
     const parsed = { mimeType: 'text/plain', extension: 'txt', pages: [{ pageNumber: null, pageLabel: null, text }], pageCount: null, textExtraction: 'native' as const, ocrUsed: false, warnings: [], properties: { title: null, author: null, createdAt: null } };
@@ -45,7 +45,7 @@ async function seedWithEmbedding(dataDir: string, clientId: string, documentId: 
     });
     assert.ok(activation, `${documentId} was activated`);
   } finally {
-    storage.close();
+    await storage.end();
   }
 }
 

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openClientDb } from '../helpers/client-db.ts';
 import { useTestServer, api, KEYS, uploadText, waitForJob } from '../helpers/server.ts';
+import { SQLITE_FILES } from '../helpers/test-store.ts';
 
 const server = useTestServer();
 
@@ -34,20 +35,20 @@ function assertFailsClosed(response: Awaited<ReturnType<typeof status>>, errorCo
   assert.equal(response.headers.get('retry-after'), '1');
 }
 
-test('a manifest changed after publication fails the poll closed', async () => {
+test('a manifest changed after publication fails the poll closed', SQLITE_FILES, async () => {
   const { jobId, generation } = await completedUpload('changed');
   assert.equal((await status(jobId)).status, 200);
   tamper('client-alpha', `UPDATE generations SET manifest = json_set(manifest, '$.fuzzy.count', 999) WHERE generation = ?`, generation);
   assertFailsClosed(await status(jobId), 'publication_authority_inconsistent');
 });
 
-test('an unreadable manifest fails the poll closed, never a 500', async () => {
+test('an unreadable manifest fails the poll closed, never a 500', SQLITE_FILES, async () => {
   const { jobId, generation } = await completedUpload('unreadable');
   tamper('client-alpha', `UPDATE generations SET manifest = '{not json' WHERE generation = ?`, generation);
   assertFailsClosed(await status(jobId), 'publication_authority_inconsistent');
 });
 
-test('a retired generation verifies through its successor: record id and counts are checked, not only the shape', async () => {
+test('a retired generation verifies through its successor: record id and counts are checked, not only the shape', SQLITE_FILES, async () => {
   const { jobId } = await completedUpload('succeeded');
   const update = await api(server.url, '/update', { method: 'PATCH', key: KEYS.alpha, body: { document_id: 'succeeded', metadata: { reviewed: true } } });
   const updated = await waitForJob(server.url, KEYS.alpha, update.json.job_id);
@@ -65,7 +66,7 @@ test('a retired generation verifies through its successor: record id and counts 
   assertFailsClosed(await status(update.json.job_id), 'publication_authority_inconsistent');
 });
 
-test('a successor published under another record id does not verify', async () => {
+test('a successor published under another record id does not verify', SQLITE_FILES, async () => {
   const { jobId } = await completedUpload('rerecorded');
   const update = await api(server.url, '/update', { method: 'PATCH', key: KEYS.alpha, body: { document_id: 'rerecorded', filename: 'renamed.txt' } });
   assert.equal((await waitForJob(server.url, KEYS.alpha, update.json.job_id)).status, 'completed');

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { api, KEYS, removeDir, startTestServer, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { openClientDb } from '../helpers/client-db.ts';
+import { SQLITE_FILES } from '../helpers/test-store.ts';
 
 const dataDir = tempDataDir();
 let server: TestServer;
@@ -27,6 +28,7 @@ const DOCUMENTS: Record<string, [string, string]> = {
 };
 
 before(async () => {
+  if (SQLITE_FILES.skip) return; // its rows are damaged through the SQLite files
   const first = await startTestServer({}, dataDir);
   for (const [documentId, [clientId, text]] of Object.entries(DOCUMENTS)) {
     const key = clientId === 'client-alpha' ? KEYS.alpha : KEYS.beta;
@@ -50,13 +52,14 @@ before(async () => {
 });
 
 after(async () => {
+  if (SQLITE_FILES.skip) return;
   await server.close();
   removeDir(dataDir);
 });
 
 const search = (key: string, query: string) => api(server.url, '/search', { key, body: { query, alpha: 0 } });
 
-test('the api processes start and stay up, and the other Client serves', async () => {
+test('the api processes start and stay up, and the other Client serves', SQLITE_FILES, async () => {
   const beta = await search(KEYS.beta, 'quarterly ledger Penang');
   assert.equal(beta.status, 200, beta.text);
   assert.deepEqual(beta.json.results.map((row: any) => row.document_version.document_id), ['beta-doc']);
@@ -64,14 +67,14 @@ test('the api processes start and stay up, and the other Client serves', async (
   assert.equal(health.status, 200, health.text);
 });
 
-test('a read of the damaged Client that needs no damaged generation answers', async () => {
+test('a read of the damaged Client that needs no damaged generation answers', SQLITE_FILES, async () => {
   const good = await search(KEYS.alpha, 'quarterly ledger Ipoh');
   assert.equal(good.status, 200, good.text);
   assert.deepEqual(good.json.results.map((row: any) => row.document_version.document_id), ['good']);
   assert.equal((await api(server.url, '/document/good/text', { key: KEYS.alpha })).status, 200);
 });
 
-test('stored JSON that does not parse, or a manifest of the wrong shape, fails the search 500 internal_error', async () => {
+test('stored JSON that does not parse, or a manifest of the wrong shape, fails the search 500 internal_error', SQLITE_FILES, async () => {
   for (const query of ['cheque clearing Seremban', 'payroll Melaka staff', 'insurance claim Kuching', 'fixed deposit Kuantan', 'tenancy agreement Miri']) {
     const failed = await search(KEYS.alpha, query);
     assert.equal(failed.status, 500, `${query}: ${failed.text}`);
@@ -81,14 +84,14 @@ test('stored JSON that does not parse, or a manifest of the wrong shape, fails t
   }
 });
 
-test('a missing manifest fails the search 503 publication_authority_inconsistent with Retry-After 1', async () => {
+test('a missing manifest fails the search 503 publication_authority_inconsistent with Retry-After 1', SQLITE_FILES, async () => {
   const missing = await search(KEYS.alpha, 'remittance advice Klang');
   assert.equal(missing.status, 503, missing.text);
   assert.equal(missing.json.error_code, 'publication_authority_inconsistent');
   assert.equal(missing.headers.get('retry-after'), '1');
 });
 
-test('list and text, whose contract has no 500, fail closed with 503 where they need a damaged generation', async () => {
+test('list and text, whose contract has no 500, fail closed with 503 where they need a damaged generation', SQLITE_FILES, async () => {
   const list = await api(server.url, '/documents', { key: KEYS.alpha });
   assert.equal(list.status, 503, list.text);
   assert.equal(list.headers.get('retry-after'), '1');
@@ -99,7 +102,7 @@ test('list and text, whose contract has no 500, fail closed with 503 where they 
   assert.equal((await api(server.url, '/documents', { key: KEYS.beta })).status, 200);
 });
 
-test('a damaged version is not republished nor patched, and is repaired by a hard delete or a new upload', async () => {
+test('a damaged version is not republished nor patched, and is repaired by a hard delete or a new upload', SQLITE_FILES, async () => {
   const soft = await api(server.url, '/document/bad-manifest', { method: 'DELETE', key: KEYS.alpha });
   assert.equal(soft.status, 503, soft.text);
   assert.equal(soft.json.error_code, 'publication_unavailable', 'DELETE rule 5: evidence that does not verify is not republished');

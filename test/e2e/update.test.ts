@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { useTestServer, startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '../helpers/server.ts';
+import { SQLITE_FILES } from '../helpers/test-store.ts';
 
 const server = useTestServer();
 
@@ -266,7 +267,7 @@ test('an update that cannot be published waits, then fails with "Metadata update
   }
 });
 
-test('PATCH answers 500 internal_error with nothing queued when the job cannot be enqueued', async () => {
+test('PATCH answers 500 internal_error with nothing queued when the job cannot be enqueued', SQLITE_FILES, async () => {
   await ingest('unqueued', 'v1', { a: 1 });
   const control = new DatabaseSync(join(server.dataDir, 'control.db'));
   const count = () => (control.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE operation = 'metadata_update' AND document_id = 'unqueued'`).get() as { n: number }).n;

@@ -59,6 +59,16 @@ function freePort(): Promise<number> {
 
 let databases = 0;
 
+/**
+ * Creates the database `name` owned by APP_ROLE on the cluster at `port`, synchronously (createdb), unless it
+ * exists; returns the URL to reach it as that role. For harnesses whose environment is built synchronously.
+ */
+export function ensureDatabaseSync(port: number, name: string): string {
+  const created = spawnSync(join(serverBinDir(), 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-O', APP_ROLE, name], { encoding: 'utf8', timeout: 60_000 });
+  if (created.status !== 0 && !/already exists/.test(created.stderr)) throw new Error(`createdb ${name} failed: ${created.stderr || created.error?.message}`);
+  return `postgres://${APP_ROLE}@127.0.0.1:${port}/${name}`;
+}
+
 export async function startPostgresCluster(): Promise<PostgresCluster> {
   const bin = serverBinDir();
   const dir = mkdtempSync(join(tmpdir(), 'pg-cluster-'));

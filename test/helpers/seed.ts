@@ -1,7 +1,7 @@
-// Writes Document Versions straight into a durable store, as another process (an import tool) would:
-// through the one publisher, so that every api process learns of them from the publication log.
+// Writes Document Versions straight into the suites' durable store (test-store.ts), as another process (an
+// import tool) would: through the one publisher, so that every api process learns of them from the log.
 
-import { Storage } from '../../src/storage/storage.ts';
+import { openTestStorage } from './test-store.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
 import { emptyEntities } from '../../src/domain/entities.ts';
@@ -22,7 +22,7 @@ export async function seedVersions(
   versions: { versionId: string; text: string; chunks?: string[] }[],
   options: { custom?: JsonObject; staleLeaves?: boolean; withoutLanes?: boolean } = {},
 ): Promise<void> {
-  const storage = new Storage(dataDir);
+  const storage = await openTestStorage(dataDir);
   const publisher = new Publisher(storage, { enabled: true });
   const embedder = createHashingEmbedder();
   try {
@@ -54,6 +54,6 @@ export async function seedVersions(
       if (!activation) throw new Error(`version ${versionId} was not activated`);
     }
   } finally {
-    storage.close();
+    await storage.end();
   }
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { storeEnv } from './test-store.ts';
 
 export const KEYS = { alpha: 'key-alpha-1', alpha2: 'key-alpha-2', beta: 'key-beta-1', operator: 'op-key-1' } as const;
 export const API_KEY_CLIENTS = JSON.stringify({ [KEYS.alpha]: 'client-alpha', [KEYS.alpha2]: 'client-alpha', [KEYS.beta]: 'client-beta' });
@@ -20,8 +21,10 @@ export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'hds-test-'));
 }
 
+/** The service's settings for a test: on the suites' store (test-store.ts) unless `overrides` name a STORE. */
 export function baseEnv(dataDir: string, overrides: Record<string, string> = {}): Record<string, string> {
   return {
+    ...('STORE' in overrides ? {} : storeEnv(dataDir)),
     HOST: '127.0.0.1',
     PORT: '0',
     DATA_DIR: dataDir,
