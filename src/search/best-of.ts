@@ -10,18 +10,53 @@ import type { SparseHit } from './top-k.ts';
 /** Histogram bins over [0, upper bound]: enough that the boundary bin holds few candidates. */
 export const SCORE_BINS = 4096;
 
-/** Scored candidates in two growing arrays (`size` of them set), all of them scores in [0, an upper bound]. */
+/** Candidates gathered before the first pruning, in multiples of the limit (and at least COMPACT_MIN). */
+export const COMPACT_FACTOR = 8;
+export const COMPACT_MIN = 4096;
+
+/**
+ * Scored candidates in two growing arrays (`size` of them set), all of them scores in [0, an upper bound].
+ * Once `compactAt` are held, the ones below the histogram bin that holds the limit-th best are dropped: at
+ * least `limit` others beat them, so they cannot be among the best. From then on a gatherer skips a score
+ * whose bin is below `floorBin` (score * binScale < floorBin) and only counts it. Over a million chunks most
+ * matches are never stored.
+ */
 export class Candidates {
   scores = new Float32Array(1024);
   ids = new Int32Array(1024);
   size = 0;
   /** Bins per unit of score: SCORE_BINS / the upper bound given to start(). */
   binScale = 0;
+  /** Scores in a lower bin cannot be among the best `limit`. */
+  floorBin = 0;
+  /** The size at which the gatherer calls compact(). */
+  compactAt = COMPACT_MIN;
+  private limit = 0;
 
-  /** Empties the candidates for scores in [0, upperBound]. */
-  start(upperBound: number): void {
+  /** Empties the candidates for scores in [0, upperBound], of which the best `limit` will be kept. */
+  start(upperBound: number, limit: number): void {
     this.size = 0;
+    this.limit = limit;
+    this.floorBin = 0;
     this.binScale = upperBound > 0 ? SCORE_BINS / upperBound : 0;
+    this.compactAt = Math.max(COMPACT_MIN, COMPACT_FACTOR * limit);
+  }
+
+  /** Drops the candidates that cannot be among the best `limit` and raises floorBin to match. */
+  compact(): void {
+    const { scores, ids, binScale } = this;
+    if (this.size > this.limit && this.limit > 0) {
+      const boundary = boundaryBin(this, this.limit).bin;
+      let kept = 0;
+      for (let i = 0; i < this.size; i++) {
+        if (binOf(scores[i], binScale) < boundary) continue;
+        scores[kept] = scores[i];
+        ids[kept++] = ids[i];
+      }
+      this.size = kept;
+      this.floorBin = boundary;
+    }
+    this.compactAt = this.size + Math.max(this.size, COMPACT_FACTOR * this.limit, COMPACT_MIN);
   }
 
   /** Room for `more` candidates past `size`. */
@@ -103,18 +138,26 @@ function bestOfBoundary(size: number, count: number, best: SparseHit[]): void {
   for (let t = 0; best.length < target; t++) best.push({ id: tiedIds[t], score: threshold });
 }
 
+/**
+ * The boundary bin: the highest bin at which the bins from the top hold `limit` candidates or more, how many
+ * the bins above it hold, and how many it holds itself (the histogram is counted anew). Needs size > limit > 0.
+ */
+function boundaryBin(candidates: Candidates, limit: number): { bin: number; above: number; inside: number } {
+  const { scores, size, binScale } = candidates;
+  bins.fill(0);
+  for (let i = 0; i < size; i++) bins[binOf(scores[i], binScale)]++;
+  let bin = SCORE_BINS - 1;
+  let above = 0;
+  while (above + bins[bin] < limit) above += bins[bin--];
+  return { bin, above, inside: bins[bin] };
+}
+
 /** The best `limit` candidates (score descending, then id ascending), in no particular order. */
 export function bestOf(candidates: Candidates, limit: number): SparseHit[] {
   const { scores, ids, size, binScale } = candidates;
   if (size <= limit) return Array.from({ length: size }, (_, i) => ({ id: ids[i], score: scores[i] }));
   if (limit === 0) return [];
-  bins.fill(0);
-  for (let i = 0; i < size; i++) bins[binOf(scores[i], binScale)]++;
-  // The boundary bin: the highest bin at which the bins from the top hold `limit` candidates or more.
-  let boundary = SCORE_BINS - 1;
-  let above = 0;
-  while (above + bins[boundary] < limit) above += bins[boundary--];
-  const inBoundary = bins[boundary];
+  const { bin: boundary, above, inside: inBoundary } = boundaryBin(candidates, limit);
   if (boundaryScores.length < inBoundary) {
     boundaryScores = new Float32Array(Math.max(inBoundary, 2 * boundaryScores.length));
     boundaryIds = new Int32Array(boundaryScores.length);

@@ -245,7 +245,10 @@ function scoreSegment(segment: Bm25Segment, termIds: Int32Array, query: QueryPla
   return touched;
 }
 
-/** Moves the live touched docs into the candidates and clears the accumulators; returns how many were live. */
+/**
+ * Moves the live touched docs into the candidates (those that can still be among the best: Candidates) and
+ * clears the accumulators; returns how many were live.
+ */
 function collectSegment(segment: Bm25Segment, touched: number, options: Bm25SearchOptions, candidates: Candidates): number {
   const { isLive, liveById } = options;
   const scores = scratchScores;
@@ -254,7 +257,11 @@ function collectSegment(segment: Bm25Segment, touched: number, options: Bm25Sear
   candidates.reserve(touched);
   const keptScores = candidates.scores;
   const keptIds = candidates.ids;
+  const binScale = candidates.binScale;
+  let floorBin = candidates.floorBin;
+  let compactAt = candidates.compactAt;
   let kept = candidates.size;
+  let matched = 0;
   for (let i = 0; i < touched; i++) {
     const d = touchedDocs[i];
     const score = scores[d];
@@ -262,10 +269,19 @@ function collectSegment(segment: Bm25Segment, touched: number, options: Bm25Sear
     const id = docIds[d];
     if (liveById !== undefined && liveById[id] !== 1) continue;
     if (isLive !== undefined && !isLive(id)) continue;
+    matched++;
+    if (score * binScale < floorBin) continue;
     keptScores[kept] = score;
     keptIds[kept++] = id;
+    if (kept === compactAt) {
+      // In place: the arrays stay the ones reserved above.
+      candidates.size = kept;
+      candidates.compact();
+      kept = candidates.size;
+      floorBin = candidates.floorBin;
+      compactAt = candidates.compactAt;
+    }
   }
-  const matched = kept - candidates.size;
   candidates.size = kept;
   return matched;
 }
@@ -298,12 +314,13 @@ export function searchBm25(segments: readonly Bm25Segment[], queryTerms: string[
   const { masks, stats } = resolveLiveness(segments, options.liveness);
   const query = planQuery(segments, queryTerms, masks, stats, options);
   // A term adds less than its weight to a doc's score (tf / (tf + k1) < 1), so their sum bounds every score.
-  candidates.start(query.weights.reduce((sum, weight) => sum + weight, 0));
+  candidates.start(query.weights.reduce((sum, weight) => sum + weight, 0), options.limit);
+  let matched = 0;
   segments.forEach((segment, s) => {
     const touched = scoreSegment(segment, query.termIds[s], query, masks[s]);
-    collectSegment(segment, touched, options, candidates);
+    matched += collectSegment(segment, touched, options, candidates);
   });
   const hits = bestOf(candidates, options.limit);
   if (options.ordered !== false) hits.sort((a, b) => b.score - a.score || a.id - b.id);
-  return { hits, matched: candidates.size };
+  return { hits, matched };
 }

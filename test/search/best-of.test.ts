@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bestOf, Candidates, SCORE_BINS } from '../../src/search/best-of.ts';
+import { bestOf, Candidates, COMPACT_MIN, SCORE_BINS } from '../../src/search/best-of.ts';
 
 function seededRandom(seed: number): () => number {
   let state = seed;
@@ -12,7 +12,7 @@ function seededRandom(seed: number): () => number {
 
 function candidatesOf(items: Array<{ id: number; score: number }>, upperBound: number): Candidates {
   const candidates = new Candidates();
-  candidates.start(upperBound);
+  candidates.start(upperBound, 0);
   candidates.reserve(items.length);
   items.forEach((item, i) => {
     candidates.scores[i] = item.score;
@@ -66,7 +66,7 @@ test('bestOf is exact when every score is equal, when the bound is too low, and 
 
 test('Candidates keep what they hold when they grow', () => {
   const candidates = new Candidates();
-  candidates.start(1);
+  candidates.start(1, 10);
   candidates.reserve(3);
   candidates.scores.set([0.5, 0.25, 0.75]);
   candidates.ids.set([4, 5, 6]);
@@ -75,4 +75,32 @@ test('Candidates keep what they hold when they grow', () => {
   assert.ok(candidates.scores.length >= 100_003);
   assert.deepEqual([...candidates.scores.subarray(0, 3)], [0.5, 0.25, 0.75]);
   assert.deepEqual([...candidates.ids.subarray(0, 3)], [4, 5, 6]);
+});
+
+test('candidates pruned while they are gathered keep exactly the best limit, and the floor only rises', () => {
+  const random = seededRandom(23);
+  for (const limit of [1, 50, 1000]) {
+    const items = Array.from({ length: 60_000 }, (_, i) => ({ id: (i * 7919) % 60_000, score: Math.fround(Math.floor(Math.pow(random(), 3) * 4000) / 200) }));
+    const candidates = new Candidates();
+    candidates.start(20, limit);
+    candidates.reserve(items.length);
+    let floors = 0;
+    let lastFloor = 0;
+    // What a gatherer does (bm25.ts collectSegment): skip what is below the floor, compact when full.
+    for (const { id, score } of items) {
+      if (score * candidates.binScale < candidates.floorBin) continue;
+      candidates.scores[candidates.size] = score;
+      candidates.ids[candidates.size++] = id;
+      if (candidates.size === candidates.compactAt) {
+        candidates.compact();
+        assert.ok(candidates.floorBin >= lastFloor);
+        if (candidates.floorBin > lastFloor) floors++;
+        lastFloor = candidates.floorBin;
+      }
+    }
+    assert.ok(floors > 0, `limit ${limit}: the floor rose`);
+    assert.ok(candidates.size < items.length / 2, `limit ${limit}: most candidates were never kept (${candidates.size})`);
+    assert.deepEqual(sorted(bestOf(candidates, limit)), expectedBest(items, limit), `limit ${limit}`);
+  }
+  assert.ok(COMPACT_MIN > 0);
 });
