@@ -28,9 +28,10 @@ export class Publisher {
 
   /**
    * Throws PublicationPaused unless the durable authority is READY. FENCING pins reads to the last READY
-   * publication, so writers stage but do not activate; MAINTENANCE stops publication altogether. The mode
-   * is read just before the activating transaction: an operator's change that lands in between is the one
-   * window this check leaves, and readers close it by not applying the log while fenced.
+   * publication, so writers stage but do not activate; MAINTENANCE stops publication altogether. This early
+   * check spares a writer the work of a transaction that would be refused, and reports an unreadable record;
+   * the store checks the mode again inside the activating transaction (LogPolicy of each adapter), which is
+   * what keeps an operator's change that lands in between from being overtaken.
    */
   async assertReady(): Promise<void> {
     if (!this.options.enabled) return;

@@ -112,7 +112,7 @@ export function bm25Idf(docCount: number, df: number): number {
 /** Scratch accumulators reused across calls (search is synchronous, so no two calls share them at once). */
 let scratchScores = new Float32Array(0);
 let scratchTouched = new Int32Array(0);
-/** Every live matching doc of the search running now, with its score, before the best are selected. */
+/** The live matching docs of the search running now that may still be among its best (best-of.ts prunes). */
 const candidates = new Candidates();
 
 function scratchFor(docCount: number): void {

@@ -5,6 +5,7 @@ import {
   prepareBm25Liveness, searchBm25,
 } from '../../src/search/bm25.ts';
 import type { FieldAnalyzer, SparseDoc } from '../../src/search/bm25.ts';
+import { COMPACT_MIN } from '../../src/search/best-of.ts';
 
 /** Whitespace "analyzer" so every term and length in these tests can be checked by hand. */
 const words: FieldAnalyzer = (text, title) => ({ text: text.split(' ').filter(Boolean), title: title.split(' ').filter(Boolean) });
@@ -74,16 +75,18 @@ test('limit bounds hits but not matched; ties break by ascending id; unknown ter
 
 test('the best `limit` of many matches are exactly the head of every match ranked, ties at the cut-off included', () => {
   // Three segments of docs drawn from few words, so many scores are equal and some straddle every cut-off.
+  // More matches than COMPACT_MIN, so the candidates are pruned while they are gathered (best-of.ts).
   let state = 11;
   const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const vocabulary = ['ledger', 'invoice', 'akaun', 'baki', 'cukai', 'resit'];
-  const docs = Array.from({ length: 3000 }, (_, id) => ({ id, text: Array.from({ length: 1 + Math.floor(next() * 4) }, () => vocabulary[Math.floor(next() * vocabulary.length)]).join(' ') }));
-  const segments = [docs.slice(0, 1000), docs.slice(1000, 2200), docs.slice(2200)].map((part) => buildBm25Segment(part, words));
+  const docs = Array.from({ length: 20_000 }, (_, id) => ({ id, text: Array.from({ length: 1 + Math.floor(next() * 12) }, () => vocabulary[Math.floor(next() * vocabulary.length)]).join(' ') }));
+  const segments = [docs.slice(0, 6000), docs.slice(6000, 14_000), docs.slice(14_000)].map((part) => buildBm25Segment(part, words));
   const liveById = Uint8Array.from(docs, (_, id) => (id % 7 === 3 ? 0 : 1));
   for (const query of [['ledger'], ['akaun', 'baki'], ['ledger', 'invoice', 'cukai', 'resit']]) {
     const all = searchBm25(segments, query, { limit: docs.length, liveById });
     const expected = [...all.hits].sort((a, b) => b.score - a.score || a.id - b.id);
     assert.deepEqual(all.hits, expected, 'every match comes back ranked');
+    assert.ok(all.matched > COMPACT_MIN, `${query.join(' ')}: ${all.matched} matches, enough to be pruned`);
     for (const limit of [1, 10, 99, 1000, all.matched - 1, all.matched]) {
       const limited = searchBm25(segments, query, { limit, liveById });
       assert.equal(limited.matched, all.matched);
