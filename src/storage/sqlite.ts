@@ -18,11 +18,42 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 export function openDatabase(path: string, migrations: readonly string[], options: { cacheKiB?: number } = {}): Database {
   mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path);
-  // The busy timeout comes first: several processes open the same files, and switching to WAL takes a lock.
-  db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;`);
-  if (options.cacheKiB !== undefined) db.exec(`PRAGMA cache_size = -${Math.max(1, Math.floor(options.cacheKiB))}`);
-  migrate(db, migrations);
+  try {
+    // The busy timeout comes first: several processes open the same files, and switching to WAL takes a lock.
+    db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    whileBusy(() => db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;'));
+    if (options.cacheKiB !== undefined) db.exec(`PRAGMA cache_size = -${Math.max(1, Math.floor(options.cacheKiB))}`);
+    whileBusy(() => migrate(db, migrations));
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   return db;
+}
+
+/** SQLite's "database is locked" (SQLITE_BUSY and its extended codes). */
+function isBusy(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'errcode' in error && typeof error.errcode === 'number' && (error.errcode & 0xff) === 5;
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Runs `fn` again while SQLite answers busy without waiting (up to SQLITE_BUSY_TIMEOUT_MS in all). Opening a WAL
+ * database can meet SQLITE_BUSY at once, without the busy handler, while another process's last connection to the
+ * file is closing (it checkpoints and removes the WAL under an exclusive lock) or recovers the WAL index. Opening
+ * is synchronous, so the pauses are too: a few milliseconds each, doubling from 1 to at most 50.
+ */
+function whileBusy<T>(fn: () => T): T {
+  const deadline = performance.now() + SQLITE_BUSY_TIMEOUT_MS;
+  for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+    try {
+      return fn();
+    } catch (error) {
+      if (!isBusy(error) || performance.now() + wait > deadline) throw error;
+      Atomics.wait(pause, 0, 0, wait);
+    }
+  }
 }
 
 /** Applies each missing migration in its own write transaction, re-reading the version under the lock, so
