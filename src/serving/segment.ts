@@ -229,6 +229,9 @@ export class SegmentAssembler {
     this.bm25.add(source.bm25, isLive);
     let label = 0;
     let dropped = false;
+    // Each word of the source is interned once: its generations' word lists repeat it (a word of a thousand
+    // generations is a thousand entries), and an array look-up is cheaper than hashing its bytes again.
+    const wordIds = new Int32Array(listSize(source.words)).fill(-1);
     for (let g = 0; g + 1 < source.generationRows.length; g++) {
       const from = source.generationRows[g];
       const to = source.generationRows[g + 1];
@@ -252,7 +255,9 @@ export class SegmentAssembler {
       const wordTo = source.wordStarts[g + 1];
       this.reserveWords(wordTo - wordFrom);
       for (let w = wordFrom; w < wordTo; w++) {
-        const id = this.words.internAt(source.words, source.wordIds[w]);
+        const sourceId = source.wordIds[w];
+        let id = wordIds[sourceId];
+        if (id < 0) id = wordIds[sourceId] = this.words.internAt(source.words, sourceId);
         if (id >= this.wordTotals.length) this.wordTotals = grow(this.wordTotals, this.wordTotals.length * 2);
         this.wordTotals[id] += source.wordCounts[w];
         this.groupWordIds[this.wordEntries] = id;
