@@ -65,6 +65,7 @@ try {
       }
     };
     const cpuBefore = new Map(serviceMemory(service.pid).map((entry) => [entry.pid, entry.cpuSeconds]));
+    const loaderBefore = process.cpuUsage();
     const started = performance.now();
     if (values.mode === 'each') {
       await Promise.all(
@@ -98,7 +99,8 @@ try {
     // CPU spent during the load alone (start-up excluded): against 2 cores x the wall time, what bounds the rate.
     const during = after.map((entry) => ({ ...entry, cpu: entry.cpuSeconds - (cpuBefore.get(entry.pid) ?? 0) }));
     const total = during.reduce((sum, entry) => sum + entry.cpu, 0);
-    console.log(`CPU during the load: ${during.map((entry) => `${entry.role} ${entry.cpu.toFixed(1)} s`).join(', ')}; ${total.toFixed(1)} s in all, ${(total / seconds).toFixed(2)} cores`);
+    const loader = process.cpuUsage(loaderBefore);
+    console.log(`CPU during the load: ${during.map((entry) => `${entry.role} ${entry.cpu.toFixed(1)} s`).join(', ')}; ${total.toFixed(1)} s in all, ${(total / seconds).toFixed(2)} cores; the loader (this process) ${((loader.user + loader.system) / 1e6).toFixed(1)} s`);
   } finally {
     await service.stop();
   }

@@ -7,11 +7,20 @@ import type { IngestDependencies } from './pipeline.ts';
 import { parseDocumentIsolated } from './parse.ts';
 import { extractEntities } from './entities/extract.ts';
 import { runClassification } from '../models/classifier-status.ts';
+import pLimit from 'p-limit';
+
+/**
+ * Files parsed at once in one worker process, whatever WORKER_CONCURRENCY is: each parse thread may grow to
+ * PARSE_MAX_HEAP_MB, so this, not the jobs in flight, bounds what parsing can hold. Jobs beyond it wait for a
+ * parse slot; their parse deadline starts when their parse does.
+ */
+export const PARSES_AT_ONCE = 2;
 
 export function createIngestDependencies(config: Config, models: Models): Omit<IngestDependencies, 'onStage'> {
+  const parseSlots = pLimit(PARSES_AT_ONCE);
   return {
     parse: (bytes, filename) =>
-      parseDocumentIsolated(bytes, filename, {
+      parseSlots(() => parseDocumentIsolated(bytes, filename, {
         timeoutMs: config.parseTimeoutMs,
         maxHeapMb: config.parseMaxHeapMb,
         maxTextChars: config.documentMaxChars,
@@ -28,7 +37,7 @@ export function createIngestDependencies(config: Config, models: Models): Omit<I
           totalTimeoutMs: config.ocrTotalTimeoutMs,
           pdfDpi: config.ocrPdfDpi,
         },
-      }),
+      })),
     extractEntities: async (texts) => texts.map((text) => extractEntities(text)),
     classify: async (text) => {
       const outcome = await runClassification({ enabled: config.classificationEnabled, classifier: models.classifier, text, allowedCategories: config.allowedCategories });
