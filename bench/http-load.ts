@@ -6,8 +6,10 @@
 //
 // The load generator is wrk (Debian package `wrk`, a small C program, so it takes little of the 2 cores from
 // the service) when it is installed, else autocannon; `--generator` chooses.
+// The store is SQLite (DATA_DIR) unless `--store postgres` runs the service on a throwaway local PostgreSQL
+// cluster (bench-store.ts).
 // Usage: node bench/http-load.ts [--chunks 100000] [--connections 16] [--duration 20] [--processes 1,2]
-//                                [--warmup 200] [--alpha A] [--generator wrk|autocannon]
+//                                [--warmup 200] [--alpha A] [--generator wrk|autocannon] [--store sqlite|postgres]
 // (`npm run bench:http-load -- --chunks 5000 --duration 5` for a quick run.)
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -23,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { formatMemory, serviceMemory, spawnSupervisor } from './bench-service.ts';
 import type { SupervisorProcess } from './bench-service.ts';
 import { loadDataset } from './datasets.ts';
+import { openBenchStore, parseBenchStore } from './bench-store.ts';
 
 const CLIENT = 'load-client';
 const KEY = 'load-key';
@@ -215,8 +218,9 @@ async function freePort(): Promise<number> {
 }
 
 /** Resolves once the supervisor has printed "ready on" (every api process has built its snapshots). */
-function startService(dataDir: string, port: number, apiProcesses: number, onAbort: () => void): Promise<SupervisorProcess> {
+function startService(dataDir: string, storeEnv: Record<string, string>, port: number, apiProcesses: number, onAbort: () => void): Promise<SupervisorProcess> {
   const env = {
+    ...storeEnv,
     HOST: '127.0.0.1',
     PORT: String(port),
     DATA_DIR: dataDir,
@@ -366,6 +370,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       chunks: { type: 'string', default: '100000' },
+      store: { type: 'string', default: 'sqlite' },
       connections: { type: 'string', default: '16' },
       duration: { type: 'string', default: '20' },
       processes: { type: 'string', default: '1,2' },
@@ -388,9 +393,11 @@ async function main(): Promise<void> {
   const firstQuery = trainQueries()[0];
 
   const dataDir = mkdtempSync(join(tmpdir(), 'hds-http-load-'));
+  const store = await openBenchStore(parseBenchStore(values.store), dataDir);
   const cleanUp = () => {
     activeRunner?.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
+    store.close();
   };
   // While a service runs, spawnSupervisor's own handler comes first: it kills the service's process group,
   // runs cleanUp and exits. This one covers the rest (seeding, between runs).
@@ -406,14 +413,14 @@ async function main(): Promise<void> {
   try {
     const seedStarted = performance.now();
     const { seedScifactChunks } = await import('./seed-store.ts');
-    const seeded = await seedScifactChunks(dataDir, CLIENT, chunks);
-    console.log(`seeded ${seeded.chunks} chunks in ${seeded.documents} versions in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s (${dataDir})`);
+    const seeded = await seedScifactChunks(dataDir, CLIENT, chunks, 'doc-', store.open);
+    console.log(`seeded ${seeded.chunks} chunks in ${seeded.documents} versions in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s (store ${store.store}, ${dataDir})`);
 
     for (const apiProcesses of processCounts) {
       const port = await freePort();
       console.log(`\nAPI_PROCESSES=${apiProcesses}: starting the service on port ${port}`);
       const started = performance.now();
-      const service = await startService(dataDir, port, apiProcesses, cleanUp);
+      const service = await startService(dataDir, store.env, port, apiProcesses, cleanUp);
       try {
         await waitUntilHealthy(service, port);
         const readySeconds = (performance.now() - started) / 1000;
@@ -442,11 +449,12 @@ async function main(): Promise<void> {
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+    store.close();
     process.off('SIGINT', abort);
     process.off('SIGTERM', abort);
   }
 
-  console.log(`\nPOST /search over ${chunks} chunks, ${connections} connections, ${durationSeconds} s per run, alpha ${alpha ?? 'default'} (load from a separate ${generator} process):\n`);
+  console.log(`\nPOST /search over ${chunks} chunks on ${store.store}, ${connections} connections, ${durationSeconds} s per run, alpha ${alpha ?? 'default'} (load from a separate ${generator} process):\n`);
   printTable(rows);
   const one = rows.find((row) => row.apiProcesses === 1);
   const two = rows.find((row) => row.apiProcesses === 2);

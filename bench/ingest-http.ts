@@ -6,7 +6,9 @@
 // in order, one status poll at a time, as a bulk loader would: the service's ingest throughput. `each` waits
 // for each document's job to end before its uploader sends the next: bound by one document's latency
 // (upload, the worker's pick-up, publication, and the poll interval) as much as by throughput.
-// Usage: node bench/ingest-http.ts [--documents 0 (all)] [--in-flight 8] [--poll-ms 100] [--mode bulk|each]
+// The store is SQLite (DATA_DIR) unless `--store postgres` runs the service on a throwaway local PostgreSQL
+// cluster (bench-store.ts).
+// Usage: node bench/ingest-http.ts [--documents 0 (all)] [--in-flight 8] [--poll-ms 100] [--mode bulk|each] [--store sqlite|postgres]
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,8 +16,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatMemory, serviceMemory, spawnSupervisor } from './bench-service.ts';
 import { loadDataset } from './datasets.ts';
+import { openBenchStore, parseBenchStore } from './bench-store.ts';
 
-const { values } = parseArgs({ options: { documents: { type: 'string', default: '0' }, 'in-flight': { type: 'string', default: '8' }, 'poll-ms': { type: 'string', default: '100' }, mode: { type: 'string', default: 'bulk' } }, strict: true });
+const { values } = parseArgs({ options: { documents: { type: 'string', default: '0' }, 'in-flight': { type: 'string', default: '8' }, 'poll-ms': { type: 'string', default: '100' }, mode: { type: 'string', default: 'bulk' }, store: { type: 'string', default: 'sqlite' } }, strict: true });
 const ABSTRACTS_PER_DOCUMENT = 10;
 const IN_FLIGHT = Number(values['in-flight']);
 const KEY = 'ingest-key';
@@ -33,13 +36,19 @@ const wanted = Number(values.documents) > 0 ? documents.slice(0, Number(values.d
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const dataDir = mkdtempSync(join(tmpdir(), 'hds-ingest-http-'));
+const store = await openBenchStore(parseBenchStore(values.store), dataDir);
 try {
   const service = await spawnSupervisor(
-    { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', API_KEY_CLIENTS: JSON.stringify({ [KEY]: 'ingest-client' }), RATE_LIMIT_PER_MINUTE: '1000000', SEARCH_RATE_LIMIT_PER_MINUTE: '1000000' },
-    { onAbort: () => rmSync(dataDir, { recursive: true, force: true }) },
+    { ...store.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', API_KEY_CLIENTS: JSON.stringify({ [KEY]: 'ingest-client' }), RATE_LIMIT_PER_MINUTE: '1000000', SEARCH_RATE_LIMIT_PER_MINUTE: '1000000' },
+    {
+      onAbort: () => {
+        rmSync(dataDir, { recursive: true, force: true });
+        store.close();
+      },
+    },
   );
   try {
-    console.log(`service ready: ${service.apiProcesses} api, ${service.workerProcesses} worker; ${wanted.length} documents of ${ABSTRACTS_PER_DOCUMENT} abstracts, ${IN_FLIGHT} uploads in flight, jobs polled every ${POLL_MS} ms, loader ${values.mode}`);
+    console.log(`service ready on ${store.store}: ${service.apiProcesses} api, ${service.workerProcesses} worker; ${wanted.length} documents of ${ABSTRACTS_PER_DOCUMENT} abstracts, ${IN_FLIGHT} uploads in flight, jobs polled every ${POLL_MS} ms, loader ${values.mode}`);
     const headers = { 'content-type': 'application/json', 'x-api-key': KEY };
     const outcomes = new Map<string, number>();
     let chunks = 0;
@@ -106,4 +115,5 @@ try {
   }
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
+  store.close();
 }

@@ -4,6 +4,7 @@
 
 import { loadDataset } from './datasets.ts';
 import { Storage } from '../src/storage/storage.ts';
+import type { StoragePort } from '../src/storage/port.ts';
 import { chunkPages } from '../src/ingest/chunk.ts';
 import { createHashingEmbedder } from '../src/models/hashing-embedder.ts';
 import { emptyEntities } from '../src/domain/entities.ts';
@@ -14,20 +15,16 @@ import { metadataLeaves } from '../src/domain/metadata-leaves.ts';
 const ABSTRACTS_PER_DOCUMENT = 10;
 
 /** Derived from the port rather than imported, so that it survives the type moving between modules. */
-type GenerationInput = Parameters<ReturnType<Storage['client']>['generations']['stageAndActivate']>[0];
+type GenerationInput = Parameters<ReturnType<StoragePort['client']>['generations']['stageAndActivate']>[0];
 
 interface SeedTarget {
   write(input: GenerationInput): Promise<void>;
   close(): Promise<void>;
 }
 
-/**
- * The only code here that touches the storage port. Written with `await` throughout so that it keeps
- * working when the port becomes Promise-based; if the constructor becomes `await Storage.open(dataDir)`,
- * change the first line only.
- */
-async function openSeedTarget(dataDir: string, clientId: string): Promise<SeedTarget> {
-  const storage = new Storage(dataDir);
+/** The only code here that touches the storage port: the SQLite files of `dataDir`, or the store `openStorage` opens. */
+async function openSeedTarget(dataDir: string, clientId: string, openStorage?: () => Promise<StoragePort>): Promise<SeedTarget> {
+  const storage: StoragePort = openStorage ? await openStorage() : new Storage(dataDir);
   const store = await storage.client(clientId);
   return {
     async write(input) {
@@ -35,19 +32,19 @@ async function openSeedTarget(dataDir: string, clientId: string): Promise<SeedTa
       if (activated === null) throw new Error(`generation of ${input.documentId} was not activated`);
     },
     async close() {
-      await storage.close();
+      await storage.end();
     },
   };
 }
 
 /**
- * Writes about `targetChunks` chunks (exactly, unless the corpus yields none) for `clientId` into `dataDir`;
- * document ids are `${documentPrefix}${round}-${first abstract}`.
+ * Writes about `targetChunks` chunks (exactly, unless the corpus yields none) for `clientId` into `dataDir` (or the
+ * store `openStorage` opens); document ids are `${documentPrefix}${round}-${first abstract}`.
  */
-export async function seedScifactChunks(dataDir: string, clientId: string, targetChunks: number, documentPrefix = 'doc-'): Promise<{ documents: number; chunks: number }> {
+export async function seedScifactChunks(dataDir: string, clientId: string, targetChunks: number, documentPrefix = 'doc-', openStorage?: () => Promise<StoragePort>): Promise<{ documents: number; chunks: number }> {
   const scifact = loadDataset('scifact', 'train.tsv');
   const embedder = createHashingEmbedder();
-  const target = await openSeedTarget(dataDir, clientId);
+  const target = await openSeedTarget(dataDir, clientId, openStorage);
   let chunkCount = 0;
   let documentCount = 0;
   try {

@@ -1,7 +1,8 @@
 // A throwaway PostgreSQL cluster for the tests of the PostgreSQL adapter: initdb into a temporary directory,
 // a server on a free local port (run as the `postgres` user when the tests run as root: the server refuses
-// root), one database per caller, all of it stopped and removed at the end. Durability is switched off (fsync,
-// synchronous commit): these tests check behaviour, not crash safety. Missing binaries fail the caller loudly.
+// root), one database per caller, all of it stopped and removed at the end. For tests durability is switched off
+// (fsync, synchronous commit): they check behaviour, not crash safety; benchmarks ask for SQLite's level instead.
+// Missing binaries fail the caller loudly.
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -69,7 +70,13 @@ export function ensureDatabaseSync(port: number, name: string): string {
   return `postgres://${APP_ROLE}@127.0.0.1:${port}/${name}`;
 }
 
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+/**
+ * `durability`: `off` (tests: no fsync at all) or `like-sqlite` (benchmarks: data files and WAL are synced as in
+ * production, but a commit does not wait for its WAL flush, as SQLite's WAL with synchronous=NORMAL does not:
+ * a crash of the machine may lose the last commits, never corrupt the database).
+ */
+export async function startPostgresCluster(options: { durability?: 'off' | 'like-sqlite' } = {}): Promise<PostgresCluster> {
+  const durability = options.durability === 'like-sqlite' ? '-c synchronous_commit=off' : '-c fsync=off -c synchronous_commit=off -c full_page_writes=off';
   const bin = serverBinDir();
   const dir = mkdtempSync(join(tmpdir(), 'pg-cluster-'));
   if (asRoot) {
@@ -101,7 +108,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     try {
       runServerTool(join(bin, 'pg_ctl'), [
         '-D', data, '-w', '-t', '60', '-l', join(dir, 'server.log'),
-        '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+        '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 ${durability} -c max_connections=200`,
         'start',
       ]);
       break;

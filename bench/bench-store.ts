@@ -1,0 +1,40 @@
+// The durable store a benchmark runs the service on, chosen with --store: `sqlite` (the files under the
+// benchmark's DATA_DIR, the embedded default) or `postgres` (a throwaway local cluster started for the run, with
+// SQLite's durability: data and WAL synced, commits not waiting for their flush; see test/helpers/postgres-cluster.ts).
+// The cluster needs the Debian package postgresql, as the PostgreSQL test suites do.
+
+import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
+import { Storage } from '../src/storage/storage.ts';
+import { PostgresStorage } from '../src/storage/postgres/postgres-storage.ts';
+import type { StoragePort } from '../src/storage/port.ts';
+
+export const BENCH_STORES = ['sqlite', 'postgres'] as const;
+export type BenchStore = (typeof BENCH_STORES)[number];
+
+export interface BenchStoreHandle {
+  store: BenchStore;
+  /** The settings that put a service on this store (none for SQLite: DATA_DIR is enough). */
+  env: Record<string, string>;
+  /** The store opened by the benchmark itself (to seed it), as a service process would open it. */
+  open(): Promise<StoragePort>;
+  /** Stops and removes the cluster (nothing for SQLite: the caller removes its DATA_DIR). */
+  close(): void;
+}
+
+export function parseBenchStore(value: string | undefined): BenchStore {
+  const store = value ?? 'sqlite';
+  if (!(BENCH_STORES as readonly string[]).includes(store)) throw new Error(`--store must be one of ${BENCH_STORES.join(', ')}, got ${store}`);
+  return store as BenchStore;
+}
+
+export async function openBenchStore(store: BenchStore, dataDir: string): Promise<BenchStoreHandle> {
+  if (store === 'sqlite') return { store, env: {}, open: async () => new Storage(dataDir), close: () => {} };
+  const cluster = await startPostgresCluster({ durability: 'like-sqlite' });
+  try {
+    const url = await cluster.createDatabase('bench');
+    return { store, env: { STORE: 'postgres', DATABASE_URL: url }, open: () => PostgresStorage.open(url), close: () => cluster.stop() };
+  } catch (error) {
+    cluster.stop();
+    throw error;
+  }
+}
