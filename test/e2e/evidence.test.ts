@@ -1,19 +1,17 @@
 // Reads fail closed on publication evidence (SPEC.md "What the service does", search rules 10 and 11, DELETE
-// rule 5): real rows of a real store are corrupted while the service is down; on restart each generation's
+// rule 5): real rows of a real store (either one) are corrupted while the service is down; on restart each generation's
 // manifest is verified as it enters the serving snapshot.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, KEYS, removeDir, startTestServer, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { openClientDb } from '../helpers/client-db.ts';
-import { SQLITE_FILES } from '../helpers/test-store.ts';
+import { clientSql, editManifests } from '../helpers/test-store.ts';
 
 const dataDir = tempDataDir();
 let server: TestServer;
 
 before(async () => {
-  if (SQLITE_FILES.skip) return; // its rows are damaged through the SQLite files
   const first = await startTestServer({}, dataDir);
   for (const [id, text] of [
     ['good', 'Quarterly ledger for the Ipoh branch.'],
@@ -24,27 +22,21 @@ before(async () => {
     assert.equal((await waitForJob(first.url, KEYS.alpha, accepted.json.job_id)).status, 'completed');
   }
   await first.close();
-  const db = openClientDb(dataDir, 'client-alpha');
-  try {
-    // A manifest of another record: the generation is no longer authoritative.
-    db.prepare(`UPDATE generations SET manifest = json_set(manifest, '$.record_id', 'ffffffffffffffffffffffffffffffff') WHERE state = 'active' AND document_id = 'tampered'`).run();
-    // The stored content no longer matches an authoritative manifest.
-    db.prepare(`UPDATE chunks SET text = 'Fixed deposit certificate for the Kuantan branch, altered.' WHERE generation = (SELECT generation FROM generations WHERE state = 'active' AND document_id = 'corrupt')`).run();
-  } finally {
-    db.close();
-  }
+  // A manifest of another record: the generation is no longer authoritative.
+  await editManifests(dataDir, 'client-alpha', `state = 'active' AND document_id = 'tampered'`, [], (manifest) => (manifest.record_id = 'ffffffffffffffffffffffffffffffff'));
+  // The stored content no longer matches an authoritative manifest.
+  await clientSql(dataDir, 'client-alpha', `UPDATE chunks SET text = 'Fixed deposit certificate for the Kuantan branch, altered.' WHERE generation = (SELECT generation FROM generations WHERE state = 'active' AND document_id = 'corrupt')`);
   server = await startTestServer({}, dataDir);
 });
 
 after(async () => {
-  if (SQLITE_FILES.skip) return;
   await server.close();
   removeDir(dataDir);
 });
 
 const search = (query: string) => api(server.url, '/search', { key: KEYS.alpha, body: { query } });
 
-test('a search whose candidates are all verified answers; one that needs a non-authoritative generation fails closed', SQLITE_FILES, async () => {
+test('a search whose candidates are all verified answers; one that needs a non-authoritative generation fails closed', async () => {
   const good = await search('quarterly ledger Ipoh');
   assert.equal(good.status, 200, good.text);
   assert.deepEqual(good.json.results.map((row: any) => row.document_version.document_id), ['good']);
@@ -55,7 +47,7 @@ test('a search whose candidates are all verified answers; one that needs a non-a
   assert.equal('results' in tampered.json, false, 'never a partial page');
 });
 
-test('an authoritative generation with corrupt stored evidence fails 500 naming the lane and point', SQLITE_FILES, async () => {
+test('an authoritative generation with corrupt stored evidence fails 500 naming the lane and point', async () => {
   const corrupt = await search('fixed deposit Kuantan');
   assert.equal(corrupt.status, 500);
   assert.equal(corrupt.json.error_code, 'stored_evidence_inconsistent');
@@ -63,7 +55,7 @@ test('an authoritative generation with corrupt stored evidence fails 500 naming 
   assert.match(corrupt.json.details.point, /^generation \d+$/);
 });
 
-test('list and text fail closed with 503 where they would need an unproven version', SQLITE_FILES, async () => {
+test('list and text fail closed with 503 where they would need an unproven version', async () => {
   const list = await api(server.url, '/documents', { key: KEYS.alpha });
   assert.equal(list.status, 503);
   assert.equal(list.json.error_code, 'publication_authority_inconsistent');
@@ -74,7 +66,7 @@ test('list and text fail closed with 503 where they would need an unproven versi
   assert.equal(text.headers.get('retry-after'), '1');
 });
 
-test('DELETE rule 5: a version with incomplete publication evidence is not republished (503 publication_unavailable)', SQLITE_FILES, async () => {
+test('DELETE rule 5: a version with incomplete publication evidence is not republished (503 publication_unavailable)', async () => {
   const refused = await api(server.url, '/document/tampered', { method: 'DELETE', key: KEYS.alpha });
   assert.equal(refused.status, 503);
   assert.equal(refused.json.error_code, 'publication_unavailable');

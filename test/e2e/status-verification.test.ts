@@ -4,21 +4,13 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openClientDb } from '../helpers/client-db.ts';
 import { useTestServer, api, KEYS, uploadText, waitForJob } from '../helpers/server.ts';
-import { SQLITE_FILES } from '../helpers/test-store.ts';
+import { clientSql, editManifests } from '../helpers/test-store.ts';
 
 const server = useTestServer();
 
-/** Runs one statement on the Client's database file, beside the running service. */
-function tamper(clientId: string, sql: string, ...params: (string | number)[]): void {
-  const db = openClientDb(server.dataDir, clientId);
-  try {
-    db.prepare(sql).run(...params);
-  } finally {
-    db.close();
-  }
-}
+/** Rewrites the stored manifest of the Client's generations `where` selects, beside the running service. */
+const editManifest = (where: string, param: string | number, edit: (manifest: any) => void) => editManifests(server.dataDir, 'client-alpha', where, [param], edit);
 
 async function completedUpload(documentId: string): Promise<{ jobId: string; generation: number }> {
   const accepted = await uploadText(server.url, KEYS.alpha, { document_id: documentId, text: `Remittance advice for ${documentId}.` });
@@ -35,20 +27,20 @@ function assertFailsClosed(response: Awaited<ReturnType<typeof status>>, errorCo
   assert.equal(response.headers.get('retry-after'), '1');
 }
 
-test('a manifest changed after publication fails the poll closed', SQLITE_FILES, async () => {
+test('a manifest changed after publication fails the poll closed', async () => {
   const { jobId, generation } = await completedUpload('changed');
   assert.equal((await status(jobId)).status, 200);
-  tamper('client-alpha', `UPDATE generations SET manifest = json_set(manifest, '$.fuzzy.count', 999) WHERE generation = ?`, generation);
+  await editManifest('generation = ?', generation, (manifest) => (manifest.fuzzy.count = 999));
   assertFailsClosed(await status(jobId), 'publication_authority_inconsistent');
 });
 
-test('an unreadable manifest fails the poll closed, never a 500', SQLITE_FILES, async () => {
+test('an unreadable manifest fails the poll closed, never a 500', async () => {
   const { jobId, generation } = await completedUpload('unreadable');
-  tamper('client-alpha', `UPDATE generations SET manifest = '{not json' WHERE generation = ?`, generation);
+  await clientSql(server.dataDir, 'client-alpha', `UPDATE generations SET manifest = '{not json' WHERE generation = ?`, generation);
   assertFailsClosed(await status(jobId), 'publication_authority_inconsistent');
 });
 
-test('a retired generation verifies through its successor: record id and counts are checked, not only the shape', SQLITE_FILES, async () => {
+test('a retired generation verifies through its successor: record id and counts are checked, not only the shape', async () => {
   const { jobId } = await completedUpload('succeeded');
   const update = await api(server.url, '/update', { method: 'PATCH', key: KEYS.alpha, body: { document_id: 'succeeded', metadata: { reviewed: true } } });
   const updated = await waitForJob(server.url, KEYS.alpha, update.json.job_id);
@@ -60,16 +52,16 @@ test('a retired generation verifies through its successor: record id and counts 
   assert.equal(upload.json.status, 'completed');
 
   // The successor's manifest keeps a valid shape but counts chunks it does not have.
-  tamper('client-alpha', `UPDATE generations SET manifest = json_set(manifest, '$.content.count', 7) WHERE state = 'active' AND document_id = ?`, 'succeeded');
+  await editManifest(`state = 'active' AND document_id = ?`, 'succeeded', (manifest) => (manifest.content.count = 7));
   assertFailsClosed(await status(jobId), 'publication_unavailable');
   // The update's own poll checks its generation's recorded digest.
   assertFailsClosed(await status(update.json.job_id), 'publication_authority_inconsistent');
 });
 
-test('a successor published under another record id does not verify', SQLITE_FILES, async () => {
+test('a successor published under another record id does not verify', async () => {
   const { jobId } = await completedUpload('rerecorded');
   const update = await api(server.url, '/update', { method: 'PATCH', key: KEYS.alpha, body: { document_id: 'rerecorded', filename: 'renamed.txt' } });
   assert.equal((await waitForJob(server.url, KEYS.alpha, update.json.job_id)).status, 'completed');
-  tamper('client-alpha', `UPDATE generations SET manifest = json_set(manifest, '$.record_id', 'ffffffffffffffffffffffffffffffff') WHERE state = 'active' AND document_id = ?`, 'rerecorded');
+  await editManifest(`state = 'active' AND document_id = ?`, 'rerecorded', (manifest) => (manifest.record_id = 'ffffffffffffffffffffffffffffffff'));
   assertFailsClosed(await status(jobId), 'publication_unavailable');
 });

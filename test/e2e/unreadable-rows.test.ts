@@ -10,8 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, KEYS, removeDir, startTestServer, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
 import type { TestServer } from '../helpers/server.ts';
-import { openClientDb } from '../helpers/client-db.ts';
-import { SQLITE_FILES } from '../helpers/test-store.ts';
+import { clientSql, editManifests } from '../helpers/test-store.ts';
 
 const dataDir = tempDataDir();
 let server: TestServer;
@@ -28,7 +27,6 @@ const DOCUMENTS: Record<string, [string, string]> = {
 };
 
 before(async () => {
-  if (SQLITE_FILES.skip) return; // its rows are damaged through the SQLite files
   const first = await startTestServer({}, dataDir);
   for (const [documentId, [clientId, text]] of Object.entries(DOCUMENTS)) {
     const key = clientId === 'client-alpha' ? KEYS.alpha : KEYS.beta;
@@ -36,30 +34,25 @@ before(async () => {
     assert.equal((await waitForJob(first.url, key, accepted.json.job_id)).status, 'completed');
   }
   await first.close();
-  const db = openClientDb(dataDir, 'client-alpha');
-  try {
-    const active = `WHERE state = 'active' AND document_id = ?`;
-    db.prepare(`UPDATE generations SET canonical_metadata = '{"filename": "cut off' ${active}`).run('bad-metadata');
-    db.prepare(`UPDATE generations SET entities = 'not json' ${active}`).run('bad-entities');
-    db.prepare(`UPDATE metadata_leaves SET value = '"unterminated' WHERE generation = (SELECT generation FROM generations ${active})`).run('bad-leaf');
-    db.prepare(`UPDATE generations SET manifest = '{not json' ${active}`).run('bad-manifest');
-    db.prepare(`UPDATE generations SET manifest = json_remove(manifest, '$.content') ${active}`).run('shapeless-manifest');
-    db.prepare(`UPDATE generations SET manifest = '{}' ${active}`).run('no-manifest');
-  } finally {
-    db.close();
-  }
+  const active = `WHERE state = 'active' AND document_id = ?`;
+  const damage = (sql: string, documentId: string) => clientSql(dataDir, 'client-alpha', sql, documentId);
+  await damage(`UPDATE generations SET canonical_metadata = '{"filename": "cut off' ${active}`, 'bad-metadata');
+  await damage(`UPDATE generations SET entities = 'not json' ${active}`, 'bad-entities');
+  await damage(`UPDATE metadata_leaves SET value = '"unterminated' WHERE generation = (SELECT generation FROM generations ${active})`, 'bad-leaf');
+  await damage(`UPDATE generations SET manifest = '{not json' ${active}`, 'bad-manifest');
+  await editManifests(dataDir, 'client-alpha', `state = 'active' AND document_id = ?`, ['shapeless-manifest'], (manifest) => delete manifest.content);
+  await damage(`UPDATE generations SET manifest = '{}' ${active}`, 'no-manifest');
   server = await startTestServer({}, dataDir);
 });
 
 after(async () => {
-  if (SQLITE_FILES.skip) return;
   await server.close();
   removeDir(dataDir);
 });
 
 const search = (key: string, query: string) => api(server.url, '/search', { key, body: { query, alpha: 0 } });
 
-test('the api processes start and stay up, and the other Client serves', SQLITE_FILES, async () => {
+test('the api processes start and stay up, and the other Client serves', async () => {
   const beta = await search(KEYS.beta, 'quarterly ledger Penang');
   assert.equal(beta.status, 200, beta.text);
   assert.deepEqual(beta.json.results.map((row: any) => row.document_version.document_id), ['beta-doc']);
@@ -67,14 +60,14 @@ test('the api processes start and stay up, and the other Client serves', SQLITE_
   assert.equal(health.status, 200, health.text);
 });
 
-test('a read of the damaged Client that needs no damaged generation answers', SQLITE_FILES, async () => {
+test('a read of the damaged Client that needs no damaged generation answers', async () => {
   const good = await search(KEYS.alpha, 'quarterly ledger Ipoh');
   assert.equal(good.status, 200, good.text);
   assert.deepEqual(good.json.results.map((row: any) => row.document_version.document_id), ['good']);
   assert.equal((await api(server.url, '/document/good/text', { key: KEYS.alpha })).status, 200);
 });
 
-test('stored JSON that does not parse, or a manifest of the wrong shape, fails the search 500 internal_error', SQLITE_FILES, async () => {
+test('stored JSON that does not parse, or a manifest of the wrong shape, fails the search 500 internal_error', async () => {
   for (const query of ['cheque clearing Seremban', 'payroll Melaka staff', 'insurance claim Kuching', 'fixed deposit Kuantan', 'tenancy agreement Miri']) {
     const failed = await search(KEYS.alpha, query);
     assert.equal(failed.status, 500, `${query}: ${failed.text}`);
@@ -84,14 +77,14 @@ test('stored JSON that does not parse, or a manifest of the wrong shape, fails t
   }
 });
 
-test('a missing manifest fails the search 503 publication_authority_inconsistent with Retry-After 1', SQLITE_FILES, async () => {
+test('a missing manifest fails the search 503 publication_authority_inconsistent with Retry-After 1', async () => {
   const missing = await search(KEYS.alpha, 'remittance advice Klang');
   assert.equal(missing.status, 503, missing.text);
   assert.equal(missing.json.error_code, 'publication_authority_inconsistent');
   assert.equal(missing.headers.get('retry-after'), '1');
 });
 
-test('list and text, whose contract has no 500, fail closed with 503 where they need a damaged generation', SQLITE_FILES, async () => {
+test('list and text, whose contract has no 500, fail closed with 503 where they need a damaged generation', async () => {
   const list = await api(server.url, '/documents', { key: KEYS.alpha });
   assert.equal(list.status, 503, list.text);
   assert.equal(list.headers.get('retry-after'), '1');
@@ -102,7 +95,7 @@ test('list and text, whose contract has no 500, fail closed with 503 where they 
   assert.equal((await api(server.url, '/documents', { key: KEYS.beta })).status, 200);
 });
 
-test('a damaged version is not republished nor patched, and is repaired by a hard delete or a new upload', SQLITE_FILES, async () => {
+test('a damaged version is not republished nor patched, and is repaired by a hard delete or a new upload', async () => {
   const soft = await api(server.url, '/document/bad-manifest', { method: 'DELETE', key: KEYS.alpha });
   assert.equal(soft.status, 503, soft.text);
   assert.equal(soft.json.error_code, 'publication_unavailable', 'DELETE rule 5: evidence that does not verify is not republished');

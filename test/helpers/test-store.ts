@@ -4,6 +4,10 @@
 // own, the same one again when the test restarts the service on that directory (as a crash test does).
 
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import pg from 'pg';
+import { openClientDb } from './client-db.ts';
 import { ensureDatabaseSync } from './postgres-cluster.ts';
 import { Storage } from '../../src/storage/storage.ts';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.ts';
@@ -29,4 +33,86 @@ export function storeEnv(dataDir: string): Record<string, string> {
 export async function openTestStorage(dataDir: string): Promise<StoragePort> {
   const env = storeEnv(dataDir);
   return env.STORE === 'postgres' ? PostgresStorage.open(env.DATABASE_URL) : new Storage(dataDir);
+}
+
+type SqlValue = string | number | null;
+
+/** `?` placeholders as PostgreSQL's $1, $2, ... (the tests' statements hold no literal question marks). */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+async function onPostgres<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Runs one statement on a Client's rows in the store of a service started on `dataDir`, beside the running
+ * service, as an operator's tool or a damaged disk would touch them; returns the rows it reads. SQLite: the
+ * Client's database file. PostgreSQL: a transaction of the application role scoped to the Client, so that
+ * row-level security confines the statement to its rows. Write it in SQL both engines read alike (no json_set).
+ */
+export async function clientSql(dataDir: string, clientId: string, sql: string, ...params: SqlValue[]): Promise<Record<string, unknown>[]> {
+  const env = storeEnv(dataDir);
+  if (env.STORE !== 'postgres') {
+    const db = openClientDb(dataDir, clientId);
+    try {
+      const statement = db.prepare(sql);
+      return statement.columns().length > 0 ? (statement.all(...params) as Record<string, unknown>[]) : (statement.run(...params), []);
+    } finally {
+      db.close();
+    }
+  }
+  return onPostgres(env.DATABASE_URL, async (client) => {
+    await client.query('BEGIN');
+    try {
+      await client.query(`SELECT set_config('app.client_id', $1, true)`, [clientId]);
+      const { rows } = await client.query(numbered(sql), params);
+      await client.query('COMMIT');
+      return rows;
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    }
+  });
+}
+
+/**
+ * Runs one statement on the deployment's shared tables (jobs, authority, leases) of a service started on
+ * `dataDir`: SQLite's control.db, or the PostgreSQL database as its owner's superuser (beside row-level
+ * security, as an operator would). Returns the rows it reads.
+ */
+export async function controlSql(dataDir: string, sql: string, ...params: SqlValue[]): Promise<Record<string, unknown>[]> {
+  const env = storeEnv(dataDir);
+  if (env.STORE !== 'postgres') {
+    const db = new DatabaseSync(join(dataDir, 'control.db'));
+    try {
+      db.exec('PRAGMA busy_timeout = 5000');
+      const statement = db.prepare(sql);
+      return statement.columns().length > 0 ? (statement.all(...params) as Record<string, unknown>[]) : (statement.run(...params), []);
+    } finally {
+      db.close();
+    }
+  }
+  const superuser = new URL(env.DATABASE_URL);
+  superuser.username = 'postgres';
+  return onPostgres(superuser.href, async (client) => (await client.query(numbered(sql), params)).rows);
+}
+
+/** Rewrites the stored manifest of each generation `where` selects (at least one), beside the running service. */
+export async function editManifests(dataDir: string, clientId: string, where: string, params: SqlValue[], edit: (manifest: any) => void): Promise<void> {
+  const rows = await clientSql(dataDir, clientId, `SELECT generation, manifest FROM generations WHERE ${where}`, ...params);
+  if (rows.length === 0) throw new Error(`no generation of ${clientId} where ${where}`);
+  for (const row of rows) {
+    const manifest = JSON.parse(row.manifest as string);
+    edit(manifest);
+    await clientSql(dataDir, clientId, 'UPDATE generations SET manifest = ? WHERE generation = ?', JSON.stringify(manifest), row.generation as number);
+  }
 }
