@@ -8,27 +8,24 @@ import { seedVersions } from '../helpers/seed.ts';
 import { childPids } from '../helpers/processes.ts';
 import { successorOf } from '../../src/publication/successor.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
-import { readdirSync } from 'node:fs';
-import { DatabaseSync } from 'node:sqlite';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openTestStorage, SQLITE_FILES } from '../helpers/test-store.ts';
+import { clientSql, controlSql, openTestStorage, TEST_STORE } from '../helpers/test-store.ts';
 
 const server = useTestServer();
 const backfill = (clientId: string) => api(server.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: clientId } });
 
-test('a backfill for an unknown Client is refused and creates no storage for it', SQLITE_FILES, async () => {
-  const clientFiles = () => readdirSync(join(server.dataDir, 'clients')).sort();
+test('a backfill for an unknown Client is refused and creates no storage for it', async () => {
+  // What provisions a Client: a database file (SQLite, named in control.db) or a row of the Client registry (PostgreSQL).
+  const provisioned = () => controlSql(server.dataDir, TEST_STORE === 'postgres' ? `SELECT client_id FROM clients WHERE client_id = 'nobody-at-all'` : `SELECT client_id FROM client_files WHERE client_id = 'nobody-at-all'`);
+  const clientFiles = () => (existsSync(join(server.dataDir, 'clients')) ? readdirSync(join(server.dataDir, 'clients')).sort() : []);
   const before = clientFiles();
   const refused = await backfill('nobody-at-all');
   assert.equal(refused.status, 404);
   assert.equal(refused.json.error_code, 'not_found');
   // The refusal is answered after the request's own work; only a queued job could touch the store later.
-  const control = new DatabaseSync(join(server.dataDir, 'control.db'), { readOnly: true });
-  try {
-    assert.deepEqual(control.prepare(`SELECT job_id FROM jobs WHERE client_id = 'nobody-at-all'`).all(), [], 'no job was queued');
-  } finally {
-    control.close();
-  }
+  assert.deepEqual(await controlSql(server.dataDir, `SELECT job_id FROM jobs WHERE client_id = 'nobody-at-all'`), [], 'no job was queued');
+  assert.deepEqual(await provisioned(), [], 'the Client was not provisioned');
   assert.deepEqual(clientFiles(), before, 'no database file was created');
 });
 
@@ -155,18 +152,14 @@ test('a backfill interrupted by a crash resumes where it stopped; its progress s
   }
 });
 
-test('a backfill on a Client whose authority needs repair reports publication_authority_inconsistent', SQLITE_FILES, async () => {
+test('a backfill on a Client whose authority needs repair reports publication_authority_inconsistent', async () => {
   const dataDir = tempDataDir();
   await seedVersions(dataDir, 'client-beta', 'broken', [{ versionId: 'v1', text: 'Trade finance ledger.' }, { versionId: 'v2', text: 'Trade finance ledger, amended.' }]);
   const storage = await openTestStorage(dataDir);
   try {
     const store = storage.client('client-beta');
     const generation = (await store.generations.activeGeneration('broken', 'v2'))!.generation;
-    const { DatabaseSync } = await import('node:sqlite');
-    const file = readdirSync(join(dataDir, 'clients')).find((name) => name.startsWith('client-beta-') && name.endsWith('.db'))!;
-    const db = new DatabaseSync(join(dataDir, 'clients', file));
-    db.prepare(`UPDATE generations SET manifest = '{}' WHERE generation = ?`).run(generation);
-    db.close();
+    await clientSql(dataDir, 'client-beta', `UPDATE generations SET manifest = '{}' WHERE generation = ?`, generation);
   } finally {
     await storage.end();
   }
