@@ -1,17 +1,17 @@
 // The process topology end to end (DESIGN.md "Processes and the durable authority"): the real supervisor
-// with two api processes sharing the port and a worker process, over one SQLite store in a temp DATA_DIR.
+// with two api processes sharing the port and a worker process, over one store (SQLite files in a temp DATA_DIR,
+// or PostgreSQL when the suites run on it).
 // Every read goes over a fresh connection, so consecutive reads land on different api processes.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { api, baseEnv, KEYS, removeDir, spawnServer, startTestServer, tempDataDir, TERMINAL, uploadText, waitForJob } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
 import { childPids, fresh, searchIds, setMode, until } from '../helpers/processes.ts';
 import { MAX_JOB_ATTEMPTS } from '../../src/spec-limits.ts';
-import { SQLITE_FILES } from '../helpers/test-store.ts';
+import { controlSql } from '../helpers/test-store.ts';
 
 /**
  * Resolves once each job has gone back to waiting for publication `times` times. Each time a waiting job is
@@ -20,20 +20,15 @@ import { SQLITE_FILES } from '../helpers/test-store.ts';
  * distinct next_run_at values of its retrying record are read from the control database.
  */
 async function waitsAtLeast(dataDir: string, jobIds: string[], times: number): Promise<void> {
-  const control = new DatabaseSync(join(dataDir, 'control.db'), { readOnly: true });
-  try {
-    const seen = new Map(jobIds.map((jobId) => [jobId, new Set<number>()]));
-    const read = control.prepare(`SELECT job_id, status, next_run_at FROM jobs WHERE job_id IN (${jobIds.map(() => '?').join(', ')})`);
-    await until(`each job to go back to waiting ${times} times`, () => {
-      for (const row of read.all(...jobIds) as { job_id: string; status: string; next_run_at: number }[]) {
-        assert.ok(!TERMINAL.has(row.status), `${row.job_id} ended (${row.status}) while publication was paused`);
-        if (row.status === 'retrying') seen.get(row.job_id)!.add(row.next_run_at);
-      }
-      return [...seen.values()].every((waits) => waits.size >= times);
-    }, 120_000);
-  } finally {
-    control.close();
-  }
+  const seen = new Map(jobIds.map((jobId) => [jobId, new Set<string>()]));
+  const read = `SELECT job_id, status, next_run_at FROM jobs WHERE job_id IN (${jobIds.map(() => '?').join(', ')})`;
+  await until(`each job to go back to waiting ${times} times`, async () => {
+    for (const row of (await controlSql(dataDir, read, ...jobIds)) as { job_id: string; status: string; next_run_at: unknown }[]) {
+      assert.ok(!TERMINAL.has(row.status), `${row.job_id} ended (${row.status}) while publication was paused`);
+      if (row.status === 'retrying') seen.get(row.job_id)!.add(String(row.next_run_at instanceof Date ? row.next_run_at.getTime() : row.next_run_at));
+    }
+    return [...seen.values()].every((waits) => waits.size >= times);
+  }, 120_000);
 }
 
 test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PROCESSES workers', async () => {
@@ -58,7 +53,7 @@ test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PRO
   }
 });
 
-test('RECOVERING is observable: an api process listens at once, answers /health and reads 503 until its snapshots are built', SQLITE_FILES, async () => {
+test('RECOVERING is observable: an api process listens at once, answers /health and reads 503 until its snapshots are built', async () => {
   const dataDir = tempDataDir();
   await seedVersions(dataDir, 'client-alpha', 'kept', [{ versionId: 'v1', text: 'Safe deposit box rental agreement.' }]);
   const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', FAULT_RECOVERY_DELAY_MS: '3000' }), { until: 'listening' });
@@ -82,12 +77,7 @@ test('RECOVERING is observable: an api process listens at once, answers /health 
       assert.equal((await fresh(server.url, '/health')).status, 200);
       assert.deepEqual((await searchIds(server.url, 'safe deposit box')).ids, ['kept/v1']);
     }
-    const control = new DatabaseSync(join(dataDir, 'control.db'), { readOnly: true });
-    try {
-      assert.equal((control.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE operation = 'metadata_update'`).get() as { n: number }).n, 0, 'the refused patch queued nothing');
-    } finally {
-      control.close();
-    }
+    assert.deepEqual(await controlSql(dataDir, `SELECT job_id FROM jobs WHERE operation = 'metadata_update'`), [], 'the refused patch queued nothing');
   } finally {
     await server.stop();
     removeDir(dataDir);
@@ -175,7 +165,7 @@ test('FENCING pins reads to the last READY publication: an upload made meanwhile
   }
 });
 
-test('MAINTENANCE held while each waiting job finds it more times than a job has attempts: uploads and updates accepted meanwhile complete after READY, parsed once', SQLITE_FILES, async () => {
+test('MAINTENANCE held while each waiting job finds it more times than a job has attempts: uploads and updates accepted meanwhile complete after READY, parsed once', async () => {
   // LOG_LEVEL warn: the worker logs one "ingest" line per parse, which the test counts.
   const server = await startTestServer({ API_PROCESSES: '2', LOG_LEVEL: 'warn' });
   try {
