@@ -1,9 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { useTestServer, startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '../helpers/server.ts';
-import { SQLITE_FILES } from '../helpers/test-store.ts';
+import { controlSql, TEST_STORE } from '../helpers/test-store.ts';
 
 const server = useTestServer();
 
@@ -267,22 +265,27 @@ test('an update that cannot be published waits, then fails with "Metadata update
   }
 });
 
-test('PATCH answers 500 internal_error with nothing queued when the job cannot be enqueued', SQLITE_FILES, async () => {
+test('PATCH answers 500 internal_error with nothing queued when the job cannot be enqueued', async () => {
   await ingest('unqueued', 'v1', { a: 1 });
-  const control = new DatabaseSync(join(server.dataDir, 'control.db'));
-  const count = () => (control.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE operation = 'metadata_update' AND document_id = 'unqueued'`).get() as { n: number }).n;
+  const queued = async () => (await controlSql(server.dataDir, `SELECT job_id FROM jobs WHERE operation = 'metadata_update' AND document_id = 'unqueued'`)).length;
+  // The store refuses the job's row, as a full disk or a lost database would.
+  const refuse =
+    TEST_STORE === 'postgres'
+      ? [
+          `CREATE FUNCTION refuse_updates() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$`,
+          `CREATE TRIGGER refuse_updates BEFORE INSERT ON jobs FOR EACH ROW WHEN (NEW.operation = 'metadata_update') EXECUTE FUNCTION refuse_updates()`,
+        ]
+      : [`CREATE TRIGGER refuse_updates BEFORE INSERT ON jobs WHEN NEW.operation = 'metadata_update' BEGIN SELECT RAISE(ABORT, 'refused'); END`];
+  const allow = TEST_STORE === 'postgres' ? ['DROP TRIGGER IF EXISTS refuse_updates ON jobs', 'DROP FUNCTION IF EXISTS refuse_updates'] : ['DROP TRIGGER IF EXISTS refuse_updates'];
   try {
-    control.exec('PRAGMA busy_timeout = 5000');
-    // The store refuses the job's row, as a full disk or a lost database would.
-    control.exec(`CREATE TRIGGER refuse_updates BEFORE INSERT ON jobs WHEN NEW.operation = 'metadata_update' BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    for (const sql of refuse) await controlSql(server.dataDir, sql);
     const refused = await update({ document_id: 'unqueued', metadata: { a: 2 } });
     assert.equal(refused.status, 500, refused.text);
     assert.equal(refused.json.error_code, 'internal_error');
     assert.equal(typeof refused.json.detail, 'string');
-    assert.equal(count(), 0, 'nothing queued');
+    assert.equal(await queued(), 0, 'nothing queued');
   } finally {
-    control.exec('DROP TRIGGER IF EXISTS refuse_updates');
-    control.close();
+    for (const sql of allow) await controlSql(server.dataDir, sql);
   }
   const accepted = await update({ document_id: 'unqueued', metadata: { a: 2 } });
   assert.equal(accepted.status, 202);
