@@ -1,16 +1,14 @@
 // A missing or unreadable publication authority record is corrupted publication state: /health answers 503
 // (publication unavailable, authority_unreadable) and every read fails closed with 503 and Retry-After 1,
-// never a 500 and never an answer served as current. The record is damaged in the real control database
-// while the service runs, as an operator's mistake or a damaged disk would leave it.
+// never a 500 and never an answer served as current. The record is damaged in the real store (control.db, or
+// PostgreSQL's shared tables) while the service runs, as an operator's mistake or a damaged disk would leave it.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { api, KEYS, removeDir, startTestServer, uploadText, waitForJob } from '../helpers/server.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { fresh } from '../helpers/processes.ts';
-import { SQLITE_FILES } from '../helpers/test-store.ts';
+import { controlSql } from '../helpers/test-store.ts';
 
 let server: TestServer;
 
@@ -25,14 +23,9 @@ after(async () => {
   removeDir(server.dataDir);
 });
 
-function control(sql: string): void {
-  const db = new DatabaseSync(join(server.dataDir, 'control.db'));
-  try {
-    db.exec('PRAGMA busy_timeout = 5000');
-    db.exec(sql);
-  } finally {
-    db.close();
-  }
+/** Statements on the store's shared tables, beside the running service, in order. */
+async function control(...statements: string[]): Promise<void> {
+  for (const sql of statements) await controlSql(server.dataDir, sql);
 }
 
 async function assertFailsClosed(): Promise<void> {
@@ -55,23 +48,23 @@ async function assertFailsClosed(): Promise<void> {
   assert.equal(reads[0].json.error_code, 'publication_authority_inconsistent');
 }
 
-test('a missing authority record: health 503, reads 503 with Retry-After 1', SQLITE_FILES, async () => {
+test('a missing authority record: health 503, reads 503 with Retry-After 1', async () => {
   assert.equal((await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'quarterly ledger' } })).status, 200);
-  control('DELETE FROM authority');
+  await control('DELETE FROM authority');
   await assertFailsClosed();
 });
 
-test('an authority table that cannot be read: health 503, reads 503 with Retry-After 1; a repaired record serves again', SQLITE_FILES, async () => {
-  control('ALTER TABLE authority RENAME TO authority_damaged');
+test('an authority table that cannot be read: health 503, reads 503 with Retry-After 1; a repaired record serves again', async () => {
+  await control('ALTER TABLE authority RENAME TO authority_damaged');
   await assertFailsClosed();
-  control(`ALTER TABLE authority_damaged RENAME TO authority; INSERT INTO authority (id, mode, authority_id, changed_at) VALUES (1, 'READY', 'repaired', '2026-01-01T00:00:00.000Z')`);
+  await control('ALTER TABLE authority_damaged RENAME TO authority', `INSERT INTO authority (id, mode, authority_id, changed_at) VALUES (1, 'READY', 'repaired', '2026-01-01T00:00:00.000Z')`);
   const search = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'quarterly ledger' } });
   assert.equal(search.status, 200, search.text);
   assert.deepEqual(search.json.results.map((row: any) => row.document_version.document_id), ['ledger']);
 });
 
-test('a missing record stays missing across a restart of the service, until an operator sets a mode', SQLITE_FILES, async () => {
-  control('DELETE FROM authority');
+test('a missing record stays missing across a restart of the service, until an operator sets a mode', async () => {
+  await control('DELETE FROM authority');
   await server.close();
   // The whole service starts again over the same store: no process may recreate the record on its own.
   server = await startTestServer({}, server.dataDir);
