@@ -264,6 +264,7 @@ export interface StoragePort {
   /** Whether the store answers: the shared records and, in turn, a bounded number of Client stores. */
   probe(): Promise<void>;
   provisionedClients(): Promise<number>;
+  /** The lane tables' stored schemas, and the engine with its version (`sqlite-3.50.4`, `postgresql-16.10`). */
   laneSchemas(): Promise<{ engineVersion: string; schemas: string[] }>;
   /**
    * Present when the store announces publications (PostgreSQL's NOTIFY): `onPublished` hears the Client of

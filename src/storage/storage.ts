@@ -182,7 +182,7 @@ export class Storage implements StoragePort {
    * there is none yet) and the storage engine's version: what health reports as collection schema.
    */
   async laneSchemas(): Promise<{ engineVersion: string; schemas: string[] }> {
-    const engineVersion = (this.controlDb.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+    const engineVersion = `sqlite-${(this.controlDb.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v}`;
     const [first] = await this.knownClientIds();
     if (first !== undefined) return { engineVersion, schemas: await this.client(first).laneSchemas() };
     const blank = openDatabase(':memory:', CLIENT_MIGRATIONS);

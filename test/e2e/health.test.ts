@@ -10,7 +10,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { KEYS, removeDir, startTestServer, tempDataDir, uploadText, waitForJob, api } from '../helpers/server.ts';
 import { fresh } from '../helpers/processes.ts';
 import { clientDbFile } from '../helpers/client-db.ts';
-import { SQLITE_FILES } from '../helpers/test-store.ts';
+import { clientSql, controlSql, TEST_STORE } from '../helpers/test-store.ts';
 
 const CLASSIFIER_MODEL = JSON.stringify({ format: 'keyword-classifier/v1', model: 'health-test', categories: { invoice: { keywords: { invoice: 3 } } } });
 
@@ -21,7 +21,7 @@ async function healthSamples(url: string, count = 4) {
   return samples;
 }
 
-test('an unreadable Client store and an unreadable classifier model file degrade health (200); publication stays ok', SQLITE_FILES, async () => {
+test('an unreadable Client store and an unreadable classifier model file degrade health (200); publication stays ok', async () => {
   const dataDir = tempDataDir();
   const modelFile = join(dataDir, 'classifier.json');
   writeFileSync(modelFile, CLASSIFIER_MODEL);
@@ -43,15 +43,20 @@ test('an unreadable Client store and an unreadable classifier model file degrade
     }
     writeFileSync(modelFile, CLASSIFIER_MODEL);
 
-    // Overwrite the Client database's header (after a checkpoint, so its pages live in the file itself):
-    // the store can no longer be read.
-    const path = clientDbFile(dataDir, 'client-alpha');
-    const checkpoint = new DatabaseSync(path);
-    checkpoint.exec('PRAGMA busy_timeout = 5000; PRAGMA wal_checkpoint(TRUNCATE)');
-    checkpoint.close();
-    const fd = openSync(path, 'r+');
-    writeSync(fd, Buffer.alloc(100, 0x5a), 0, 100, 0);
-    closeSync(fd);
+    if (TEST_STORE === 'postgres') {
+      // A table every Client's rows live in is gone (as a botched migration would leave it): the store cannot be read.
+      await controlSql(dataDir, 'ALTER TABLE publication_log RENAME TO publication_log_damaged');
+    } else {
+      // Overwrite the Client database's header (after a checkpoint, so its pages live in the file itself):
+      // the store can no longer be read.
+      const path = clientDbFile(dataDir, 'client-alpha');
+      const checkpoint = new DatabaseSync(path);
+      checkpoint.exec('PRAGMA busy_timeout = 5000; PRAGMA wal_checkpoint(TRUNCATE)');
+      checkpoint.close();
+      const fd = openSync(path, 'r+');
+      writeSync(fd, Buffer.alloc(100, 0x5a), 0, 100, 0);
+      closeSync(fd);
+    }
     for (const sample of await healthSamples(server.url)) {
       assert.equal(sample.status, 200, JSON.stringify(sample.json));
       assert.equal(sample.json.status, 'degraded');
@@ -66,7 +71,7 @@ test('an unreadable Client store and an unreadable classifier model file degrade
   }
 });
 
-test('schema evidence is read from the stored lane schemas, cached, and re-read once a Client store is provisioned', SQLITE_FILES, async () => {
+test('schema evidence is read from the stored lane schemas, cached, and re-read once a Client store is provisioned', async () => {
   const server = await startTestServer();
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'first', text: 'Standing order form.' });
@@ -76,12 +81,10 @@ test('schema evidence is read from the stored lane schemas, cached, and re-read 
     assert.equal(before.size, 1, 'every api process reads the same schema');
     const [digest] = before;
     assert.match(digest, /^[0-9a-f]{16}$/);
-    assert.match((await fresh(server.url, '/health')).json.diagnostics.publication.vector_store_version, /^sqlite-\d+\.\d+/);
+    assert.match((await fresh(server.url, '/health')).json.diagnostics.publication.vector_store_version, TEST_STORE === 'postgres' ? /^postgresql-\d+(\.\d+)?\+in-memory-segments-v1$/ : /^sqlite-\d+\.\d+\.\d+\+in-memory-segments-v1$/);
 
     // The stored schema changes (an index is added to a lane table): the cache still answers...
-    const db = new DatabaseSync(clientDbFile(server.dataDir, 'client-alpha'));
-    db.exec('PRAGMA busy_timeout = 5000; CREATE INDEX chunks_by_page ON chunks (page)');
-    db.close();
+    await clientSql(server.dataDir, 'client-alpha', 'CREATE INDEX chunks_by_page ON chunks (page)');
     assert.deepEqual(digests(await healthSamples(server.url)), before, 'cached');
     // ...until a Client store is provisioned, after which the next probe re-reads the schemas.
     const beta = await uploadText(server.url, KEYS.beta, { document_id: 'other', text: 'Letter of credit.' });

@@ -38,7 +38,7 @@ export class SchemaEvidenceCache {
     if (cached && cached.provisioned === provisioned && this.now() - cached.at <= SCHEMA_CACHE_MAX_AGE_MS) return cached.evidence;
     const { engineVersion, schemas } = await this.read();
     const digest = createHash('sha256').update(schemas.join('\n')).update(`dense:${this.dimensions}`).digest('hex').slice(0, 16);
-    const evidence = { vectorStoreVersion: `sqlite-${engineVersion}+in-memory-segments-v1`, collectionSchemaDigest: digest };
+    const evidence = { vectorStoreVersion: `${engineVersion}+in-memory-segments-v1`, collectionSchemaDigest: digest };
     this.cached = { evidence, at: this.now(), provisioned };
     return evidence;
   }

@@ -142,7 +142,8 @@ export class PostgresStorage implements StoragePort {
 
   async laneSchemas(): Promise<{ engineVersion: string; schemas: string[] }> {
     const engineVersion = (await this.pool.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
-    return { engineVersion: `PostgreSQL ${engineVersion}`, schemas: await readLaneSchemas(this.pool) };
+    // server_version may carry a packager's suffix ("16.10 (Debian 16.10-1.pgdg12+1)"): the version is its first word.
+    return { engineVersion: `postgresql-${engineVersion.split(' ')[0]}`, schemas: await readLaneSchemas(this.pool) };
   }
 
   /** Publications announced over LISTEN/NOTIFY, on a connection of the watch's own (publication-notices.ts). */
