@@ -1,29 +1,28 @@
-// SPEC.md "Health probe deadline": each readiness or diagnostic read has 2 seconds. A Client database held
+// SPEC.md "Health probe deadline": each readiness or diagnostic read has 2 seconds. A publication log held
 // under an exclusive lock by another process makes the state-store probe really block (SQLite waits out its
-// 5-second busy timeout); /health answers with that component failed and the others read, and requests that
-// need no store are not held meanwhile (test/health/health-probes.test.ts shows the deadline is what fired). Nothing of this Client is read by the api process
-// itself, so only the probe meets the lock.
+// 5-second busy timeout, PostgreSQL waits for the lock); /health answers with that component failed and the others read, and requests that
+// need no store are not held meanwhile (test/health/health-probes.test.ts shows the deadline is what fired). On
+// SQLite nothing of the locked Client is read by the api process itself, so only the probe meets the lock; on
+// PostgreSQL the lock holds every Client's log, and what does not read it (the authority record) still answers.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DatabaseSync } from 'node:sqlite';
 import { removeDir, startTestServer, tempDataDir } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
 import { fresh, until } from '../helpers/processes.ts';
-import { clientDbFile } from '../helpers/client-db.ts';
-import { SQLITE_FILES } from '../helpers/test-store.ts';
+import { holdPublicationLogLock } from '../helpers/test-store.ts';
 
-test('a state-store probe that blocks fails its component at the deadline; /health still answers and nothing else waits', SQLITE_FILES, async () => {
+test('a state-store probe that blocks fails its component at the deadline; /health still answers and nothing else waits', async () => {
   const dataDir = tempDataDir();
   // Alpha first: the lane schemas /health reports are read from the first Client's store, so only the state-store
   // probe opens beta's.
   await seedVersions(dataDir, 'client-alpha', 'memo', [{ versionId: 'v1', text: 'Memo on branch opening hours.' }]);
   await seedVersions(dataDir, 'client-beta', 'ledger', [{ versionId: 'v1', text: 'Quarterly ledger for the Ipoh office.' }]);
   const server = await startTestServer({ API_PROCESSES: '1' }, dataDir);
-  const holder = new DatabaseSync(clientDbFile(dataDir, 'client-beta'));
+  let release: (() => Promise<void>) | null = null;
   try {
     assert.equal((await fresh(server.url, '/health')).json.components.state_store, 'ok');
-    holder.exec('PRAGMA busy_timeout = 5000; PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; DELETE FROM publication_log WHERE 0');
+    release = await holdPublicationLogLock(dataDir, 'client-beta');
     let healthAnswered = false;
     const health = fresh(server.url, '/health').then((answer) => {
       healthAnswered = true;
@@ -39,12 +38,7 @@ test('a state-store probe that blocks fails its component at the deadline; /heal
     assert.equal(answer.json.components.state_store, 'error');
     assert.equal(answer.json.components.publication, 'ok', 'the authority record was read before the stuck probe');
   } finally {
-    try {
-      holder.exec('ROLLBACK');
-    } catch {
-      // never began
-    }
-    holder.close();
+    await release?.();
   }
   try {
     await until('the state store to read again', async () => (await fresh(server.url, '/health')).json?.components?.state_store === 'ok');

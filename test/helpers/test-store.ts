@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
-import { openClientDb } from './client-db.ts';
+import { clientDbFile, openClientDb } from './client-db.ts';
 import { ensureDatabaseSync } from './postgres-cluster.ts';
 import { Storage } from '../../src/storage/storage.ts';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.ts';
@@ -115,4 +115,31 @@ export async function editManifests(dataDir: string, clientId: string, where: st
     edit(manifest);
     await clientSql(dataDir, clientId, 'UPDATE generations SET manifest = ? WHERE generation = ?', JSON.stringify(manifest), row.generation as number);
   }
+}
+
+/**
+ * Makes reads of a Client's publication log block, as another process holding a lock would, until `release`:
+ * SQLite: an exclusive lock on the Client's database file. PostgreSQL: an ACCESS EXCLUSIVE lock on the shared
+ * publication_log table (every Client's rows), held by an open transaction of the superuser.
+ */
+export async function holdPublicationLogLock(dataDir: string, clientId: string): Promise<() => Promise<void>> {
+  const env = storeEnv(dataDir);
+  if (env.STORE !== 'postgres') {
+    const holder = new DatabaseSync(clientDbFile(dataDir, clientId));
+    holder.exec('PRAGMA busy_timeout = 5000; PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; DELETE FROM publication_log WHERE 0');
+    return async () => {
+      holder.exec('ROLLBACK');
+      holder.close();
+    };
+  }
+  const superuser = new URL(env.DATABASE_URL);
+  superuser.username = 'postgres';
+  const client = new pg.Client({ connectionString: superuser.href });
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query('LOCK TABLE publication_log IN ACCESS EXCLUSIVE MODE');
+  return async () => {
+    await client.query('ROLLBACK');
+    await client.end();
+  };
 }
