@@ -4,34 +4,30 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '../helpers/server.ts';
 import { until } from '../helpers/processes.ts';
-import { SqliteAuthorityRepository } from '../../src/storage/sqlite-authority.ts';
-import { openDatabase } from '../../src/storage/sqlite.ts';
-import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
 import { fenceName } from '../../src/publication/fence.ts';
-import { SQLITE_FILES } from '../helpers/test-store.ts';
+import { openTestStorage } from '../helpers/test-store.ts';
 
-test('a request that cannot get the fence in time is refused before any version changes', SQLITE_FILES, async () => {
+test('a request that cannot get the fence in time is refused before any version changes', async () => {
   const server = await startTestServer({ PUBLICATION_LIFECYCLE_FENCE_WAIT_SECONDS: '0.2' });
-  const db = openDatabase(join(server.dataDir, 'control.db'), CONTROL_MIGRATIONS);
+  // The store as another api process opens it (SQLite's control database, or the PostgreSQL database).
+  const storage = await openTestStorage(server.dataDir);
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'other', text: 'Unrelated letter.' });
     await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
-    // Another api process's lifecycle request holds the Client's fence (a lease in the shared control database)
-    // for as long as the test needs; fence.test.ts shows two fences taking turns.
-    const control = new SqliteAuthorityRepository(db);
-    assert.equal(await control.acquireLease(fenceName('client-alpha'), 'another-api-process', 600_000), true);
+    // Another api process's lifecycle request holds the Client's fence (a lease in the shared store) for as long
+    // as the test needs; fence.test.ts shows two fences taking turns.
+    assert.equal(await storage.authority.acquireLease(fenceName('client-alpha'), 'another-api-process', 600_000), true);
     const refused = await api(server.url, '/document/other', { method: 'DELETE', key: KEYS.alpha });
     assert.equal(refused.status, 503);
     assert.equal(refused.json.error_code, 'publication_busy');
     assert.equal(refused.headers.get('retry-after'), '1');
     assert.equal((await api(server.url, '/document/other/text', { key: KEYS.alpha })).status, 200, 'nothing changed');
-    await control.releaseLease(fenceName('client-alpha'), 'another-api-process');
+    await storage.authority.releaseLease(fenceName('client-alpha'), 'another-api-process');
     assert.equal((await api(server.url, '/document/other', { method: 'DELETE', key: KEYS.alpha })).status, 200, 'the retry succeeds');
   } finally {
-    db.close();
+    await storage.end();
     await server.close();
     removeDir(server.dataDir);
   }

@@ -5,7 +5,7 @@
 // Missing binaries fail the caller loudly.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,8 @@ export interface PostgresCluster {
   createDatabase(name?: string): Promise<string>;
   /** The URL of a database for the superuser (for checks the application role may not make). */
   superuserUrl(database: string): string;
+  /** The server's main process (its postmaster.pid), whose children serve the connections. */
+  serverPid(): number;
   stop(): void;
 }
 
@@ -141,6 +143,7 @@ export async function startPostgresCluster(options: { durability?: 'off' | 'like
       }
       return `postgres://${APP_ROLE}@127.0.0.1:${port}/${name}`;
     },
+    serverPid: () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]),
     stop,
   };
 }

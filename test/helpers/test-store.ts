@@ -17,8 +17,6 @@ export type TestStore = 'sqlite' | 'postgres';
 
 export const TEST_STORE: TestStore = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 
-/** For tests that look into SQLite files themselves: skipped, with the reason, when the suites run on PostgreSQL. */
-export const SQLITE_FILES = { skip: TEST_STORE === 'postgres' ? 'reads or damages SQLite files directly' : false } as const;
 
 /** The settings that put a service started on `dataDir` on the suites' store (none for SQLite). */
 export function storeEnv(dataDir: string): Record<string, string> {
