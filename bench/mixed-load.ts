@@ -13,6 +13,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request as httpRequest } from 'node:http';
 import { parseArgs } from 'node:util';
 import { serviceMemory, spawnSupervisor } from './bench-service.ts';
 import { loadDataset } from './datasets.ts';
@@ -87,10 +88,11 @@ function slopePerMinute(points: readonly { second: number; totalMiB: number; ver
   }
   return variance === 0 ? 0 : (covariance / variance) * 60;
 }
+const OPERATOR_KEY = 'mixed-operator';
 const dataDir = mkdtempSync(join(tmpdir(), 'hds-mixed-load-'));
 try {
   const service = await spawnSupervisor(
-    { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', API_KEY_CLIENTS: JSON.stringify({ [KEY]: 'mixed-client' }), RATE_LIMIT_PER_MINUTE: '1000000', SEARCH_RATE_LIMIT_PER_MINUTE: '1000000' },
+    { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', API_KEY_CLIENTS: JSON.stringify({ [KEY]: 'mixed-client' }), OPERATOR_API_KEYS: JSON.stringify([OPERATOR_KEY]), RATE_LIMIT_PER_MINUTE: '1000000', SEARCH_RATE_LIMIT_PER_MINUTE: '1000000' },
     { onAbort: () => rmSync(dataDir, { recursive: true, force: true }) },
   );
   try {
@@ -182,13 +184,43 @@ try {
       const json = response?.ok ? ((await response.json()) as { total?: number }) : {};
       return json.total ?? -1;
     };
+    /** The V8 heap in use and the external memory, summed over the service's processes (their main threads), in MiB. */
+    const heapOfService = async () => {
+      const text = await (await fetch(`${service.url}/metrics`, { headers: plainHeaders }).catch(() => null))?.text().catch(() => '') ?? '';
+      const gauge = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 1048576;
+      return { heapUsed: gauge('nodejs_heap_size_used_bytes'), external: gauge('nodejs_external_memory_bytes') };
+    };
+    /**
+     * Each api process's own view of its memory (GET /admin/authority on fresh connections until every one has
+     * answered, or a few tries): V8's committed and used heap, external and array-buffer bytes, its segment thread.
+     */
+    const apiHeaps = async () => {
+      const seen = new Map<number, string>();
+      for (let attempt = 0; attempt < 12 && seen.size < service.apiProcesses; attempt++) {
+        const view = await new Promise<any>((resolve) => {
+          const request = httpRequest(`${service.url}/admin/authority`, { agent: false, headers: { 'x-api-key': OPERATOR_KEY, connection: 'close' } }, (response) => {
+            let body = '';
+            response.setEncoding('utf8').on('data', (data: string) => (body += data)).on('end', () => resolve(response.statusCode === 200 ? JSON.parse(body) : null));
+          });
+          request.on('error', () => resolve(null));
+          request.end();
+        });
+        if (!view?.memory) continue;
+        const mib = (bytes: number) => (bytes / 1048576).toFixed(0);
+        const { heapTotal, heapUsed, external, arrayBuffers, segmentThread } = view.memory;
+        seen.set(view.process_id, `heap ${mib(heapUsed)}/${mib(heapTotal)}, external ${mib(external)} (buffers ${mib(arrayBuffers)}), segment thread ${mib(segmentThread)}`);
+      }
+      return [...seen].map(([pid, text]) => `api ${pid}: ${text}`).join('; ');
+    };
     const sample = async (second: number, label: string) => {
       const memory = serviceMemory(service.pid);
       const totalMiB = memory.reduce((sum, entry) => sum + entry.rssMiB, 0);
       const versions = await versionsHeld();
+      const heap = await heapOfService();
       samples.push({ second, totalMiB, versions });
       const perProcess = memory.map((entry) => `${entry.role} ${entry.rssMiB}`).join(', ');
-      console.log(`${label.padEnd(8)} total ${String(totalMiB).padStart(5)} MiB (${perProcess}); documents held ${live.length} (${softDeleted.size} soft-deleted), ${versions} versions listed, about ${uploadedChunksEstimate} chunks uploaded`);
+      console.log(`${label.padEnd(8)} total ${String(totalMiB).padStart(5)} MiB (${perProcess}); V8 heap used ${heap.heapUsed.toFixed(0)}, external ${heap.external.toFixed(0)} MiB; documents held ${live.length} (${softDeleted.size} soft-deleted), ${versions} versions listed, about ${uploadedChunksEstimate} chunks uploaded`);
+      console.log(`         ${await apiHeaps()}`);
     };
 
     await sample(0, '0 s');
