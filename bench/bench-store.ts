@@ -3,6 +3,7 @@
 // SQLite's durability: data and WAL synced, commits not waiting for their flush; see test/helpers/postgres-cluster.ts).
 // The cluster needs the Debian package postgresql, as the PostgreSQL test suites do.
 
+import { readdirSync, readFileSync } from 'node:fs';
 import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
 import { Storage } from '../src/storage/storage.ts';
 import { PostgresStorage } from '../src/storage/postgres/postgres-storage.ts';
@@ -17,8 +18,28 @@ export interface BenchStoreHandle {
   env: Record<string, string>;
   /** The store opened by the benchmark itself (to seed it), as a service process would open it. */
   open(): Promise<StoragePort>;
+  /** CPU seconds the database server has used so far (0 for SQLite, which runs inside the service's processes). */
+  serverCpuSeconds(): number;
   /** Stops and removes the cluster (nothing for SQLite: the caller removes its DATA_DIR). */
   close(): void;
+}
+
+/** CPU time of a process and of its children, running or ended (Linux /proc, 100 ticks a second). */
+function processTreeCpuSeconds(root: number): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // The server's own time includes that of connection processes that ended (cutime, cstime), reaped by it.
+      if (Number(entry) === root) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      else if (Number(fields[1]) === root) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return ticks / 100;
 }
 
 export function parseBenchStore(value: string | undefined): BenchStore {
@@ -28,11 +49,17 @@ export function parseBenchStore(value: string | undefined): BenchStore {
 }
 
 export async function openBenchStore(store: BenchStore, dataDir: string): Promise<BenchStoreHandle> {
-  if (store === 'sqlite') return { store, env: {}, open: async () => new Storage(dataDir), close: () => {} };
+  if (store === 'sqlite') return { store, env: {}, open: async () => new Storage(dataDir), serverCpuSeconds: () => 0, close: () => {} };
   const cluster = await startPostgresCluster({ durability: 'like-sqlite' });
   try {
     const url = await cluster.createDatabase('bench');
-    return { store, env: { STORE: 'postgres', DATABASE_URL: url }, open: () => PostgresStorage.open(url), close: () => cluster.stop() };
+    return {
+      store,
+      env: { STORE: 'postgres', DATABASE_URL: url },
+      open: () => PostgresStorage.open(url),
+      serverCpuSeconds: () => processTreeCpuSeconds(cluster.serverPid()),
+      close: () => cluster.stop(),
+    };
   } catch (error) {
     cluster.stop();
     throw error;

@@ -75,6 +75,7 @@ try {
     };
     const cpuBefore = new Map(serviceMemory(service.pid).map((entry) => [entry.pid, entry.cpuSeconds]));
     const loaderBefore = process.cpuUsage();
+    const serverBefore = store.serverCpuSeconds();
     const started = performance.now();
     if (values.mode === 'each') {
       await Promise.all(
@@ -109,7 +110,8 @@ try {
     const during = after.map((entry) => ({ ...entry, cpu: entry.cpuSeconds - (cpuBefore.get(entry.pid) ?? 0) }));
     const total = during.reduce((sum, entry) => sum + entry.cpu, 0);
     const loader = process.cpuUsage(loaderBefore);
-    console.log(`CPU during the load: ${during.map((entry) => `${entry.role} ${entry.cpu.toFixed(1)} s`).join(', ')}; ${total.toFixed(1)} s in all, ${(total / seconds).toFixed(2)} cores; the loader (this process) ${((loader.user + loader.system) / 1e6).toFixed(1)} s`);
+    const server = store.store === 'sqlite' ? '' : `; the ${store.store} server ${(store.serverCpuSeconds() - serverBefore).toFixed(1)} s`;
+    console.log(`CPU during the load: ${during.map((entry) => `${entry.role} ${entry.cpu.toFixed(1)} s`).join(', ')}; ${total.toFixed(1)} s in all, ${(total / seconds).toFixed(2)} cores; the loader (this process) ${((loader.user + loader.system) / 1e6).toFixed(1)} s${server}`);
   } finally {
     await service.stop();
   }
