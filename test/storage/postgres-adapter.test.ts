@@ -141,8 +141,10 @@ describe('PostgreSQL adapter', () => {
         );
         return rows[0].n === 1;
       });
+      // Expected before the fence commits: the activation may be refused while COMMIT's answer is still on its way.
+      const refused = assert.rejects(activation, PublicationPaused);
       await operator.query('COMMIT');
-      await assert.rejects(activation, PublicationPaused);
+      await refused;
       assert.equal(await client.publicationLog.head(), 1, 'the fenced position is what was committed before the fence');
       assert.equal(await client.generations.activeGeneration('doc-2', 'doc-2'), null);
       // The head is the pin, not a time: an entry's time later than the fence's changes nothing once READY returns.
