@@ -86,6 +86,14 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const readGuard = new ReadGuard(storage, serving, { enabled: config.publicationEnabled, catchUpDeadlineMs: config.readCatchUpTimeoutMs });
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
   const metrics = new ServiceMetrics(storage.jobs, underSupervisor() ? { clusterExposition: requestClusterMetrics } : {});
+  metrics.addServingGauges({
+    stats: () => serving.stats(),
+    followerLag: async () => {
+      let lag = 0;
+      for (const clientId of serving.loadedClientIds()) lag += Math.max(0, (await storage.client(clientId).publicationLog.head()) - serving.appliedSeq(clientId));
+      return lag;
+    },
+  });
   if (underSupervisor()) metrics.joinCluster();
   const services: Services = {
     version: PRODUCT_VERSION,
@@ -117,7 +125,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
       stepDelayMs: config.faultInjection.lifecycleStepDelayMs,
       purgeDeadlineMs: config.purgeDeadlineMs,
     }),
-    search: new SearchService({ readGuard, readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys), graphThread, spareCore: () => spareCores.available() }),
+    search: new SearchService({ readGuard, readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys), graphThread, spareCore: () => spareCores.available(), onMeasured: (scope, lane, seconds) => metrics.searchLatency.observe({ scope, lane }, seconds) }),
     documents: new DocumentService(readGuard, () => ({
       denseModel: models.embedder.model,
       denseDimensions: models.embedder.dimensions,

@@ -48,7 +48,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
       embed: createEmbedJobHandler({
         storage,
         publisher,
-        ingest: { ...createIngestDependencies(config, models), extractEntities: lanesThread.extractEntities },
+        ingest: { ...createIngestDependencies(config, models), extractEntities: lanesThread.extractEntities, onOcrPages: (pages) => metrics.ocrPages.inc(pages) },
         chunkerName: `paragraph-v1:${config.chunkTargetChars}/${config.chunkOverlapChars}`,
         stageDelayMs: config.faultInjection.jobStageDelayMs,
         quotas: clientQuotasOf(config),
@@ -69,6 +69,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
         metrics.jobTransitions.inc({ operation, state });
         if (config.logLevel === 'debug' || config.logLevel === 'trace') log(config, { event: 'job_transition', operation, state });
       },
+      onRunEnded: (operation, outcome, seconds) => metrics.jobDurations.observe({ operation, outcome }, seconds),
       // SPEC.md: a metadata update fails with "Metadata update failed" for every reason but a contract violation.
       failureMessage: (job, message) => (job.operation === 'metadata_update' ? METADATA_UPDATE_FAILED : message),
     },

@@ -8,6 +8,18 @@ export interface JobCounts {
   countsByOperationAndState(): Promise<{ operation: string; status: string; count: number }[]>;
 }
 
+/** What an api process serves, read when /metrics is scraped (ServingIndex.stats and the follower's lag). */
+export interface ServingGauges {
+  stats(): { clients: number; versions: number; chunks: number; segments: number; estimatedBytes: number };
+  /** Publication-log entries committed and not yet applied, summed over the Clients the process has loaded. */
+  followerLag(): Promise<number>;
+}
+
+/** Job states that wait for a worker: the queue. */
+export const QUEUED_JOB_STATES: ReadonlySet<string> = new Set(['pending', 'retrying']);
+/** Job durations run from seconds (text) to minutes (OCR of a long scan). */
+export const JOB_DURATION_BUCKETS_SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
 export const LATENCY_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export class ServiceMetrics {
@@ -15,6 +27,12 @@ export class ServiceMetrics {
   readonly requests: Counter<'method' | 'route' | 'status'>;
   readonly latency: Histogram<'method' | 'route'>;
   readonly jobTransitions: Counter<'operation' | 'state'>;
+  /** POST /search by scope: the whole search (lane "all") and each lane it ran (content, metadata). */
+  readonly searchLatency: Histogram<'scope' | 'lane'>;
+  /** A job's run in a worker, from its claim to the outcome recorded (or its hand-back), by operation and outcome. */
+  readonly jobDurations: Histogram<'operation' | 'outcome'>;
+  /** Pages whose text came from OCR. */
+  readonly ocrPages: Counter;
 
   /** The exposition of every process of the deployment, when this one runs under the supervisor. */
   private readonly clusterExposition: (() => Promise<string>) | null;
@@ -41,6 +59,36 @@ export class ServiceMetrics {
       labelNames: ['operation', 'state'],
       registers: [this.registry],
     });
+    this.searchLatency = new Histogram({
+      name: 'search_duration_seconds',
+      help: 'POST /search latency by scope, for the whole search (lane "all") and for each lane it ran',
+      labelNames: ['scope', 'lane'],
+      buckets: LATENCY_BUCKETS_SECONDS,
+      registers: [this.registry],
+    });
+    this.jobDurations = new Histogram({
+      name: 'job_duration_seconds',
+      help: 'Job runs in a worker, from claim to recorded outcome, by operation and outcome',
+      labelNames: ['operation', 'outcome'],
+      buckets: JOB_DURATION_BUCKETS_SECONDS,
+      registers: [this.registry],
+    });
+    this.ocrPages = new Counter({ name: 'ocr_pages_total', help: 'Pages whose text came from OCR', registers: [this.registry] });
+    new Gauge({
+      name: 'jobs_queued',
+      help: 'Jobs waiting for a worker (pending or retrying), by operation',
+      labelNames: ['operation'],
+      registers: [this.registry],
+      aggregator: 'first',
+      async collect() {
+        this.reset();
+        const queued = new Map<string, number>();
+        for (const row of await jobs.countsByOperationAndState()) {
+          if (QUEUED_JOB_STATES.has(row.status)) queued.set(row.operation, (queued.get(row.operation) ?? 0) + row.count);
+        }
+        for (const [operation, count] of queued) this.set({ operation }, count);
+      },
+    });
     new Gauge({
       name: 'jobs',
       help: 'Jobs currently recorded, by operation and state',
@@ -53,6 +101,30 @@ export class ServiceMetrics {
         for (const row of await jobs.countsByOperationAndState()) this.set({ operation: row.operation, state: row.status }, row.count);
       },
     });
+  }
+
+  /**
+   * The serving gauges of an api process. Labelled with its pid: summed over the deployment they would mean
+   * nothing, since every api process serves the Clients it was asked for.
+   */
+  addServingGauges(serving: ServingGauges): void {
+    const process_ = String(process.pid);
+    const gauge = (name: string, help: string, read: () => number | Promise<number>) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['process'],
+        registers: [this.registry],
+        async collect() {
+          this.set({ process: process_ }, await read());
+        },
+      });
+    gauge('serving_clients', 'Clients whose snapshot this api process holds', () => serving.stats().clients);
+    gauge('serving_versions', 'Document Versions in the snapshots this api process holds', () => serving.stats().versions);
+    gauge('serving_chunks', 'Live chunks in the snapshots this api process holds', () => serving.stats().chunks);
+    gauge('serving_segments', 'Segments in the snapshots this api process holds', () => serving.stats().segments);
+    gauge('serving_snapshot_bytes', 'Estimated bytes of the snapshots this api process holds', () => serving.stats().estimatedBytes);
+    gauge('follower_lag_entries', 'Publication-log entries committed and not yet applied by this api process, over its loaded Clients', () => serving.followerLag());
   }
 
   /** Lets the supervisor collect this registry from this process (cluster aggregation). */

@@ -46,6 +46,14 @@ export interface IngestDependencies {
   limits: Pick<DocumentLimits, 'maxChars' | 'maxChunks'>;
   /** Called between stages so the job can renew its lease (and tests can pause). */
   onStage(stage: 'parsed' | 'chunked' | 'enriched' | 'embedded'): Promise<void>;
+  /** Told how many pages of a parsed file got their text from OCR (for metrics). */
+  onOcrPages?(pages: number): void;
+}
+
+/** Pages whose text came from OCR: those marked so, or every page of a document read by OCR alone (an image). */
+export function ocrPageCount(parsed: ParsedDocument): number {
+  if (parsed.textExtraction === 'ocr') return Math.max(1, parsed.pages.length);
+  return parsed.pages.filter((page) => page.textExtraction === 'ocr').length;
 }
 
 export type IngestSource =
@@ -118,6 +126,8 @@ export function canonicalMetadataOf(
 
 export async function runIngest(source: IngestSource, custom: JsonObject, deps: IngestDependencies, chunkerName: string): Promise<IngestOutput> {
   const parsed = source.kind === 'text' ? textDocument(source.text, source.filename, deps.limits.maxChars) : await deps.parse(source.bytes, source.filename);
+  const ocrPages = ocrPageCount(parsed);
+  if (ocrPages > 0) deps.onOcrPages?.(ocrPages);
   await deps.onStage('parsed');
   const { chunks: textChunks, truncations } = limitedChunks(parsed, deps);
   if (textChunks.length === 0) throw new IngestError('no_text', 'The document contains no extractable text');

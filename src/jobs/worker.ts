@@ -21,7 +21,15 @@ export interface WorkerOptions {
   onError?: (job: JobRecord, error: unknown) => void;
   /** The error a failed job of this operation reports when the worker ends it (its contract may fix the text). */
   failureMessage?: (job: JobRecord, message: string) => string;
+  /** Called when a run of a job ends, with how it ended and how long it ran (seconds), for metrics. */
+  onRunEnded?: (operation: string, outcome: RunOutcome, seconds: number) => void;
 }
+
+/**
+ * How one run of a job ended: the terminal state it recorded, `retrying` (it will run again), `waiting` (for
+ * publication to return to READY), or `lease_lost` (another worker owns it now).
+ */
+export type RunOutcome = JobState | 'waiting' | 'lease_lost';
 
 export class LeaseLost extends Error {
   constructor(jobId: string) {
@@ -103,16 +111,16 @@ export class Worker {
   }
 
   private async execute(job: JobRecord): Promise<void> {
+    const started = performance.now();
+    const outcome = await this.run(job);
+    this.options.onRunEnded?.(job.operation, outcome, (performance.now() - started) / 1000);
+  }
+
+  private async run(job: JobRecord): Promise<RunOutcome> {
     this.options.onTransition?.(job.operation, 'started');
-    if (job.attempts > job.maxAttempts) {
-      await this.fail(job, ABANDONED_JOB_ERROR);
-      return;
-    }
+    if (job.attempts > job.maxAttempts) return this.fail(job, ABANDONED_JOB_ERROR);
     const handler = this.handlers[job.operation];
-    if (!handler) {
-      await this.finish(job, { status: 'failed', error: `No worker handles ${job.operation} jobs` });
-      return;
-    }
+    if (!handler) return this.finish(job, { status: 'failed', error: `No worker handles ${job.operation} jobs` });
     let renewedAt = performance.now(); // the claim took the lease
     const context: JobContext = {
       heartbeat: async (status) => {
@@ -137,23 +145,21 @@ export class Worker {
     }, Math.max(50, this.options.leaseMs / 3));
     try {
       const outcome = await handler(job, context);
-      await this.finish(job, outcome);
+      return await this.finish(job, outcome);
     } catch (error) {
-      if (error instanceof LeaseLost) return;
-      if (error instanceof PublicationPaused) {
-        await this.waitForPublication(job, error);
-        return;
-      }
+      if (error instanceof LeaseLost) return 'lease_lost';
+      if (error instanceof PublicationPaused) return await this.waitForPublication(job, error);
       this.options.onError?.(job, error);
       const retryable = error instanceof RetryableJobError || !(error instanceof Error && 'transient' in error && error.transient === false);
       const legible = error instanceof RetryableJobError || (error instanceof Error && error.name === 'IngestError');
       const message = legible ? (error as Error).message : INTERNAL_JOB_ERROR;
       if (retryable && job.attempts < job.maxAttempts) {
         const delay = this.options.retryBaseMs * 2 ** (job.attempts - 1);
-        if (await this.jobs.scheduleRetry(job.jobId, this.owner, message, delay)) this.options.onTransition?.(job.operation, 'retrying');
-      } else {
-        await this.fail(job, retryable ? `${message} (gave up after ${job.attempts} attempts)` : message);
+        if (!(await this.jobs.scheduleRetry(job.jobId, this.owner, message, delay))) return 'lease_lost';
+        this.options.onTransition?.(job.operation, 'retrying');
+        return 'retrying';
       }
+      return await this.fail(job, retryable ? `${message} (gave up after ${job.attempts} attempts)` : message);
     } finally {
       clearInterval(keepAlive);
     }
@@ -163,23 +169,23 @@ export class Worker {
    * Publication is not READY: the job keeps what it staged and waits (status retrying, no attempt spent)
    * until READY returns, for at most PUBLICATION_WAIT_SECONDS from when its wait began.
    */
-  private async waitForPublication(job: JobRecord, paused: PublicationPaused): Promise<void> {
+  private async waitForPublication(job: JobRecord, paused: PublicationPaused): Promise<RunOutcome> {
     const since = job.publicationWaitSince ?? Date.now();
-    if (Date.now() - since > this.options.publicationWaitMs) {
-      await this.fail(job, `${PUBLICATION_WAIT_EXCEEDED} (authority ${paused.mode})`);
-      return;
-    }
-    if (await this.jobs.waitForPublication(job.jobId, this.owner, paused.message, this.options.publicationPollMs)) {
-      this.options.onTransition?.(job.operation, 'retrying');
-    }
+    if (Date.now() - since > this.options.publicationWaitMs) return this.fail(job, `${PUBLICATION_WAIT_EXCEEDED} (authority ${paused.mode})`);
+    if (!(await this.jobs.waitForPublication(job.jobId, this.owner, paused.message, this.options.publicationPollMs))) return 'lease_lost';
+    this.options.onTransition?.(job.operation, 'retrying');
+    return 'waiting';
   }
 
-  private async fail(job: JobRecord, message: string): Promise<void> {
-    await this.finish(job, { status: 'failed', error: this.options.failureMessage?.(job, message) ?? message });
+  private async fail(job: JobRecord, message: string): Promise<RunOutcome> {
+    return this.finish(job, { status: 'failed', error: this.options.failureMessage?.(job, message) ?? message });
   }
 
-  private async finish(job: JobRecord, outcome: JobOutcome): Promise<void> {
-    if (await this.jobs.finish(job.jobId, this.owner, outcome)) this.options.onTransition?.(job.operation, outcome.status);
+  /** Records the outcome; `lease_lost` when this owner no longer holds the job. */
+  private async finish(job: JobRecord, outcome: JobOutcome): Promise<RunOutcome> {
+    if (!(await this.jobs.finish(job.jobId, this.owner, outcome))) return 'lease_lost';
+    this.options.onTransition?.(job.operation, outcome.status);
+    return outcome.status;
   }
 
   /** Stops claiming, waits up to graceMs for running jobs, then hands the rest back to the queue. */

@@ -61,6 +61,15 @@ export interface SearchDependencies {
   graphThread?: ThreadedGraphWalks | null;
   /** Whether the machine has a core to spare now (spare-cores.ts); without it the graph thread is not used. */
   spareCore?: () => boolean;
+  /** Told how long each answered search took by scope, whole (lane "all") and per lane it ran (for /metrics). */
+  onMeasured?: (scope: string, lane: 'all' | 'content' | 'metadata', seconds: number) => void;
+}
+
+/** The promise, and how long it took to settle once it resolves (seconds). */
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; seconds: number }> {
+  const started = performance.now();
+  const value = await work();
+  return { value, seconds: (performance.now() - started) / 1000 };
 }
 
 /** Chunks a request may see: live in the snapshot, visible under include_deleted, passing the filters. */
@@ -247,23 +256,27 @@ export class SearchService {
     const runMetadata = request.scope !== 'content';
     const normalized = runContent ? normalizeContentQuery(request.query, snapshotVocabulary(snapshot)) : null;
     // Both lanes run side by side on the same snapshot.
-    const [content, metadata] = await Promise.all([
+    const [contentRun, metadataRun] = await Promise.all([
       normalized
         ? // Merging with the metadata lane reads every content rank; alone, only the ranked depth needs ordering.
-          searchContent(
-            snapshot,
-            normalized.text,
-            alpha,
-            eligible,
-            this.deps.embedder,
-            this.deps.candidateCap,
-            this.rankingDepth(request),
-            runMetadata ? Number.POSITIVE_INFINITY : this.rankingDepth(request),
-            this.running === 1 && this.deps.graphThread && this.deps.spareCore?.() ? this.deps.graphThread : null,
+          timed(() =>
+            searchContent(
+              snapshot,
+              normalized.text,
+              alpha,
+              eligible,
+              this.deps.embedder,
+              this.deps.candidateCap,
+              this.rankingDepth(request),
+              runMetadata ? Number.POSITIVE_INFINITY : this.rankingDepth(request),
+              this.running === 1 && this.deps.graphThread && this.deps.spareCore?.() ? this.deps.graphThread : null,
+            ),
           )
         : Promise.resolve(null),
-      runMetadata ? this.metadataLane.search(snapshot, request.query, isVersionEligible) : Promise.resolve(null),
+      runMetadata ? timed(() => this.metadataLane.search(snapshot, request.query, isVersionEligible)) : Promise.resolve(null),
     ]);
+    const content = contentRun?.value ?? null;
+    const metadata = metadataRun?.value ?? null;
     let contentRanked = content?.versions ?? null;
     let rerankedCount = 0;
     if (request.rerank && contentRanked && normalized) {
@@ -290,6 +303,10 @@ export class SearchService {
     });
     const empty = results.length === 0;
     const exhausted = content ? content.exhausted : true;
+    const seconds = (performance.now() - started) / 1000;
+    if (contentRun) this.deps.onMeasured?.(request.scope, 'content', contentRun.seconds);
+    if (metadataRun) this.deps.onMeasured?.(request.scope, 'metadata', metadataRun.seconds);
+    this.deps.onMeasured?.(request.scope, 'all', seconds);
     return {
       results,
       meta: {
@@ -299,7 +316,7 @@ export class SearchService {
         offset: request.offset,
         limit: request.limit,
         has_more: ranked.total > request.offset + request.limit,
-        query_time_ms: Math.round(performance.now() - started),
+        query_time_ms: Math.round(seconds * 1000),
         retrieval: { alpha, reranked: rerankedCount > 0, reranked_count: rerankedCount },
         applied_filters: filters.applied,
         publication_view: guard.view,

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestServer, startTestServer, api, KEYS, removeDir, spawnServer, baseEnv, tempDataDir } from '../helpers/server.ts';
+import { readFileSync } from 'node:fs';
+import { useTestServer, startTestServer, api, KEYS, removeDir, spawnServer, baseEnv, tempDataDir, uploadFile, uploadText, waitForJob } from '../helpers/server.ts';
+import { CORPUS, TESSERACT } from '../helpers/corpus-expectations.ts';
 
 const server = useTestServer();
 
@@ -109,5 +111,62 @@ test('FENCING serves reads from the pinned snapshot: 200 pinned_ready, health de
     assert.deepEqual(health.json.publishing, { status: 'degraded', reason: 'fencing', authority_mode: 'FENCING' });
   } finally {
     await api(server.url, '/admin/authority/mode', { key: KEYS.operator, body: { mode: 'READY' } });
+  }
+});
+
+/** The samples of a Prometheus exposition: metric name, labels and value of each line. */
+function samples(exposition: string): { name: string; labels: Record<string, string>; value: number }[] {
+  return exposition
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => {
+      const match = /^(\w+)(?:\{(.*)\})? (\S+)$/.exec(line)!;
+      const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((pair) => [pair[1], pair[2]]));
+      return { name: match[1], labels, value: Number(match[3]) };
+    });
+}
+
+test('/metrics holds what a dashboard needs: search latency by scope and lane, job queue and durations, serving size and follower lag per api process, OCR pages', async () => {
+  const image = readFileSync(new URL('images/tess_phototest.tif', CORPUS));
+  const uploads = [
+    await uploadText(server.url, KEYS.alpha, { document_id: 'dashboard-text', text: 'Remittance advice for the Johor branch office.' }),
+    await uploadFile(server.url, KEYS.alpha, { document_id: 'dashboard-scan' }, { name: 'phototest.tif', bytes: image }),
+  ];
+  const [text, scan] = await Promise.all(uploads.map((upload) => waitForJob(server.url, KEYS.alpha, upload.json.job_id, { timeoutMs: 120_000 })));
+  assert.equal(text.status, 'completed');
+  // Without tesseract the scan fails legibly (OCR unavailable) and no page is counted.
+  assert.equal(scan.status, TESSERACT ? 'completed' : 'failed', JSON.stringify(scan));
+  for (const scope of ['content', 'both']) assert.equal((await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'remittance Johor', scope } })).status, 200);
+  const exposition = (await api(server.url, '/metrics', { key: KEYS.alpha })).text;
+  const all = samples(exposition);
+  const find = (name: string, labels: Record<string, string> = {}) => all.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+  const total = (name: string, labels: Record<string, string> = {}) => find(name, labels).reduce((sum, sample) => sum + sample.value, 0);
+
+  assert.ok(total('search_duration_seconds_count', { scope: 'content', lane: 'all' }) >= 1, 'content searches, whole');
+  assert.ok(total('search_duration_seconds_count', { scope: 'content', lane: 'content' }) >= 1, 'content searches, content lane');
+  assert.ok(total('search_duration_seconds_count', { scope: 'both', lane: 'metadata' }) >= 1, 'searches of both scopes, metadata lane');
+  assert.equal(total('search_duration_seconds_count', { scope: 'content', lane: 'metadata' }), 0, 'a content search runs no metadata lane');
+  assert.ok(total('job_duration_seconds_count', { operation: 'embed', outcome: 'completed' }) >= (TESSERACT ? 2 : 1), 'embed runs that completed');
+  assert.ok(find('job_duration_seconds_bucket', { operation: 'embed', outcome: 'completed', le: '+Inf' }).length > 0);
+  assert.match(exposition, /# TYPE jobs_queued gauge/);
+  assert.equal(total('jobs_queued', { operation: 'embed' }), 0, 'nothing waits once every job ended');
+  // Per api process, told apart by pid: at least the one that answered the searches holds both versions.
+  const chunks = find('serving_chunks');
+  assert.ok(chunks.length >= 1 && chunks.every((sample) => /^\d+$/.test(sample.labels.process)), JSON.stringify(chunks));
+  assert.ok(find('serving_versions').some((sample) => sample.value >= (TESSERACT ? 2 : 1)), JSON.stringify(find('serving_versions')));
+  assert.ok(find('follower_lag_entries').every((sample) => sample.value >= 0 && /^\d+$/.test(sample.labels.process)));
+  assert.ok(find('follower_lag_entries').length >= 1);
+  if (TESSERACT) assert.ok(total('ocr_pages_total') >= 1, 'the scanned image was read by OCR');
+});
+
+test('jobs_queued counts the jobs that wait for a worker', async () => {
+  const idle = await startTestServer({ WORKER_PROCESSES: '0' });
+  try {
+    for (const id of ['queued-1', 'queued-2']) assert.equal((await uploadText(idle.url, KEYS.alpha, { document_id: id, text: 'Standing instruction form.' })).status, 202);
+    const queued = samples((await api(idle.url, '/metrics', { key: KEYS.alpha })).text).filter((sample) => sample.name === 'jobs_queued' && sample.labels.operation === 'embed');
+    assert.deepEqual(queued.map((sample) => sample.value), [2], 'no worker runs, so both uploads wait');
+  } finally {
+    await idle.close();
+    removeDir(idle.dataDir);
   }
 });
