@@ -12,6 +12,7 @@ import { schemaCompiler } from './validation.ts';
 import { authenticate } from './access.ts';
 import { clientErrorHandler, frameworkErrorReply, handleError, sendError } from './error-replies.ts';
 import { installRequestParsing } from './request-parsing.ts';
+import { declareRouteResponses } from './route-responses.ts';
 import type { Services } from './services.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerSearchRoutes } from './routes/search.ts';
@@ -62,6 +63,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     sendError(request, reply, { code: 'not_found' });
   });
 
+  // Before swagger's own hook reads the routes: every route declares each status it answers (route-responses.ts).
+  app.addHook('onRoute', declareRouteResponses);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -1,0 +1,88 @@
+// /openapi.json as a client generator reads it: a valid OpenAPI 3.1 document (checked by an OpenAPI validator)
+// that declares, for every route, each status SPEC.md lists for it and each status the running service answers
+// to a sweep of bad requests, errors as the envelope and Retry-After where it applies; uploads and updates 202.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { useTestServer, api, KEYS, sendRaw } from '../helpers/server.ts';
+
+const server = useTestServer();
+const SPEC = readFileSync(new URL('../../../shared/SPEC.md', import.meta.url), 'utf8');
+
+async function openapi(): Promise<any> {
+  const response = await api(server.url, '/openapi.json', { key: KEYS.alpha });
+  assert.equal(response.status, 200);
+  return response.json;
+}
+
+/** The statuses a route of the document declares. */
+function declared(document: any, method: string, path: string): string[] {
+  const operation = document.paths[path]?.[method.toLowerCase()];
+  assert.ok(operation, `${method} ${path} is documented`);
+  return Object.keys(operation.responses ?? {});
+}
+
+test('the document is valid OpenAPI 3.1', async () => {
+  const document = await openapi();
+  assert.equal(document.openapi, '3.1.0');
+  const result = await new Validator().validate(document);
+  assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2)?.slice(0, 2000));
+});
+
+test('every status SPEC.md lists for a route is declared for it, and uploads and updates answer 202', async () => {
+  const document = await openapi();
+  // "### METHOD /path" headings, each followed (before the next heading) by "Status codes: ..." when it lists them.
+  const sections = [...SPEC.matchAll(/^### (GET|POST|PATCH|DELETE) (\/\S*)\n([\s\S]*?)(?=^### |^## )/gm)];
+  let checked = 0;
+  for (const [, method, path, body] of sections) {
+    const line = /^Status codes: (.*)$/m.exec(body)?.[1];
+    if (!line) continue;
+    const statuses = [...line.matchAll(/\b([1-5]\d\d)\b/g)].map((match) => match[1]);
+    const have = declared(document, method, path);
+    for (const status of statuses) assert.ok(have.includes(status), `${method} ${path} declares ${status} (SPEC.md: ${line})`);
+    checked++;
+  }
+  assert.ok(checked >= 9, `SPEC.md's status lists were found (${checked})`);
+  assert.ok(declared(document, 'POST', '/embed').includes('202'));
+  assert.ok(declared(document, 'PATCH', '/update').includes('202'));
+  assert.ok(!declared(document, 'PATCH', '/update').includes('200'), 'an update is accepted, not done, when it answers');
+});
+
+test('errors are the envelope, and 429 and 503 carry Retry-After', async () => {
+  const document = await openapi();
+  for (const [path, operations] of Object.entries<any>(document.paths)) {
+    for (const [method, operation] of Object.entries<any>(operations)) {
+      for (const [status, response] of Object.entries<any>(operation.responses)) {
+        if (Number(status) < 400) continue;
+        const schema = response.content?.['application/json']?.schema;
+        assert.deepEqual(schema?.required, ['detail', 'error_code', 'request_id'], `${method} ${path} ${status} is the envelope`);
+        if (status === '429' || status === '503') assert.ok(response.headers?.['Retry-After'], `${method} ${path} ${status} declares Retry-After`);
+      }
+    }
+  }
+});
+
+test('what the service answers to bad requests on every route is declared for that route', async () => {
+  const document = await openapi();
+  const probes: { method: string; path: string; url: string; key?: string | null; body?: unknown }[] = [];
+  for (const [path, operations] of Object.entries<any>(document.paths)) {
+    for (const method of Object.keys(operations)) {
+      const url = path.replace(/\{[^}]+\}/g, 'no-such-id');
+      const key = path.startsWith('/admin/') ? KEYS.operator : KEYS.alpha;
+      probes.push({ method, path, url, key: null }); // no key
+      probes.push({ method, path, url: `${url}?bogus=1`, key }); // an unknown query parameter
+      if (method !== 'get' && method !== 'delete') probes.push({ method, path, url, key, body: { bogus: true } }); // a body of the wrong shape
+      probes.push({ method, path, url, key, body: method === 'get' || method === 'delete' ? undefined : {} }); // an unknown id or an empty body
+    }
+  }
+  const undeclared: string[] = [];
+  for (const probe of probes) {
+    const headers: Record<string, string> = probe.key ? { 'X-API-Key': probe.key } : {};
+    if (probe.body !== undefined) headers['Content-Type'] = 'application/json';
+    const answer = await sendRaw(server.url, probe.url, { method: probe.method.toUpperCase(), headers, body: probe.body === undefined ? undefined : JSON.stringify(probe.body) });
+    if (!declared(document, probe.method, probe.path).includes(String(answer.status))) undeclared.push(`${probe.method.toUpperCase()} ${probe.url} (key ${probe.key ? 'yes' : 'no'}) answered ${answer.status}`);
+  }
+  assert.deepEqual(undeclared, []);
+});
