@@ -9,8 +9,8 @@ import { ERROR_CATALOGUE, envelopeSchema } from './error-catalogue.ts';
 import { documentationOnly } from './routes/response-docs.ts';
 
 export interface RouteResponses {
-  /** The route's success status and what it means. */
-  success: { status: 200 | 202; description: string };
+  /** The route's success status, what it means, and the shape of its body where the table gives one (SPEC.md). */
+  success: { status: 200 | 202; description: string; schema?: object };
   /** Every error status the route can answer. */
   errors: readonly number[];
 }
@@ -22,24 +22,152 @@ const OPERATOR_ROUTE = [401, 500] as const;
 /** Reads of a Client's serving snapshot fail closed while publication cannot be proven (503, Retry-After). */
 const SNAPSHOT_READ = 503;
 
+const NULLABLE_STRING = { type: ['string', 'null'] } as const;
+const DOCUMENT_VERSION = { type: 'object', required: ['document_id', 'version_id'], properties: { document_id: { type: 'string' }, version_id: NULLABLE_STRING } } as const;
+/** A queued job as an accepting route answers it. */
+const ACCEPTED_JOB = { type: 'object', required: ['job_id', 'status'], properties: { job_id: { type: 'string' }, status: { type: 'string', enum: ['pending'] } } } as const;
+
+const SEARCH_ANSWER = {
+  type: 'object',
+  required: ['results', 'meta'],
+  properties: {
+    results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['rank', 'document_version', 'canonical_metadata', 'retrieval_contributions', 'content_evidence', 'metadata_evidence'],
+        properties: {
+          rank: { type: 'integer', minimum: 1 },
+          document_version: DOCUMENT_VERSION,
+          canonical_metadata: { type: 'object' },
+          retrieval_contributions: {
+            type: 'array',
+            items: { type: 'object', required: ['lane', 'rank'], properties: { lane: { type: 'string', enum: ['content', 'metadata'] }, rank: { type: 'integer', minimum: 1 } } },
+          },
+          content_evidence: { type: 'object', required: ['items', 'total', 'truncated'], properties: { items: { type: 'array' }, total: { type: 'integer' }, truncated: { type: 'boolean' } } },
+          metadata_evidence: { type: 'object' },
+        },
+      },
+    },
+    meta: {
+      type: 'object',
+      required: ['query', 'total', 'total_is_lower_bound', 'offset', 'limit', 'has_more', 'query_time_ms', 'retrieval', 'applied_filters', 'publication_view'],
+      properties: {
+        query: { type: 'string' },
+        total: { type: 'integer', minimum: 0 },
+        total_is_lower_bound: { type: 'boolean' },
+        offset: { type: 'integer', minimum: 0 },
+        limit: { type: 'integer', minimum: 1 },
+        has_more: { type: 'boolean' },
+        query_time_ms: { type: 'integer', minimum: 0 },
+        retrieval: { type: 'object', required: ['alpha', 'reranked', 'reranked_count'], properties: { alpha: { type: 'number' }, reranked: { type: 'boolean' }, reranked_count: { type: 'integer' } } },
+        applied_filters: {},
+        publication_view: {},
+      },
+    },
+  },
+} as const;
+
+const JOB_STATES = ['pending', 'started', 'processing', 'retrying', 'completed', 'failed', 'partial_failed', 'superseded'];
+const JOB_VIEW = {
+  type: 'object',
+  required: ['job_id', 'document_id', 'status', 'operation'],
+  properties: {
+    job_id: { type: 'string' },
+    document_id: { type: 'string', description: 'Empty for a backfill job.' },
+    status: { type: 'string', enum: JOB_STATES },
+    operation: { type: 'string', enum: ['embed', 'metadata_update', 'metadata_backfill'] },
+  },
+} as const;
+
+const DOCUMENT_LIST = {
+  type: 'object',
+  required: ['documents', 'total', 'limit', 'offset', 'has_more'],
+  properties: {
+    documents: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['document_id', 'version_id', 'metadata', 'chunk_count', 'created_at'],
+        properties: { document_id: { type: 'string' }, version_id: NULLABLE_STRING, metadata: { type: 'object' }, chunk_count: { type: 'integer', minimum: 0 }, created_at: { type: 'string' } },
+      },
+    },
+    total: { type: 'integer', minimum: 0 },
+    limit: { type: 'integer', minimum: 1 },
+    offset: { type: 'integer', minimum: 0 },
+    has_more: { type: 'boolean' },
+  },
+} as const;
+
+const READINESS = {
+  type: 'object',
+  required: ['readiness_state', 'scopes_available', 'versions_total', 'versions_ready', 'versions_blocked', 'backfill_job_id', 'updated_at'],
+  properties: {
+    readiness_state: { type: 'string', enum: ['not_started', 'backfilling', 'ready', 'blocked'] },
+    scopes_available: { type: 'array', items: { type: 'string', enum: ['content', 'metadata', 'both'] } },
+    contract_version: { type: 'string' },
+    versions_total: { type: 'integer', minimum: 0 },
+    versions_ready: { type: 'integer', minimum: 0 },
+    versions_blocked: { type: 'integer', minimum: 0 },
+    backfill_job_id: NULLABLE_STRING,
+    updated_at: { type: 'string' },
+  },
+} as const;
+
 /** Keyed by method and the route's path as registered (`:param`). */
 export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
   'GET /health': { success: { status: 200, description: 'Serving is safe; components and the publishing block.' }, errors: [503, 500] },
-  'POST /search': { success: { status: 200, description: 'Ranked results of the requested page, with evidence.' }, errors: [...CLIENT_ROUTE, 400, 409, 422, SNAPSHOT_READ] },
+  'POST /search': { success: { status: 200, description: 'Ranked results of the requested page, with evidence.', schema: SEARCH_ANSWER }, errors: [...CLIENT_ROUTE, 400, 409, 422, SNAPSHOT_READ] },
   'POST /embed': { success: { status: 202, description: 'Accepted: the upload is queued; poll GET /status/{job_id}.' }, errors: [...CLIENT_ROUTE, 403, 413, 415, 422, 503] },
-  'GET /status/:job_id': { success: { status: 200, description: 'The job, rendered by its state.' }, errors: [...CLIENT_ROUTE, 404, SNAPSHOT_READ] },
-  'GET /documents': { success: { status: 200, description: 'A page of Document Version summaries.' }, errors: [...CLIENT_ROUTE, 400, 422, SNAPSHOT_READ] },
+  'GET /status/:job_id': { success: { status: 200, description: 'The job, rendered by its state: common fields, then those of its state and operation (SPEC.md GET /status).', schema: JOB_VIEW }, errors: [...CLIENT_ROUTE, 404, SNAPSHOT_READ] },
+  'GET /documents': { success: { status: 200, description: 'A page of Document Version summaries.', schema: DOCUMENT_LIST }, errors: [...CLIENT_ROUTE, 400, 422, SNAPSHOT_READ] },
   'GET /document/:document_id/text': { success: { status: 200, description: 'The document text resource.' }, errors: [...CLIENT_ROUTE, 400, 404, 422, SNAPSHOT_READ] },
-  'DELETE /document/:document_id': { success: { status: 200, description: 'The versions deleted (soft or hard).' }, errors: [...CLIENT_ROUTE, 400, 404, 422, 503] },
-  'POST /document/:document_id/restore': { success: { status: 200, description: 'The versions restored.' }, errors: [...CLIENT_ROUTE, 400, 404, 422, 503] },
-  'PATCH /update': { success: { status: 202, description: 'Accepted: the metadata update is queued; poll GET /status/{job_id}.' }, errors: [...CLIENT_ROUTE, 400, 422, 503] },
+  'DELETE /document/:document_id': {
+    success: {
+      status: 200,
+      description: 'The versions deleted (soft or hard).',
+      schema: { type: 'object', required: ['document_id', 'deleted_chunks', 'status'], properties: { document_id: { type: 'string' }, deleted_chunks: { type: 'integer', minimum: 0 }, status: { type: 'string', enum: ['soft_deleted', 'hard_deleted'] } } },
+    }, errors: [...CLIENT_ROUTE, 400, 404, 422, 503] },
+  'POST /document/:document_id/restore': {
+    success: {
+      status: 200,
+      description: 'The versions restored.',
+      schema: { type: 'object', required: ['document_id', 'restored_chunks', 'status'], properties: { document_id: { type: 'string' }, restored_chunks: { type: 'integer', minimum: 0 }, status: { type: 'string', enum: ['restored'] } } },
+    }, errors: [...CLIENT_ROUTE, 400, 404, 422, 503] },
+  'PATCH /update': {
+    success: {
+      status: 202,
+      description: 'Accepted: the metadata update is queued; poll GET /status/{job_id}.',
+      schema: { ...ACCEPTED_JOB, required: [...ACCEPTED_JOB.required, 'document_id', 'version_id', 'updated_fields'], properties: { ...ACCEPTED_JOB.properties, document_id: { type: 'string' }, version_id: NULLABLE_STRING, updated_fields: { type: 'array', items: { type: 'string' } } } },
+    }, errors: [...CLIENT_ROUTE, 400, 422, 503] },
   'GET /metrics': { success: { status: 200, description: 'Prometheus text exposition of every process of the deployment.' }, errors: [...CLIENT_ROUTE] },
-  'GET /discovery/readiness': { success: { status: 200, description: "The Client's Metadata Discovery readiness." }, errors: [...CLIENT_ROUTE, SNAPSHOT_READ] },
+  'GET /discovery/readiness': { success: { status: 200, description: "The Client's Metadata Discovery readiness.", schema: READINESS }, errors: [...CLIENT_ROUTE, SNAPSHOT_READ] },
   'GET /admin/authority': { success: { status: 200, description: 'The publication authority record and this api process view.' }, errors: [...OPERATOR_ROUTE, 503] },
   'POST /admin/authority/mode': { success: { status: 200, description: 'The authority mode set.' }, errors: [...OPERATOR_ROUTE, 422, 503] },
-  'POST /admin/backfill': { success: { status: 202, description: 'Accepted: the backfill is queued; the Client polls GET /status/{job_id}.' }, errors: [...OPERATOR_ROUTE, 404, 422, 503] },
-  'GET /web-search/capabilities': { success: { status: 200, description: 'Whether web search is enabled, and its provider.' }, errors: [...CLIENT_ROUTE] },
-  'POST /web-search': { success: { status: 200, description: 'Web results; provider failures answer 200 with meta.status (fail-open).' }, errors: [...CLIENT_ROUTE, 422] },
+  'POST /admin/backfill': {
+    success: {
+      status: 202,
+      description: 'Accepted: the backfill is queued; the Client polls GET /status/{job_id}.',
+      schema: { ...ACCEPTED_JOB, required: [...ACCEPTED_JOB.required, 'operation', 'client_id'], properties: { ...ACCEPTED_JOB.properties, operation: { type: 'string', enum: ['metadata_backfill'] }, client_id: { type: 'string' } } },
+    }, errors: [...OPERATOR_ROUTE, 404, 422, 503] },
+  'GET /web-search/capabilities': { success: { status: 200, description: 'Whether web search is enabled.', schema: { type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean' } } } }, errors: [...CLIENT_ROUTE] },
+  'POST /web-search': {
+    success: {
+      status: 200,
+      description: 'Web results; provider failures answer 200 with meta.status (fail-open).',
+      schema: {
+        type: 'object',
+        required: ['results', 'meta'],
+        properties: {
+          results: { type: 'array', items: { type: 'object' } },
+          meta: {
+            type: 'object',
+            required: ['provider', 'status', 'count', 'query_time_ms'],
+            properties: { provider: NULLABLE_STRING, status: { type: 'string', enum: ['ok', 'no_results', 'timeout', 'rate_limited', 'unavailable', 'provider_error'] }, count: { type: 'integer', minimum: 0 }, query_time_ms: { type: 'integer', minimum: 0 } },
+          },
+        },
+      },
+    }, errors: [...CLIENT_ROUTE, 422] },
 };
 
 const RETRY_AFTER = { 'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds to wait before repeating the request.' } };
@@ -63,7 +191,7 @@ export function declareRouteResponses(route: RouteOptions): void {
   if (!declared || methods.length !== 1) return;
   const schema = (route.schema ??= {});
   const response = { ...(schema.response as Record<string, unknown> | undefined) };
-  response[declared.success.status] ??= { description: declared.success.description };
+  response[declared.success.status] ??= { description: declared.success.description, ...declared.success.schema };
   for (const status of declared.errors) response[status] ??= errorResponse(status);
   schema.response = response;
   route.serializerCompiler ??= documentationOnly;

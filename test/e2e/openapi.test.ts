@@ -1,12 +1,14 @@
 // /openapi.json as a client generator reads it: a valid OpenAPI 3.1 document (checked by an OpenAPI validator)
 // that declares, for every route, each status SPEC.md lists for it and each status the running service answers
-// to a sweep of bad requests, errors as the envelope and Retry-After where it applies; uploads and updates 202.
+// to a sweep of bad requests, errors as the envelope and Retry-After where it applies; uploads and updates 202;
+// and bodies the service really sends on the happy path of each route match the schema declared for them.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { useTestServer, api, KEYS, sendRaw } from '../helpers/server.ts';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { useTestServer, api, KEYS, sendRaw, waitForJob } from '../helpers/server.ts';
 
 const server = useTestServer();
 const SPEC = readFileSync(new URL('../../../shared/SPEC.md', import.meta.url), 'utf8');
@@ -85,4 +87,39 @@ test('what the service answers to bad requests on every route is declared for th
     if (!declared(document, probe.method, probe.path).includes(String(answer.status))) undeclared.push(`${probe.method.toUpperCase()} ${probe.url} (key ${probe.key ? 'yes' : 'no'}) answered ${answer.status}`);
   }
   assert.deepEqual(undeclared, []);
+});
+
+test('what the service answers on the happy path of every route matches the schema declared for it', async () => {
+  const document = await openapi();
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const mismatches: string[] = [];
+  /** Sends one request and checks its body against the schema the document declares for its status. */
+  const check = async (method: string, path: string, url: string, options: { key?: string; body?: unknown } = {}) => {
+    const answer = await api(server.url, url, { method, key: options.key ?? KEYS.alpha, body: options.body });
+    const response = document.paths[path]?.[method.toLowerCase()]?.responses?.[String(answer.status)];
+    const schema = response?.content?.['application/json']?.schema;
+    if (answer.status >= 300) mismatches.push(`${method} ${url} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+    else if (!schema) mismatches.push(`${method} ${path} ${answer.status} declares no body schema`);
+    else if (!ajv.validate(schema, answer.json)) mismatches.push(`${method} ${url} ${answer.status}: ${ajv.errorsText(ajv.errors)}`);
+    return answer;
+  };
+  const accepted = await check('POST', '/embed', '/embed', { body: { document_id: 'conformance', version_id: 'v1', text: 'Letter of credit issued for the Penang branch.', metadata: { desk: 'trade' } } });
+  await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
+  await check('GET', '/status/{job_id}', `/status/${accepted.json.job_id}`);
+  for (const scope of ['content', 'metadata', 'both']) await check('POST', '/search', '/search', { body: { query: 'letter of credit', scope, highlight: true } });
+  await check('GET', '/documents', '/documents?include_deleted=true');
+  await check('GET', '/document/{document_id}/text', '/document/conformance/text');
+  await check('GET', '/discovery/readiness', '/discovery/readiness');
+  const update = await check('PATCH', '/update', '/update', { body: { document_id: 'conformance', metadata: { desk: 'treasury' } } });
+  await waitForJob(server.url, KEYS.alpha, update.json.job_id);
+  await check('GET', '/status/{job_id}', `/status/${update.json.job_id}`);
+  await check('DELETE', '/document/{document_id}', '/document/conformance');
+  await check('POST', '/document/{document_id}/restore', '/document/conformance/restore');
+  const backfill = await check('POST', '/admin/backfill', '/admin/backfill', { key: KEYS.operator, body: { client_id: 'client-alpha' } });
+  await waitForJob(server.url, KEYS.alpha, backfill.json.job_id);
+  await check('GET', '/status/{job_id}', `/status/${backfill.json.job_id}`);
+  await check('GET', '/web-search/capabilities', '/web-search/capabilities');
+  await check('POST', '/web-search', '/web-search', { body: { query: 'overnight policy rate' } });
+  await check('DELETE', '/document/{document_id}', '/document/conformance?mode=hard');
+  assert.deepEqual(mismatches, []);
 });
