@@ -11,8 +11,10 @@ import { documentationOnly } from './routes/response-docs.ts';
 export interface RouteResponses {
   /** The route's success status, what it means, and the shape of its body where the table gives one (SPEC.md). */
   success: { status: 200 | 202; description: string; schema?: object };
-  /** Every error status the route can answer. */
+  /** Every error status the route can answer (as the error envelope). */
   errors: readonly number[];
+  /** Other statuses whose body is not the error envelope (GET /health's 503 is the health answer). */
+  bodies?: Readonly<Record<number, object>>;
 }
 
 /** What a Client-key route can meet before its handler runs: a bad key, its rate limit, an internal failure. */
@@ -114,9 +116,31 @@ const READINESS = {
   },
 } as const;
 
+const HEALTH = {
+  type: 'object',
+  required: ['status', 'version', 'components', 'publishing'],
+  properties: {
+    status: { type: 'string', enum: ['healthy', 'degraded'] },
+    version: { type: 'string' },
+    components: { type: 'object', additionalProperties: { type: 'string', enum: ['ok', 'error'] } },
+    publishing: {
+      type: 'object',
+      required: ['status', 'reason', 'authority_mode'],
+      properties: { status: { type: 'string', enum: ['ready', 'degraded', 'unavailable'] }, reason: NULLABLE_STRING, authority_mode: { type: 'string' } },
+    },
+    diagnostics: { type: 'object', description: 'Present when publication is enabled: diagnostics.publication.' },
+  },
+} as const;
+
+const AUTHORITY_MODES = ['READY', 'MAINTENANCE', 'FENCING'];
+
 /** Keyed by method and the route's path as registered (`:param`). */
 export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
-  'GET /health': { success: { status: 200, description: 'Serving is safe; components and the publishing block.' }, errors: [503, 500] },
+  'GET /health': {
+    success: { status: 200, description: 'Serving is safe (READY or FENCING); components and the publishing block.', schema: HEALTH },
+    errors: [500],
+    bodies: { 503: { description: 'Publication is enabled and serving is unsafe: the same health answer, components.publication error.', ...HEALTH } },
+  },
   'POST /search': { success: { status: 200, description: 'Ranked results of the requested page, with evidence.', schema: SEARCH_ANSWER }, errors: [...CLIENT_ROUTE, 400, 409, 422, SNAPSHOT_READ] },
   'POST /embed': { success: { status: 202, description: 'Accepted: the upload is queued; poll GET /status/{job_id}.' }, errors: [...CLIENT_ROUTE, 403, 413, 415, 422, 503] },
   'GET /status/:job_id': { success: { status: 200, description: 'The job, rendered by its state: common fields, then those of its state and operation (SPEC.md GET /status).', schema: JOB_VIEW }, errors: [...CLIENT_ROUTE, 404, SNAPSHOT_READ] },
@@ -140,10 +164,27 @@ export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
       description: 'Accepted: the metadata update is queued; poll GET /status/{job_id}.',
       schema: { ...ACCEPTED_JOB, required: [...ACCEPTED_JOB.required, 'document_id', 'version_id', 'updated_fields'], properties: { ...ACCEPTED_JOB.properties, document_id: { type: 'string' }, version_id: NULLABLE_STRING, updated_fields: { type: 'array', items: { type: 'string' } } } },
     }, errors: [...CLIENT_ROUTE, 400, 422, 503] },
-  'GET /metrics': { success: { status: 200, description: 'Prometheus text exposition of every process of the deployment.' }, errors: [...CLIENT_ROUTE] },
+  'GET /metrics': {
+    success: { status: 200, description: 'Prometheus text exposition of every process of the deployment.', schema: { content: { 'text/plain': { schema: { type: 'string' } } } } },
+    errors: [...CLIENT_ROUTE],
+  },
   'GET /discovery/readiness': { success: { status: 200, description: "The Client's Metadata Discovery readiness.", schema: READINESS }, errors: [...CLIENT_ROUTE, SNAPSHOT_READ] },
-  'GET /admin/authority': { success: { status: 200, description: 'The publication authority record and this api process view.' }, errors: [...OPERATOR_ROUTE, 503] },
-  'POST /admin/authority/mode': { success: { status: 200, description: 'The authority mode set.' }, errors: [...OPERATOR_ROUTE, 422, 503] },
+  'GET /admin/authority': {
+    success: {
+      status: 200,
+      description: "The publication authority record, and the answering api process's own view (recovery, snapshots, memory).",
+      schema: {
+        type: 'object',
+        required: ['authority_mode', 'authority_id', 'changed_at', 'enabled', 'process_id'],
+        properties: { authority_mode: { type: 'string' }, authority_id: NULLABLE_STRING, changed_at: NULLABLE_STRING, enabled: { type: 'boolean' }, process_id: { type: 'integer' }, recovered_at: NULLABLE_STRING, serving: { type: 'object' }, memory: { type: 'object' } },
+      },
+    },
+    errors: [...OPERATOR_ROUTE, 503],
+  },
+  'POST /admin/authority/mode': {
+    success: { status: 200, description: 'The authority mode set.', schema: { type: 'object', required: ['authority_mode'], properties: { authority_mode: { type: 'string', enum: AUTHORITY_MODES } } } },
+    errors: [...OPERATOR_ROUTE, 422, 503],
+  },
   'POST /admin/backfill': {
     success: {
       status: 202,
@@ -193,6 +234,7 @@ export function declareRouteResponses(route: RouteOptions): void {
   const response = { ...(schema.response as Record<string, unknown> | undefined) };
   response[declared.success.status] ??= { description: declared.success.description, ...declared.success.schema };
   for (const status of declared.errors) response[status] ??= errorResponse(status);
+  for (const [status, body] of Object.entries(declared.bodies ?? {})) response[status] ??= body;
   schema.response = response;
   route.serializerCompiler ??= documentationOnly;
 }

@@ -81,6 +81,7 @@ test('schema evidence is read from the stored lane schemas, cached, and re-read 
     assert.equal(before.size, 1, 'every api process reads the same schema');
     const [digest] = before;
     assert.match(digest, /^[0-9a-f]{16}$/);
+    assert.equal((await fresh(server.url, '/health')).json.diagnostics.publication.state_store_id, TEST_STORE === 'postgres' ? 'postgresql' : 'sqlite');
     assert.match((await fresh(server.url, '/health')).json.diagnostics.publication.vector_store_version, TEST_STORE === 'postgres' ? /^postgresql-\d+(\.\d+)?\+in-memory-segments-v1$/ : /^sqlite-\d+\.\d+\.\d+\+in-memory-segments-v1$/);
 
     // The stored schema changes (an index is added to a lane table): the cache still answers...

@@ -58,6 +58,11 @@ test('errors are the envelope, and 429 and 503 carry Retry-After', async () => {
     for (const [method, operation] of Object.entries<any>(operations)) {
       for (const [status, response] of Object.entries<any>(operation.responses)) {
         if (Number(status) < 400) continue;
+        if (path === '/health' && status === '503') {
+          // Not an error envelope: the health answer itself, with the publication component failed.
+          assert.deepEqual(response.content['application/json'].schema.required, operation.responses['200'].content['application/json'].schema.required);
+          continue;
+        }
         const schema = response.content?.['application/json']?.schema;
         assert.deepEqual(schema?.required, ['detail', 'error_code', 'request_id'], `${method} ${path} ${status} is the envelope`);
         if (status === '429' || status === '503') assert.ok(response.headers?.['Retry-After'], `${method} ${path} ${status} declares Retry-After`);
@@ -94,10 +99,16 @@ test('what the service answers on the happy path of every route matches the sche
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   const mismatches: string[] = [];
   /** Sends one request and checks its body against the schema the document declares for its status. */
-  const check = async (method: string, path: string, url: string, options: { key?: string; body?: unknown } = {}) => {
-    const answer = await api(server.url, url, { method, key: options.key ?? KEYS.alpha, body: options.body });
+  const check = async (method: string, path: string, url: string, options: { key?: string | null; body?: unknown } = {}) => {
+    const answer = await api(server.url, url, { method, key: options.key === undefined ? KEYS.alpha : options.key, body: options.body });
     const response = document.paths[path]?.[method.toLowerCase()]?.responses?.[String(answer.status)];
-    const schema = response?.content?.['application/json']?.schema;
+    const text = /^text\/plain/.test(answer.headers.get('content-type') ?? '');
+    const schema = response?.content?.[text ? 'text/plain' : 'application/json']?.schema;
+    if (text && schema && !ajv.validate(schema, answer.text)) mismatches.push(`${method} ${url} ${answer.status}: ${ajv.errorsText(ajv.errors)}`);
+    if (text) {
+      if (!schema) mismatches.push(`${method} ${path} ${answer.status} declares no text/plain body`);
+      return answer;
+    }
     if (answer.status >= 300) mismatches.push(`${method} ${url} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
     else if (!schema) mismatches.push(`${method} ${path} ${answer.status} declares no body schema`);
     else if (!ajv.validate(schema, answer.json)) mismatches.push(`${method} ${url} ${answer.status}: ${ajv.errorsText(ajv.errors)}`);
@@ -121,5 +132,16 @@ test('what the service answers on the happy path of every route matches the sche
   await check('GET', '/web-search/capabilities', '/web-search/capabilities');
   await check('POST', '/web-search', '/web-search', { body: { query: 'overnight policy rate' } });
   await check('DELETE', '/document/{document_id}', '/document/conformance?mode=hard');
+  await check('GET', '/health', '/health', { key: null });
+  await check('GET', '/metrics', '/metrics');
+  await check('GET', '/admin/authority', '/admin/authority', { key: KEYS.operator });
+  await check('POST', '/admin/authority/mode', '/admin/authority/mode', { key: KEYS.operator, body: { mode: 'READY' } });
   assert.deepEqual(mismatches, []);
+  // Every route of the document was exercised with a declared body schema (the sweep above).
+  for (const [path, operations] of Object.entries<any>(document.paths)) {
+    for (const [method, operation] of Object.entries<any>(operations)) {
+      const success = Object.entries<any>(operation.responses).find(([status]) => status.startsWith('2'));
+      assert.ok(success?.[1].content, `${method.toUpperCase()} ${path} declares the body of its success`);
+    }
+  }
 });

@@ -118,7 +118,7 @@ export function registerHealthRoutes(app: FastifyInstance, services: Services): 
           publishing_status: publishing.status,
           authority_mode: reportedMode,
           authority_id: authority?.authorityId ?? null,
-          state_store_id: 'sqlite',
+          state_store_id: config.store === 'postgres' ? 'postgresql' : 'sqlite',
           vector_store_id: 'in-memory-snapshot',
           vector_store_version: schema?.vectorStoreVersion ?? null,
           collection_schema_digest: schema?.collectionSchemaDigest ?? null,
