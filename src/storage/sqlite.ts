@@ -39,10 +39,10 @@ function isBusy(error: unknown): boolean {
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /**
- * Runs `fn` again while SQLite answers busy without waiting (up to SQLITE_BUSY_TIMEOUT_MS in all). Opening a WAL
- * database can meet SQLITE_BUSY at once, without the busy handler, while another process's last connection to the
- * file is closing (it checkpoints and removes the WAL under an exclusive lock) or recovers the WAL index. Opening
- * is synchronous, so the pauses are too: a few milliseconds each, doubling from 1 to at most 50.
+ * Runs `fn` again while SQLite answers busy without waiting (up to SQLITE_BUSY_TIMEOUT_MS in all). Processes that
+ * open a new database file at once (two api processes and a worker on a Client's first uploads) meet SQLITE_BUSY
+ * without the busy handler while one of them switches the file to WAL (test/storage/sqlite-open-race.test.ts).
+ * Opening is synchronous, so the pauses are too: a few milliseconds each, doubling from 1 to at most 50.
  */
 function whileBusy<T>(fn: () => T): T {
   const deadline = performance.now() + SQLITE_BUSY_TIMEOUT_MS;
