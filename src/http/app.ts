@@ -16,7 +16,7 @@ import { declareRouteResponses } from './route-responses.ts';
 import type { Services } from './services.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerSearchRoutes } from './routes/search.ts';
-import { MAX_FORM_FIELD_BYTES, MAX_FORM_FIELDS, registerUploadRoutes } from './routes/upload.ts';
+import { MAX_FORM_FIELD_BYTES, MAX_FORM_FIELDS, registerUploadRoutes, UPLOAD_REQUEST_BODY } from './routes/upload.ts';
 import { registerStatusRoutes } from './routes/status.ts';
 import { registerDocumentRoutes, registerLifecycleRoutes } from './routes/documents.ts';
 import { registerBackfillRoute, registerOperationalRoutes } from './routes/operational.ts';
@@ -71,6 +71,14 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       info: { title: 'Hybrid document search', version: services.version },
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
       security: [{ apiKey: [] }],
+    },
+    // POST /embed reads its two body forms itself (no Fastify body schema): the document still declares them.
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
+      const { openapiObject } = documentObject;
+      const upload = openapiObject.paths?.['/embed']?.post;
+      if (upload) upload.requestBody = structuredClone(UPLOAD_REQUEST_BODY) as unknown as typeof upload.requestBody;
+      return openapiObject;
     },
   });
   await app.register(multipart, {

@@ -12,6 +12,7 @@ export const UPLOAD_RESPONSES = {
   202: {
     description: 'Accepted: the upload is queued; poll GET /status/{job_id}.',
     type: 'object',
+    required: ['job_id', 'status', 'document_id', 'version_id'],
     properties: {
       job_id: { type: 'string' },
       status: { type: 'string', enum: ['pending'] },

@@ -29,6 +29,30 @@ export const TEXT_UPLOAD_SCHEMA = {
   },
 } as const;
 
+/**
+ * The request body of POST /embed as /openapi.json declares it (app.ts adds it to the document): the route reads
+ * both forms itself, multipart part by part, so they are documented here rather than validated by Fastify.
+ */
+export const UPLOAD_REQUEST_BODY = {
+  required: true,
+  content: {
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        required: ['file', 'document_id'],
+        properties: {
+          file: { type: 'string', format: 'binary', description: 'The document: PDF, Office (OOXML or legacy), HTML, text, CSV or an image.' },
+          document_id: { type: 'string', minLength: 1 },
+          version_id: { type: 'string', description: 'Defaults to document_id.' },
+          metadata: { type: 'string', description: 'A JSON object, stored under metadata.custom.' },
+          filename: { type: 'string', description: "Overrides the file part's name (its extension guides format detection)." },
+        },
+      },
+    },
+    'application/json': { schema: TEXT_UPLOAD_SCHEMA },
+  },
+} as const;
+
 const validateTextUpload = schemaCompiler({ schema: TEXT_UPLOAD_SCHEMA, httpPart: 'body', method: 'POST', url: '/embed' });
 
 function invalid(details: ValidationDetail[]): RequestValidationError {

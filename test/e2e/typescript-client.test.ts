@@ -1,0 +1,100 @@
+// The typed client (clients/typescript) against the real service: its generated files are what this checkout's
+// service declares, and its helpers upload a text and a corpus file, wait for their jobs, search with a filter,
+// walk the documents page by page, update, delete and restore, name a refusal by its envelope, and repeat a read
+// refused with Retry-After until it is answered.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { useTestServer, api, KEYS } from '../helpers/server.ts';
+import { createSearchClient, SearchServiceError } from '../../clients/typescript/src/index.ts';
+import { DOCUMENT_PATH, SCHEMA_PATH, documentText, renderSchema } from '../../clients/typescript/scripts/generate.ts';
+
+const server = useTestServer();
+const client = () => createSearchClient({ baseUrl: server.url, apiKey: KEYS.alpha });
+const DOCX = new URL('../../../shared/corpus/docx/mammoth_tables.docx', import.meta.url);
+
+test('the committed OpenAPI document is the one the service serves, and schema.ts is rendered from it', async () => {
+  const served = await api(server.url, '/openapi.json', { key: KEYS.alpha });
+  assert.equal(served.status, 200);
+  const committed = readFileSync(DOCUMENT_PATH, 'utf8');
+  assert.equal(committed, documentText(served.json), 'clients/typescript/openapi.json is stale: run npm run client:generate');
+  assert.equal(readFileSync(SCHEMA_PATH, 'utf8'), await renderSchema(JSON.parse(committed)), 'clients/typescript/src/schema.ts is stale: run npm run client:generate');
+});
+
+test('upload a text and a file, wait for both, search with a filter, read pages, update, delete and restore', async () => {
+  const search = client();
+  const text = await search.uploadText({ documentId: 'client-memo', text: 'Minutes of the quarterly treasury meeting in Kuching about foreign exchange hedging.', metadata: { branch: 'Kuching' } });
+  assert.equal(text.status, 'pending');
+  assert.equal(text.document_id, 'client-memo');
+  const file = await search.uploadFile({ documentId: 'client-tables', file: new Uint8Array(readFileSync(DOCX)), filename: 'tables.docx', metadata: { branch: 'Miri' } });
+  const polled: string[] = [];
+  const memoJob = await search.waitForJob(text.job_id, { intervalMs: 50, onPoll: (job) => polled.push(job.status), until: (job) => job.status === 'completed' && job.search_ready === true });
+  assert.equal(memoJob.status, 'completed');
+  assert.ok(polled.length >= 1);
+  assert.equal((await search.waitForJob(file.job_id, { intervalMs: 50 })).status, 'completed');
+
+  const found = await search.search({ query: 'treasury hedging', filters: { 'metadata.custom.branch': 'Kuching' }, highlight: true });
+  assert.deepEqual(found.results.map((hit) => hit.document_version.document_id), ['client-memo']);
+  assert.equal(found.results[0].rank, 1);
+  const none = await search.search({ query: 'treasury hedging', filters: { 'metadata.custom.branch': 'Miri' } });
+  assert.ok(none.results.every((hit) => hit.document_version.document_id !== 'client-memo'));
+
+  for (let i = 0; i < 3; i++) await search.uploadText({ documentId: `client-extra-${i}`, text: `Extra note number ${i} about petty cash.` });
+  const seen: string[] = [];
+  for await (const summary of search.documents({ pageSize: 2 })) seen.push(summary.document_id);
+  // The extras may still be queued: the walk sees at least the two completed documents, each once.
+  assert.equal(new Set(seen).size, seen.length, 'no document is listed twice across pages');
+  assert.ok(seen.includes('client-memo') && seen.includes('client-tables'));
+
+  const update = await search.update({ document_id: 'client-memo', metadata: { branch: 'Sibu' } });
+  assert.equal(update.status, 'pending');
+  assert.equal((await search.waitForJob(update.job_id, { intervalMs: 50 })).status, 'completed');
+  const moved = await search.search({ query: 'treasury hedging', filters: { 'metadata.custom.branch': 'Sibu' } });
+  assert.deepEqual(moved.results.map((hit) => hit.document_version.document_id), ['client-memo']);
+
+  const deleted = await search.delete('client-memo');
+  assert.equal(deleted.status, 'soft_deleted');
+  assert.ok((await search.search({ query: 'treasury hedging' })).results.every((hit) => hit.document_version.document_id !== 'client-memo'));
+  const listed: string[] = [];
+  for await (const summary of search.documents({ includeDeleted: false })) listed.push(summary.document_id);
+  assert.ok(!listed.includes('client-memo'));
+  const restored = await search.restore('client-memo');
+  assert.equal(restored.status, 'restored');
+  const back = await search.search({ query: 'treasury hedging' });
+  assert.equal(back.results[0]?.document_version.document_id, 'client-memo');
+  assert.match((await search.text('client-memo')).chunks?.[0]?.text ?? '', /treasury meeting/);
+});
+
+test('a refusal is thrown as its envelope: a wrong key, an unknown job', async () => {
+  const stranger = createSearchClient({ baseUrl: server.url, apiKey: 'not-a-key' });
+  await assert.rejects(stranger.search({ query: 'anything' }), (error: unknown) => error instanceof SearchServiceError && error.status === 401 && error.code === 'auth_failed' && error.requestId !== null);
+  await assert.rejects(client().status('no-such-job'), (error: unknown) => error instanceof SearchServiceError && error.status === 404 && !error.retryable);
+});
+
+test('a read refused with 503 and Retry-After is repeated after the wait the service asked for', async () => {
+  const operator = (mode: string) => api(server.url, '/admin/authority/mode', { key: KEYS.operator, body: { mode } });
+  assert.equal((await operator('MAINTENANCE')).status, 200);
+  const refusals: { status: number; retryAfter: string | null }[] = [];
+  let sawRefusal!: () => void;
+  const refused = new Promise<void>((resolve) => (sawRefusal = resolve));
+  const watching: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status === 503) {
+      refusals.push({ status: response.status, retryAfter: response.headers.get('retry-after') });
+      sawRefusal();
+    }
+    return response;
+  };
+  const patient = createSearchClient({ baseUrl: server.url, apiKey: KEYS.alpha, fetch: watching });
+  const answer = patient.search({ query: 'treasury' });
+  try {
+    await refused;
+  } finally {
+    assert.equal((await operator('READY')).status, 200);
+  }
+  const result = await answer;
+  assert.ok(Array.isArray(result.results));
+  assert.ok(refusals.length >= 1);
+  assert.ok(Number(refusals[0].retryAfter) >= 1, 'the refusal carried Retry-After');
+});
