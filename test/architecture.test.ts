@@ -34,6 +34,7 @@ const FORBIDDEN: Record<string, readonly string[] | typeof ALL> = {
   websearch: ['http'],
   health: ['http', 'publication', 'search', 'ingest', 'jobs', 'models'], // /health's store reads on a thread
   http: ['storage'], // HTTP only: parsing, validation, rendering; it reaches the store through services
+  cli: ['domain', 'text', 'storage', 'serving', 'search', 'models', 'ingest', 'publication', 'jobs', 'websearch', 'health', 'http'], // a client of the HTTP API (through clients/typescript), like any other
 };
 /** Nothing imports http except the composition root. */
 const ONLY_ROOT_IMPORTS = 'http';

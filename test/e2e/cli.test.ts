@@ -35,7 +35,7 @@ test('the operator CLI inspects the authority, changes its mode and starts a bac
 test('a wrong command prints usage and exits 2; a Client key is refused', async () => {
   const wrong = await cli(['--url', server.url, '--key', KEYS.operator, 'mode', 'SIDEWAYS']);
   assert.equal(wrong.code, 2);
-  assert.match(wrong.stderr, /usage:/);
+  assert.match(wrong.stderr, /SIDEWAYS/);
   const refused = await cli(['--url', server.url, '--key', KEYS.alpha, 'authority']);
   assert.equal(refused.code, 1);
   assert.equal(JSON.parse(refused.stdout).error_code, 'auth_failed');
