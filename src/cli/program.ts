@@ -3,7 +3,7 @@
 // 1 refused or failed (the envelope or the failures are printed), 2 wrong usage.
 
 import { Argument, Command, CommanderError, Option } from 'commander';
-import { createSearchClient, SearchServiceError } from '../../clients/typescript/src/index.ts';
+import { createSearchClient, filtersFromPairs, SearchServiceError, typedValue } from '../../clients/typescript/src/index.ts';
 import type { SearchClient, SearchRequest, UpdateRequest } from '../../clients/typescript/src/index.ts';
 import { clientKey, operatorKey, serviceUrl, UsageError } from './connection.ts';
 import type { ConnectionOptions } from './connection.ts';
@@ -20,13 +20,6 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
 }
 
-/** `key=value` as a filter or metadata value: true/false and integers typed, anything else a string. */
-export function typedValue(text: string): string | number | boolean {
-  if (text === 'true' || text === 'false') return text === 'true';
-  if (/^-?\d{1,15}$/.test(text)) return Number(text);
-  return text;
-}
-
 function pairs(label: string) {
   return (pair: string, previous: [string, string][] = []): [string, string][] => {
     const at = pair.indexOf('=');
@@ -35,16 +28,7 @@ function pairs(label: string) {
   };
 }
 
-/** Repeated keys gather into a list (entity filters take one value or a list). */
-function filtersOf(entries: [string, string][] = []): Record<string, unknown> {
-  const filters: Record<string, unknown> = {};
-  for (const [key, text] of entries) {
-    const value = typedValue(text);
-    const previous = filters[key];
-    filters[key] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
-  }
-  return filters;
-}
+const filtersOf = (entries: [string, string][] = []) => filtersFromPairs(entries);
 
 function number(label: string) {
   return (text: string): number => {

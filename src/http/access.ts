@@ -1,9 +1,10 @@
-// Who may call what: GET /health is public, /admin/ routes take an operator key, every other route a
+// Who may call what: GET /health and the console's files are public, /admin/ routes take an operator key, every other route a
 // Client's key, which resolves the Client and draws on its rate-limit budget (shared by every api process).
 
 import type { FastifyRequest } from 'fastify';
 import { ServiceError } from '../domain/service-error.ts';
 import type { Services } from './services.ts';
+import { isConsoleRoute } from './routes/console.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,6 +40,8 @@ export function authenticate(services: Pick<Services, 'config' | 'rateLimiter'>)
   return async (request) => {
     const path = routeOf(request);
     if (PUBLIC_ROUTES.has(path) && PUBLIC_METHODS.has(request.method)) return;
+    // The console's files: a page and its assets, no data (it sends a key with each API call it makes).
+    if (isConsoleRoute(request.routeOptions.url) && PUBLIC_METHODS.has(request.method)) return;
     const key = request.headers['x-api-key'];
     const apiKey = typeof key === 'string' ? key : undefined;
     if (path.startsWith(ADMIN_PREFIX)) {

@@ -21,6 +21,7 @@ import { registerStatusRoutes } from './routes/status.ts';
 import { registerDocumentRoutes, registerLifecycleRoutes } from './routes/documents.ts';
 import { registerBackfillRoute, registerOperationalRoutes } from './routes/operational.ts';
 import { registerWebSearchRoutes } from './routes/web-search.ts';
+import { registerConsoleRoutes } from './routes/console.ts';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -95,5 +96,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerOperationalRoutes(app, services);
   registerBackfillRoute(app, services);
   registerWebSearchRoutes(app, services);
+  await registerConsoleRoutes(app);
   return app;
 }

@@ -125,7 +125,16 @@ const DOCUMENT_LIST = {
       items: {
         type: 'object',
         required: ['document_id', 'version_id', 'metadata', 'chunk_count', 'created_at'],
-        properties: { document_id: { type: 'string' }, version_id: NULLABLE_STRING, metadata: { type: 'object' }, chunk_count: { type: 'integer', minimum: 0 }, created_at: { type: 'string' } },
+        properties: {
+          document_id: { type: 'string' },
+          version_id: NULLABLE_STRING,
+          metadata: { type: 'object' },
+          chunk_count: { type: 'integer', minimum: 0 },
+          created_at: { type: 'string' },
+          deleted: { type: 'boolean', description: 'Only with include_deleted=true.' },
+          deleted_at: { type: ['string', 'null'], description: 'Only with include_deleted=true.' },
+          deleted_by: { type: ['string', 'null'], description: 'Only with include_deleted=true: the resolved client id.' },
+        },
       },
     },
     total: { type: 'integer', minimum: 0 },

@@ -105,6 +105,24 @@ export interface ListOptions {
   signal?: AbortSignal;
 }
 
+/** A `key=value` value as filters and custom metadata take it: true/false and integers typed, anything else a string. */
+export function typedValue(text: string): string | number | boolean {
+  if (text === 'true' || text === 'false') return text === 'true';
+  if (/^-?\d{1,15}$/.test(text)) return Number(text);
+  return text;
+}
+
+/** Search filters from key=value pairs: values typed, a repeated key gathered into a list (entity keys take lists). */
+export function filtersFromPairs(pairs: readonly (readonly [string, string])[]): Record<string, unknown> {
+  const filters: Record<string, unknown> = {};
+  for (const [key, text] of pairs) {
+    const value = typedValue(text);
+    const previous = filters[key];
+    filters[key] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
+  }
+  return filters;
+}
+
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -207,13 +225,20 @@ export class SearchClient {
   }
 
   /**
-   * Every document summary, page after page (offset paging: a document published or deleted while the walk runs
-   * may shift a later page by one).
+   * Every document summary, page after page, each version once. Paging is by offset: a version published while the
+   * walk runs can shift later rows back (the repeat is dropped here), and one deleted meanwhile can shift a row
+   * forward past the walk, as with any offset paging.
    */
   async *documents(options: ListOptions = {}): AsyncGenerator<DocumentSummary> {
+    const yielded = new Set<string>();
     for (let offset = 0; ; ) {
       const page = await this.documentPage({ ...options, offset });
-      yield* page.documents;
+      for (const summary of page.documents) {
+        const key = JSON.stringify([summary.document_id, summary.version_id]);
+        if (yielded.has(key)) continue;
+        yielded.add(key);
+        yield summary;
+      }
       if (!page.has_more || page.documents.length === 0) return;
       offset += page.documents.length;
     }

@@ -692,6 +692,12 @@ export interface paths {
                                 metadata: Record<string, unknown>;
                                 chunk_count: number;
                                 created_at: string;
+                                /** @description Only with include_deleted=true. */
+                                deleted?: boolean;
+                                /** @description Only with include_deleted=true. */
+                                deleted_at?: string | null;
+                                /** @description Only with include_deleted=true: the resolved client id. */
+                                deleted_by?: string | null;
                             }[];
                             total: number;
                             limit: number;
