@@ -9,6 +9,7 @@ import swagger from '@fastify/swagger';
 import { randomUUID } from 'node:crypto';
 import { MAX_ID_LENGTH } from '../domain/identity.ts';
 import { schemaCompiler } from './validation.ts';
+import { responseSerializer } from './serialization.ts';
 import { authenticate } from './access.ts';
 import { clientErrorHandler, frameworkErrorReply, handleError, sendError } from './error-replies.ts';
 import { installRequestParsing } from './request-parsing.ts';
@@ -42,6 +43,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorReply,
   });
   app.setValidatorCompiler(schemaCompiler);
+  app.setSerializerCompiler(responseSerializer);
   app.setErrorHandler(handleError(services));
   app.decorateRequest('clientId', null);
   app.decorateRequest('operator', false);

@@ -2,11 +2,10 @@
 // routes that queue a job) and every error status it can answer, each an error envelope naming the catalogue's
 // codes for that status, with Retry-After where the catalogue or the rate limit sets one. Routes keep their own
 // detailed success schemas (response-docs.ts); an onRoute hook (app.ts) adds what this table says to each.
-// Responses are still sent as built: a route given response schemas here is serialized with documentationOnly.
+// Answers are serialized through these schemas (serialization.ts).
 
 import type { RouteOptions } from 'fastify';
 import { ERROR_CATALOGUE, envelopeSchema } from './error-catalogue.ts';
-import { documentationOnly } from './routes/response-docs.ts';
 
 export interface RouteResponses {
   /** The route's success status, what it means, and the shape of its body where the table gives one (SPEC.md). */
@@ -25,6 +24,21 @@ const OPERATOR_ROUTE = [401, 500] as const;
 const SNAPSHOT_READ = 503;
 
 const NULLABLE_STRING = { type: ['string', 'null'] } as const;
+/**
+ * An object whose members are data, not contract (metadata, entity lists, diagnostics): every member is kept. An
+ * object schema that lists no properties would otherwise serialize as {} (fast-json-stringify drops undeclared ones).
+ */
+const FREE_OBJECT = { type: 'object', additionalProperties: true } as const;
+const SPANS = { type: 'array', description: 'highlight: true only: matched spans, [start, end) in UTF-16 code units of text (or value), sorted, not overlapping.', items: { type: 'object', required: ['start', 'end'], properties: { start: { type: 'integer', minimum: 0 }, end: { type: 'integer', minimum: 0 } } } } as const;
+const CONTENT_EVIDENCE_ITEM = {
+  type: 'object',
+  properties: { chunk_id: { type: 'string' }, chunk_index: { type: 'integer' }, text: { type: 'string' }, page: { type: ['integer', 'null'] }, highlights: SPANS },
+} as const;
+const METADATA_EVIDENCE_ITEM = {
+  type: 'object',
+  properties: { path: { type: 'array', items: { type: 'string' } }, value: { description: 'The leaf value, typed as stored.' }, value_type: { type: 'string' }, match_kind: { type: 'string', enum: ['exact', 'lexical', 'semantic'] }, highlights: SPANS },
+} as const;
+const evidence = (item: object) => ({ type: 'object', required: ['items', 'total', 'truncated'], properties: { items: { type: 'array', items: item }, total: { type: 'integer', minimum: 0 }, truncated: { type: 'boolean' } } }) as const;
 const DOCUMENT_VERSION = { type: 'object', required: ['document_id', 'version_id'], properties: { document_id: { type: 'string' }, version_id: NULLABLE_STRING } } as const;
 /** A queued job as an accepting route answers it. */
 const ACCEPTED_JOB = { type: 'object', required: ['job_id', 'status'], properties: { job_id: { type: 'string' }, status: { type: 'string', enum: ['pending'] } } } as const;
@@ -41,13 +55,13 @@ const SEARCH_ANSWER = {
         properties: {
           rank: { type: 'integer', minimum: 1 },
           document_version: DOCUMENT_VERSION,
-          canonical_metadata: { type: 'object' },
+          canonical_metadata: { ...FREE_OBJECT, description: 'schema_version "2" groups: source, document, location, classification, quality, extracted, custom.' },
           retrieval_contributions: {
             type: 'array',
             items: { type: 'object', required: ['lane', 'rank'], properties: { lane: { type: 'string', enum: ['content', 'metadata'] }, rank: { type: 'integer', minimum: 1 } } },
           },
-          content_evidence: { type: 'object', required: ['items', 'total', 'truncated'], properties: { items: { type: 'array' }, total: { type: 'integer' }, truncated: { type: 'boolean' } } },
-          metadata_evidence: { type: 'object' },
+          content_evidence: evidence(CONTENT_EVIDENCE_ITEM),
+          metadata_evidence: evidence(METADATA_EVIDENCE_ITEM),
         },
       },
     },
@@ -63,8 +77,8 @@ const SEARCH_ANSWER = {
         has_more: { type: 'boolean' },
         query_time_ms: { type: 'integer', minimum: 0 },
         retrieval: { type: 'object', required: ['alpha', 'reranked', 'reranked_count'], properties: { alpha: { type: 'number' }, reranked: { type: 'boolean' }, reranked_count: { type: 'integer' } } },
-        applied_filters: {},
-        publication_view: {},
+        applied_filters: FREE_OBJECT,
+        publication_view: { type: 'string', enum: ['ready', 'pinned_ready'] },
       },
     },
   },
@@ -85,13 +99,13 @@ const JOB_VIEW = {
     chunks_created: { type: 'integer', description: 'completed or partial_failed upload.' },
     categories: { type: 'array', items: {}, description: 'completed upload.' },
     classification_status: { type: 'string', description: 'completed upload.' },
-    entities_extracted: { type: 'object', description: 'completed or partial_failed upload: entity lists by kind.' },
+    entities_extracted: { ...FREE_OBJECT, description: 'completed or partial_failed upload: entity lists by kind.' },
     created_at: { type: 'string' },
     completed_at: { type: ['string', 'null'] },
     metadata_ready: { type: 'boolean', description: 'completed publication-backed upload: readiness convergence committed ready.' },
     readiness_state: { type: 'string', enum: ['not_started', 'backfilling', 'ready', 'blocked'] },
     error: { type: ['string', 'null'], description: 'failed, partial_failed and retrying: the legible cause; null when superseded.' },
-    error_details: { type: 'object', description: 'A quota or metadata-contract failure: code, path or quota, observed, limit, unit.' },
+    error_details: { ...FREE_OBJECT, description: 'A quota or metadata-contract failure: code, path or quota, observed, limit, unit.' },
     retry_count: { type: 'integer', description: 'retrying.' },
     max_retries: { type: 'integer', description: 'retrying.' },
     next_retry_in_seconds: { type: 'integer', description: 'retrying.' },
@@ -110,7 +124,7 @@ const JOB_VIEW = {
     versions_backfilled: { type: 'integer', description: 'backfill.' },
     versions_pending: { type: 'integer', description: 'backfill.' },
     versions_blocked: { type: 'integer', description: 'backfill.' },
-    violations: { type: 'array', items: { type: 'object' }, description: 'backfill: remediation entries (document identity, path, cap; never a value).' },
+    violations: { type: 'array', items: FREE_OBJECT, description: 'backfill: remediation entries (document identity, path, cap; never a value).' },
     violations_total: { type: 'integer' },
     violations_truncated: { type: 'boolean' },
   },
@@ -128,7 +142,7 @@ const DOCUMENT_LIST = {
         properties: {
           document_id: { type: 'string' },
           version_id: NULLABLE_STRING,
-          metadata: { type: 'object' },
+          metadata: FREE_OBJECT,
           chunk_count: { type: 'integer', minimum: 0 },
           created_at: { type: 'string' },
           deleted: { type: 'boolean', description: 'Only with include_deleted=true.' },
@@ -171,7 +185,7 @@ const HEALTH = {
       required: ['status', 'reason', 'authority_mode'],
       properties: { status: { type: 'string', enum: ['ready', 'degraded', 'unavailable'] }, reason: NULLABLE_STRING, authority_mode: { type: 'string' } },
     },
-    diagnostics: { type: 'object', description: 'Present when publication is enabled: diagnostics.publication.' },
+    diagnostics: { ...FREE_OBJECT, description: 'Present when publication is enabled: diagnostics.publication.' },
   },
 } as const;
 
@@ -219,7 +233,7 @@ export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
       schema: {
         type: 'object',
         required: ['authority_mode', 'authority_id', 'changed_at', 'enabled', 'process_id'],
-        properties: { authority_mode: { type: 'string' }, authority_id: NULLABLE_STRING, changed_at: NULLABLE_STRING, enabled: { type: 'boolean' }, process_id: { type: 'integer' }, recovered_at: NULLABLE_STRING, serving: { type: 'object' }, memory: { type: 'object' } },
+        properties: { authority_mode: { type: 'string' }, authority_id: NULLABLE_STRING, changed_at: NULLABLE_STRING, enabled: { type: 'boolean' }, process_id: { type: 'integer' }, recovered_at: NULLABLE_STRING, serving: FREE_OBJECT, memory: FREE_OBJECT },
       },
     },
     errors: [...OPERATOR_ROUTE, 503],
@@ -243,7 +257,10 @@ export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
         type: 'object',
         required: ['results', 'meta'],
         properties: {
-          results: { type: 'array', items: { type: 'object' } },
+          results: {
+            type: 'array',
+            items: { type: 'object', required: ['source', 'title', 'url', 'snippet', 'rank'], properties: { source: { type: 'string', enum: ['web'] }, title: { type: 'string' }, url: { type: 'string' }, snippet: { type: 'string' }, rank: { type: 'integer', minimum: 1 } } },
+          },
           meta: {
             type: 'object',
             required: ['provider', 'status', 'count', 'query_time_ms'],
@@ -267,7 +284,7 @@ function errorResponse(status: number): object {
 
 /**
  * onRoute hook: gives a route of the table its success status and error envelopes (keeping the response schemas
- * the route declares itself) and serializes it with documentationOnly, so answers are sent exactly as built.
+ * the route declares itself); the answers are then serialized through them (serialization.ts).
  */
 export function declareRouteResponses(route: RouteOptions): void {
   const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -279,5 +296,4 @@ export function declareRouteResponses(route: RouteOptions): void {
   for (const status of declared.errors) response[status] ??= errorResponse(status);
   for (const [status, body] of Object.entries(declared.bodies ?? {})) response[status] ??= body;
   schema.response = response;
-  route.serializerCompiler ??= documentationOnly;
 }

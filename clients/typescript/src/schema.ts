@@ -38,7 +38,9 @@ export interface paths {
                                 authority_mode: string;
                             };
                             /** @description Present when publication is enabled: diagnostics.publication. */
-                            diagnostics?: Record<string, unknown>;
+                            diagnostics?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -76,7 +78,9 @@ export interface paths {
                                 authority_mode: string;
                             };
                             /** @description Present when publication is enabled: diagnostics.publication. */
-                            diagnostics?: Record<string, unknown>;
+                            diagnostics?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -144,18 +148,47 @@ export interface paths {
                                     document_id: string;
                                     version_id: string | null;
                                 };
-                                canonical_metadata: Record<string, unknown>;
+                                /** @description schema_version "2" groups: source, document, location, classification, quality, extracted, custom. */
+                                canonical_metadata: {
+                                    [key: string]: unknown;
+                                };
                                 retrieval_contributions: {
                                     /** @enum {string} */
                                     lane: "content" | "metadata";
                                     rank: number;
                                 }[];
                                 content_evidence: {
-                                    items: unknown[];
+                                    items: {
+                                        chunk_id?: string;
+                                        chunk_index?: number;
+                                        text?: string;
+                                        page?: number | null;
+                                        /** @description highlight: true only: matched spans, [start, end) in UTF-16 code units of text (or value), sorted, not overlapping. */
+                                        highlights?: {
+                                            start: number;
+                                            end: number;
+                                        }[];
+                                    }[];
                                     total: number;
                                     truncated: boolean;
                                 };
-                                metadata_evidence: Record<string, unknown>;
+                                metadata_evidence: {
+                                    items: {
+                                        path?: string[];
+                                        /** @description The leaf value, typed as stored. */
+                                        value?: unknown;
+                                        value_type?: string;
+                                        /** @enum {string} */
+                                        match_kind?: "exact" | "lexical" | "semantic";
+                                        /** @description highlight: true only: matched spans, [start, end) in UTF-16 code units of text (or value), sorted, not overlapping. */
+                                        highlights?: {
+                                            start: number;
+                                            end: number;
+                                        }[];
+                                    }[];
+                                    total: number;
+                                    truncated: boolean;
+                                };
                             }[];
                             meta: {
                                 query: string;
@@ -170,8 +203,11 @@ export interface paths {
                                     reranked: boolean;
                                     reranked_count: number;
                                 };
-                                applied_filters: unknown;
-                                publication_view: unknown;
+                                applied_filters: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                publication_view: "ready" | "pinned_ready";
                             };
                         };
                     };
@@ -524,7 +560,9 @@ export interface paths {
                             /** @description completed upload. */
                             classification_status?: string;
                             /** @description completed or partial_failed upload: entity lists by kind. */
-                            entities_extracted?: Record<string, unknown>;
+                            entities_extracted?: {
+                                [key: string]: unknown;
+                            };
                             created_at?: string;
                             completed_at?: string | null;
                             /** @description completed publication-backed upload: readiness convergence committed ready. */
@@ -534,7 +572,9 @@ export interface paths {
                             /** @description failed, partial_failed and retrying: the legible cause; null when superseded. */
                             error?: string | null;
                             /** @description A quota or metadata-contract failure: code, path or quota, observed, limit, unit. */
-                            error_details?: Record<string, unknown>;
+                            error_details?: {
+                                [key: string]: unknown;
+                            };
                             /** @description retrying. */
                             retry_count?: number;
                             /** @description retrying. */
@@ -568,7 +608,9 @@ export interface paths {
                             /** @description backfill. */
                             versions_blocked?: number;
                             /** @description backfill: remediation entries (document identity, path, cap; never a value). */
-                            violations?: Record<string, unknown>[];
+                            violations?: {
+                                [key: string]: unknown;
+                            }[];
                             violations_total?: number;
                             violations_truncated?: boolean;
                         };
@@ -689,7 +731,9 @@ export interface paths {
                             documents: {
                                 document_id: string;
                                 version_id: string | null;
-                                metadata: Record<string, unknown>;
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
                                 chunk_count: number;
                                 created_at: string;
                                 /** @description Only with include_deleted=true. */
@@ -851,15 +895,31 @@ export interface paths {
                                 page?: number | null;
                                 text?: string;
                                 char_count?: number;
-                                entities?: Record<string, unknown>;
+                                entities?: {
+                                    [key: string]: unknown;
+                                };
                                 vector_dim?: number;
                                 norm?: number;
                                 vector?: number[] | null;
                             }[];
-                            metadata?: Record<string, unknown>;
-                            classification?: Record<string, unknown>;
-                            entities?: Record<string, unknown>;
-                            embedding?: Record<string, unknown>;
+                            metadata?: {
+                                [key: string]: unknown;
+                            };
+                            classification?: {
+                                [key: string]: unknown;
+                            };
+                            entities?: {
+                                [key: string]: unknown;
+                            };
+                            embedding?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Only with include_deleted=true. */
+                            deleted?: boolean;
+                            /** @description Only with include_deleted=true. */
+                            deleted_at?: string | null;
+                            /** @description Only with include_deleted=true: the resolved client id. */
+                            deleted_by?: string | null;
                         };
                     };
                 };
@@ -1620,8 +1680,12 @@ export interface paths {
                             enabled: boolean;
                             process_id: number;
                             recovered_at?: string | null;
-                            serving?: Record<string, unknown>;
-                            memory?: Record<string, unknown>;
+                            serving?: {
+                                [key: string]: unknown;
+                            };
+                            memory?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2016,7 +2080,14 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            results: Record<string, unknown>[];
+                            results: {
+                                /** @enum {string} */
+                                source: "web";
+                                title: string;
+                                url: string;
+                                snippet: string;
+                                rank: number;
+                            }[];
                             meta: {
                                 provider: string | null;
                                 /** @enum {string} */

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
+import { ServiceError } from '../../domain/service-error.ts';
 
 export const CONSOLE_PREFIX = '/console/';
 const CONSOLE_DIST = fileURLToPath(new URL('../../../console/dist/', import.meta.url));
@@ -21,7 +22,9 @@ export async function registerConsoleRoutes(app: FastifyInstance): Promise<void>
   app.get('/console', { schema: { hide: true } }, async (_request, reply) => reply.redirect(CONSOLE_PREFIX));
   if (!existsSync(CONSOLE_DIST)) {
     // A checkout whose install did not build the console (npm install runs `prepare`, which does): say how.
-    app.get('/console/*', { schema: { hide: true } }, async (_request, reply) => reply.code(404).type('text/plain').send('The console is not built: run `npm run build:console` (npm install does it).\n'));
+    app.get('/console/*', { schema: { hide: true } }, async () => {
+      throw new ServiceError('not_found', 'The console is not built: run `npm run build:console` (npm install does it)');
+    });
     return;
   }
   await app.register(async (scope) => {

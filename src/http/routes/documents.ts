@@ -6,7 +6,7 @@ import { validationError } from '../validation.ts';
 import { parseJsonText } from '../json-body.ts';
 import { ServiceError } from '../../domain/service-error.ts';
 import type { UpdateRequest } from '../../publication/update-service.ts';
-import { documentationOnly, TEXT_RESPONSES } from './response-docs.ts';
+import { TEXT_RESPONSES } from './response-docs.ts';
 import { LIST_LIMIT } from '../../spec-limits.ts';
 
 interface ListQuery {
@@ -84,7 +84,6 @@ export function registerDocumentRoutes(app: FastifyInstance, services: Services)
         },
         response: TEXT_RESPONSES,
       },
-      serializerCompiler: documentationOnly,
     },
     async (request) =>
       services.documents.text(request.clientId!, request.params.document_id, {

@@ -1,11 +1,8 @@
 // Response schemas that document routes in /openapi.json (README "Limits"): the POST /embed answers, including the
-// client_quota_exceeded refusal, and the bounded GET /document/{id}/text resource. They document only: routes that
-// carry them use `documentationOnly`, so answers are serialized as before (JSON.stringify), never filtered by a schema.
+// client_quota_exceeded refusal, and the bounded GET /document/{id}/text resource. Answers are serialized through
+// them (serialization.ts): a member they do not declare is not sent.
 
 import { envelopeSchema } from '../error-catalogue.ts';
-
-/** A serializer compiler that ignores the response schema: the schema is documentation, the body is sent as built. */
-export const documentationOnly = () => (data: unknown): string => JSON.stringify(data);
 
 /** POST /embed answers. */
 export const UPLOAD_RESPONSES = {
@@ -50,7 +47,7 @@ const CHUNK = {
     page: { type: ['integer', 'null'] },
     text: { type: 'string' },
     char_count: { type: 'integer' },
-    entities: { type: 'object' },
+    entities: { type: 'object', additionalProperties: true },
     vector_dim: { type: 'integer' },
     norm: { type: 'number' },
     vector: { type: ['array', 'null'], items: { type: 'number' } },
@@ -74,10 +71,13 @@ export const TEXT_RESPONSES = {
       chunks_truncated: { type: 'boolean', description: 'Chunks after this answer exist (read them from next_chunk_offset).' },
       next_chunk_offset: { type: ['integer', 'null'], description: 'chunk_offset of the next page; null when this answer reaches the end.' },
       chunks: { type: 'array', items: CHUNK },
-      metadata: { type: 'object' },
-      classification: { type: 'object' },
-      entities: { type: 'object' },
-      embedding: { type: 'object' },
+      metadata: { type: 'object', additionalProperties: true },
+      classification: { type: 'object', additionalProperties: true },
+      entities: { type: 'object', additionalProperties: true },
+      embedding: { type: 'object', additionalProperties: true },
+      deleted: { type: 'boolean', description: 'Only with include_deleted=true.' },
+      deleted_at: { type: ['string', 'null'], description: 'Only with include_deleted=true.' },
+      deleted_by: { type: ['string', 'null'], description: 'Only with include_deleted=true: the resolved client id.' },
     },
   },
 } as const;

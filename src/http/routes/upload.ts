@@ -8,7 +8,7 @@ import type { ValidationDetail } from '../validation.ts';
 import { checkParsedJson, parseJsonText } from '../json-body.ts';
 import { validateUploadFields } from '../../ingest/upload-service.ts';
 import { ServiceError } from '../../domain/service-error.ts';
-import { documentationOnly, UPLOAD_RESPONSES } from './response-docs.ts';
+import { UPLOAD_RESPONSES } from './response-docs.ts';
 
 export const UPLOAD_FORM_FIELDS = ['document_id', 'version_id', 'metadata', 'filename'] as const;
 /** Form fields a request may carry at most (the contract has four); more is a 422, not a 413. */
@@ -157,7 +157,7 @@ async function readMultipart(request: FastifyRequest): Promise<{ fields: Record<
 
 export function registerUploadRoutes(app: FastifyInstance, services: Services): void {
   const schema = { tags: ['documents'], description: 'Upload a file (multipart/form-data) or plain text (application/json).', response: UPLOAD_RESPONSES };
-  app.post('/embed', { schema, serializerCompiler: documentationOnly }, async (request, reply) => {
+  app.post('/embed', { schema }, async (request, reply) => {
     const clientId = request.clientId!;
     if (request.isMultipart()) {
       const { fields, file, fileName } = await readMultipart(request);
