@@ -3,7 +3,7 @@
 
 import type { StoragePort } from '../storage/port.ts';
 import type { ReadGuard } from '../serving/read-guard.ts';
-import type { JsonObject } from '../domain/canonical-metadata.ts';
+import type { JobView } from '../domain/responses.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { idProblem } from '../domain/identity.ts';
 import { renderJob } from './job-view.ts';
@@ -19,7 +19,7 @@ export class JobStatusService {
     this.publicationEnabled = options.publicationEnabled;
   }
 
-  async view(clientId: string, jobId: string): Promise<JsonObject> {
+  async view(clientId: string, jobId: string): Promise<JobView> {
     // An id with control characters or a lone surrogate was never issued: not found, without a look-up that a
     // PostgreSQL text value could not even carry (it cannot hold U+0000).
     const job = idProblem('job_id', jobId) === null ? await this.storage.jobs.get(clientId, jobId) : null;

@@ -11,6 +11,7 @@ import type { ManifestRecord } from '../storage/port.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
+import type { JobView } from '../domain/responses.ts';
 import { updatedFieldsView } from '../publication/update-service.ts';
 import { SUCCESSOR_VERIFICATION_ATTEMPTS } from '../spec-limits.ts';
 
@@ -24,11 +25,11 @@ export interface JobViewDependencies {
   now?: () => number;
 }
 
-function common(job: JobRecord): JsonObject {
+function common(job: JobRecord): JobView {
   return { job_id: job.jobId, document_id: job.documentId, status: job.status, operation: job.operation };
 }
 
-export async function renderJob(job: JobRecord, deps: JobViewDependencies): Promise<JsonObject> {
+export async function renderJob(job: JobRecord, deps: JobViewDependencies): Promise<JobView> {
   const now = deps.now?.() ?? Date.now();
   const result = job.result ?? {};
   const view = common(job);

@@ -8,7 +8,7 @@ import type { DeletionMarkers, GenerationRecord } from '../domain/generation.ts'
 import { PublicationPaused } from '../domain/jobs.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { idProblem, versionIdFromKey, versionKey as keyOf } from '../domain/identity.ts';
-import type { JsonObject } from '../domain/canonical-metadata.ts';
+import type { DeleteResult, RestoreResult } from '../domain/responses.ts';
 import { FenceTimeout, LifecycleFence } from './fence.ts';
 import type { Publisher } from './publisher.ts';
 import { successorOf } from './successor.ts';
@@ -62,12 +62,12 @@ export class LifecycleService {
     this.options = options;
   }
 
-  async delete(clientId: string, documentId: string, versionId: string | undefined, mode: DeleteMode): Promise<JsonObject> {
+  async delete(clientId: string, documentId: string, versionId: string | undefined, mode: DeleteMode): Promise<DeleteResult> {
     requireStorableIds(documentId, versionId);
     return this.underFence(clientId, () => (mode === 'hard' ? this.hardDelete(clientId, documentId, versionId) : this.softDelete(clientId, documentId, versionId)));
   }
 
-  async restore(clientId: string, documentId: string, versionId: string | undefined): Promise<JsonObject> {
+  async restore(clientId: string, documentId: string, versionId: string | undefined): Promise<RestoreResult> {
     requireStorableIds(documentId, versionId);
     return this.underFence(clientId, async () => {
       const targets = (await this.targets(clientId, documentId, versionId)).filter((generation) => generation.deletion.deleted);
@@ -104,7 +104,7 @@ export class LifecycleService {
     return versionId === undefined ? all : all.filter((generation) => generation.versionKey === keyOf(versionId));
   }
 
-  private async softDelete(clientId: string, documentId: string, versionId: string | undefined): Promise<JsonObject> {
+  private async softDelete(clientId: string, documentId: string, versionId: string | undefined): Promise<DeleteResult> {
     const targets = (await this.targets(clientId, documentId, versionId)).filter((generation) => !generation.deletion.deleted);
     if (targets.length === 0) throw new ServiceError('document_not_found', 'Document not found');
     const markers: DeletionMarkers = { deleted: true, deletedAt: new Date().toISOString(), deletedBy: clientId };
@@ -152,7 +152,7 @@ export class LifecycleService {
    * version by version (rows, job bindings). A repeated request resumes an interrupted purge even when the
    * document is already absent from reads.
    */
-  private async hardDelete(clientId: string, documentId: string, versionId: string | undefined): Promise<JsonObject> {
+  private async hardDelete(clientId: string, documentId: string, versionId: string | undefined): Promise<DeleteResult> {
     const store = this.storage.client(clientId);
     const active = (await this.targets(clientId, documentId, versionId)).map((generation) => generation.versionKey);
     const open = (await store.purges.open(documentId)).filter((key) => versionId === undefined || key === keyOf(versionId));

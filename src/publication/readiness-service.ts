@@ -3,7 +3,7 @@
 
 import type { StoragePort } from '../storage/port.ts';
 import type { ReadGuard } from '../serving/read-guard.ts';
-import type { JsonObject } from '../domain/canonical-metadata.ts';
+import type { ReadinessView } from '../domain/responses.ts';
 import { discoveryReadiness } from '../storage/discovery-readiness.ts';
 
 export class ReadinessService {
@@ -18,7 +18,7 @@ export class ReadinessService {
     this.startedAt = startedAt;
   }
 
-  async view(clientId: string): Promise<JsonObject> {
+  async view(clientId: string): Promise<ReadinessView> {
     const readiness = await discoveryReadiness(this.storage, clientId);
     const { snapshot } = await this.readGuard.guard(clientId);
     const total = snapshot.versions.size;

@@ -7,6 +7,7 @@ import type { ServedVersion } from '../serving/served-types.ts';
 import { chunkIdOf } from '../serving/served-types.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
+import type { DeletionFields, DocumentListPage, DocumentSummary, DocumentTextResource } from '../domain/responses.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
 import { compileFilters } from './filters.ts';
 import { requireEvidenceOrUnavailable } from './evidence-gate.ts';
@@ -79,7 +80,7 @@ export function parseMetadataFilter(raw: string | undefined): Record<string, str
   return filter as Record<string, string | number | boolean>;
 }
 
-function deletionFields(version: ServedVersion): JsonObject {
+function deletionFields(version: ServedVersion): DeletionFields {
   return { deleted: version.deletion.deleted, deleted_at: version.deletion.deletedAt, deleted_by: version.deletion.deletedBy };
 }
 
@@ -107,7 +108,7 @@ function groupByDocument(versions: ServedVersion[]): ServedVersion[][] {
 }
 
 /** A list row for one version, or for a document's versions together (version_id null when several). */
-function summaryOf(versions: ServedVersion[]): { row: JsonObject; version: ServedVersion } {
+function summaryOf(versions: ServedVersion[]): { row: DocumentSummary; version: ServedVersion } {
   const latest = [...versions].sort(newestFirst)[0];
   return {
     version: latest,
@@ -134,7 +135,7 @@ export class DocumentService {
     this.readChunks = readChunks;
   }
 
-  async list(clientId: string, request: ListRequest): Promise<JsonObject> {
+  async list(clientId: string, request: ListRequest): Promise<DocumentListPage> {
     const filter = parseMetadataFilter(request.metadataFilter);
     const compiled = compileFilters(filter);
     const { snapshot } = await this.readGuard.guard(clientId);
@@ -158,7 +159,7 @@ export class DocumentService {
    * longer than that is still returned whole). chunk_count stays the document's true count; chunks_truncated says
    * chunks follow this answer and next_chunk_offset (null at the end) is where the next page starts.
    */
-  async text(clientId: string, documentId: string, options: TextReadRequest): Promise<JsonObject> {
+  async text(clientId: string, documentId: string, options: TextReadRequest): Promise<DocumentTextResource> {
     const { snapshot } = await this.readGuard.guard(clientId);
     const candidates = [...snapshot.versions.values()]
       .filter((version) => version.documentId === documentId && (options.includeDeleted || !version.deletion.deleted))
@@ -171,7 +172,7 @@ export class DocumentService {
     const offset = options.chunkOffset ?? 0;
     const page = this.chunkPage(await this.storedChunks(clientId, version, offset, options.chunkLimit), options.chunkLimit);
     const next = offset + page.length < version.chunkCount ? offset + page.length : null;
-    const body: JsonObject = {
+    const body: DocumentTextResource = {
       document_id: version.documentId,
       version_id: version.versionId,
       chunk_count: version.chunkCount,

@@ -11,7 +11,8 @@ import type { Embedder } from '../models/embedder.ts';
 import type { Reranker } from '../models/reranker.ts';
 import type { ReadinessState } from '../domain/job-states.ts';
 import { ServiceError } from '../domain/service-error.ts';
-import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
+import type { ContentEvidenceItem, DocumentVersionRef, Evidence, MetadataEvidenceItem, RetrievalContribution, SearchAnswer, SearchHit } from '../domain/responses.ts';
+import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { compileFilters } from './filters.ts';
 import { readOverNetwork } from './network-read.ts';
 import { requireEvidence } from './evidence-gate.ts';
@@ -116,7 +117,7 @@ async function rerankPrefix(snapshot: ClientSnapshot, hits: VersionHit[], query:
   return { hits: [...order.map((entry) => entry.hit), ...hits.slice(count)], count };
 }
 
-function documentVersion(version: ServedVersion): JsonObject {
+function documentVersion(version: ServedVersion): DocumentVersionRef {
   return { document_id: version.documentId, version_id: version.versionId };
 }
 
@@ -129,11 +130,11 @@ function evidenceChunks(snapshot: ClientSnapshot, hit: VersionHit): ServedChunk[
   return hit.chunks.slice(0, MAX_EVIDENCE_ITEMS).map(({ ordinal }) => chunkOf(snapshot, ordinal));
 }
 
-function contentEvidence(snapshot: ClientSnapshot, hit: VersionHit, highlight: boolean, queryTerms: string[], texts: Map<number, string>): JsonObject {
+function contentEvidence(snapshot: ClientSnapshot, hit: VersionHit, highlight: boolean, queryTerms: string[], texts: Map<number, string>): Evidence<ContentEvidenceItem> {
   const items = evidenceChunks(snapshot, hit).map((chunk) => {
     const text = texts.get(chunk.ordinal)!;
-    const item: JsonObject = { chunk_id: chunk.chunkId, chunk_index: chunk.chunkIndex, text, page: chunk.page };
-    if (highlight) item.highlights = highlightSpans(text, queryTerms) as unknown as JsonValue;
+    const item: ContentEvidenceItem = { chunk_id: chunk.chunkId, chunk_index: chunk.chunkIndex, text, page: chunk.page };
+    if (highlight) item.highlights = highlightSpans(text, queryTerms);
     return item;
   });
   return { items, total: hit.chunks.length, truncated: hit.chunks.length > items.length };
@@ -196,17 +197,17 @@ function mergeLanes(content: VersionHit[] | null, metadata: MetadataVersionHit[]
   return { total: merged.length, versions: merged.map((entry) => entry.version), page: merged.slice(offset, offset + limit) };
 }
 
-function metadataEvidence(hit: MetadataVersionHit | undefined, highlight: boolean): JsonObject {
+function metadataEvidence(hit: MetadataVersionHit | undefined, highlight: boolean): Evidence<MetadataEvidenceItem> {
   if (!hit) return { items: [], total: 0, truncated: false };
   const items = hit.matches.slice(0, MAX_EVIDENCE_ITEMS).map((match) => {
-    const item: JsonObject = { path: match.leaf.path, value: match.leaf.value, value_type: match.leaf.valueType, match_kind: match.kind };
-    if (highlight) item.highlights = metadataHighlights(match) as unknown as JsonValue;
+    const item: MetadataEvidenceItem = { path: match.leaf.path, value: match.leaf.value, value_type: match.leaf.valueType, match_kind: match.kind };
+    if (highlight) item.highlights = metadataHighlights(match);
     return item;
   });
   return { items, total: hit.matches.length, truncated: hit.matches.length > items.length };
 }
 
-const EMPTY_EVIDENCE: JsonObject = { items: [], total: 0, truncated: false };
+const EMPTY_EVIDENCE: Evidence<ContentEvidenceItem> = { items: [], total: 0, truncated: false };
 
 /** The version's canonical metadata, with `location` taken from the row's best content evidence chunk. */
 function rowMetadata(snapshot: ClientSnapshot, row: MergedRow): JsonObject {
@@ -227,7 +228,7 @@ export class SearchService {
     this.metadataLane = new MetadataLane(deps.embedder);
   }
 
-  async search(clientId: string, request: SearchRequest): Promise<JsonObject> {
+  async search(clientId: string, request: SearchRequest): Promise<SearchAnswer> {
     this.running++;
     try {
       return await this.searchOnce(clientId, request);
@@ -236,7 +237,7 @@ export class SearchService {
     }
   }
 
-  private async searchOnce(clientId: string, request: SearchRequest): Promise<JsonObject> {
+  private async searchOnce(clientId: string, request: SearchRequest): Promise<SearchAnswer> {
     const started = performance.now();
     const guard = await this.deps.readGuard.guard(clientId);
     if (request.scope !== 'content') await this.requireDiscoveryReadiness(clientId);
@@ -288,8 +289,8 @@ export class SearchService {
     requireEvidence(ranked.versions);
     const page = ranked.page;
     await texts(page.flatMap((row) => (row.content ? evidenceChunks(snapshot, row.content) : [])));
-    const results = page.map((row, index) => {
-      const contributions: JsonObject[] = [];
+    const results = page.map((row, index): SearchHit => {
+      const contributions: RetrievalContribution[] = [];
       if (row.contentRank !== undefined) contributions.push({ lane: 'content', rank: row.contentRank });
       if (row.metadataRank !== undefined) contributions.push({ lane: 'metadata', rank: row.metadataRank });
       return {
