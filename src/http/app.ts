@@ -14,6 +14,7 @@ import { authenticate } from './access.ts';
 import { clientErrorHandler, frameworkErrorReply, handleError, sendError } from './error-replies.ts';
 import { installRequestParsing } from './request-parsing.ts';
 import { declareRouteResponses } from './route-responses.ts';
+import { ROUTE_EXAMPLES } from './route-examples.ts';
 import type { Services } from './services.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerSearchRoutes } from './routes/search.ts';
@@ -80,7 +81,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
       const { openapiObject } = documentObject;
       const upload = openapiObject.paths?.['/embed']?.post;
-      if (upload) upload.requestBody = structuredClone(UPLOAD_REQUEST_BODY) as unknown as typeof upload.requestBody;
+      if (upload) {
+        const body = structuredClone(UPLOAD_REQUEST_BODY) as unknown as { content: Record<string, { schema: object; examples?: object }> };
+        body.content['application/json'].examples = { text: { value: ROUTE_EXAMPLES['POST /embed'].request } };
+        upload.requestBody = body as unknown as typeof upload.requestBody;
+      }
       return openapiObject;
     },
   });

@@ -6,6 +6,7 @@
 
 import type { RouteOptions } from 'fastify';
 import { ERROR_CATALOGUE, envelopeSchema } from './error-catalogue.ts';
+import { ROUTE_EXAMPLES } from './route-examples.ts';
 
 export interface RouteResponses {
   /** The route's success status, what it means, and the shape of its body where the table gives one (SPEC.md). */
@@ -291,8 +292,14 @@ export function declareRouteResponses(route: RouteOptions): void {
   const declared = ROUTE_RESPONSES[`${methods[0]} ${route.url}`];
   if (!declared || methods.length !== 1) return;
   const schema = (route.schema ??= {});
+  const examples = ROUTE_EXAMPLES[`${methods[0]} ${route.url}`];
+  if (examples) {
+    (schema as { summary?: string }).summary ??= examples.summary;
+    if (examples.request !== undefined && schema.body) schema.body = { ...(schema.body as object), examples: [examples.request] };
+  }
   const response = { ...(schema.response as Record<string, unknown> | undefined) };
   response[declared.success.status] ??= { description: declared.success.description, ...declared.success.schema };
+  if (examples?.response !== undefined) response[declared.success.status] = { ...(response[declared.success.status] as object), examples: [examples.response] };
   for (const status of declared.errors) response[status] ??= errorResponse(status);
   for (const [status, body] of Object.entries(declared.bodies ?? {})) response[status] ??= body;
   schema.response = response;

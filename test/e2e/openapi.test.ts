@@ -95,6 +95,33 @@ test('what the service answers to bad requests on every route is declared for th
   assert.deepEqual(undeclared, []);
 });
 
+test('every operation has a summary, and each JSON body it takes or answers with success has an example that fits its schema', async () => {
+  const document = await openapi();
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const problems: string[] = [];
+  let examples = 0;
+  const check = (where: string, media: any) => {
+    if (!media?.schema) return;
+    if (media.example === undefined && !media.examples) return void problems.push(`${where}: no example`);
+    const values = media.example !== undefined ? [media.example] : Object.values<any>(media.examples).map((entry) => entry.value);
+    for (const value of values) {
+      examples++;
+      if (!ajv.validate(media.schema, value)) problems.push(`${where}: the example does not fit: ${ajv.errorsText(ajv.errors)}`);
+    }
+  };
+  for (const [path, operations] of Object.entries<any>(document.paths)) {
+    for (const [method, operation] of Object.entries<any>(operations)) {
+      const where = `${method.toUpperCase()} ${path}`;
+      if (typeof operation.summary !== 'string' || operation.summary.length < 10) problems.push(`${where}: no summary`);
+      check(`${where} request`, operation.requestBody?.content?.['application/json']);
+      const success = Object.entries<any>(operation.responses).find(([status]) => status.startsWith('2'));
+      check(`${where} ${success?.[0]}`, success?.[1].content?.['application/json']);
+    }
+  }
+  assert.deepEqual(problems, []);
+  assert.ok(examples >= 20, `examples were checked (${examples})`);
+});
+
 test('what the service answers on the happy path of every route matches the schema declared for it', async () => {
   const document = await openapi();
   const ajv = new Ajv2020({ strict: false, allErrors: true });

@@ -9,6 +9,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Health of every component and whether publication is safe to serve */
         get: {
             parameters: {
                 query?: never;
@@ -24,6 +25,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "status": "healthy",
+                         *       "version": "0.1.0",
+                         *       "components": {
+                         *         "api": "ok",
+                         *         "state_store": "ok",
+                         *         "vector_store": "ok",
+                         *         "worker_queue": "ok",
+                         *         "classifier": "ok",
+                         *         "publication": "ok"
+                         *       },
+                         *       "publishing": {
+                         *         "status": "ready",
+                         *         "reason": null,
+                         *         "authority_mode": "READY"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             /** @enum {string} */
                             status: "healthy" | "degraded";
@@ -103,6 +123,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Search document text (dense + keyword), typed metadata, or both, with filters and reranking */
         post: {
             parameters: {
                 query?: never;
@@ -112,6 +133,18 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "query": "opening balance March",
+                     *       "scope": "content",
+                     *       "alpha": 0.5,
+                     *       "limit": 10,
+                     *       "filters": {
+                     *         "metadata.custom.branch": "KL"
+                     *       },
+                     *       "highlight": true
+                     *     }
+                     */
                     "application/json": {
                         query: string;
                         /** @default content */
@@ -141,6 +174,85 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "results": [
+                         *         {
+                         *           "rank": 1,
+                         *           "document_version": {
+                         *             "document_id": "stmt-2024-03",
+                         *             "version_id": "stmt-2024-03"
+                         *           },
+                         *           "canonical_metadata": {
+                         *             "schema_version": "2",
+                         *             "source": {
+                         *               "filename": "march.pdf",
+                         *               "mime_type": "application/pdf",
+                         *               "extension": "pdf"
+                         *             },
+                         *             "custom": {
+                         *               "branch": "KL"
+                         *             }
+                         *           },
+                         *           "retrieval_contributions": [
+                         *             {
+                         *               "lane": "content",
+                         *               "rank": 1
+                         *             }
+                         *           ],
+                         *           "content_evidence": {
+                         *             "items": [
+                         *               {
+                         *                 "chunk_id": "stmt-2024-03:7:0",
+                         *                 "chunk_index": 0,
+                         *                 "text": "Opening balance as at 1 March 2024: RM 12,480.00",
+                         *                 "page": 1,
+                         *                 "highlights": [
+                         *                   {
+                         *                     "start": 0,
+                         *                     "end": 7
+                         *                   },
+                         *                   {
+                         *                     "start": 8,
+                         *                     "end": 15
+                         *                   },
+                         *                   {
+                         *                     "start": 27,
+                         *                     "end": 32
+                         *                   }
+                         *                 ]
+                         *               }
+                         *             ],
+                         *             "total": 1,
+                         *             "truncated": false
+                         *           },
+                         *           "metadata_evidence": {
+                         *             "items": [],
+                         *             "total": 0,
+                         *             "truncated": false
+                         *           }
+                         *         }
+                         *       ],
+                         *       "meta": {
+                         *         "query": "opening balance March",
+                         *         "total": 1,
+                         *         "total_is_lower_bound": false,
+                         *         "offset": 0,
+                         *         "limit": 10,
+                         *         "has_more": false,
+                         *         "query_time_ms": 4,
+                         *         "retrieval": {
+                         *           "alpha": 0.5,
+                         *           "reranked": false,
+                         *           "reranked_count": 0
+                         *         },
+                         *         "applied_filters": {
+                         *           "metadata.custom.branch": "KL"
+                         *         },
+                         *         "publication_view": "ready"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             results: {
                                 rank: number;
@@ -331,7 +443,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Upload a file (multipart/form-data) or plain text (application/json). */
+        /**
+         * Upload a document (a file, or plain text) to be parsed, enriched, embedded and published
+         * @description Upload a file (multipart/form-data) or plain text (application/json).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -371,6 +486,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "job_id": "3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
+                         *       "status": "pending",
+                         *       "document_id": "memo-2024-07",
+                         *       "version_id": "memo-2024-07"
+                         *     }
+                         */
                         "application/json": {
                             job_id: string;
                             /** @enum {string} */
@@ -524,6 +647,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The state of an upload, metadata update or backfill job */
         get: {
             parameters: {
                 query?: never;
@@ -541,6 +665,30 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "job_id": "3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
+                         *       "document_id": "memo-2024-07",
+                         *       "status": "completed",
+                         *       "operation": "embed",
+                         *       "search_ready": true,
+                         *       "snapshot_generation": 12,
+                         *       "chunks_created": 1,
+                         *       "categories": [
+                         *         "correspondence"
+                         *       ],
+                         *       "classification_status": "completed",
+                         *       "entities_extracted": {
+                         *         "dates": [
+                         *           "3 July 2024"
+                         *         ]
+                         *       },
+                         *       "created_at": "2024-07-03T09:12:44.120Z",
+                         *       "completed_at": "2024-07-03T09:12:45.031Z",
+                         *       "metadata_ready": true,
+                         *       "readiness_state": "ready"
+                         *     }
+                         */
                         "application/json": {
                             job_id: string;
                             /** @description Empty for a backfill job. */
@@ -707,6 +855,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List Document Versions, filtered by metadata, page by page */
         get: {
             parameters: {
                 query?: {
@@ -727,6 +876,31 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "documents": [
+                         *         {
+                         *           "document_id": "stmt-2024-03",
+                         *           "version_id": "stmt-2024-03",
+                         *           "metadata": {
+                         *             "schema_version": "2",
+                         *             "source": {
+                         *               "filename": "march.pdf"
+                         *             },
+                         *             "custom": {
+                         *               "branch": "KL"
+                         *             }
+                         *           },
+                         *           "chunk_count": 14,
+                         *           "created_at": "2024-04-01T02:00:00.000Z"
+                         *         }
+                         *       ],
+                         *       "total": 1,
+                         *       "limit": 100,
+                         *       "offset": 0,
+                         *       "has_more": false
+                         *     }
+                         */
                         "application/json": {
                             documents: {
                                 document_id: string;
@@ -855,6 +1029,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Read a document's text, chunk by chunk, in document order */
         get: {
             parameters: {
                 query?: {
@@ -877,6 +1052,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "document_id": "memo-2024-07",
+                         *       "version_id": "memo-2024-07",
+                         *       "chunk_count": 1,
+                         *       "created_at": "2024-07-03T09:12:44.120Z",
+                         *       "chunk_offset": 0,
+                         *       "chunks_truncated": false,
+                         *       "next_chunk_offset": null,
+                         *       "chunks": [
+                         *         {
+                         *           "id": "memo-2024-07:12:0",
+                         *           "index": 0,
+                         *           "page": null,
+                         *           "text": "Minutes of the treasury committee, 3 July 2024.",
+                         *           "char_count": 47,
+                         *           "entities": {
+                         *             "dates": [
+                         *               "3 July 2024"
+                         *             ]
+                         *           },
+                         *           "vector_dim": 384,
+                         *           "norm": 1,
+                         *           "vector": null
+                         *         }
+                         *       ],
+                         *       "metadata": {
+                         *         "schema_version": "2",
+                         *         "custom": {
+                         *           "branch": "KL"
+                         *         }
+                         *       },
+                         *       "classification": {
+                         *         "categories": [
+                         *           "correspondence"
+                         *         ],
+                         *         "status": "completed"
+                         *       },
+                         *       "entities": {
+                         *         "dates": [
+                         *           "3 July 2024"
+                         *         ]
+                         *       },
+                         *       "embedding": {
+                         *         "dense_model": "hashing-384"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             document_id?: string;
                             version_id?: string | null;
@@ -1045,6 +1268,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
+        /** Soft-delete (restorable) or hard-delete a document, or one version of it */
         delete: {
             parameters: {
                 query?: {
@@ -1065,6 +1289,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "document_id": "stmt-2024-03",
+                         *       "deleted_chunks": 14,
+                         *       "status": "soft_deleted"
+                         *     }
+                         */
                         "application/json": {
                             document_id: string;
                             deleted_chunks: number;
@@ -1191,6 +1422,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Restore a soft-deleted document, or one version of it */
         post: {
             parameters: {
                 query?: {
@@ -1210,6 +1442,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "document_id": "stmt-2024-03",
+                         *       "restored_chunks": 14,
+                         *       "status": "restored"
+                         *     }
+                         */
                         "application/json": {
                             document_id: string;
                             restored_chunks: number;
@@ -1341,6 +1580,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /** Correct a document's custom metadata (JSON Merge Patch) or its filename, as a job */
         patch: {
             parameters: {
                 query?: never;
@@ -1350,6 +1590,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "document_id": "stmt-2024-03",
+                     *       "metadata": {
+                     *         "branch": "Penang",
+                     *         "draft": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         document_id: string;
                         version_id?: string;
@@ -1365,6 +1614,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "job_id": "3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
+                         *       "status": "pending",
+                         *       "document_id": "stmt-2024-03",
+                         *       "version_id": null,
+                         *       "updated_fields": [
+                         *         "metadata.custom.branch",
+                         *         "metadata.custom.draft"
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             job_id: string;
                             /** @enum {string} */
@@ -1474,6 +1735,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Prometheus metrics of every process of the deployment */
         get: {
             parameters: {
                 query?: never;
@@ -1553,6 +1815,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Whether the metadata lane serves this Client yet */
         get: {
             parameters: {
                 query?: never;
@@ -1568,6 +1831,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "readiness_state": "ready",
+                         *       "scopes_available": [
+                         *         "content",
+                         *         "metadata",
+                         *         "both"
+                         *       ],
+                         *       "contract_version": "2",
+                         *       "versions_total": 42,
+                         *       "versions_ready": 42,
+                         *       "versions_blocked": 0,
+                         *       "backfill_job_id": null,
+                         *       "updated_at": "2024-07-03T09:12:45.031Z"
+                         *     }
+                         */
                         "application/json": {
                             /** @enum {string} */
                             readiness_state: "not_started" | "backfilling" | "ready" | "blocked";
@@ -1658,6 +1937,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Operator: the publication authority, and this api process */
         get: {
             parameters: {
                 query?: never;
@@ -1673,6 +1953,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "authority_mode": "READY",
+                         *       "authority_id": "a1b2c3d4",
+                         *       "changed_at": "2024-07-01T00:00:00.000Z",
+                         *       "enabled": true,
+                         *       "process_id": 4242,
+                         *       "recovered_at": "2024-07-01T00:00:02.000Z",
+                         *       "serving": {
+                         *         "clients": 3
+                         *       },
+                         *       "memory": {
+                         *         "rss": 183500800
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             authority_mode: string;
                             authority_id: string | null;
@@ -1752,6 +2048,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Operator: take publication out of service (MAINTENANCE), pin reads (FENCING), or return to READY */
         post: {
             parameters: {
                 query?: never;
@@ -1761,6 +2058,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "mode": "MAINTENANCE"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         mode: "READY" | "MAINTENANCE" | "FENCING";
@@ -1774,6 +2076,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "authority_mode": "MAINTENANCE"
+                         *     }
+                         */
                         "application/json": {
                             /** @enum {string} */
                             authority_mode: "READY" | "MAINTENANCE" | "FENCING";
@@ -1855,6 +2162,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Operator: start a Client's Metadata Discovery backfill */
         post: {
             parameters: {
                 query?: never;
@@ -1864,6 +2172,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "client_id": "dev-client"
+                     *     }
+                     */
                     "application/json": {
                         client_id: string;
                     };
@@ -1876,6 +2189,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "job_id": "3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
+                         *       "status": "pending",
+                         *       "operation": "metadata_backfill",
+                         *       "client_id": "dev-client"
+                         *     }
+                         */
                         "application/json": {
                             job_id: string;
                             /** @enum {string} */
@@ -1973,6 +2294,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Whether public web search is enabled */
         get: {
             parameters: {
                 query?: never;
@@ -1988,6 +2310,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "enabled": false
+                         *     }
+                         */
                         "application/json": {
                             enabled: boolean;
                         };
@@ -2056,6 +2383,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Search the public web through the configured provider (fails open) */
         post: {
             parameters: {
                 query?: never;
@@ -2065,6 +2393,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "query": "overnight policy rate Bank Negara",
+                     *       "limit": 3
+                     *     }
+                     */
                     "application/json": {
                         query: string;
                         /** @default 5 */
@@ -2079,6 +2413,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "results": [
+                         *         {
+                         *           "source": "web",
+                         *           "title": "Monetary Policy Statement",
+                         *           "url": "https://www.bnm.gov.my/",
+                         *           "snippet": "The Monetary Policy Committee decided to maintain the Overnight Policy Rate at 3.00 percent.",
+                         *           "rank": 1
+                         *         }
+                         *       ],
+                         *       "meta": {
+                         *         "provider": "searxng",
+                         *         "status": "ok",
+                         *         "count": 1,
+                         *         "query_time_ms": 412
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             results: {
                                 /** @enum {string} */
