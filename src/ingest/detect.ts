@@ -8,12 +8,14 @@
 //   file also ends with %%EOF; an AppleSingle container is unwrapped to its data fork once;
 // - text under a binary name (a text file named .pdf) fails with `format_mismatch`: what arrived is not what the
 //   name promises (often a saved error page), and indexing it silently would hide that; renamed .txt it parses;
-// - OLE2 containers are never parsed: with an EncryptedPackage stream they are encrypted OOXML (`encrypted`),
-//   otherwise legacy .doc/.xls/.ppt (`unsupported_format`).
+// - an OLE2 compound file is told apart by its streams (its directory is read): an EncryptedPackage is encrypted
+//   OOXML (`encrypted`); WordDocument, Workbook or PowerPoint Document a legacy .doc, .xls or .ppt, which must be
+//   named as such (or have no extension): a legacy file under another name fails with `format_mismatch`.
 
 import { decodeBytes, looksLikeText, bomEncoding, utf16ByNulParity } from './parsers/charset.ts';
 import { looksLikeEbcdic } from './parsers/ebcdic.ts';
-import { emptyFile, encrypted, formatMismatch, unsupportedFormat } from './errors.ts';
+import { emptyFile, formatMismatch, unsupportedFormat } from './errors.ts';
+import { LEGACY_EXTENSIONS, LEGACY_MIME_TYPES, LEGACY_NAMES, openLegacyContainer } from './parsers/legacy/container.ts';
 
 /** How far into the file a PDF header may sit behind junk (print-ticket headers, mail wrappers). */
 export const MAX_PDF_HEADER_OFFSET = 64 * 1024;
@@ -22,7 +24,7 @@ export const TEXT_SNIFF_BYTES = 8 * 1024;
 /** Wrappers (AppleSingle) unwrapped before giving up; a wrapper inside a wrapper is refused. */
 export const MAX_WRAPPER_DEPTH = 1;
 
-export type FormatKind = 'pdf' | 'zip' | 'html' | 'text' | 'image';
+export type FormatKind = 'pdf' | 'zip' | 'html' | 'text' | 'image' | 'legacy';
 
 export interface Detection {
   kind: FormatKind;
@@ -118,14 +120,11 @@ export function appleSingleDataFork(bytes: Buffer): Buffer | null {
   return null;
 }
 
-/** An OLE2/CFB file holding an `EncryptedPackage` stream is an encrypted OOXML document, not a legacy one. */
-export function isEncryptedOoxmlContainer(bytes: Buffer): boolean {
-  return bytes.indexOf(Buffer.from('EncryptedPackage', 'utf16le')) >= 0;
-}
-
-function refuseOle2(bytes: Buffer): never {
-  if (isEncryptedOoxmlContainer(bytes)) throw encrypted('password-encrypted Office document (OLE2 container with an EncryptedPackage)');
-  throw unsupportedFormat('legacy binary Office document (OLE2: .doc/.xls/.ppt); save it as .docx, .xlsx or .pptx');
+/** A legacy Office document, by the stream its compound file carries; its name must agree (or give no extension). */
+function detectLegacy(bytes: Buffer, named: string, warnings: string[]): Detection {
+  const { kind } = openLegacyContainer(bytes);
+  if (named && !LEGACY_EXTENSIONS[kind].includes(named)) throw formatMismatch(named, LEGACY_NAMES[kind]);
+  return { kind: 'legacy', extension: kind, mimeType: LEGACY_MIME_TYPES[kind], bytes, warnings };
 }
 
 function sniffsHtml(head: string): boolean {
@@ -164,7 +163,7 @@ function detectBinary(bytes: Buffer, named: string, warnings: string[], depth: n
     return { kind: 'pdf', extension: 'pdf', mimeType: 'application/pdf', bytes: bytes.subarray(pdfAt), warnings };
   }
   if (isZip(bytes)) return { kind: 'zip', extension: 'zip', mimeType: 'application/zip', bytes, warnings };
-  if (startsWith(bytes, [...OLE2_MAGIC])) refuseOle2(bytes);
+  if (startsWith(bytes, [...OLE2_MAGIC])) return detectLegacy(bytes, named, warnings);
   for (const sig of IMAGE_SIGNATURES) {
     if (!startsWith(bytes, sig.magic, sig.at) || !isPlausibleImage(bytes, sig.extension)) continue;
     noteMismatch(named, sig.extension, warnings, ['jpeg', 'tiff']);

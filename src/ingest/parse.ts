@@ -22,6 +22,7 @@ export const PARSERS: Record<FormatKind, () => Promise<Parser>> = {
   html: async () => (await import('./parsers/html.ts')).parseHtml,
   text: async () => (await import('./parsers/text.ts')).parseText,
   image: async () => (await import('./parsers/image.ts')).parseImage,
+  legacy: async () => (await import('./parsers/legacy/index.ts')).parseLegacyOffice,
 };
 
 function hasText(doc: ParsedDocument): boolean {

@@ -59,8 +59,11 @@ export const pageText = (index: number, pattern: RegExp) => (doc: ParsedDocument
 /** Text that exists only inside an embedded object or image, which the OOXML reader does not open yet. */
 export const lacksEmbedded = (pattern: RegExp) => (doc: ParsedDocument): void =>
   assert.doesNotMatch(doc.pages.map((page) => page.text).join('\n\n'), pattern, 'text of an embedded object or image is not extracted yet');
-/** Any OLE2 container without an EncryptedPackage stream: refused by the detector before parsing. */
-export const LEGACY_OFFICE = fails('unsupported_format', /legacy binary Office document \(OLE2: \.doc\/\.xls\/\.ppt\); save it as \.docx, \.xlsx or \.pptx/);
+/** Word and Excel 97-2003 are read by the Debian catdoc package's readers (PowerPoint needs none). */
+export const CATDOC = await resolveBinary('catdoc');
+/** A .doc or .xls: its text when catdoc is installed, a legible refusal naming the missing reader otherwise. */
+export const legacyOffice = (extension: 'doc' | 'xls', minChars: number, more: Partial<Completed> = {}): Expectation =>
+  CATDOC ? done(extension, minChars, more) : fails('unsupported_format', /needs (catdoc|xls2csv) \(Debian package catdoc\), which is not installed/);
 
 export const EXPECTATIONS: Record<string, Expectation> = {
   'docx/mammoth_comments.docx': done('docx', 30, { phrases: ['A tachyon walks into a bar.', 'Ouch'] }),
@@ -149,9 +152,8 @@ export const EXPECTATIONS: Record<string, Expectation> = {
     warning: /Skipped 661 bytes/,
   }),
   'hostile/tika_testAppleSingleFile.pdf': done('pdf', 5, { phrases: ['Hello World'], warning: /AppleSingle/ }),
-  // not yet supported (legacy binary Office / embedded objects): pinned current outcome
-  // (an RC4-encrypted .doc has no EncryptedPackage stream, so it is refused as legacy Office, not reported as encrypted)
-  'hostile/tika_testWORD_protected_passtika.doc': LEGACY_OFFICE,
+  // RC4-encrypted Word 97-2003: no EncryptedPackage stream, but its File Information Block says encrypted
+  'hostile/tika_testWORD_protected_passtika.doc': fails('encrypted', /password-protected Word 97-2003 document/),
   'hostile/tika_testWORD_truncated.docx': fails('unreadable', GENERIC),
   'hostile/tika_testZIP_corrupted_oom.zip': fails('unreadable', GENERIC),
   'hostile/zb_zbsm.zip': fails('archive_rejected', /overlap/, { maxMs: BOMB_LIMIT_MS }),
@@ -191,15 +193,28 @@ export const EXPECTATIONS: Record<string, Expectation> = {
     },
   }),
 
-  'legacy/poi_61045_govdocs1_626534.xls': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
-  'legacy/poi_aida-tour_maldives_august_october.xls': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
-  'legacy/poi_bug58718_008558.ppt': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
-  'legacy/poi_utas_International-Travel-Approval-Request-Form.doc': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
-  'legacy/tika_testEXCEL.xls': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
-  'legacy/tika_testPPT.ppt': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
-  'legacy/tika_testPPT_various.ppt': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
-  'legacy/tika_testWORD.doc': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
-  'legacy/tika_testWORD_embeded.doc': LEGACY_OFFICE, // not yet supported (legacy binary Office / embedded objects): pinned current outcome
+  'legacy/poi_61045_govdocs1_626534.xls': legacyOffice('xls', 1000, { phrases: ['TABLE F-2 BY FILING MONTH', 'BUSINESS AND NONBUSINESS BANKRUPTCY CASES COMMENCED, BY CHAPTER OF THE BANKRUPTCY CODE'], pageCount: null }),
+  'legacy/poi_aida-tour_maldives_august_october.xls': legacyOffice('xls', 5000, { phrases: ['МАЛЬДИВЫ', 'ANANTARA DHIGU RESORT & SPA'] }),
+  'legacy/poi_bug58718_008558.ppt': done('ppt', 5000, {
+    pageCount: 25,
+    phrases: ['Celecoxib (CELEBREX®)', 'Familial Adenomatous Polyposis', 'Pharmacia Attendees'],
+    check: (doc) => {
+      assert.equal(doc.pages.length, 25);
+      assert.deepEqual(doc.pages.map((page) => page.pageNumber), Array.from({ length: 25 }, (_, index) => index + 1));
+      assert.match(doc.pages[0]!.text, /Celecoxib/);
+      assert.match(doc.pages[1]!.text, /Pharmacia Attendees/);
+    },
+  }),
+  'legacy/poi_utas_International-Travel-Approval-Request-Form.doc': legacyOffice('doc', 3000, { phrases: ['International Travel Approval Request Form'], check: (doc) => assert.doesNotMatch(doc.pages[0]!.text, /FORMTEXT|FORMCHECKBOX/) }),
+  'legacy/tika_testEXCEL.xls': legacyOffice('xls', 150, { phrases: ['Sample Excel Worksheet - Numbers and their Squares', 'Number\tSquare', '15\t225'] }),
+  'legacy/tika_testPPT.ppt': done('ppt', 50, { pageCount: 1, phrases: ['Sample Powerpoint Slide', 'Powerpoint X for Mac'] }),
+  'legacy/tika_testPPT_various.ppt': done('ppt', 300, { pageCount: 1, phrases: ['Footnote appears here', 'Bullet 1', 'Number bullet 1', 'This is a hyperlink', 'ゾルゲと尾崎、淡々と最期', '𐌲𐌿𐍄𐌹𐍃𐌺', 'Row 2 Col 3', 'Here is a text box'] }),
+  'legacy/tika_testWORD.doc': legacyOffice('doc', 500, {
+    phrases: ['Sample Word Document Title', 'This is a sample Microsoft Word Document.', 'Nested table', 'The table has things in it'],
+    check: (doc) => assert.doesNotMatch(doc.pages[0]!.text, /HYPERLINK/, 'field instructions are not document text'),
+  }),
+  // Its embedded objects (a worksheet, a .docx, a presentation) are not opened yet: the body text is read.
+  'legacy/tika_testWORD_embeded.doc': legacyOffice('doc', 50, { phrases: ['The quick brown fox jumps over the lazy dog'] }),
 
   'pdf/inv_AmazonWebServices.pdf': done('pdf', 1000, { phrases: ['Amazon Elastic Compute Cloud $1.87', 'Total for this invoice $4.11'], pageCount: 1 }),
   'pdf/inv_FlipkartInvoice.pdf': done('pdf', 1000, { phrases: ['WS Retail Services Pvt. Ltd'] }),

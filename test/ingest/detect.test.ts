@@ -2,6 +2,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import CFB from 'cfb';
 import { readFileSync } from 'node:fs';
 import { appleSingleDataFork, detectFormat, extensionOf } from '../../src/ingest/detect.ts';
 import { parseDocument } from '../../src/ingest/parse.ts';
@@ -63,12 +64,34 @@ test('plain text named like a binary format fails as a mismatch; under a text na
   assert.equal(detectFormat(bytes, 'file1').kind, 'text');
 });
 
-test('an OLE2 container with an EncryptedPackage is an encrypted document; other OLE2 files are legacy Office', () => {
+test('an OLE2 compound file is told apart by its streams: encrypted OOXML, legacy .doc, .xls and .ppt, or none of them', () => {
   assert.equal(codeOf(() => detectFormat(corpusFile('hostile/poi_protected_agile.docx'), 'secret.docx')), 'encrypted');
-  const legacy = Buffer.alloc(1024);
-  Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(legacy);
-  Buffer.from('Workbook', 'utf16le').copy(legacy, 600);
-  assert.equal(codeOf(() => detectFormat(legacy, 'old.xlsx')), 'unsupported_format');
+  for (const [file, extension, mimeType] of [
+    ['legacy/tika_testWORD.doc', 'doc', 'application/msword'],
+    ['legacy/tika_testEXCEL.xls', 'xls', 'application/vnd.ms-excel'],
+    ['legacy/tika_testPPT.ppt', 'ppt', 'application/vnd.ms-powerpoint'],
+  ] as const) {
+    const detection = detectFormat(corpusFile(file), file);
+    assert.deepEqual([detection.kind, detection.extension, detection.mimeType], ['legacy', extension, mimeType]);
+  }
+  // Templates and shows share their kind's name; a file without an extension is taken for what it holds.
+  assert.equal(detectFormat(corpusFile('legacy/tika_testWORD.doc'), 'letter.dot').extension, 'doc');
+  assert.equal(detectFormat(corpusFile('legacy/tika_testPPT.ppt'), 'deck').extension, 'ppt');
+  // A compound file holding none of the three content streams (built here with the same CFB library).
+  const other = CFB.utils.cfb_new();
+  CFB.utils.cfb_add(other, 'Contents', Buffer.from('not a document'));
+  assert.equal(codeOf(() => detectFormat(Buffer.from(CFB.write(other, { type: 'buffer' }) as Uint8Array), 'thing.doc')), 'unsupported_format');
+  // The OLE2 signature with no readable directory behind it.
+  const damaged = Buffer.alloc(1024);
+  Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(damaged);
+  assert.equal(codeOf(() => detectFormat(damaged, 'old.xls')), 'unreadable');
+});
+
+test('a legacy Office file named as another format fails legibly as a mismatch', () => {
+  for (const name of ['report.xls', 'report.docx', 'report.pdf', 'report.ppt']) {
+    assert.equal(codeOf(() => detectFormat(corpusFile('legacy/tika_testWORD.doc'), name)), 'format_mismatch', name);
+  }
+  assert.match(String((() => { try { detectFormat(corpusFile('legacy/tika_testEXCEL.xls'), 'sheet.doc'); } catch (error) { return (error as Error).message; } })()), /named \.doc but contains an Excel 97-2003 workbook/);
 });
 
 test('a DOCX named .xlsx is parsed as DOCX with a warning', async () => {
