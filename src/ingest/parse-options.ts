@@ -29,6 +29,12 @@ export const OCR_TOTAL_TIMEOUT_MS = 90_000;
 export const OCR_PDF_DPI = 300;
 /** Virtual-memory ceiling (ulimit -v) of every OCR child, so a decompression bomb kills the child, not the host. */
 export const OCR_CHILD_MEMORY_LIMIT_BYTES = 1024 * 1024 * 1024;
+/** Levels of objects embedded in objects opened below the uploaded document (a docx in a pptx in an xlsx is 2). */
+export const MAX_EMBEDDING_DEPTH = 3;
+/** Embedded objects opened per uploaded document, over every level. */
+export const MAX_EMBEDDED_OBJECTS = 64;
+/** Bytes of embedded objects opened per uploaded document, over every level (each also passes its own guards). */
+export const MAX_EMBEDDED_BYTES = 64 * 1024 * 1024;
 /** Search path for bare binary names; children get this PATH instead of the service's environment. */
 export const DEFAULT_CHILD_SEARCH_PATH = '/usr/local/bin:/usr/bin:/bin';
 
@@ -102,6 +108,13 @@ export interface OcrState {
   recognisedPages: number;
 }
 
+/** Objects embedded in the document: how deep this parse is, and what the whole tree may still open (shared). */
+export interface EmbeddingState {
+  /** 0 for the uploaded document, 1 for an object inside it, and so on. */
+  depth: number;
+  tree: { objectsRemaining: number; bytesRemaining: number };
+}
+
 export interface ParserContext {
   /** The upload's name, used only as a hint (content decides the format). */
   filename: string;
@@ -116,20 +129,28 @@ export interface ParserContext {
   warnings: string[];
   /** Per-document limits that cut this document short (noteLimit); each also has a warning. */
   truncations: Truncation[];
+  embedding: EmbeddingState;
+  /**
+   * Parses an object embedded in this document (its bytes and its name, a hint as for uploads) one level down, under
+   * the same text budget and OCR state; throws an IngestError like an upload would.
+   */
+  openEmbedded?: (bytes: Buffer, name: string) => Promise<ParsedDocument>;
 }
 
 export type Parser = (bytes: Buffer, context: ParserContext) => Promise<ParsedDocument>;
 
-export function createContext(filename: string, format: ParserContext['format'], options: ResolvedParseOptions): ParserContext {
+/** A context for one document; with `parent`, for an object embedded in it (sharing its text budget and OCR state). */
+export function createContext(filename: string, format: ParserContext['format'], options: ResolvedParseOptions, parent: ParserContext | null = null): ParserContext {
   return {
     filename,
     format,
-    ocr: { unavailable: false, failedPages: 0, recognisedPages: 0 },
+    ocr: parent?.ocr ?? { unavailable: false, failedPages: 0, recognisedPages: 0 },
     options,
-    budget: { remaining: options.maxTextChars, truncated: false },
+    budget: parent?.budget ?? { remaining: options.maxTextChars, truncated: false },
     cellsRemaining: options.maxCells,
     warnings: [],
     truncations: [],
+    embedding: parent ? { depth: parent.embedding.depth + 1, tree: parent.embedding.tree } : { depth: 0, tree: { objectsRemaining: MAX_EMBEDDED_OBJECTS, bytesRemaining: MAX_EMBEDDED_BYTES } },
   };
 }
 

@@ -12,7 +12,7 @@ import { IngestError } from './parsed-document.ts';
 import { detectFormat } from './detect.ts';
 import type { FormatKind } from './detect.ts';
 import { createContext, noteLimit, resolveParseOptions } from './parse-options.ts';
-import type { ParseOptions, Parser, ParserContext } from './parse-options.ts';
+import type { ParseOptions, Parser, ParserContext, ResolvedParseOptions } from './parse-options.ts';
 import { noText, ocrFailed, unreadable } from './errors.ts';
 
 /** Parser per detected kind, loaded on first use so a worker only pays for the parser it needs (pdf.js is heavy). */
@@ -60,22 +60,27 @@ function asIngestError(error: unknown): IngestError {
   return error instanceof IngestError ? error : unreadable(error);
 }
 
+/** Detects and parses one document (the upload, or an object embedded in `parent`), without the "some text" rule. */
+async function parseOne(bytes: Buffer, filename: string, resolved: ResolvedParseOptions, parent: ParserContext | null): Promise<{ doc: ParsedDocument; context: ParserContext }> {
+  const detection = detectFormat(bytes, filename);
+  const context = createContext(filename, { extension: detection.extension, mimeType: detection.mimeType }, resolved, parent);
+  context.warnings.push(...detection.warnings);
+  context.openEmbedded = async (inner, name) => (await parseOne(inner, name, resolved, context)).doc;
+  try {
+    const parser = await PARSERS[detection.kind]();
+    return { doc: await parser(detection.bytes, context), context };
+  } catch (error) {
+    throw asIngestError(error);
+  }
+}
+
 /**
  * Parses one upload in the calling thread. Hostile input can still exhaust this thread's memory or stack;
  * services should call parseDocumentIsolated instead.
  */
 export async function parseDocument(bytes: Buffer, filename: string, options: ParseOptions = {}): Promise<ParsedDocument> {
   const resolved = resolveParseOptions(options);
-  const detection = detectFormat(bytes, filename);
-  const context = createContext(filename, { extension: detection.extension, mimeType: detection.mimeType }, resolved);
-  context.warnings.push(...detection.warnings);
-  let doc: ParsedDocument;
-  try {
-    const parser = await PARSERS[detection.kind]();
-    doc = await parser(detection.bytes, context);
-  } catch (error) {
-    throw asIngestError(error);
-  }
+  const { doc, context } = await parseOne(bytes, filename, resolved, null);
   capText(doc, resolved.maxTextChars, context);
   // Readers stop as soon as the budget is spent, before they could see whether more text followed: a spent budget
   // counts as a cut (only a document of exactly the limit's length is reported cut without being so).

@@ -8,6 +8,7 @@ import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf
 import type { DocumentProperties, ParsedDocument, ParsedPage } from '../parsed-document.ts';
 import type { Parser, ParserContext } from '../parse-options.ts';
 import { noteLimit, spendText } from '../parse-options.ts';
+import { embeddedText, mayOpenEmbedded } from '../embedded-objects.ts';
 import { encrypted, unreadable } from '../errors.ts';
 import { layoutPageText, pdfDateToIso } from './pdf-text.ts';
 import type { TextItemLike } from './pdf-text.ts';
@@ -134,6 +135,24 @@ async function scanPages(doc: PDFDocumentProxy, labels: string[] | null, context
   return scan;
 }
 
+/**
+ * Text of the files attached to the PDF (its EmbeddedFiles), each opened as an embedded object; they belong to no
+ * page, so they follow the pages on a page of their own.
+ */
+async function attachmentsText(doc: PDFDocumentProxy, context: ParserContext): Promise<string> {
+  if (!mayOpenEmbedded(context)) return '';
+  const attachments = ((await doc.getAttachments().catch(() => null)) ?? {}) as Record<string, { filename?: string; content?: Uint8Array }>;
+  const texts: string[] = [];
+  for (const [key, attachment] of Object.entries(attachments)) {
+    if (!(attachment?.content instanceof Uint8Array)) continue;
+    const name = (attachment.filename ?? key).split(/[\\/]/).pop() ?? '';
+    const text = await embeddedText(context, name, attachment.content.byteLength, async () => ({ bytes: Buffer.from(attachment.content!), name }));
+    if (text !== null) texts.push(text);
+    if (context.budget.remaining === 0) break;
+  }
+  return texts.join('\n\n');
+}
+
 function summarise(pages: ParsedPage[], pageCount: number, context: ParserContext, properties: DocumentProperties): ParsedDocument {
   const nativeText = pages.some((p) => p.textExtraction === 'native' && p.text.trim() !== '');
   return {
@@ -155,6 +174,8 @@ export const parsePdf: Parser = async (bytes, context): Promise<ParsedDocument> 
     const labels = await doc.getPageLabels().catch(() => null);
     const { pages, candidates } = await scanPages(doc, labels, context);
     if (candidates.length > 0) await recognizePdfPages(bytes, candidates, pages, context);
+    const attached = await attachmentsText(doc, context);
+    if (attached) pages.push({ pageNumber: null, pageLabel: null, text: attached, textExtraction: 'native' });
     return summarise(pages, doc.numPages, context, await readProperties(doc));
   } finally {
     await doc.destroy().catch(() => undefined);

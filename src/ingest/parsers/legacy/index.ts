@@ -4,7 +4,7 @@
 
 import type { ParsedDocument, ParsedPage } from '../../parsed-document.ts';
 import type { Parser } from '../../parse-options.ts';
-import { noteLimit } from '../../parse-options.ts';
+import { noteLimit, spendText } from '../../parse-options.ts';
 import { encrypted, unreadable } from '../../errors.ts';
 import { LEGACY_MIME_TYPES, openLegacyContainer } from './container.ts';
 import { wordText } from './word.ts';
@@ -40,6 +40,8 @@ export const parseLegacyOffice: Parser = async (bytes, context): Promise<ParsedD
       break;
     }
   }
+  // The readers' output counts against the document's text budget like any parser's (an embedded object shares it).
+  for (const page of pages) page.text = context.budget.remaining > 0 ? spendText(context.budget, page.text) : '';
   return {
     mimeType: LEGACY_MIME_TYPES[container.kind],
     extension: container.kind,

@@ -12,6 +12,7 @@ import { readCoreProperties } from './core-properties.ts';
 import { extractWordText } from './word.ts';
 import { extractSpreadsheetText } from './spreadsheet.ts';
 import { extractPresentationPages } from './presentation.ts';
+import { embeddedParagraphs } from './embedded.ts';
 
 export type OoxmlKind = 'docx' | 'xlsx' | 'pptx';
 
@@ -61,7 +62,8 @@ async function extractPages(pkg: OoxmlPackage, kind: OoxmlKind, part: string, co
     const { pages, slideCount } = await extractPresentationPages(pkg, part, context);
     return { pages, pageCount: slideCount };
   }
-  const paragraphs = kind === 'docx' ? await extractWordText(pkg, part, context) : await extractSpreadsheetText(pkg, part, context);
+  // A workbook's embedded objects join their sheet's text (spreadsheet.ts); a Word document's join its end.
+  const paragraphs = kind === 'docx' ? [...(await extractWordText(pkg, part, context)), ...(await embeddedParagraphs(pkg, part, context))] : await extractSpreadsheetText(pkg, part, context);
   return { pages: [{ pageNumber: null, pageLabel: null, text: paragraphs.join('\n\n') }], pageCount: null };
 }
 

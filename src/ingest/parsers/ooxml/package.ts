@@ -1,5 +1,5 @@
 // The Open Packaging Conventions layer shared by DOCX, XLSX and PPTX: part lookup, relationships, content types, XML reading.
-// It never follows external relationships and never opens embedded packages; every part goes through the XML guard.
+// It never follows external relationships; embedded packages are opened by embedded.ts; every part goes through the XML guard.
 
 import { TextDecoder } from 'node:util';
 import { posix } from 'node:path';
@@ -57,6 +57,17 @@ export async function readXmlPart(pkg: OoxmlPackage, partName: string, handlers:
   if (decoder) reader.write((decoder as TextDecoder).decode());
   reader.close();
   return true;
+}
+
+/** A part's inflated bytes (metered by the archive guard like every read), or null when the package has no such part. */
+export async function readPartBytes(pkg: OoxmlPackage, partName: string): Promise<Buffer | null> {
+  const entry = findPart(pkg, partName);
+  if (!entry) return null;
+  const chunks: Buffer[] = [];
+  await readEntry(pkg.archive, entry, (chunk) => {
+    chunks.push(chunk);
+  });
+  return Buffer.concat(chunks);
 }
 
 /** True when a relationship type URI ends with `/name` (transitional and strict OOXML differ only in the prefix). */

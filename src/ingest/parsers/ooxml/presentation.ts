@@ -7,6 +7,7 @@ import { noteLimit, spendText } from '../../parse-options.ts';
 import { REL_ATTR_PREFIX } from '../../guards/xml-guard.ts';
 import { createTextCollector } from './text-collector.ts';
 import { chartParagraphs } from './chart.ts';
+import { embeddedParagraphs } from './embedded.ts';
 import { readRelationships, readXmlPart, relType } from './package.ts';
 import type { OoxmlPackage, Relationship } from './package.ts';
 
@@ -81,6 +82,7 @@ export async function extractPresentationPages(pkg: OoxmlPackage, mainPart: stri
     if (context.budget.remaining > 0) {
       const rels = (await readRelationships(pkg, slide)).filter((r) => !r.external);
       paragraphs.push(...(await relatedText(pkg, rels, context)));
+      paragraphs.push(...(await embeddedParagraphs(pkg, slide, context)));
     }
     pages.push({ pageNumber: index + 1, pageLabel: null, text: paragraphs.join('\n\n') });
   }

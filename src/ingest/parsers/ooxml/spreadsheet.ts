@@ -6,6 +6,7 @@
 
 import type { ParserContext } from '../../parse-options.ts';
 import { noteLimit, spendText } from '../../parse-options.ts';
+import { embeddedParagraphs } from './embedded.ts';
 import { REL_ATTR_PREFIX } from '../../guards/xml-guard.ts';
 import { headerFooterText, isDateFormat, serialToIso } from './spreadsheet-values.ts';
 import { readRelationships, readXmlPart, relatedParts, relType } from './package.ts';
@@ -262,7 +263,7 @@ function groupRows(rows: string[]): string[] {
   return groups;
 }
 
-/** Paragraphs of the workbook: per sheet its name, its rows in groups, its headers/footers and its comments. */
+/** Paragraphs of the workbook: per sheet its name, its rows in groups, its headers/footers, its comments and the text of the objects embedded in it. */
 export async function extractSpreadsheetText(pkg: OoxmlPackage, mainPart: string, context: ParserContext): Promise<string[]> {
   const workbook = await readWorkbook(pkg, mainPart);
   const shared = await readSharedStrings(pkg, workbook.sharedStringsPart, context);
@@ -281,8 +282,9 @@ export async function extractSpreadsheetText(pkg: OoxmlPackage, mainPart: string
     if (context.budget.remaining === 0 || context.cellsRemaining < 0) break;
     const { rows, headers } = await readSheet(pkg, sheet.part, cells, context);
     const comments = await readComments(pkg, sheet.part, context);
-    if (rows.length + headers.length + comments.length === 0) continue;
-    paragraphs.push(sheet.name, ...groupRows(rows), ...headers, ...comments);
+    const embedded = await embeddedParagraphs(pkg, sheet.part, context);
+    if (rows.length + headers.length + comments.length + embedded.length === 0) continue;
+    paragraphs.push(sheet.name, ...groupRows(rows), ...headers, ...comments, ...embedded);
   }
   return paragraphs.filter((p) => p.trim() !== '');
 }
