@@ -112,7 +112,14 @@ export interface OcrState {
 export interface EmbeddingState {
   /** 0 for the uploaded document, 1 for an object inside it, and so on. */
   depth: number;
-  tree: { objectsRemaining: number; bytesRemaining: number };
+  tree: {
+    objectsRemaining: number;
+    bytesRemaining: number;
+    /** Images inside documents still to OCR (the OCR page limit of an image file, for the whole tree). */
+    imagesRemaining: number;
+    /** When OCR of images inside documents stops (performance.now() ms: the OCR time budget of one upload). */
+    imagesDeadline: number;
+  };
 }
 
 export interface ParserContext {
@@ -150,7 +157,9 @@ export function createContext(filename: string, format: ParserContext['format'],
     cellsRemaining: options.maxCells,
     warnings: [],
     truncations: [],
-    embedding: parent ? { depth: parent.embedding.depth + 1, tree: parent.embedding.tree } : { depth: 0, tree: { objectsRemaining: MAX_EMBEDDED_OBJECTS, bytesRemaining: MAX_EMBEDDED_BYTES } },
+    embedding: parent
+      ? { depth: parent.embedding.depth + 1, tree: parent.embedding.tree }
+      : { depth: 0, tree: { objectsRemaining: MAX_EMBEDDED_OBJECTS, bytesRemaining: MAX_EMBEDDED_BYTES, imagesRemaining: options.ocr.maxPages, imagesDeadline: performance.now() + options.ocr.totalTimeoutMs } },
   };
 }
 

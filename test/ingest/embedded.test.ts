@@ -9,15 +9,19 @@ import { parseDocument } from '../../src/ingest/parse.ts';
 import { MAX_EMBEDDED_OBJECTS, MAX_EMBEDDING_DEPTH } from '../../src/ingest/parse-options.ts';
 import { ole10NativeFile, oleObjectPayload } from '../../src/ingest/parsers/legacy/ole-object.ts';
 import { buildDocx, wordDocumentXml } from './zip-builder.ts';
+import { TESSERACT } from '../helpers/corpus-expectations.ts';
+import { readFileSync } from 'node:fs';
+
+const PICTURE = readFileSync(new URL('../../../shared/corpus/images/tika_testOCR.png', import.meta.url));
 
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const W_NS = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 
 interface Embedded {
-  /** Part name under word/embeddings/. */
+  /** Part name under word/embeddings/ (word/media/ for a picture). */
   name: string;
   data: Buffer;
-  type: 'package' | 'oleObject';
+  type: 'package' | 'oleObject' | 'image';
 }
 
 /** A DOCX whose body is `paragraphs`, then one OLE reference per object (in this order), each a relationship. */
@@ -26,10 +30,11 @@ function docxEmbedding(paragraphs: string[], objects: Embedded[]): Buffer {
   const body = paragraphs.map((text) => `<w:p><w:r><w:t>${text}</w:t></w:r></w:p>`).join('');
   const documentXml = `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W_NS}"><w:body>${body}${references}</w:body></w:document>`;
   // Listed in reverse: the order that counts is the body's.
-  const rels = objects.map((object, index) => `<Relationship Id="rIdE${index}" Type="${REL}/${object.type}" Target="embeddings/${object.name}"/>`).reverse().join('');
+  const folder = (object: Embedded) => (object.type === 'image' ? 'media' : 'embeddings');
+  const rels = objects.map((object, index) => `<Relationship Id="rIdE${index}" Type="${REL}/${object.type}" Target="${folder(object)}/${object.name}"/>`).reverse().join('');
   return buildDocx(documentXml, {}, [
     { name: 'word/_rels/document.xml.rels', data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels}</Relationships>` },
-    ...objects.map((object) => ({ name: `word/embeddings/${object.name}`, data: object.data })),
+    ...objects.map((object) => ({ name: `word/${folder(object)}/${object.name}`, data: object.data })),
   ]);
 }
 
@@ -97,4 +102,26 @@ test('embedded text counts against the document text budget', async () => {
   const doc = await parseDocument(docxEmbedding(['Outer'], [{ name: 'big.docx', data: plainDocx('x'.repeat(5000)), type: 'package' }]), 'budget.docx', { maxTextChars: 1000 });
   assert.ok(textOf(doc).length <= 1000);
   assert.deepEqual(doc.truncations?.map((truncation) => truncation.limit), ['characters']);
+});
+
+test('pictures inside a document are read by OCR, at most as many as an image file has pages; icons are left alone', { skip: TESSERACT ? false : 'tesseract is not installed' }, async () => {
+  const pictures = [
+    { name: 'icon.png', data: PICTURE.subarray(0, 1000), type: 'image' as const },
+    { name: 'first.png', data: PICTURE, type: 'image' as const },
+    { name: 'second.png', data: PICTURE, type: 'image' as const },
+  ];
+  const doc = await parseDocument(docxEmbedding(['Body text'], pictures), 'pictures.docx', { ocr: { maxPages: 1 } });
+  assert.equal(doc.ocrUsed, true);
+  assert.ok(textOf(doc).length > 'Body text'.length + 10, textOf(doc));
+  assert.ok(doc.warnings.some((warning) => /OCR stopped after 1 pictures inside the document \(limit\)/.test(warning)), JSON.stringify(doc.warnings));
+  assert.ok(!doc.warnings.some((warning) => /icon\.png/.test(warning)), 'the icon was not even tried');
+});
+
+test('without tesseract, pictures inside a document are a warning and the text around them is indexed', async () => {
+  const pictures = [1, 2].map((n) => ({ name: `scan${n}.png`, data: PICTURE, type: 'image' as const }));
+  const doc = await parseDocument(docxEmbedding(['Body text'], pictures), 'pictures.docx', { ocr: { tesseractPath: '/nonexistent/tesseract' } });
+  assert.equal(textOf(doc), 'Body text');
+  assert.equal(doc.ocrUsed, false);
+  assert.ok(doc.warnings.some((warning) => /Pictures inside the document were not read: OCR is unavailable/.test(warning)), JSON.stringify(doc.warnings));
+  await assert.rejects(parseDocument(docxEmbedding([], pictures), 'only-pictures.docx', { ocr: { tesseractPath: '/nonexistent/tesseract' } }), /OCR is unavailable/);
 });

@@ -8,15 +8,17 @@ import type { ParserContext } from '../../parse-options.ts';
 import { embeddedText, mayOpenEmbedded } from '../../embedded-objects.ts';
 import type { EmbeddedPayload } from '../../embedded-objects.ts';
 import { oleObjectPayload } from '../legacy/ole-object.ts';
+import { pictureText } from './images.ts';
 import { findPart, readPartBytes, readRelationships, readXmlPart, relType } from './package.ts';
 import type { OoxmlPackage, Relationship } from './package.ts';
 
-/** Relationship types of embedded objects: an embedded OOXML package, and an OLE object. */
+/** Relationship types of embedded objects (an embedded OOXML package, an OLE object) and of pictures. */
 const EMBEDDED_TYPES = ['package', 'oleObject'];
+const PICTURE_TYPE = 'image';
 
-/** The embedded objects `sourcePart` relates to, in the order its XML refers to them (then any it does not). */
-async function embeddedRelationships(pkg: OoxmlPackage, sourcePart: string): Promise<Relationship[]> {
-  const candidates = (await readRelationships(pkg, sourcePart)).filter((rel) => !rel.external && EMBEDDED_TYPES.some((type) => relType(rel, type)));
+/** The internal relationships of `sourcePart` of some types, in the order its XML refers to them (then any it does not). */
+export async function relationshipsInOrder(pkg: OoxmlPackage, sourcePart: string, types: readonly string[]): Promise<Relationship[]> {
+  const candidates = (await readRelationships(pkg, sourcePart)).filter((rel) => !rel.external && types.some((type) => relType(rel, type)));
   if (candidates.length === 0) return [];
   const byId = new Map(candidates.map((rel) => [rel.id, rel]));
   const ordered: Relationship[] = [];
@@ -36,14 +38,19 @@ function payloadOf(rel: Relationship, bytes: Buffer): EmbeddedPayload | null {
   return relType(rel, 'oleObject') ? oleObjectPayload(bytes) : { bytes, name: '' };
 }
 
-/** Text of the objects embedded in `sourcePart`, one paragraph run per object, in order. */
+/**
+ * Text of the objects embedded in `sourcePart` and of the pictures it shows (OCR, images.ts), one paragraph run each,
+ * in the order the part refers to them.
+ */
 export async function embeddedParagraphs(pkg: OoxmlPackage, sourcePart: string, context: ParserContext): Promise<string[]> {
   if (!mayOpenEmbedded(context)) return [];
   const paragraphs: string[] = [];
-  for (const rel of await embeddedRelationships(pkg, sourcePart)) {
+  for (const rel of await relationshipsInOrder(pkg, sourcePart, [...EMBEDDED_TYPES, PICTURE_TYPE])) {
     const entry = findPart(pkg, rel.target);
     if (!entry) continue;
-    const text = await embeddedText(context, posix.basename(rel.target), entry.uncompressedSize, async () => payloadOf(rel, (await readPartBytes(pkg, rel.target))!));
+    const text = relType(rel, PICTURE_TYPE)
+      ? await pictureText(pkg, rel, context)
+      : await embeddedText(context, posix.basename(rel.target), entry.uncompressedSize, async () => payloadOf(rel, (await readPartBytes(pkg, rel.target))!));
     if (text !== null) paragraphs.push(text);
     if (context.budget.remaining === 0) break;
   }

@@ -87,7 +87,7 @@ export const parseOoxml: Parser = async (bytes, context): Promise<ParsedDocument
       pages,
       pageCount,
       textExtraction: 'native',
-      ocrUsed: false,
+      ocrUsed: context.ocr.recognisedPages > 0, // pictures inside the document, or a scan inside an embedded PDF
       warnings: context.warnings,
       properties,
     };

@@ -7,6 +7,7 @@
 import type { ParserContext } from '../../parse-options.ts';
 import { noteLimit, spendText } from '../../parse-options.ts';
 import { embeddedParagraphs } from './embedded.ts';
+import { sheetDrawings } from './images.ts';
 import { REL_ATTR_PREFIX } from '../../guards/xml-guard.ts';
 import { headerFooterText, isDateFormat, serialToIso } from './spreadsheet-values.ts';
 import { readRelationships, readXmlPart, relatedParts, relType } from './package.ts';
@@ -263,7 +264,7 @@ function groupRows(rows: string[]): string[] {
   return groups;
 }
 
-/** Paragraphs of the workbook: per sheet its name, its rows in groups, its headers/footers, its comments and the text of the objects embedded in it. */
+/** Paragraphs of the workbook: per sheet its name, its rows in groups, its headers/footers, its comments and the text of the objects embedded in it and of its pictures. */
 export async function extractSpreadsheetText(pkg: OoxmlPackage, mainPart: string, context: ParserContext): Promise<string[]> {
   const workbook = await readWorkbook(pkg, mainPart);
   const shared = await readSharedStrings(pkg, workbook.sharedStringsPart, context);
@@ -283,6 +284,7 @@ export async function extractSpreadsheetText(pkg: OoxmlPackage, mainPart: string
     const { rows, headers } = await readSheet(pkg, sheet.part, cells, context);
     const comments = await readComments(pkg, sheet.part, context);
     const embedded = await embeddedParagraphs(pkg, sheet.part, context);
+    for (const drawing of await sheetDrawings(pkg, sheet.part)) embedded.push(...(await embeddedParagraphs(pkg, drawing, context)));
     if (rows.length + headers.length + comments.length + embedded.length === 0) continue;
     paragraphs.push(sheet.name, ...groupRows(rows), ...headers, ...comments, ...embedded);
   }
