@@ -8,6 +8,8 @@ import { isAbsolute, join } from 'node:path';
 import { DEFAULT_CHILD_SEARCH_PATH } from './parse-options.ts';
 import type { OcrOptions } from './parse-options.ts';
 import { tempUnavailable } from './errors.ts';
+import { readTesseractTsv, tsvPagesStarted } from './ocr-tsv.ts';
+import type { RecognizedPage } from './ocr-tsv.ts';
 
 /** Output kept from one child; more means something is wrong (a page of text is a few KiB). */
 export const MAX_CHILD_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -17,10 +19,13 @@ export const MAX_CHILD_STDERR_CHARS = 64 * 1024;
 export const LIST_LANGS_TIMEOUT_MS = 10_000;
 /** Longest raster side for a PDF page; larger pages are scaled down to it instead of rendered at full resolution. */
 export const MAX_RASTER_SIDE_PIXELS = 6000;
-/** Tesseract page segmentation mode 3: fully automatic layout analysis, no OSD. */
+/** Tesseract page segmentation mode 3: fully automatic layout analysis (pages, columns, rotated pages). */
 export const TESSERACT_PAGE_SEGMENTATION_MODE = '3';
+/** Mode 11: as much text as possible in no particular order, for images without a page layout. */
+export const TESSERACT_SPARSE_TEXT_MODE = '11';
+/** Mean word confidence (0 to 100) under which a page's OCR text is doubted: it gets a quality warning. */
+export const LOW_OCR_CONFIDENCE = 60;
 
-const PAGE_SEPARATOR = '\f';
 
 export interface ChildOutcome {
   code: number | null;
@@ -171,23 +176,41 @@ function failureOf(tool: string, outcome: ChildOutcome): OcrRunError {
   return new OcrRunError('failed', `${tool} failed (exit ${outcome.code ?? outcome.signal})`);
 }
 
-/** Recognises every frame of an image file (multi-page TIFF gives one string per page), stopping after `maxPages`. */
-export async function recognizeImageFile(
-  engine: OcrEngine,
-  imagePath: string,
-  options: OcrOptions,
-  maxPages: number,
-  timeoutMs: number,
-): Promise<string[]> {
-  const args = [imagePath, 'stdout', '-l', engine.languages, '--psm', TESSERACT_PAGE_SEGMENTATION_MODE];
+/** Runs tesseract once in one page segmentation mode, reading its TSV output (text and word confidences). */
+async function runTesseract(engine: OcrEngine, imagePath: string, options: OcrOptions, maxPages: number, timeoutMs: number, psm: string): Promise<RecognizedPage[]> {
+  const args = [imagePath, 'stdout', '-l', engine.languages, '--psm', psm, 'tsv'];
   const outcome = await runChild(engine.tesseract, args, {
     timeoutMs,
     memoryLimitBytes: options.childMemoryLimitBytes,
     onChildProcess: options.onChildProcess,
-    stopWhen: (out) => out.split(PAGE_SEPARATOR).length > maxPages,
+    stopWhen: (out) => tsvPagesStarted(out) > maxPages,
   });
   if (!outcome.stopped && outcome.code !== 0) throw failureOf('tesseract', outcome);
-  return outcome.stdout.split(PAGE_SEPARATOR).slice(0, maxPages);
+  const pages = readTesseractTsv(outcome.stdout).slice(0, maxPages);
+  return pages.length > 0 ? pages : [{ text: '', confidence: null, words: 0 }];
+}
+
+/** How much a reading of a page is worth: its words weighted by their confidence. */
+const worth = (page: RecognizedPage): number => (page.confidence ?? 0) * page.words;
+
+/**
+ * Recognises every frame of an image file (a multi-page TIFF gives one entry per page), stopping after `maxPages`.
+ * The layout decides the segmentation: full page analysis first (TESSERACT_PAGE_SEGMENTATION_MODE); when it finds
+ * no text or only text it doubts on every page (a label, a logo, scattered fields), sparse-text mode reads the
+ * image again within what is left of `timeoutMs`, and each page keeps the better reading.
+ */
+export async function recognizeImageFile(engine: OcrEngine, imagePath: string, options: OcrOptions, maxPages: number, timeoutMs: number): Promise<RecognizedPage[]> {
+  const started = performance.now();
+  const pages = await runTesseract(engine, imagePath, options, maxPages, timeoutMs, TESSERACT_PAGE_SEGMENTATION_MODE);
+  if (pages.some((page) => page.words > 0 && (page.confidence ?? 0) >= LOW_OCR_CONFIDENCE)) return pages;
+  const left = timeoutMs - (performance.now() - started);
+  if (left < 1) return pages;
+  try {
+    const sparse = await runTesseract(engine, imagePath, options, maxPages, left, TESSERACT_SPARSE_TEXT_MODE);
+    return pages.map((page, index) => (sparse[index] && worth(sparse[index]) > worth(page) ? sparse[index] : page));
+  } catch {
+    return pages; // the first reading stands
+  }
 }
 
 /** Renders one PDF page to a grayscale PGM in `dir` (PNG encoding costs more than the OCR of small pages) and returns its path. */

@@ -14,6 +14,8 @@ export interface ParsedPage {
   text: string;
   /** How this page's text was obtained, when the parser knows it per page (PDF pages, images). */
   textExtraction?: TextExtraction;
+  /** Mean OCR word confidence of the page (0 to 100) when its text came from OCR; a low one is also a warning. */
+  ocrConfidence?: number;
 }
 
 export interface DocumentProperties {

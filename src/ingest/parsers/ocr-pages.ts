@@ -5,7 +5,8 @@ import type { ParsedPage } from '../parsed-document.ts';
 import type { ParserContext } from '../parse-options.ts';
 import { spendText } from '../parse-options.ts';
 import { unreadable } from '../errors.ts';
-import { OcrRunError, prepareOcr, rasterizePdfPage, recognizeImageFile, tidyOcrText, withTempDir, writeTempFile } from '../ocr.ts';
+import { LOW_OCR_CONFIDENCE, OcrRunError, prepareOcr, rasterizePdfPage, recognizeImageFile, tidyOcrText, withTempDir, writeTempFile } from '../ocr.ts';
+import type { RecognizedPage } from '../ocr-tsv.ts';
 import type { OcrEngine } from '../ocr.ts';
 
 export interface OcrCandidate {
@@ -19,11 +20,16 @@ function recordFailure(context: ParserContext, where: string, error: unknown): v
   context.warnings.push(`OCR failed on ${where}: ${error instanceof Error ? error.message : String(error)}.`);
 }
 
-function acceptText(context: ParserContext, page: ParsedPage, raw: string): void {
-  const text = tidyOcrText(raw);
+/** Takes a page's OCR reading: its text, its confidence, and a warning when the confidence is low. */
+function acceptText(context: ParserContext, page: ParsedPage, reading: RecognizedPage, where: string): void {
+  const text = tidyOcrText(reading.text);
   if (!text || context.budget.remaining === 0) return;
   page.text = spendText(context.budget, text);
   page.textExtraction = 'ocr';
+  if (reading.confidence !== null) {
+    page.ocrConfidence = Math.round(reading.confidence);
+    if (reading.confidence < LOW_OCR_CONFIDENCE) context.warnings.push(`OCR confidence is low on ${where} (${page.ocrConfidence} of 100): its text may hold misread words.`);
+  }
   context.ocr.recognisedPages++;
 }
 
@@ -45,8 +51,8 @@ async function recognizePdfPage(engine: OcrEngine, pdfPath: string, dir: string,
   const stepTimeout = (): number => Math.max(1, Math.min(options.pageTimeoutMs, deadline - performance.now()));
   try {
     const image = await rasterizePdfPage(engine, pdfPath, candidate.pageNumber, candidate.longSidePoints, dir, options, stepTimeout());
-    const [text = ''] = await recognizeImageFile(engine, image, options, 1, stepTimeout());
-    acceptText(context, page, text);
+    const [reading] = await recognizeImageFile(engine, image, options, 1, stepTimeout());
+    acceptText(context, page, reading!, `page ${candidate.pageNumber}`);
   } catch (error) {
     recordFailure(context, `page ${candidate.pageNumber}`, error);
   }
@@ -82,7 +88,7 @@ export async function recognizeImage(bytes: Buffer, context: ParserContext): Pro
   const options = context.options.ocr;
   return withTempDir(options.tempDir, async (dir) => {
     const path = await writeTempFile(dir, `image.${context.format.extension}`, bytes);
-    let frames: string[] = [''];
+    let frames: RecognizedPage[] = [{ text: '', confidence: null, words: 0 }];
     try {
       const timeoutMs = Math.min(options.pageTimeoutMs * (options.maxPages + 1), options.totalTimeoutMs);
       frames = await recognizeImageFile(engine, path, options, options.maxPages + 1, timeoutMs);
@@ -90,7 +96,7 @@ export async function recognizeImage(bytes: Buffer, context: ParserContext): Pro
       recordFailure(context, 'the image', error);
     }
     const pages = limitPages(frames, context, 'image pages').map((_, i): ParsedPage => ({ pageNumber: i + 1, pageLabel: null, text: '' }));
-    pages.forEach((page, i) => acceptText(context, page, frames[i] ?? ''));
+    pages.forEach((page, i) => acceptText(context, page, frames[i]!, frames.length > 1 ? `image page ${i + 1}` : 'the image'));
     return pages;
   });
 }
