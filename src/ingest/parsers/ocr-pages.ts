@@ -1,6 +1,7 @@
 // Applies OCR to the pages that need it: image-only PDF pages and image uploads, within the page and time limits.
 // A failed or timed-out page becomes a warning, never a crash; only an unreadable image fails the whole upload.
 
+import { readFile, writeFile } from 'node:fs/promises';
 import type { ParsedPage } from '../parsed-document.ts';
 import type { ParserContext } from '../parse-options.ts';
 import { spendText } from '../parse-options.ts';
@@ -8,6 +9,7 @@ import { unreadable } from '../errors.ts';
 import { LOW_OCR_CONFIDENCE, OcrRunError, prepareOcr, rasterizePdfPage, recognizeImageFile, tidyOcrText, withTempDir, writeTempFile } from '../ocr.ts';
 import type { RecognizedPage } from '../ocr-tsv.ts';
 import type { OcrEngine } from '../ocr.ts';
+import { deskew } from '../deskew.ts';
 
 export interface OcrCandidate {
   pageNumber: number;
@@ -51,6 +53,10 @@ async function recognizePdfPage(engine: OcrEngine, pdfPath: string, dir: string,
   const stepTimeout = (): number => Math.max(1, Math.min(options.pageTimeoutMs, deadline - performance.now()));
   try {
     const image = await rasterizePdfPage(engine, pdfPath, candidate.pageNumber, candidate.longSidePoints, dir, options, stepTimeout());
+    // A scan fed askew loses words: the raster is straightened first (deskew.ts).
+    const raster = await readFile(image);
+    const straightened = deskew(raster);
+    if (straightened.bytes !== raster) await writeFile(image, straightened.bytes);
     const [reading] = await recognizeImageFile(engine, image, options, 1, stepTimeout());
     acceptText(context, page, reading!, `page ${candidate.pageNumber}`);
   } catch (error) {
