@@ -1,5 +1,6 @@
 // Ingestion throughput through the service's own upload path (UploadService -> durable job -> worker):
-// documents/s and pages/s over the corpus PDFs, and chunks/s for SciFact sent as JSON text. An api and a
+// documents/s, pages/s and chunks/s over the corpus files format by format (text PDFs apart from scanned ones),
+// and chunks/s for SciFact sent as JSON text. An api and a
 // worker (startApi + startWorker) run in this process; a load counts as done once every job is terminal and
 // the api's serving snapshot shows the result. Peak RSS is this process's, with both in it.
 // Usage: node bench/ingest.ts [workerConcurrency=2]
@@ -8,28 +9,49 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { loadDataset } from './datasets.ts';
 import { startBenchService, loadDocuments, waitForJobs, servedSnapshot, BENCH_CLIENT } from './bench-service.ts';
 import { validateUploadFields } from '../src/ingest/upload-service.ts';
+import { parseDocument } from '../src/ingest/parse.ts';
 
 const CONCURRENCY = process.argv[2] ?? '2';
-const PDF_DIR = new URL('../../shared/corpus/pdf/', import.meta.url);
 
-// 1. Corpus PDFs as file uploads.
-{
+// 1. Corpus files as file uploads, format by format: one load per group, each on a fresh service. PDFs are split
+//    into text PDFs (every page has a text layer) and scanned ones (OCR), told apart by a first parse in this process.
+const CORPUS = new URL('../../shared/corpus/', import.meta.url);
+const corpusFiles = (folder: string, keep: (name: string) => boolean = () => true) =>
+  readdirSync(new URL(`${folder}/`, CORPUS)).filter(keep).sort().map((name) => ({ name, url: new URL(`${folder}/${name}`, CORPUS) }));
+const pdfNeedsOcr = new Map<string, boolean>();
+for (const { name, url } of corpusFiles('pdf', (name) => name.endsWith('.pdf'))) {
+  pdfNeedsOcr.set(name, await parseDocument(readFileSync(url), name, { ocr: { enabled: false } }).then((doc) => doc.pages.some((page) => page.text.trim() === ''), () => true));
+}
+const GROUPS: { label: string; files: { name: string; url: URL }[] }[] = [
+  { label: 'text PDFs', files: corpusFiles('pdf', (name) => pdfNeedsOcr.get(name) === false) },
+  { label: 'PDFs with scanned pages (OCR)', files: corpusFiles('pdf', (name) => pdfNeedsOcr.get(name) === true) },
+  { label: 'DOCX', files: corpusFiles('docx') },
+  { label: 'XLSX', files: corpusFiles('xlsx') },
+  { label: 'PPTX', files: corpusFiles('pptx') },
+  { label: 'legacy .doc/.xls/.ppt', files: corpusFiles('legacy') },
+  { label: 'documents with embedded objects', files: corpusFiles('embedded') },
+  { label: 'HTML', files: corpusFiles('html') },
+  { label: 'text, CSV, Markdown', files: corpusFiles('txt') },
+  { label: 'images (OCR)', files: corpusFiles('images') },
+];
+for (const group of GROUPS) {
   const bench = await startBenchService({ WORKER_CONCURRENCY: CONCURRENCY });
   try {
-    const files = readdirSync(PDF_DIR).filter((name) => name.endsWith('.pdf')).sort();
+    const rssBefore = process.resourceUsage().maxRSS;
     const started = performance.now();
     const jobIds: string[] = [];
-    for (const name of files) {
+    for (const { name, url } of group.files) {
       const upload = validateUploadFields({ documentId: name, versionId: undefined, filename: name, metadata: undefined });
-      jobIds.push((await bench.service.services.uploads.acceptFile(BENCH_CLIENT, upload, readFileSync(new URL(name, PDF_DIR)))).job_id);
+      jobIds.push((await bench.service.services.uploads.acceptFile(BENCH_CLIENT, upload, readFileSync(url))).job_id);
     }
     const outcomes = await waitForJobs(bench.service, BENCH_CLIENT, jobIds);
     const seconds = (performance.now() - started) / 1000;
     const snapshot = await servedSnapshot(bench.service, BENCH_CLIENT);
     const pages = [...snapshot.versions.values()].reduce((sum, version) => sum + (version.canonicalMetadata.document.page_count ?? 0), 0);
     const completed = [...outcomes.values()].filter((status) => status === 'completed').length;
-    console.log(`corpus PDFs (worker concurrency ${CONCURRENCY}): ${files.length} files (${completed} completed, ${files.length - completed} failed as expected) in ${seconds.toFixed(1)} s`);
-    console.log(`  ${(files.length / seconds).toFixed(2)} documents/s, ${(pages / seconds).toFixed(1)} pages/s (${pages} pages indexed), ${(snapshot.liveChunkCount / seconds).toFixed(0)} chunks/s`);
+    const peak = Math.round((process.resourceUsage().maxRSS * 1024) / 1048576);
+    console.log(`${group.label} (worker concurrency ${CONCURRENCY}): ${group.files.length} files (${completed} completed) in ${seconds.toFixed(1)} s`);
+    console.log(`  ${(group.files.length / seconds).toFixed(2)} documents/s, ${pages > 0 ? `${(pages / seconds).toFixed(1)} pages/s (${pages} pages), ` : ''}${(snapshot.liveChunkCount / seconds).toFixed(0)} chunks/s; peak RSS ${peak} MiB${process.resourceUsage().maxRSS > rssBefore ? ' (new peak)' : ''}`);
   } finally {
     await bench.close();
   }

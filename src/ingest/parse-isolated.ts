@@ -1,5 +1,6 @@
-// Isolated parsing: each upload is parsed in its own worker thread with a bounded heap and a wall-clock deadline.
-// A hostile file may kill its worker, never the service; crash, timeout and out-of-memory all become legible IngestErrors.
+// Isolated parsing: each upload is parsed in a worker thread with a bounded heap and a wall-clock deadline, one
+// upload at a time per thread. A hostile file may kill its worker, never the service; crash, timeout and
+// out-of-memory all become legible IngestErrors, and a thread whose parse did not end well is never used again.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -39,10 +40,8 @@ export type WorkerReply =
   | { type: 'crash'; detail: string }
   | { type: 'child'; pid: number; running: boolean };
 
-/** What the parent may send while a parse runs. */
-export interface WorkerCommand {
-  type: 'abort';
-}
+/** What the parent may send: another document to parse (a reused thread), or abort the running parse. */
+export type WorkerCommand = { type: 'parse'; request: WorkerRequest } | { type: 'abort' };
 
 const WORKER_URL = new URL('./parse-worker.ts', import.meta.url);
 
@@ -73,23 +72,77 @@ function workerError(error: Error & { code?: string }): IngestError {
 
 interface WorkerRun {
   result: Promise<ParsedDocument>;
-  /** Settles once the worker thread is gone, whatever the result. */
+  /** Settles once the parse is over and its thread is either idle again or gone. */
   exited: Promise<void>;
+}
+
+/** A parse thread and how many documents it has parsed. */
+interface ParseThread {
+  worker: Worker;
+  heapMb: number;
+  parses: number;
+  idleTimer?: NodeJS.Timeout;
+}
+
+/**
+ * Threads kept after a parse that ended well, so the next upload skips a thread's start and its parsers' loading
+ * (about 90 ms, and 130 more for pdf.js). A thread that failed, crashed or ran out of time is never reused: it is
+ * ended, and so is one that has parsed PARSES_PER_THREAD documents or stayed idle PARSE_THREAD_IDLE_MS.
+ */
+const idleThreads: ParseThread[] = [];
+export const PARSES_PER_THREAD = 32;
+export const PARSE_THREAD_IDLE_MS = 10_000;
+/** Threads kept idle at most (the worker parses PARSES_AT_ONCE documents at a time, compose.ts). */
+export const MAX_IDLE_PARSE_THREADS = 2;
+
+/** Parse threads waiting for the next upload (of one heap size when given). */
+export function idleParseThreads(heapMb?: number): number {
+  return idleThreads.filter((thread) => heapMb === undefined || thread.heapMb === heapMb).length;
+}
+
+function takeThread(request: WorkerRequest, heapMb: number): ParseThread {
+  const at = idleThreads.findIndex((thread) => thread.heapMb === heapMb);
+  if (at >= 0) {
+    const [thread] = idleThreads.splice(at, 1);
+    clearTimeout(thread!.idleTimer);
+    thread!.worker.ref();
+    thread!.worker.postMessage({ type: 'parse', request } satisfies WorkerCommand);
+    thread!.parses++;
+    return thread!;
+  }
+  const worker = new Worker(WORKER_URL, {
+    workerData: request,
+    resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: ISOLATED_PARSE_YOUNG_HEAP_MB, stackSizeMb: ISOLATED_PARSE_STACK_MB },
+  });
+  return { worker, heapMb, parses: 1 };
+}
+
+/** Keeps a thread whose parse ended well for the next upload, or ends it. */
+function releaseThread(thread: ParseThread): Promise<void> {
+  thread.worker.removeAllListeners('message').removeAllListeners('error').removeAllListeners('exit');
+  if (thread.parses >= PARSES_PER_THREAD) return thread.worker.terminate().then(() => undefined);
+  // Room for this one: the longest idle goes first.
+  if (idleThreads.length >= MAX_IDLE_PARSE_THREADS) void idleThreads.shift()!.worker.terminate();
+  thread.worker.unref(); // an idle thread never keeps the process alive
+  thread.worker.once('exit', () => {
+    const at = idleThreads.indexOf(thread);
+    if (at >= 0) idleThreads.splice(at, 1);
+  });
+  thread.idleTimer = setTimeout(() => void thread.worker.terminate(), PARSE_THREAD_IDLE_MS);
+  thread.idleTimer.unref();
+  idleThreads.push(thread);
+  return Promise.resolve();
 }
 
 function runWorker(bytes: Buffer, filename: string, options: IsolatedParseOptions): WorkerRun {
   const timeoutMs = options.timeoutMs ?? ISOLATED_PARSE_TIMEOUT_MS;
-  const worker = new Worker(WORKER_URL, {
-    workerData: requestOf(bytes, filename, options),
-    resourceLimits: {
-      maxOldGenerationSizeMb: options.maxHeapMb ?? ISOLATED_PARSE_MAX_HEAP_MB,
-      maxYoungGenerationSizeMb: ISOLATED_PARSE_YOUNG_HEAP_MB,
-      stackSizeMb: ISOLATED_PARSE_STACK_MB,
-    },
-  });
+  const thread = takeThread(requestOf(bytes, filename, options), options.maxHeapMb ?? ISOLATED_PARSE_MAX_HEAP_MB);
+  const { worker } = thread;
   const children = new Set<number>();
   const hook = options.ocr?.onChildProcess;
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let markExited!: () => void;
+  const exited = new Promise<void>((resolve) => (markExited = resolve));
+  worker.once('exit', () => markExited());
   const result = new Promise<ParsedDocument>((resolve, reject) => {
     let settled = false;
     let grace: NodeJS.Timeout | undefined;
@@ -105,13 +158,25 @@ function runWorker(bytes: Buffer, filename: string, options: IsolatedParseOption
       stop();
       outcome();
     };
+    /** A parse that ended well leaves its thread for the next one (no OCR child can be left: each was reaped). */
+    const succeed = (doc: ParsedDocument): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (children.size > 0) {
+        stop();
+      } else {
+        void releaseThread(thread).then(markExited);
+      }
+      resolve(doc);
+    };
     /** On timeout the worker first kills and reaps its own OCR children (no zombies); terminate follows regardless. */
     const timeOut = (): void => {
       if (settled) return;
       settled = true;
       reject(parseTimeout(timeoutMs));
       if (children.size === 0) return stop();
-      worker.postMessage({ type: 'abort' });
+      worker.postMessage({ type: 'abort' } satisfies WorkerCommand);
       grace = setTimeout(stop, ABORT_GRACE_MS);
     };
     const timer = setTimeout(timeOut, timeoutMs);
@@ -121,7 +186,7 @@ function runWorker(bytes: Buffer, filename: string, options: IsolatedParseOption
         else children.delete(reply.pid);
         hook?.(reply.pid, reply.running);
         if (settled && children.size === 0) stop();
-      } else if (reply.type === 'done') finish(() => resolve(reply.doc));
+      } else if (reply.type === 'done') succeed(reply.doc);
       else if (reply.type === 'error') finish(() => reject(new IngestError(reply.code, reply.message, { transient: reply.transient })));
       else finish(() => reject(parseCrashed(new Error(reply.detail))));
     });
@@ -132,8 +197,9 @@ function runWorker(bytes: Buffer, filename: string, options: IsolatedParseOption
 }
 
 /**
- * Parses `bytes` in a fresh worker thread; resolves with the document or rejects with an IngestError. OCR scratch
- * files live in a directory this function owns and removes once the worker is gone, even when it was terminated.
+ * Parses `bytes` in a worker thread (a fresh one, or one whose last parse ended well); resolves with the document or
+ * rejects with an IngestError. OCR scratch files live in a directory this function owns and removes once the parse
+ * is over, even when its thread was terminated.
  */
 export async function parseDocumentIsolated(bytes: Buffer, filename: string, options: IsolatedParseOptions = {}): Promise<ParsedDocument> {
   const scratch = await mkdtemp(join(options.ocr?.tempDir ?? tmpdir(), 'ingest-parse-')).catch((error: unknown) => {

@@ -1,5 +1,6 @@
-// Worker-thread entry for isolated parsing: parses the bytes it was given and posts back a document or an error.
-// It never touches anything but its own message port; the parent owns timeouts, memory limits and child-process cleanup.
+// Worker-thread entry for isolated parsing: parses each document it is sent, one at a time, and posts back a document
+// or an error. It never touches anything but its own message port; the parent owns timeouts, memory limits,
+// child-process cleanup, and when a thread is reused or ended.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { parseDocument } from './parse.ts';
@@ -27,7 +28,10 @@ function trackChild(pid: number, running: boolean): void {
 }
 
 parentPort?.on('message', (command: WorkerCommand) => {
-  if (command.type !== 'abort') return;
+  if (command.type === 'parse') {
+    void run(command.request);
+    return;
+  }
   aborted = true;
   for (const pid of activeChildren) kill(pid);
 });
@@ -56,4 +60,5 @@ async function run(request: WorkerRequest): Promise<void> {
   }
 }
 
-await run(workerData as WorkerRequest);
+// The first document comes with the thread; later ones as 'parse' messages when the thread is reused.
+if (workerData) await run(workerData as WorkerRequest);

@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocumentIsolated } from '../../src/ingest/parse.ts';
+import { idleParseThreads, PARSES_PER_THREAD } from '../../src/ingest/parse-isolated.ts';
 import { resolveBinary } from '../../src/ingest/ocr.ts';
 import { failureOf } from '../helpers/ingest-failure.ts';
 import { BOMB_LIMIT_MS } from '../helpers/corpus-expectations.ts';
@@ -78,4 +79,19 @@ test('a missing temporary directory is a transient failure', async () => {
   const error = await failureOf(parseDocumentIsolated(corpusFile('txt/tika_testMARKDOWN.md'), 'a.md', { ocr: { tempDir: '/nonexistent/tmp' } }));
   assert.equal(error.code, 'temp_unavailable');
   assert.equal(error.transient, true);
+});
+
+test('a thread whose parse ended well takes the next upload; one whose parse failed or crashed is never reused', async () => {
+  const heap = { maxHeapMb: 333 }; // a heap size of this test's own, so its threads are apart from the other tests'
+  const text = corpusFile('txt/tika_testMARKDOWN.md');
+  await parseDocumentIsolated(text, 'a.md', heap);
+  assert.equal(idleParseThreads(heap.maxHeapMb), 1, 'the thread waits for the next upload');
+  await parseDocumentIsolated(text, 'b.md', heap);
+  assert.equal(idleParseThreads(heap.maxHeapMb), 1, 'the same thread took it and waits again');
+  assert.equal((await failureOf(parseDocumentIsolated(corpusFile('hostile/zb_zbsm.zip'), 'zbsm.zip', heap))).code, 'archive_rejected');
+  assert.equal(idleParseThreads(heap.maxHeapMb), 0, 'the thread that met a refused file was ended, not kept');
+  assert.equal((await failureOf(parseDocumentIsolated(corpusFile('pdf/pdfminer_i1040nr.pdf'), 'i1040nr.pdf', { ...heap, timeoutMs: 50 }))).code, 'parse_timeout');
+  assert.equal(idleParseThreads(heap.maxHeapMb), 0, 'nor one that ran out of time');
+  for (let parse = 0; parse < PARSES_PER_THREAD + 1; parse++) await parseDocumentIsolated(text, 'c.md', heap);
+  assert.equal(idleParseThreads(heap.maxHeapMb), 1, `a thread ends after ${PARSES_PER_THREAD} parses and a fresh one takes over`);
 });
