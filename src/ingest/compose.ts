@@ -5,16 +5,10 @@ import type { Config } from '../config.ts';
 import type { Models } from '../models/compose.ts';
 import type { IngestDependencies } from './pipeline.ts';
 import { parseDocumentIsolated } from './parse.ts';
+import { PARSES_AT_ONCE } from './parse-isolated.ts';
 import { extractEntities } from './entities/extract.ts';
 import { runClassification } from '../models/classifier-status.ts';
 import pLimit from 'p-limit';
-
-/**
- * Files parsed at once in one worker process, whatever WORKER_CONCURRENCY is: each parse thread may grow to
- * PARSE_MAX_HEAP_MB, so this, not the jobs in flight, bounds what parsing can hold. Jobs beyond it wait for a
- * parse slot; their parse deadline starts when their parse does.
- */
-export const PARSES_AT_ONCE = 2;
 
 export function createIngestDependencies(config: Config, models: Models): Omit<IngestDependencies, 'onStage'> {
   const parseSlots = pLimit(PARSES_AT_ONCE);

@@ -3,7 +3,7 @@
 // out-of-memory all become legible IngestErrors, and a thread whose parse did not end well is never used again.
 
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ParsedDocument } from './parsed-document.ts';
@@ -92,8 +92,16 @@ interface ParseThread {
 const idleThreads: ParseThread[] = [];
 export const PARSES_PER_THREAD = 32;
 export const PARSE_THREAD_IDLE_MS = 10_000;
-/** Threads kept idle at most (the worker parses PARSES_AT_ONCE documents at a time, compose.ts). */
-export const MAX_IDLE_PARSE_THREADS = 2;
+/** Parses one process runs at once at most, however many cores it has: each thread may grow to PARSE_MAX_HEAP_MB. */
+export const MAX_PARSES_AT_ONCE = 4;
+/**
+ * Files parsed at once in one worker process (compose.ts), whatever WORKER_CONCURRENCY is: one per core, within
+ * MAX_PARSES_AT_ONCE, so that parsing uses the machine without holding more than that many parse heaps. Jobs beyond
+ * it wait for a parse slot; their parse deadline starts when their parse does.
+ */
+export const PARSES_AT_ONCE = Math.max(1, Math.min(availableParallelism(), MAX_PARSES_AT_ONCE));
+/** Threads kept idle at most: one per parse slot. */
+export const MAX_IDLE_PARSE_THREADS = PARSES_AT_ONCE;
 
 /** Parse threads waiting for the next upload (of one heap size when given). */
 export function idleParseThreads(heapMb?: number): number {
