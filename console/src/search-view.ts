@@ -7,26 +7,12 @@ import { byId, el, markedText, pairLines } from './dom.ts';
 import { say, sayError } from './messages.ts';
 import type { Session } from './session.ts';
 
-interface ContentItem {
-  text?: string;
-  page?: number | null;
-  chunk_index?: number;
-  highlights?: { start: number; end: number }[];
-}
-
-interface MetadataItem {
-  path?: string[];
-  value?: unknown;
-  match_kind?: string;
-  highlights?: { start: number; end: number }[];
-}
-
 function hitElement(hit: SearchHit): HTMLLIElement {
   const { document_id, version_id } = hit.document_version;
   const metadata = hit.canonical_metadata as { source?: { filename?: string }; extracted?: { title?: string }; custom?: Record<string, unknown> };
   const title = metadata.extracted?.title ?? metadata.source?.filename ?? '';
-  const evidence = ((hit.content_evidence.items ?? []) as ContentItem[]).filter((item) => item.text);
-  const fields = (((hit.metadata_evidence as { items?: MetadataItem[] }).items ?? []) as MetadataItem[]);
+  const evidence = hit.content_evidence.items.filter((item) => item.text);
+  const fields = hit.metadata_evidence.items;
   return el(
     'li',
     { class: 'hit', 'data-document-id': document_id },

@@ -47,20 +47,6 @@ function clipAround(text: string, spans: readonly { start: number; end: number }
   return { text: `${from > 0 ? '…' : ''}${flat.slice(from, to)}${to < flat.length ? '…' : ''}`, spans: inside };
 }
 
-interface ContentItem {
-  text?: string;
-  page?: number | null;
-  chunk_index?: number;
-  highlights?: { start: number; end: number }[];
-}
-
-interface MetadataItem {
-  path?: string[];
-  value?: unknown;
-  match_kind?: string;
-  highlights?: { start: number; end: number }[];
-}
-
 export function renderSearch(answer: SearchResponse, paint: Paint): string {
   const lines: string[] = [];
   const meta = answer.meta;
@@ -73,13 +59,13 @@ export function renderSearch(answer: SearchResponse, paint: Paint): string {
     const version = version_id !== null && version_id !== document_id ? paint('dim', ` @ ${version_id}`) : '';
     lines.push('');
     lines.push(`${paint('bold', `${hit.rank}.`)} ${paint(['bold', 'cyan'], document_id)}${version}${name ? `  ${name}` : ''}`);
-    for (const item of (hit.content_evidence.items ?? []) as ContentItem[]) {
+    for (const item of hit.content_evidence.items) {
       if (!item.text) continue;
       const clipped = clipAround(item.text, item.highlights);
       const where = item.page !== null && item.page !== undefined ? paint('dim', `p.${item.page} `) : '';
       lines.push(`   ${where}${highlighted(clipped.text, clipped.spans, paint)}`);
     }
-    for (const item of ((hit.metadata_evidence as { items?: MetadataItem[] }).items ?? [])) {
+    for (const item of hit.metadata_evidence.items) {
       const value = typeof item.value === 'string' ? item.value : JSON.stringify(item.value);
       const shown = typeof item.value === 'string' ? highlighted(value, item.highlights, paint) : value;
       lines.push(`   ${paint('dim', `${(item.path ?? []).join('.')}${item.match_kind ? ` (${item.match_kind})` : ''}:`)} ${shown}`);

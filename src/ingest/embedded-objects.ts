@@ -11,7 +11,8 @@ export interface EmbeddedPayload {
   name: string;
 }
 
-function warnOnce(context: ParserContext, warning: string): void {
+/** Adds a quality warning unless the document has it already. */
+export function warnOnce(context: ParserContext, warning: string): void {
   if (!context.warnings.includes(warning)) context.warnings.push(warning);
 }
 

@@ -15,6 +15,10 @@ type Json<T> = T extends { content: { 'application/json': infer Body } } ? Body 
 export type SearchRequest = NonNullable<paths['/search']['post']['requestBody']>['content']['application/json'];
 export type SearchResponse = Json<paths['/search']['post']['responses'][200]>;
 export type SearchHit = SearchResponse['results'][number];
+/** One item of a hit's content evidence: a chunk's text, its page, and its highlights when asked for. */
+export type ContentEvidenceItem = SearchHit['content_evidence']['items'][number];
+/** One item of a hit's metadata evidence: the leaf's path and value, how it matched, and its highlights. */
+export type MetadataEvidenceItem = SearchHit['metadata_evidence']['items'][number];
 export type AcceptedJob = Json<paths['/embed']['post']['responses'][202]>;
 export type AcceptedUpdate = Json<paths['/update']['patch']['responses'][202]>;
 export type UpdateRequest = NonNullable<paths['/update']['patch']['requestBody']>['content']['application/json'];

@@ -39,24 +39,31 @@ export const LEGACY_EXTENSIONS: Record<LegacyKind, string[]> = {
   ppt: ['ppt', 'pps', 'pot'],
 };
 
-/** Opens a compound file; an encrypted OOXML package (its EncryptedPackage stream) and unknown contents are refused. */
-export function openLegacyContainer(bytes: Buffer): LegacyContainer {
+/**
+ * The streams of a compound file by lower-cased name, without the control-character prefix of OLE's own streams
+ * (\u0001CompObj, \u0001Ole10Native); unreadable when its directory cannot be read.
+ */
+export function compoundFileStreams(bytes: Buffer): Map<string, Buffer> {
   let container: CFB.CFB$Container;
   try {
     container = CFB.read(bytes, { type: 'buffer' });
   } catch (error) {
     throw unreadable(error);
   }
-  const byName = new Map<string, CFB.CFB$Entry>();
-  for (const entry of container.FileIndex) if (entry.type === 2) byName.set(entry.name.toLowerCase(), entry);
-  if (byName.has('encryptedpackage')) throw encrypted('password-encrypted Office document (OLE2 container with an EncryptedPackage)');
-  const found = CONTENT_STREAMS.find(({ names }) => names.some((name) => byName.has(name.toLowerCase())));
+  const streams = new Map<string, Buffer>();
+  for (const entry of container.FileIndex) {
+    if (entry.type !== 2 || !entry.content) continue;
+    // A copy: the library hangs its own reading methods on the buffers it returns.
+    streams.set(entry.name.replace(/^[\u0001-\u0005]/u, '').toLowerCase(), Buffer.from(entry.content as ArrayLike<number>));
+  }
+  return streams;
+}
+
+/** Opens a compound file; an encrypted OOXML package (its EncryptedPackage stream) and unknown contents are refused. */
+export function openLegacyContainer(bytes: Buffer): LegacyContainer {
+  const streams = compoundFileStreams(bytes);
+  if (streams.has('encryptedpackage')) throw encrypted('password-encrypted Office document (OLE2 container with an EncryptedPackage)');
+  const found = CONTENT_STREAMS.find(({ names }) => names.some((name) => streams.has(name.toLowerCase())));
   if (!found) throw unsupportedFormat('OLE2 compound file that is not a Word, Excel or PowerPoint 97-2003 document');
-  return {
-    kind: found.kind,
-    stream(name) {
-      const entry = byName.get(name.toLowerCase());
-      return entry?.content ? Buffer.from(entry.content as Uint8Array) : null;
-    },
-  };
+  return { kind: found.kind, stream: (name) => streams.get(name.toLowerCase()) ?? null };
 }

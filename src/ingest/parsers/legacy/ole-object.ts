@@ -3,8 +3,7 @@
 // Ole10Native stream: name, then bytes), or a whole Word, Excel or PowerPoint 97-2003 document. Null when it holds
 // none of these (an equation, a Microsoft Graph chart): there is no document to read.
 
-import CFB from 'cfb';
-import { unreadable } from '../../errors.ts';
+import { compoundFileStreams } from './container.ts';
 import type { EmbeddedPayload } from '../../embedded-objects.ts';
 
 const LEGACY_STREAMS = ['worddocument', 'workbook', 'book', 'powerpoint document'];
@@ -37,14 +36,7 @@ export function ole10NativeFile(native: Buffer): EmbeddedPayload | null {
 }
 
 export function oleObjectPayload(bytes: Buffer): EmbeddedPayload | null {
-  let container: CFB.CFB$Container;
-  try {
-    container = CFB.read(bytes, { type: 'buffer' });
-  } catch (error) {
-    throw unreadable(error);
-  }
-  const streams = new Map<string, Buffer>();
-  for (const entry of container.FileIndex) if (entry.type === 2 && entry.content) streams.set(entry.name.replace(/^[\u0001-\u0005]/u, '').toLowerCase(), Buffer.from(entry.content as Uint8Array));
+  const streams = compoundFileStreams(bytes);
   const pkg = streams.get('package');
   if (pkg) return { bytes: pkg, name: '' };
   const contents = streams.get('contents');

@@ -7,7 +7,7 @@
 
 import { posix } from 'node:path';
 import type { ParserContext } from '../../parse-options.ts';
-import { embeddedText } from '../../embedded-objects.ts';
+import { embeddedText, warnOnce } from '../../embedded-objects.ts';
 import { findPart, readPartBytes, relatedParts } from './package.ts';
 import type { OoxmlPackage, Relationship } from './package.ts';
 
@@ -18,10 +18,6 @@ export const MIN_OCR_IMAGE_BYTES = 2048;
 
 /** Pictures already read in a package (one picture shown on several slides is read once). */
 const seen = new WeakMap<OoxmlPackage, Set<string>>();
-
-function warnOnce(context: ParserContext, warning: string): void {
-  if (!context.warnings.includes(warning)) context.warnings.push(warning);
-}
 
 /**
  * Text OCR found in one picture of the package (null when it is not read: a vector preview, an icon, a picture read
