@@ -66,7 +66,7 @@ export async function renderJob(job: JobRecord, deps: JobViewDependencies): Prom
         chunks_created: result.chunks_created ?? 0,
         entities_extracted: result.entities_extracted ?? {},
         error: job.error,
-        ...searchReadiness(job, result, deps),
+        ...searchReadiness(job, deps),
       };
     case 'completed':
       if (job.operation === 'embed') return { ...view, ...(await completedUpload(job, result, deps)) };
@@ -118,7 +118,7 @@ async function completedUpload(job: JobRecord, result: JsonObject, deps: JobView
     entities_extracted: result.entities_extracted ?? {},
     created_at: job.createdAt,
     completed_at: job.completedAt,
-    ...searchReadiness(job, result, deps),
+    ...searchReadiness(job, deps),
   };
   if (deps.publicationEnabled) {
     const readiness = await discoveryReadiness(deps.storage, job.clientId);
@@ -128,14 +128,27 @@ async function completedUpload(job: JobRecord, result: JsonObject, deps: JobView
   return fields;
 }
 
-function searchReadiness(job: JobRecord, result: JsonObject, deps: JobViewDependencies): JsonObject {
+/** The job's version as the snapshot serves it, and whether that holds the job's generation or a newer one. */
+function servedVersion(job: JobRecord, snapshot: ClientSnapshot): { generation: number | null; holdsJob: boolean } {
   const versionId = versionIdFromKey(job.versionKey ?? job.documentId);
-  const served = deps.snapshot.versions.get(versionIdentity({ documentId: job.documentId, versionId }));
-  const generation = typeof result.generation === 'number' ? result.generation : Number.POSITIVE_INFINITY;
-  return {
-    search_ready: served !== undefined && served.generation >= generation,
-    snapshot_generation: served?.generation ?? null,
-  };
+  const served = snapshot.versions.get(versionIdentity({ documentId: job.documentId, versionId }));
+  const generation = typeof job.result?.generation === 'number' ? job.result.generation : Number.POSITIVE_INFINITY;
+  return { generation: served?.generation ?? null, holdsJob: served !== undefined && served.generation >= generation };
+}
+
+function searchReadiness(job: JobRecord, deps: JobViewDependencies): JsonObject {
+  const served = servedVersion(job, deps.snapshot);
+  return { search_ready: served.holdsJob, snapshot_generation: served.generation };
+}
+
+/**
+ * Whether rendering the job could show more after the snapshot catches up: only an upload that published
+ * (completed or partial_failed) reads the snapshot, and only while it does not hold the job's generation yet.
+ * A job in flight, failed or superseded reads nothing from it.
+ */
+export function renderingWantsCatchUp(job: JobRecord, snapshot: ClientSnapshot): boolean {
+  const readsSnapshot = job.status === 'partial_failed' || (job.status === 'completed' && job.operation === 'embed');
+  return readsSnapshot && !servedVersion(job, snapshot).holdsJob;
 }
 
 /**

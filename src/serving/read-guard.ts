@@ -103,9 +103,12 @@ export class ReadGuard {
 
   /**
    * For status polls, which must stay readable in every mode: the snapshot, caught up first as far as the
-   * mode lets the log be applied. Never refuses.
+   * mode lets the log be applied. Never refuses. `wantsCatchUp` may spare the catch-up: a loaded snapshot it
+   * declines is served as it is (a poll of a job in flight, or of one whose generation is already served, reads
+   * nothing a catch-up would change; during bulk ingest that spares a catch-up, and a small segment, per poll).
    */
-  async observe(clientId: string): Promise<ClientSnapshot> {
+  async observe(clientId: string, wantsCatchUp: (snapshot: ClientSnapshot) => boolean = () => true): Promise<ClientSnapshot> {
+    if (this.index.isLoaded(clientId) && !wantsCatchUp(this.index.snapshot(clientId))) return this.index.snapshot(clientId);
     const until = await this.applicableUntil();
     if (until !== false) await this.catchUp(clientId, until ?? undefined);
     return this.index.snapshot(clientId);

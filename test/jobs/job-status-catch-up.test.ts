@@ -1,0 +1,57 @@
+// GET /status as a service over a real store and a real serving index: a poll catches this api process's
+// snapshot up only when the answer could change by it. A job in flight, or a completed upload whose generation
+// is already served, is answered from the snapshot as it is; a completed upload not served yet catches up first,
+// so search_ready is true on the poll that first sees it completed.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Storage } from '../../src/storage/storage.ts';
+import { ServingIndex } from '../../src/serving/serving-index.ts';
+import { ReadGuard } from '../../src/serving/read-guard.ts';
+import { inlineSegmentBuilder } from '../../src/serving/segment.ts';
+import { JobStatusService } from '../../src/jobs/job-status-service.ts';
+import { generationInput } from '../helpers/storage-adapters.ts';
+import { removeDir, tempDataDir } from '../helpers/server.ts';
+
+const DIMENSIONS = 4;
+
+test('a status poll catches the snapshot up only when its answer could change by it', async () => {
+  const dir = tempDataDir();
+  const storage = new Storage(dir);
+  const index = new ServingIndex(storage, DIMENSIONS, inlineSegmentBuilder);
+  const guard = new ReadGuard(storage, index, { enabled: false, catchUpDeadlineMs: 30_000 });
+  guard.recovered();
+  const status = new JobStatusService(storage, guard, { publicationEnabled: false });
+  try {
+    await index.catchUp('acme');
+    const upload = await storage.jobs.enqueue({ clientId: 'acme', operation: 'embed', documentId: 'doc-1', versionKey: 'v1', request: {}, maxAttempts: 3 });
+    // Another document is published meanwhile: the log moves past what this process applied.
+    await storage.client('acme').generations.stageAndActivate(generationInput('doc-0', ['published by another job']));
+
+    const pending = await status.view('acme', upload.jobId);
+    assert.equal(pending.status, 'pending');
+    assert.equal(index.appliedSeq('acme'), 0, 'a poll of a job in flight reads nothing a catch-up would change');
+
+    // The upload publishes and completes.
+    const published = await storage.client('acme').generations.stageAndActivate(generationInput('doc-1', ['the upload'], { versionKey: 'v1', jobId: upload.jobId }));
+    assert.ok(published);
+    await storage.jobs.claim('w1', 30_000);
+    await storage.jobs.finish(upload.jobId, 'w1', { status: 'completed', result: { generation: published.generation, chunks_created: 1 } });
+
+    const completed = await status.view('acme', upload.jobId);
+    assert.equal(completed.status, 'completed');
+    assert.equal(completed.search_ready, true, 'the poll that first sees the job completed caught up to serve it');
+    assert.equal(completed.snapshot_generation, published.generation);
+    assert.equal(index.appliedSeq('acme'), 2);
+
+    // Once served, later polls answer from the snapshot as it is, even while the log moves on.
+    await storage.client('acme').generations.stageAndActivate(generationInput('doc-2', ['a later upload']));
+    const again = await status.view('acme', upload.jobId);
+    assert.equal(again.search_ready, true);
+    assert.equal(index.appliedSeq('acme'), 2, 'a served job needs no catch-up');
+  } finally {
+    index.close();
+    storage.close();
+    removeDir(dir);
+  }
+});
