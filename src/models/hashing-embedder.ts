@@ -58,11 +58,6 @@ function hashString(seed: number, text: string): number {
   return finalize(h);
 }
 
-function addFeature(vector: Float32Array, hash: number, weight: number): void {
-  const bucket = hash % vector.length;
-  vector[bucket] += hash & 0x80000000 ? -weight : weight;
-}
-
 function countWords(words: string[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1);
@@ -80,23 +75,59 @@ function charNgramCount(length: number): number {
   return total;
 }
 
-function addCharNgrams(vector: Float32Array, word: string, weight: number, codes: Uint16Array): void {
+/**
+ * One word's features, in the order they are added: its word feature, then its character n-grams (3-, 4- and
+ * 5-grams at each start). Each entry is bucket * 2 + sign (1 for minus). `ngrams` is how many n-grams share the
+ * n-gram weight; 0 when the word is too long for n-grams.
+ */
+interface WordFeatures {
+  entries: Uint16Array;
+  ngrams: number;
+}
+
+/** Entries of a feature: its bucket and the sign its top hash bit gives. */
+function featureEntry(hash: number, dimensions: number): number {
+  return (hash % dimensions) * 2 + (hash & 0x80000000 ? 1 : 0);
+}
+
+function wordFeaturesOf(word: string, dimensions: number): WordFeatures {
+  const entries: number[] = [featureEntry(hashString(SEED_WORD, word), dimensions)];
+  if (word.length > HASHING_MAX_WORD_CHARS_FOR_NGRAMS) return { entries: Uint16Array.from(entries), ngrams: 0 };
   const length = word.length + 2;
+  const codes = new Uint16Array(length);
   codes[0] = WORD_START;
   for (let i = 0; i < word.length; i++) codes[i + 1] = word.charCodeAt(i);
   codes[length - 1] = WORD_END;
-  const total = charNgramCount(length);
-  if (total === 0) return;
-  const each = weight / Math.sqrt(total);
   // One FNV pass per start position yields its 3-, 4- and 5-gram hashes as prefixes of the same run.
   for (let start = 0; start + HASHING_CHAR_NGRAM_MIN <= length; start++) {
     let h = FNV_OFFSET ^ SEED_CHAR;
     const end = Math.min(length, start + HASHING_CHAR_NGRAM_MAX);
     for (let i = start; i < end; i++) {
       h = fnv1aStep(h, codes[i]);
-      if (i - start + 1 >= HASHING_CHAR_NGRAM_MIN) addFeature(vector, finalize(h), each);
+      if (i - start + 1 >= HASHING_CHAR_NGRAM_MIN) entries.push(featureEntry(finalize(h), dimensions));
     }
   }
+  return { entries: Uint16Array.from(entries), ngrams: charNgramCount(length) };
+}
+
+/** Words recur across chunks: their features are hashed once per dimension count, within a bounded cache. */
+const WORD_FEATURE_CACHE_SIZE = 100_000;
+const wordFeatureCaches = new Map<number, Map<string, WordFeatures>>();
+
+function cachedWordFeatures(word: string, dimensions: number): WordFeatures {
+  let cache = wordFeatureCaches.get(dimensions);
+  if (cache === undefined) wordFeatureCaches.set(dimensions, (cache = new Map()));
+  let features = cache.get(word);
+  if (features === undefined) {
+    if (cache.size >= WORD_FEATURE_CACHE_SIZE) cache.clear();
+    features = wordFeaturesOf(word, dimensions);
+    cache.set(word, features);
+  }
+  return features;
+}
+
+function addEntry(vector: Float32Array, entry: number, weight: number): void {
+  vector[entry >> 1] += entry & 1 ? -weight : weight;
 }
 
 // Without corpus statistics there is no IDF; a fixed function-word list does most of its job here
@@ -105,11 +136,14 @@ function wordWeight(word: string, count: number): number {
   return tfWeight(count) * (FUNCTION_WORDS.has(word) ? HASHING_FUNCTION_WORD_WEIGHT : 1);
 }
 
-function addWordFeatures(vector: Float32Array, words: string[], codes: Uint16Array): void {
+function addWordFeatures(vector: Float32Array, words: string[]): void {
   for (const [word, count] of countWords(words)) {
     const weight = wordWeight(word, count);
-    addFeature(vector, hashString(SEED_WORD, word), HASHING_WORD_WEIGHT * weight);
-    if (word.length <= HASHING_MAX_WORD_CHARS_FOR_NGRAMS) addCharNgrams(vector, word, HASHING_CHAR_NGRAMS_WEIGHT * weight, codes);
+    const { entries, ngrams } = cachedWordFeatures(word, vector.length);
+    addEntry(vector, entries[0], HASHING_WORD_WEIGHT * weight);
+    if (ngrams === 0) continue;
+    const each = (HASHING_CHAR_NGRAMS_WEIGHT * weight) / Math.sqrt(ngrams);
+    for (let i = 1; i < entries.length; i++) addEntry(vector, entries[i], each);
   }
 }
 
@@ -118,8 +152,7 @@ export function hashingVector(text: string, dimensions: number = HASHING_DEFAULT
   const vector = new Float32Array(dimensions);
   const words = wordTokens(text);
   if (words.length === 0) return vector;
-  const codes = new Uint16Array(HASHING_MAX_WORD_CHARS_FOR_NGRAMS + 2);
-  addWordFeatures(vector, words, codes);
+  addWordFeatures(vector, words);
   return l2NormalizeInPlace(vector);
 }
 
