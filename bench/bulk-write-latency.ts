@@ -9,12 +9,12 @@
 // Usage: node bench/bulk-write-latency.ts [--versions 2000] [--baseline-seconds 15] [--api-processes 2] [--searchers 2]
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchEnv, spawnSupervisor } from './bench-service.ts';
 import { seedDocumentVersions } from './seed-store.ts';
+import { requestJson, type JsonAnswer } from './http-json.ts';
 
 const { values } = parseArgs({
   options: {
@@ -39,37 +39,9 @@ const HEALTH_PAUSE_MS = 100;
 const JOB_POLL_MS = 100;
 const TERMINAL = new Set(['completed', 'failed', 'partial_failed', 'superseded']);
 
-interface Answer {
-  status: number;
-  json: any;
-}
-
 /** One request on its own connection (no keep-alive), so the kernel hands it to any api process. */
-function fresh(url: string, path: string, options: { method?: string; key?: string; body?: unknown } = {}): Promise<Answer> {
-  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, {
-      method: options.method ?? (body ? 'POST' : 'GET'),
-      agent: false,
-      headers: { ...(options.key ? { 'X-API-Key': options.key } : {}), ...(body ? { 'Content-Type': 'application/json' } : {}), Connection: 'close' },
-    });
-    req.on('response', (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => {
-        let json: any = null;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = null;
-        }
-        resolve({ status: response.statusCode ?? 0, json });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+function fresh(url: string, path: string, options: { method?: string; key?: string; body?: unknown } = {}): Promise<JsonAnswer> {
+  return requestJson(`${url}${path}`, { method: options.method, headers: options.key ? { 'X-API-Key': options.key } : {}, body: options.body, agent: false });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -85,7 +57,7 @@ function startLoad(url: string): { search: Samples; health: Samples; stop(): Pro
   const search: Samples = { ms: [], failures: 0 };
   const health: Samples = { ms: [], failures: 0 };
   let stopping = false;
-  const loop = async (samples: Samples, pauseMs: number, send: () => Promise<Answer>) => {
+  const loop = async (samples: Samples, pauseMs: number, send: () => Promise<JsonAnswer>) => {
     while (!stopping) {
       const started = performance.now();
       const status = await send().then((answer) => answer.status, () => 0);
