@@ -9,6 +9,7 @@ import { chunkPages } from '../src/ingest/chunk.ts';
 import { createHashingEmbedder } from '../src/models/hashing-embedder.ts';
 import { emptyEntities } from '../src/domain/entities.ts';
 import { lanesAndManifest } from '../src/serving/manifest.ts';
+import { detectLanguages } from '../src/ingest/language.ts';
 import { canonicalMetadataOf } from '../src/ingest/pipeline.ts';
 import { metadataLeaves } from '../src/domain/metadata-leaves.ts';
 
@@ -55,7 +56,8 @@ export async function seedScifactChunks(dataDir: string, clientId: string, targe
         const pages = group.map((doc) => ({ pageNumber: null, pageLabel: null, text: `${doc.title}\n\n${doc.text}` }));
         const texts = chunkPages(pages, { targetChars: 1000, overlapChars: 150 }).slice(0, targetChunks - chunkCount);
         const vectors = await embedder.embed(texts.map((chunk) => chunk.text));
-        const chunks = texts.map((chunk, i) => ({ chunkIndex: chunk.chunkIndex, page: null, pageLabel: null, text: chunk.text, entities: emptyEntities(), vector: vectors[i] }));
+        const languages = await detectLanguages(texts.map((chunk) => chunk.text));
+        const chunks = texts.map((chunk, i) => ({ chunkIndex: chunk.chunkIndex, page: null, pageLabel: null, text: chunk.text, entities: emptyEntities(), vector: vectors[i], language: languages[i] }));
         const documentId = `${documentPrefix}${round}-${start}`;
         const parsed = { mimeType: 'text/markdown', extension: 'md', pages, pageCount: null, textExtraction: 'native' as const, ocrUsed: false, warnings: [], properties: { title: null, author: null, createdAt: null } };
         const metadata = canonicalMetadataOf(parsed, `${documentId}.md`, { status: 'disabled', categories: [] }, {});
@@ -95,7 +97,7 @@ export async function seedDocumentVersions(dataDir: string, clientId: string, do
     for (const [i, text] of texts.entries()) {
       const versionId = `v${i}`;
       const [vector] = await embedder.embed([text]);
-      const chunks = [{ chunkIndex: 0, page: null, pageLabel: null, text, entities: emptyEntities(), vector }];
+      const chunks = [{ chunkIndex: 0, page: null, pageLabel: null, text, entities: emptyEntities(), vector, language: (await detectLanguages([text]))[0] }];
       const pages = [{ pageNumber: null, pageLabel: null, text }];
       const parsed = { mimeType: 'text/plain', extension: 'txt', pages, pageCount: null, textExtraction: 'native' as const, ocrUsed: false, warnings: [], properties: { title: null, author: null, createdAt: null } };
       const metadata = canonicalMetadataOf(parsed, `${documentId}.txt`, { status: 'disabled', categories: [] }, {});

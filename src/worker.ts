@@ -48,7 +48,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
       embed: createEmbedJobHandler({
         storage,
         publisher,
-        ingest: { ...createIngestDependencies(config, models), extractEntities: lanesThread.extractEntities, onOcrPages: (pages) => metrics.ocrPages.inc(pages) },
+        ingest: { ...createIngestDependencies(config, models), extractEntities: lanesThread.extractEntities, detectLanguages: lanesThread.detectLanguages, onOcrPages: (pages) => metrics.ocrPages.inc(pages) },
         chunkerName: `paragraph-v1:${config.chunkTargetChars}/${config.chunkOverlapChars}`,
         stageDelayMs: config.faultInjection.jobStageDelayMs,
         quotas: clientQuotasOf(config),

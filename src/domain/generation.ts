@@ -3,6 +3,7 @@
 
 import type { CanonicalMetadata, JsonObject, JsonValue } from './canonical-metadata.ts';
 import type { Entities } from './entities.ts';
+import type { ChunkLanguage } from './chunk-language.ts';
 
 export interface ChunkRecord {
   chunkIndex: number;
@@ -11,6 +12,8 @@ export interface ChunkRecord {
   text: string;
   entities: Entities;
   vector: Float32Array;
+  /** Detected at indexing; null for a chunk indexed before languages were recorded. */
+  language: ChunkLanguage | null;
 }
 
 export interface MetadataLeaf {

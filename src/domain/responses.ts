@@ -3,6 +3,7 @@
 // JSON schemas of src/http/route-responses.ts, and test/http/response-serialization.test.ts fails when a built
 // answer holds a member those schemas do not carry.
 
+import type { ChunkLanguage } from './chunk-language.ts';
 import type { JsonObject, JsonValue } from './canonical-metadata.ts';
 import type { JobOperation, JobState } from './job-states.ts';
 
@@ -108,6 +109,8 @@ export interface TextChunk {
   norm: number;
   /** Withheld (null) unless include_vector=true. */
   vector: number[] | null;
+  /** Detected at indexing; null for a chunk indexed before languages were recorded. */
+  language: ChunkLanguage | null;
 }
 
 export interface DocumentTextResource extends DocumentVersionRef, Partial<DeletionFields> {

@@ -73,7 +73,7 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
       chunk_offset: 0,
       chunks_truncated: false,
       next_chunk_offset: null,
-      chunks: [{ id: 'memo-2024-07:12:0', index: 0, page: null, text: 'Minutes of the treasury committee, 3 July 2024.', char_count: 47, entities: { dates: ['3 July 2024'] }, vector_dim: 384, norm: 1, vector: null }],
+      chunks: [{ id: 'memo-2024-07:12:0', index: 0, page: null, text: 'Minutes of the treasury committee, 3 July 2024.', char_count: 47, entities: { dates: ['3 July 2024'] }, vector_dim: 384, norm: 1, vector: null, language: 'en' }],
       metadata: { schema_version: '2', custom: { branch: 'KL' } },
       classification: { categories: ['correspondence'], status: 'completed' },
       entities: { dates: ['3 July 2024'] },

@@ -1,4 +1,4 @@
-// Wires the ingestion stages (isolated parsing, entities, classification, embedding) from configuration.
+// Wires the ingestion stages (isolated parsing, entities, languages, classification, embedding) from configuration.
 // The pipeline receives plain functions; this file is the only one that knows which implementations.
 
 import type { Config } from '../config.ts';
@@ -7,6 +7,7 @@ import type { IngestDependencies } from './pipeline.ts';
 import { parseDocumentIsolated } from './parse.ts';
 import { PARSES_AT_ONCE } from './parse-isolated.ts';
 import { extractEntities } from './entities/extract.ts';
+import { detectLanguages } from './language.ts';
 import { runClassification } from '../models/classifier-status.ts';
 import pLimit from 'p-limit';
 
@@ -33,6 +34,7 @@ export function createIngestDependencies(config: Config, models: Models): Omit<I
         },
       })),
     extractEntities: async (texts) => texts.map((text) => extractEntities(text)),
+    detectLanguages,
     classify: async (text) => {
       const outcome = await runClassification({ enabled: config.classificationEnabled, classifier: models.classifier, text, allowedCategories: config.allowedCategories });
       return { status: outcome.status, categories: outcome.categories };

@@ -23,6 +23,7 @@ import type { CanonicalMetadata, JsonObject } from '../domain/canonical-metadata
 import { CANONICAL_SCHEMA_VERSION } from '../domain/canonical-metadata.ts';
 import type { ClassificationStatus } from '../domain/job-states.ts';
 import type { ChunkRecord } from '../domain/generation.ts';
+import type { ChunkLanguage } from '../domain/chunk-language.ts';
 import { RetryableJobError } from '../domain/jobs.ts';
 import type { DocumentLimits } from '../domain/limits.ts';
 import type { Truncation } from './parsed-document.ts';
@@ -39,6 +40,8 @@ export interface IngestDependencies {
   parse(bytes: Buffer, filename: string): Promise<ParsedDocument>;
   /** The entities of each chunk's text, in order (a worker process extracts them on its lanes thread). */
   extractEntities(texts: readonly string[]): Promise<Entities[]>;
+  /** The language of each chunk's text, in order (on the lanes thread too); it chooses the chunk's analyzer. */
+  detectLanguages(texts: readonly string[]): Promise<ChunkLanguage[]>;
   classify(text: string): Promise<ClassificationOutcome>;
   embedder: Embedder;
   chunkOptions: ChunkOptions;
@@ -132,9 +135,13 @@ export async function runIngest(source: IngestSource, custom: JsonObject, deps: 
   const { chunks: textChunks, truncations } = limitedChunks(parsed, deps);
   if (textChunks.length === 0) throw new IngestError('no_text', 'The document contains no extractable text');
   await deps.onStage('chunked');
-  // Entities are extracted beside classification and embedding (on another thread where the caller has one).
-  const extracting = deps.extractEntities(textChunks.map((chunk) => chunk.text));
-  extracting.catch(() => {}); // awaited below; a failure meanwhile must not be an unhandled rejection
+  // Entities and languages are found beside classification and embedding (on another thread where the caller has one).
+  const texts = textChunks.map((chunk) => chunk.text);
+  const extracting = deps.extractEntities(texts);
+  const detecting = deps.detectLanguages(texts);
+  // Awaited below; a failure meanwhile must not be an unhandled rejection.
+  extracting.catch(() => {});
+  detecting.catch(() => {});
   const classification = await deps.classify(textChunks.map((chunk) => chunk.text).join('\n\n'));
   await deps.onStage('enriched');
 
@@ -159,6 +166,7 @@ export async function runIngest(source: IngestSource, custom: JsonObject, deps: 
     batch.forEach((chunk, offset) => embedded.push({ chunk, at: start + offset, vector: vectors[offset] }));
   }
   const chunkEntities = await extracting;
+  const languages = await detecting;
   const chunks: ChunkRecord[] = embedded.map(({ chunk, at, vector }) => ({
     chunkIndex: chunk.chunkIndex,
     page: chunk.page,
@@ -166,6 +174,7 @@ export async function runIngest(source: IngestSource, custom: JsonObject, deps: 
     text: chunk.text,
     entities: chunkEntities[at],
     vector,
+    language: languages[at],
   }));
   await deps.onStage('embedded');
   const filename = source.filename;

@@ -1,11 +1,13 @@
 // The lanes thread of a worker process: turns a document's chunks into the lane data and manifest stored
-// with its generation (tokenizing, stemming, quantizing and digesting every chunk), and extracts its chunks'
-// entities, off the worker's event loop, so that one job's indexing runs beside another job's parsing,
+// with its generation (tokenizing, stemming, quantizing and digesting every chunk), and finds its chunks'
+// entities and languages, off the worker's event loop, so that one job's indexing runs beside another job's parsing,
 // classification and embedding. Plain data in, plain data out, no I/O.
 
 import { parentPort } from 'node:worker_threads';
 import { lanesAndManifest } from '../serving/manifest.ts';
 import { extractEntities } from '../ingest/entities/extract.ts';
+import { detectLanguages } from '../ingest/language.ts';
+import type { ChunkLanguage } from '../domain/chunk-language.ts';
 import type { LaneChunk } from '../serving/generation-lanes.ts';
 import type { MetadataLeaf } from '../domain/generation.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
@@ -30,16 +32,31 @@ export interface EntitiesRequest {
   texts: string[];
 }
 
+/** The language of each text, in order. */
+export interface LanguagesRequest {
+  id: number;
+  kind: 'languages';
+  texts: string[];
+}
+
 /** The request's chunks with their vectors as views of the packed array. */
 function chunksOf(request: LanesRequest): LaneChunk[] {
   const { vectors, dimensions } = request;
   return request.chunks.map((chunk, row) => ({ ...chunk, vector: vectors.subarray(row * dimensions, (row + 1) * dimensions) }));
 }
 
-export type LanesReply = { id: number; lanes: Uint8Array; manifest: JsonObject } | { id: number; entities: Entities[] } | { id: number; error: string };
+export type LanesReply =
+  | { id: number; lanes: Uint8Array; manifest: JsonObject }
+  | { id: number; entities: Entities[] }
+  | { id: number; languages: ChunkLanguage[] }
+  | { id: number; error: string };
 
-parentPort!.on('message', (request: LanesRequest | EntitiesRequest) => {
+parentPort!.on('message', async (request: LanesRequest | EntitiesRequest | LanguagesRequest) => {
   try {
+    if (request.kind === 'languages') {
+      parentPort!.postMessage({ id: request.id, languages: await detectLanguages(request.texts) } satisfies LanesReply);
+      return;
+    }
     if (request.kind === 'entities') {
       parentPort!.postMessage({ id: request.id, entities: request.texts.map((text) => extractEntities(text)) } satisfies LanesReply);
       return;

@@ -1,7 +1,7 @@
 // Lane data and manifests built, and chunks' entities extracted, on one thread of the worker process
 // (lanes-thread.ts). With WORKER_CONCURRENCY jobs in flight, a job's indexing runs there while another job
-// parses, classifies and embeds on the event loop, and a job's entities are extracted there while it classifies
-// and embeds, so one worker process keeps two cores busy during bulk ingest. A crashed thread fails the
+// parses, classifies and embeds on the event loop, and a job's entities and languages are found there while it
+// classifies and embeds, so one worker process keeps two cores busy during bulk ingest. A crashed thread fails the
 // requests it held (their jobs retry) and is replaced on next use.
 
 import { RequestThread } from '../serving/request-thread.ts';
@@ -10,7 +10,8 @@ import type { LaneChunk } from '../serving/generation-lanes.ts';
 import type { MetadataLeaf } from '../domain/generation.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import type { Entities } from '../domain/entities.ts';
-import type { EntitiesRequest, LanesReply, LanesRequest } from './lanes-thread.ts';
+import type { EntitiesRequest, LanesReply, LanesRequest, LanguagesRequest } from './lanes-thread.ts';
+import type { ChunkLanguage } from '../domain/chunk-language.ts';
 
 const THREAD_URL = new URL('./lanes-thread.ts', import.meta.url);
 
@@ -23,7 +24,7 @@ export type LanesBuilder = (ref: LanesRequest['ref'], chunks: readonly LaneChunk
 export const inlineLanesBuilder: LanesBuilder = async (ref, chunks, leaves, title) => lanesAndManifest(ref, chunks, leaves, title);
 
 export class LanesThread {
-  private readonly thread = new RequestThread<LanesRequest | EntitiesRequest, LanesReply>(THREAD_URL, 'lanes thread');
+  private readonly thread = new RequestThread<LanesRequest | EntitiesRequest | LanguagesRequest, LanesReply>(THREAD_URL, 'lanes thread');
 
   readonly build: LanesBuilder = async (ref, chunks, leaves, title) => {
     const dimensions = chunks[0]?.vector.length ?? 0;
@@ -44,6 +45,13 @@ export class LanesThread {
     const reply = await this.thread.request({ kind: 'entities', texts: [...texts] });
     if (!('entities' in reply)) throw new Error('lanes thread: an entities request was answered with something else');
     return reply.entities;
+  };
+
+  /** The language of each chunk text, detected on the thread (text/language.ts). */
+  readonly detectLanguages = async (texts: readonly string[]): Promise<ChunkLanguage[]> => {
+    const reply = await this.thread.request({ kind: 'languages', texts: [...texts] });
+    if (!('languages' in reply)) throw new Error('lanes thread: a languages request was answered with something else');
+    return reply.languages;
   };
 
   close(): Promise<void> {

@@ -5,25 +5,26 @@
 import { ServiceError } from '../domain/service-error.ts';
 import type { ServedChunk } from '../serving/served-types.ts';
 import { chunkTextHash } from '../serving/generation-lanes.ts';
+import type { StoredChunkText } from '../storage/port.ts';
 
-/** Reads stored chunk texts in the order asked; null where a chunk is gone. */
-export type ChunkTextReader = (clientId: string, keys: readonly { generation: number; chunkIndex: number }[]) => Promise<(string | null)[]>;
+/** Reads stored chunk texts (with their languages) in the order asked; null where a chunk is gone. */
+export type ChunkTextReader = (clientId: string, keys: readonly { generation: number; chunkIndex: number }[]) => Promise<(StoredChunkText | null)[]>;
 
 /** The texts of these chunks by ordinal, each verified; fails closed when one is gone or altered. */
-export async function readChunkTexts(reader: ChunkTextReader, clientId: string, chunks: readonly ServedChunk[], known: Map<number, string> = new Map()): Promise<Map<number, string>> {
+export async function readChunkTexts(reader: ChunkTextReader, clientId: string, chunks: readonly ServedChunk[], known: Map<number, StoredChunkText> = new Map()): Promise<Map<number, StoredChunkText>> {
   const wanted = [...new Map(chunks.filter((chunk) => !known.has(chunk.ordinal)).map((chunk) => [chunk.ordinal, chunk])).values()];
   if (wanted.length === 0) return known;
   const texts = await reader(clientId, wanted.map((chunk) => ({ generation: chunk.version.generation, chunkIndex: chunk.chunkIndex })));
   wanted.forEach((chunk, index) => {
-    const text = texts[index];
+    const stored = texts[index];
     // A version served by this read's snapshot was purged while it ran: the read cannot be completed as of its start.
-    if (text === null || text === undefined) throw new ServiceError('publication_unavailable', 'A version of this answer was removed while it was read; retry');
-    if (chunkTextHash(chunk.chunkIndex, text) !== chunk.textHash) {
+    if (stored === null || stored === undefined) throw new ServiceError('publication_unavailable', 'A version of this answer was removed while it was read; retry');
+    if (chunkTextHash(chunk.chunkIndex, stored.text) !== chunk.textHash) {
       throw new ServiceError('stored_evidence_inconsistent', 'Stored evidence is inconsistent with the publication manifest', {
         details: { code: 'stored_evidence_inconsistent', lane: 'content', point: `generation ${chunk.version.generation}` },
       });
     }
-    known.set(chunk.ordinal, text);
+    known.set(chunk.ordinal, stored);
   });
   return known;
 }

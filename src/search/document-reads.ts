@@ -190,6 +190,7 @@ export class DocumentService {
         vector_dim: chunk.vector.length,
         norm: vectorNorm(chunk.vector),
         vector: options.includeVector ? Array.from(chunk.vector) : null,
+        language: chunk.language,
       })),
       metadata: metadata as unknown as JsonObject,
       classification: { categories: metadata.classification.categories, status: metadata.classification.status },

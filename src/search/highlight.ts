@@ -2,16 +2,22 @@
 // matched, sorted and non-overlapping. Spans come from the same analyzer that indexed the text.
 
 import { analyze } from '../text/analyzer.ts';
+import { analysisModeOf } from '../serving/chunk-analysis.ts';
+import type { ChunkLanguage } from '../domain/chunk-language.ts';
 
 export interface HighlightSpan {
   start: number;
   end: number;
 }
 
-export function highlightSpans(text: string, queryTerms: readonly string[]): HighlightSpan[] {
+/**
+ * `language`: the chunk's, which chose its analyzer at indexing (null for a chunk indexed before languages were
+ * recorded, whose mode is detected again as it was then). Metadata values have none.
+ */
+export function highlightSpans(text: string, queryTerms: readonly string[], language: ChunkLanguage | null = null): HighlightSpan[] {
   if (queryTerms.length === 0) return [];
   const wanted = new Set(queryTerms);
-  const spans = analyze(text)
+  const spans = analyze(text, analysisModeOf(language))
     .filter((term) => wanted.has(term.term))
     .map((term) => ({ start: term.start, end: term.end }))
     .sort((a, b) => a.start - b.start || a.end - b.end);

@@ -6,6 +6,7 @@ import type { ClientSnapshot } from '../serving/snapshot.ts';
 import { chunkByOrdinal, chunksOf, snapshotVocabulary } from '../serving/snapshot.ts';
 import { readChunkTexts } from './chunk-texts.ts';
 import type { ChunkTextReader } from './chunk-texts.ts';
+import type { StoredChunkText } from '../storage/port.ts';
 import type { ServedChunk, ServedVersion } from '../serving/served-types.ts';
 import type { Embedder } from '../models/embedder.ts';
 import type { Reranker } from '../models/reranker.ts';
@@ -97,7 +98,7 @@ export function rerankPrefixSize(topKRerank: number, offset: number, limit: numb
   return Math.min(RERANK_PREFIX_CAP, Math.max(topKRerank, offset + limit));
 }
 
-async function rerankPrefix(snapshot: ClientSnapshot, hits: VersionHit[], query: string, prefix: number, reranker: Reranker, texts: (chunks: ServedChunk[]) => Promise<Map<number, string>>): Promise<{ hits: VersionHit[]; count: number }> {
+async function rerankPrefix(snapshot: ClientSnapshot, hits: VersionHit[], query: string, prefix: number, reranker: Reranker, texts: (chunks: ServedChunk[]) => Promise<Map<number, StoredChunkText>>): Promise<{ hits: VersionHit[]; count: number }> {
   const count = Math.min(prefix, hits.length);
   if (count === 0) return { hits, count: 0 };
   const head = hits.slice(0, count);
@@ -106,7 +107,7 @@ async function rerankPrefix(snapshot: ClientSnapshot, hits: VersionHit[], query:
   let scores: number[];
   try {
     // A remote reranker is a network read: rule 12 retries one dropped connection, fails on a second.
-    scores = await readOverNetwork(() => reranker.rerank(query, best.map((chunk) => byOrdinal.get(chunk.ordinal) ?? '')));
+    scores = await readOverNetwork(() => reranker.rerank(query, best.map((chunk) => byOrdinal.get(chunk.ordinal)?.text ?? '')));
   } catch (error) {
     if (error instanceof ServiceError) throw error;
     // Any other failure of the reranker leaves the fused order in place and says so: reranked_count 0.
@@ -130,11 +131,11 @@ function evidenceChunks(snapshot: ClientSnapshot, hit: VersionHit): ServedChunk[
   return hit.chunks.slice(0, MAX_EVIDENCE_ITEMS).map(({ ordinal }) => chunkOf(snapshot, ordinal));
 }
 
-function contentEvidence(snapshot: ClientSnapshot, hit: VersionHit, highlight: boolean, queryTerms: string[], texts: Map<number, string>): Evidence<ContentEvidenceItem> {
+function contentEvidence(snapshot: ClientSnapshot, hit: VersionHit, highlight: boolean, queryTerms: string[], texts: Map<number, StoredChunkText>): Evidence<ContentEvidenceItem> {
   const items = evidenceChunks(snapshot, hit).map((chunk) => {
-    const text = texts.get(chunk.ordinal)!;
+    const { text, language } = texts.get(chunk.ordinal)!;
     const item: ContentEvidenceItem = { chunk_id: chunk.chunkId, chunk_index: chunk.chunkIndex, text, page: chunk.page };
-    if (highlight) item.highlights = highlightSpans(text, queryTerms);
+    if (highlight) item.highlights = highlightSpans(text, queryTerms, language);
     return item;
   });
   return { items, total: hit.chunks.length, truncated: hit.chunks.length > items.length };
@@ -250,7 +251,7 @@ export class SearchService {
       filters.matchesVersion(version) &&
       (!filters.hasChunkConditions || chunksOf(snapshot, version).some((chunk) => filters.matchesChunk(chunk)));
     // Texts read once per request, shared by the reranked prefix and the page's evidence rows.
-    const knownTexts = new Map<number, string>();
+    const knownTexts = new Map<number, StoredChunkText>();
     const texts = (chunks: ServedChunk[]) => readChunkTexts(this.deps.readTexts, clientId, chunks, knownTexts);
 
     const runContent = request.scope !== 'metadata';

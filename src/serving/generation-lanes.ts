@@ -9,6 +9,8 @@ import type { Bm25Postings } from './bm25-segment.ts';
 import { quantize } from './quantized-scan.ts';
 import { derivedTermsOf, vocabularyWordsOfTokens } from '../text/vocabulary.ts';
 import { analyzeFieldsOfTokens } from '../text/analyzer.ts';
+import { analysisModeOf } from './chunk-analysis.ts';
+import type { ChunkLanguage } from '../domain/chunk-language.ts';
 import { tokenize } from '../text/tokenize.ts';
 import { listSize, listStrings, splitBytes } from '../text/string-table.ts';
 import type { StringList } from '../text/string-table.ts';
@@ -32,6 +34,8 @@ export interface LaneChunk {
   pageLabel: string | null;
   text: string;
   vector: Float32Array;
+  /** Chooses the chunk's analyzer; null (indexed before languages were recorded): chosen by its function words. */
+  language: ChunkLanguage | null;
 }
 
 export interface GenerationLanes {
@@ -79,7 +83,7 @@ export function lanesOf(chunks: readonly LaneChunk[], title: string | null, dime
   const titleTokens = tokenize(title ?? '');
   const bm25 = buildBm25Segment(
     chunks.map((chunk, row) => ({ id: row, text: chunk.text, title: title ?? undefined })),
-    (text, titleText, row) => analyzeFieldsOfTokens(text, tokens[row], titleText, titleTokens),
+    (text, titleText, row) => analyzeFieldsOfTokens(text, tokens[row], titleText, titleTokens, analysisModeOf(chunks[row].language)),
   );
   const vectors = new Float32Array(chunks.length * dimensions);
   chunks.forEach((chunk, row) => {

@@ -164,4 +164,8 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
   DROP TABLE chunks;
   ALTER TABLE chunks_by_rowid RENAME TO chunks;
   `,
+  // Each chunk's language (en, ms or other), detected at indexing; chunks indexed before have none.
+  `
+  ALTER TABLE chunks ADD COLUMN language TEXT;
+  `,
 ];

@@ -6,8 +6,9 @@ import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { emptyEntities } from '../domain/entities.ts';
 import type { Entities } from '../domain/entities.ts';
 import type { ChunkRecord, GenerationRecord } from '../domain/generation.ts';
+import { isChunkLanguage } from '../domain/chunk-language.ts';
 import { UnreadableGeneration } from '../domain/generation.ts';
-import type { ManifestRecord } from './port.ts';
+import type { ManifestRecord, StoredChunkText } from './port.ts';
 
 export interface GenerationRow {
   generation: number;
@@ -37,6 +38,7 @@ export interface ChunkRow {
   text: string;
   entities: string;
   vector: Uint8Array;
+  language: string | null;
 }
 
 /**
@@ -106,6 +108,11 @@ export function blobToVector(blob: Uint8Array): Float32Array {
   return new Float32Array(blob.slice().buffer);
 }
 
+/** A chunk's text and language as stored (a language this version does not know reads as none). */
+export function storedChunkText(row: { text: string; language: string | null }): StoredChunkText {
+  return { text: row.text, language: isChunkLanguage(row.language) ? row.language : null };
+}
+
 export function toChunk(row: ChunkRow): ChunkRecord {
   return {
     chunkIndex: row.chunk_index,
@@ -114,6 +121,7 @@ export function toChunk(row: ChunkRow): ChunkRecord {
     text: row.text,
     entities: JSON.parse(row.entities),
     vector: blobToVector(row.vector),
+    language: isChunkLanguage(row.language) ? row.language : null,
   };
 }
 

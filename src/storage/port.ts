@@ -6,6 +6,7 @@
 // and says so. Nothing here names a driver's types; services import these types only.
 
 import type { JsonObject } from '../domain/canonical-metadata.ts';
+import type { ChunkLanguage } from '../domain/chunk-language.ts';
 import type {
   ActivationResult,
   ChunkRecord,
@@ -20,6 +21,12 @@ import type { UsageBesides } from '../domain/limits.ts';
 import type { DurableAuthorityMode, PublicationLogEntry } from '../domain/publication-log.ts';
 
 /** A generation's publication record: its manifest and the identity it was published under. */
+/** What an answer reads of a chunk it shows: its text, and the language that chose its analyzer (for highlights). */
+export interface StoredChunkText {
+  text: string;
+  language: ChunkLanguage | null;
+}
+
 export interface ManifestRecord {
   generation: number;
   state: string;
@@ -71,8 +78,8 @@ export interface GenerationRepository {
   activeManifest(documentId: string, versionKey: string): Promise<ManifestRecord | null>;
   /** The whole generation with chunks and leaves; UnreadableGeneration when part of it does not read. */
   loadGeneration(generation: number): Promise<LoadedGeneration | null>;
-  /** The stored texts of these chunks in the order asked, null where one is gone (its generation was purged). */
-  chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(string | null)[]>;
+  /** The stored texts (and languages) of these chunks in the order asked, null where one is gone (its generation was purged). */
+  chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(StoredChunkText | null)[]>;
   /** Up to `limit` chunks of a generation from the `offset`-th, in document order. */
   chunkRange(generation: number, offset: number, limit: number): Promise<ChunkRecord[]>;
 

@@ -6,10 +6,10 @@ import type { ClientDatabase } from './client-database.ts';
 import { cachedStatement, readTransaction, transaction } from './sqlite.ts';
 import type { ChunkRow, GenerationRow, ManifestRow } from './generation-records.ts';
 import { readActiveGeneration, readGeneration, readServingGeneration, readStoredLoadedGeneration } from './generation-rows.ts';
-import { readable, toChunk, toGeneration, toManifestRecord, vectorToBlob } from './generation-records.ts';
+import { readable, storedChunkText, toChunk, toGeneration, toManifestRecord, vectorToBlob } from './generation-records.ts';
 import { appendLogEntry } from './sqlite-publication-log.ts';
 import type { LogPolicy } from './sqlite-publication-log.ts';
-import type { ActivationVeto, GenerationRepository, ManifestRecord } from './port.ts';
+import type { ActivationVeto, GenerationRepository, ManifestRecord, StoredChunkText } from './port.ts';
 import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration, ServingGeneration } from '../domain/generation.ts';
 import type { UsageBesides } from '../domain/limits.ts';
 
@@ -122,10 +122,10 @@ export class SqliteGenerationRepository implements GenerationRepository {
         input.leavesIndexed === false ? 0 : 1,
       ) as { generation: number };
     const insertChunk = this.db.prepare(
-      'INSERT INTO chunks (generation, chunk_index, page, page_label, text, entities, vector) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO chunks (generation, chunk_index, page, page_label, text, entities, vector, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     for (const chunk of input.chunks) {
-      insertChunk.run(row.generation, chunk.chunkIndex, chunk.page, chunk.pageLabel, chunk.text, JSON.stringify(chunk.entities), vectorToBlob(chunk.vector));
+      insertChunk.run(row.generation, chunk.chunkIndex, chunk.page, chunk.pageLabel, chunk.text, JSON.stringify(chunk.entities), vectorToBlob(chunk.vector), chunk.language);
     }
     const insertLeaf = this.db.prepare('INSERT INTO metadata_leaves (generation, ordinal, path, value, value_type) VALUES (?, ?, ?, ?, ?)');
     input.leaves.forEach((leaf, ordinal) => {
@@ -181,15 +181,15 @@ export class SqliteGenerationRepository implements GenerationRepository {
     return loaded ? readable(loaded) : null;
   }
 
-  async chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(string | null)[]> {
+  async chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(StoredChunkText | null)[]> {
     // Chunks of a generation never change, so the reads need no enclosing transaction. Each batch of keys is
     // one statement: a lookup of (generation, chunk_index) pairs in the primary key.
-    const out: (string | null)[] = keys.map(() => null);
+    const out: (StoredChunkText | null)[] = keys.map(() => null);
     for (let from = 0; from < keys.length; from += CHUNK_TEXT_READ_BATCH) {
       const batch = keys.slice(from, from + CHUNK_TEXT_READ_BATCH);
-      const read = cachedStatement(this.db, `SELECT generation, chunk_index, text FROM chunks WHERE (generation, chunk_index) IN (VALUES ${batch.map(() => '(?, ?)').join(', ')})`);
-      const rows = read.all(...batch.flatMap((key) => [key.generation, key.chunkIndex])) as { generation: number; chunk_index: number; text: string }[];
-      const texts = new Map(rows.map((row) => [`${row.generation}:${row.chunk_index}`, row.text]));
+      const read = cachedStatement(this.db, `SELECT generation, chunk_index, text, language FROM chunks WHERE (generation, chunk_index) IN (VALUES ${batch.map(() => '(?, ?)').join(', ')})`);
+      const rows = read.all(...batch.flatMap((key) => [key.generation, key.chunkIndex])) as { generation: number; chunk_index: number; text: string; language: string | null }[];
+      const texts = new Map(rows.map((row) => [`${row.generation}:${row.chunk_index}`, storedChunkText(row)]));
       batch.forEach((key, at) => {
         out[from + at] = texts.get(`${key.generation}:${key.chunkIndex}`) ?? null;
       });

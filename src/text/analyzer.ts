@@ -208,8 +208,11 @@ export function analyzeFields(text: string, title = ''): FieldTerms {
   return analyzeFieldsOfTokens(text, tokenize(text), title, tokenize(title));
 }
 
-/** analyzeFields over tokens the caller already has (tokenize(text) and tokenize(title)). */
-export function analyzeFieldsOfTokens(text: string, bodyTokens: readonly Token[], title: string, titleTokens: readonly Token[]): FieldTerms {
-  const mode = detectAnalysisModeOfTokens(bodyTokens.length > 0 ? bodyTokens : titleTokens);
+/**
+ * analyzeFields over tokens the caller already has (tokenize(text) and tokenize(title)), in `mode` when the
+ * caller knows it (the chunk's detected language chose it), else in the mode its function words suggest.
+ */
+export function analyzeFieldsOfTokens(text: string, bodyTokens: readonly Token[], title: string, titleTokens: readonly Token[], known?: AnalysisMode): FieldTerms {
+  const mode = known ?? detectAnalysisModeOfTokens(bodyTokens.length > 0 ? bodyTokens : titleTokens);
   return { mode, text: termsWith(text, mode, bodyTokens), title: termsWith(title, mode, titleTokens) };
 }

@@ -29,7 +29,7 @@ async function seedWithEmbedding(dataDir: string, clientId: string, documentId: 
     const parsed = { mimeType: 'text/plain', extension: 'txt', pages: [{ pageNumber: null, pageLabel: null, text }], pageCount: null, textExtraction: 'native' as const, ocrUsed: false, warnings: [], properties: { title: null, author: null, createdAt: null } };
     const canonicalMetadata = canonicalMetadataOf(parsed, `${documentId}.txt`, { status: 'disabled', categories: [] }, {});
     const leaves = metadataLeaves(canonicalMetadata);
-    const chunks = [{ chunkIndex: 0, page: null, pageLabel: null, text, entities: emptyEntities(), vector }];
+    const chunks = [{ chunkIndex: 0, page: null, pageLabel: null, text, entities: emptyEntities(), vector, language: null }];
     const activation = await new Publisher(storage, { enabled: true }).stageAndActivate(clientId, {
       documentId,
       versionKey: versionKey(documentId),

@@ -34,7 +34,7 @@ export function loadedGeneration(documentId: string, texts: string[], options: {
     deletion: { deleted: false, deletedAt: null, deletedBy: null },
     chunkCount: texts.length,
     manifest: {},
-    chunks: texts.map((text, chunkIndex) => ({ chunkIndex, page: null, pageLabel: null, text, entities: emptyEntities(), vector: options.vectors?.[chunkIndex] ?? unit })),
+    chunks: texts.map((text, chunkIndex) => ({ chunkIndex, page: null, pageLabel: null, text, entities: emptyEntities(), vector: options.vectors?.[chunkIndex] ?? unit, language: null })),
     leaves: [],
   };
 }

@@ -33,7 +33,7 @@ export async function seedVersions(
       const canonicalMetadata = canonicalMetadataOf(parsed, `${documentId}.txt`, { status: 'disabled', categories: [] }, options.custom ?? {});
       // Stale leaves: data written before Metadata Discovery indexed them (what a backfill repairs).
       const leaves = options.staleLeaves ? [] : metadataLeaves(canonicalMetadata);
-      const chunks = chunkTexts.map((chunkText, chunkIndex) => ({ chunkIndex, page: null, pageLabel: null, text: chunkText, entities: emptyEntities(), vector: vectors[chunkIndex] }));
+      const chunks = chunkTexts.map((chunkText, chunkIndex) => ({ chunkIndex, page: null, pageLabel: null, text: chunkText, entities: emptyEntities(), vector: vectors[chunkIndex], language: null }));
       const activation = await publisher.stageAndActivate(clientId, {
         documentId,
         versionKey: versionKey(versionId),

@@ -4,7 +4,7 @@
 
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import type { StoragePort } from '../../src/storage/port.ts';
+import type { StoragePort, StoredChunkText } from '../../src/storage/port.ts';
 import { Storage } from '../../src/storage/storage.ts';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.ts';
 import type { GenerationInput } from '../../src/domain/generation.ts';
@@ -128,12 +128,18 @@ export function generationInput(
       text,
       entities: { ...emptyEntities(), dates: [`2024-0${(chunkIndex % 9) + 1}-01`] },
       vector: vector(chunkIndex + 0.5),
+      language: chunkIndex === 0 ? ('en' as const) : ('ms' as const),
     })),
     leaves: Object.entries(custom).map(([key, value]) => ({ path: ['custom', key], value, valueType: typeof value })),
     manifest: options.manifest ?? { record_ids: texts.length, digest: `d-${documentId}` },
     ...(options.lanes ? { lanes: options.lanes } : {}),
     ...(options.leavesIndexed === false ? { leavesIndexed: false } : {}),
   };
+}
+
+/** The texts of chunkTexts' answer, null where a chunk is gone. */
+export function textsOf(stored: readonly (StoredChunkText | null)[]): (string | null)[] {
+  return stored.map((chunk) => chunk?.text ?? null);
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -145,6 +145,7 @@ function deps(limits: IngestDependencies['limits'], parsed?: ParsedDocument): In
   return {
     parse: async () => parsed!,
     extractEntities: async (texts) => texts.map(() => emptyEntities()),
+    detectLanguages: async (texts) => texts.map(() => 'en' as const),
     classify: async () => ({ status: 'disabled', categories: [] }),
     embedder: createHashingEmbedder(),
     chunkOptions: { targetChars: 300, overlapChars: 0 },

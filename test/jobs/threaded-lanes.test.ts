@@ -18,7 +18,7 @@ const DOCUMENTS = [
 
 async function inputs(texts: string[], index: number) {
   const vectors = await embedder.embed(texts);
-  const chunks = texts.map((text, chunkIndex) => ({ chunkIndex, page: null, pageLabel: null, text, vector: vectors[chunkIndex] }));
+  const chunks = texts.map((text, chunkIndex) => ({ chunkIndex, page: null, pageLabel: null, text, vector: vectors[chunkIndex], language: null }));
   const leaves: MetadataLeaf[] = [{ path: ['doc_type'], value: `type-${index}`, valueType: 'string' }];
   return { ref: { documentId: `d${index}`, versionId: null, jobId: `job-${index}` }, chunks, leaves, title: `Title ${index}` };
 }

@@ -27,7 +27,7 @@ test('chunk texts of an answer: verified when intact, 503 when purged meanwhile,
     const chunks = [...snapshot.versions.values()].flatMap((version) => chunksOf(snapshot, version));
     const reader: ChunkTextReader = (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys);
     const texts = await readChunkTexts(reader, 'c', chunks);
-    assert.deepEqual([...texts.values()].sort(), ['Remittance advice for April.', 'Remittance advice for March.']);
+    assert.deepEqual([...texts.values()].map((stored) => stored.text).sort(), ['Remittance advice for April.', 'Remittance advice for March.']);
 
     // The reader's view of the store changed after its snapshot was taken: v2 is purged by another process.
     await new Publisher(storage, { enabled: true }).beginRemoval('c', 'doc', ['v2']);
@@ -35,7 +35,7 @@ test('chunk texts of an answer: verified when intact, 503 when purged meanwhile,
     await assert.rejects(readChunkTexts(reader, 'c', chunks), (error: unknown) => error instanceof ServiceError && error.code === 'publication_unavailable');
 
     const v1 = chunks.filter((chunk) => chunk.version.versionId === 'v1');
-    const altered: ChunkTextReader = async (clientId, keys) => (await reader(clientId, keys)).map((text) => `${text} (altered)`);
+    const altered: ChunkTextReader = async (clientId, keys) => (await reader(clientId, keys)).map((stored) => stored && { ...stored, text: `${stored.text} (altered)` });
     await assert.rejects(readChunkTexts(altered, 'c', v1), (error: unknown) => {
       assert.ok(error instanceof ServiceError);
       assert.equal(error.code, 'stored_evidence_inconsistent');

@@ -36,7 +36,7 @@ interface Corpus {
 
 function corpus(count: number, next: () => number): Corpus {
   const vectors = Array.from({ length: count }, () => unit(next));
-  const chunks = vectors.map((vector, ordinal) => ({ chunkIndex: ordinal, page: null, pageLabel: null, text: `chunk ${ordinal}`, vector }));
+  const chunks = vectors.map((vector, ordinal) => ({ chunkIndex: ordinal, page: null, pageLabel: null, text: `chunk ${ordinal}`, vector, language: null }));
   return { chunks, vectors };
 }
 
@@ -153,7 +153,7 @@ test('copies of one vector share a graph node; every eligible copy is still prop
   const distinct = corpus(ANN_MIN_ROWS / 4, next);
   // Four copies of each vector, spread over the segment as copies of a chunk in many documents would be.
   const vectors = Array.from({ length: ANN_MIN_ROWS }, (_, row) => distinct.vectors[row % distinct.vectors.length]);
-  const all: Corpus = { vectors, chunks: vectors.map((vector, ordinal) => ({ chunkIndex: ordinal, page: null, pageLabel: null, text: `chunk ${ordinal}`, vector })) };
+  const all: Corpus = { vectors, chunks: vectors.map((vector, ordinal) => ({ chunkIndex: ordinal, page: null, pageLabel: null, text: `chunk ${ordinal}`, vector, language: null })) };
   const segment = build(all);
   segment.ann.graph = await inlineSegmentBuilder.buildAnn(segment);
   assert.ok(segment.ann.graph);

@@ -25,7 +25,7 @@ const TEXTS = ['Penyata akaun simpanan bulan Mac.', 'Closing balance RM 12,450.0
 
 async function chunks() {
   const vectors = await embedder.embed(TEXTS);
-  return TEXTS.map((text, chunkIndex) => ({ chunkIndex, page: chunkIndex === 1 ? 2 : null, pageLabel: chunkIndex === 1 ? 'ii' : null, text, vector: vectors[chunkIndex] }));
+  return TEXTS.map((text, chunkIndex) => ({ chunkIndex, page: chunkIndex === 1 ? 2 : null, pageLabel: chunkIndex === 1 ? 'ii' : null, text, vector: vectors[chunkIndex], language: null }));
 }
 
 test('lane data round-trips through its persisted form', async () => {
@@ -64,7 +64,7 @@ test('lane postings and words are what the shared analyzer gives each chunk (eac
 
 test('a load of many generations over the same words derives their terms at the end, to what uniting them gives', async () => {
   const vectors = await embedder.embed(['Pelajaran akaun', 'Guru mengajar murid']);
-  const blob = (text: string, row: number) => encodeLanes(lanesOf([{ chunkIndex: 0, page: null, pageLabel: null, text, vector: vectors[row] }], null, embedder.dimensions));
+  const blob = (text: string, row: number) => encodeLanes(lanesOf([{ chunkIndex: 0, page: null, pageLabel: null, text, vector: vectors[row], language: null }], null, embedder.dimensions));
   const few = [blob('Pelajaran akaun', 0), blob('Guru mengajar murid', 1)];
   // Each generation repeats the same few words, so the terms to unite soon outnumber the words many times over.
   const many = Array.from({ length: DERIVED_UNION_MAX_TERMS_PER_WORD * 2 }, (_, i) => few[i % 2]);
@@ -201,4 +201,17 @@ test('the text hash is FNV-1a over the code units of "index:text", as lane data 
     assert.equal(chunkTextHash(index, text), reference(`${index}:${text}`));
   }
   assert.equal(chunkTextHash(0, 'a'), 0x98b2bcaa, 'a fixed value: "0:a" under 32-bit FNV-1a');
+});
+
+test("a chunk's recorded language chooses its analyzer: a Malay chunk full of English function words still gets Malay stems", async () => {
+  // A Malay loan clause quoting English boilerplate: by its function words alone it reads English.
+  const text = 'Pembayaran balik pinjaman of the customer is due at the end of the month to the bank.';
+  const [vector] = await embedder.embed([text]);
+  const termsWith = (language: 'en' | 'ms' | 'other' | null) => listStrings(lanesOf([{ chunkIndex: 0, page: null, pageLabel: null, text, vector, language }], null, embedder.dimensions).bm25.terms);
+  const malayRoot = analyzeQueryTerms('dibayar')[0];
+  assert.equal(malayRoot, 'bayar');
+  assert.ok(termsWith('ms').includes(malayRoot), 'recorded Malay: Malay affixes are stripped, so dibayar meets pembayaran');
+  assert.ok(termsWith('other').includes(malayRoot), 'other or unknown languages get the analyzer that serves both');
+  assert.ok(!termsWith('en').includes(malayRoot), 'recorded English: Porter alone');
+  assert.ok(!termsWith(null).includes(malayRoot), 'no language recorded (an older chunk): chosen by its function words, as before');
 });

@@ -4,7 +4,7 @@
 
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { STORE_ADAPTERS, generationInput, stopPostgres, vector } from '../helpers/storage-adapters.ts';
+import { STORE_ADAPTERS, generationInput, stopPostgres, textsOf, vector } from '../helpers/storage-adapters.ts';
 import type { OpenedStore, StoreAdapter } from '../helpers/storage-adapters.ts';
 import { PublicationPaused } from '../../src/domain/jobs.ts';
 
@@ -62,9 +62,9 @@ for (const adapter of STORE_ADAPTERS) {
 
         const loaded = (await client.generations.loadGeneration(staged))!;
         assert.equal(loaded.chunks.length, 2);
-        assert.deepEqual(loaded.chunks.map((chunk) => [chunk.chunkIndex, chunk.page, chunk.pageLabel, chunk.text]), [
-          [0, 1, 'i', 'first text'],
-          [1, 2, null, 'second text'],
+        assert.deepEqual(loaded.chunks.map((chunk) => [chunk.chunkIndex, chunk.page, chunk.pageLabel, chunk.text, chunk.language]), [
+          [0, 1, 'i', 'first text', 'en'],
+          [1, 2, null, 'second text', 'ms'],
         ]);
         assert.deepEqual(Array.from(loaded.chunks[1].vector), Array.from(vector(1.5)), 'vectors round-trip exactly');
         assert.deepEqual(loaded.chunks[1].entities.dates, ['2024-02-01']);
@@ -149,10 +149,17 @@ for (const adapter of STORE_ADAPTERS) {
         const texts = Array.from({ length: 40 }, (_, index) => `chunk ${index} ünïcødé`);
         const { generation } = (await generations.stageAndActivate(generationInput('doc-1', texts)))!;
         const keys = [39, 0, 17, 99].map((chunkIndex) => ({ generation, chunkIndex }));
-        assert.deepEqual(await generations.chunkTexts([...keys, { generation: generation + 1000, chunkIndex: 0 }]), ['chunk 39 ünïcødé', 'chunk 0 ünïcødé', 'chunk 17 ünïcødé', null, null]);
+        // Each text comes with the language its chunk was indexed in (generationInput: the first English, the others Malay).
+        assert.deepEqual(await generations.chunkTexts([...keys, { generation: generation + 1000, chunkIndex: 0 }]), [
+          { text: 'chunk 39 ünïcødé', language: 'ms' },
+          { text: 'chunk 0 ünïcødé', language: 'en' },
+          { text: 'chunk 17 ünïcødé', language: 'ms' },
+          null,
+          null,
+        ]);
         assert.deepEqual(await generations.chunkTexts([]), []);
         const many = Array.from({ length: 70 }, (_, index) => ({ generation, chunkIndex: index % 40 }));
-        assert.deepEqual(await generations.chunkTexts(many), many.map((key) => texts[key.chunkIndex]), 'more keys than one batch');
+        assert.deepEqual(textsOf(await generations.chunkTexts(many)), many.map((key) => texts[key.chunkIndex]), 'more keys than one batch');
         assert.deepEqual((await generations.chunkRange(generation, 10, 3)).map((chunk) => chunk.chunkIndex), [10, 11, 12]);
         assert.deepEqual(await generations.chunkRange(generation, 40, 5), []);
       });
@@ -240,10 +247,10 @@ for (const adapter of STORE_ADAPTERS) {
         const old = (await generations.stageAndActivate(generationInput('doc-1', ['old one', 'old two'], { lanes: new Uint8Array([9]) })))!;
         const current = (await generations.stageAndActivate(generationInput('doc-1', ['new'])))!;
         assert.equal(await generations.cleanupRetiredBefore('2000-01-01T00:00:00.000Z'), 0, 'retired after the cutoff: kept');
-        assert.deepEqual(await generations.chunkTexts([{ generation: old.generation, chunkIndex: 1 }]), ['old two']);
+        assert.deepEqual(textsOf(await generations.chunkTexts([{ generation: old.generation, chunkIndex: 1 }])), ['old two']);
         assert.equal(await generations.cleanupRetiredBefore(new Date(Date.now() + 60_000).toISOString()), 2);
         assert.equal(await generations.cleanupRetiredBefore(new Date(Date.now() + 60_000).toISOString()), 0, 'once');
-        assert.deepEqual(await generations.chunkTexts([{ generation: old.generation, chunkIndex: 1 }, { generation: current.generation, chunkIndex: 0 }]), [null, 'new']);
+        assert.deepEqual(textsOf(await generations.chunkTexts([{ generation: old.generation, chunkIndex: 1 }, { generation: current.generation, chunkIndex: 0 }])), [null, 'new']);
         assert.equal((await generations.generation(old.generation))!.state, 'retired');
         assert.deepEqual((await generations.manifest(old.generation))!.manifest, { record_ids: 2, digest: 'd-doc-1' });
       });
@@ -307,7 +314,7 @@ for (const adapter of STORE_ADAPTERS) {
         assert.equal(await acme.publicationLog.head(), 1);
         await other.purges.begin('shared-id', ['shared-id']);
         await other.purges.purgeVersion('shared-id', 'shared-id');
-        assert.deepEqual(await acme.generations.chunkTexts([{ generation, chunkIndex: 0 }]), ['acme secret'], "a purge of one Client's version leaves the other's");
+        assert.deepEqual(textsOf(await acme.generations.chunkTexts([{ generation, chunkIndex: 0 }])), ['acme secret'], "a purge of one Client's version leaves the other's");
         assert.deepEqual((await storage.knownClientIds()).sort(), ['acme', 'globex']);
       });
     });

@@ -1075,7 +1075,8 @@ export interface paths {
                          *           },
                          *           "vector_dim": 384,
                          *           "norm": 1,
-                         *           "vector": null
+                         *           "vector": null,
+                         *           "language": "en"
                          *         }
                          *       ],
                          *       "metadata": {
@@ -1124,6 +1125,11 @@ export interface paths {
                                 vector_dim?: number;
                                 norm?: number;
                                 vector?: number[] | null;
+                                /**
+                                 * @description The language detected in the chunk at indexing (en, ms or other), which chose its analyzer; null for a chunk indexed before languages were recorded.
+                                 * @enum {string|null}
+                                 */
+                                language?: "en" | "ms" | "other" | null;
                             }[];
                             metadata?: {
                                 [key: string]: unknown;

@@ -2,6 +2,7 @@
 // client_quota_exceeded refusal, and the bounded GET /document/{id}/text resource. Answers are serialized through
 // them (serialization.ts): a member they do not declare is not sent.
 
+import { CHUNK_LANGUAGES } from '../../domain/chunk-language.ts';
 import { envelopeSchema } from '../error-catalogue.ts';
 
 /** POST /embed answers. */
@@ -51,6 +52,11 @@ const CHUNK = {
     vector_dim: { type: 'integer' },
     norm: { type: 'number' },
     vector: { type: ['array', 'null'], items: { type: 'number' } },
+    language: {
+      type: ['string', 'null'],
+      enum: [...CHUNK_LANGUAGES, null],
+      description: 'The language detected in the chunk at indexing (en, ms or other), which chose its analyzer; null for a chunk indexed before languages were recorded.',
+    },
   },
 } as const;
 

@@ -8,9 +8,9 @@ import type { Sql } from './database.ts';
 import { GENERATION_COLUMNS, readActiveGeneration, readGeneration, readLoadedGenerations, readServingGenerations, toStoredChunk } from './generation-reads.ts';
 import { appendLogEntry } from './publication-log.ts';
 import type { LogPolicy } from './publication-log.ts';
-import { readable, toGeneration, toManifestRecord, vectorToBlob } from '../generation-records.ts';
+import { readable, storedChunkText, toGeneration, toManifestRecord, vectorToBlob } from '../generation-records.ts';
 import type { GenerationRow, ManifestRow } from '../generation-records.ts';
-import type { ActivationVeto, GenerationRepository, ManifestRecord } from '../port.ts';
+import type { ActivationVeto, GenerationRepository, ManifestRecord, StoredChunkText } from '../port.ts';
 import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration, ServingGeneration } from '../../domain/generation.ts';
 import type { UsageBesides } from '../../domain/limits.ts';
 
@@ -138,9 +138,9 @@ export class PgGenerationRepository implements GenerationRepository {
     const { generation } = rows[0];
     if (input.chunks.length > 0) {
       await sql.query(
-        `INSERT INTO chunks (client_id, generation, chunk_index, page, page_label, text, entities, vector)
-         SELECT $1, $2, c.chunk_index, c.page, c.page_label, c.text, c.entities, c.vector
-         FROM unnest($3::integer[], $4::integer[], $5::text[], $6::text[], $7::text[], $8::bytea[]) AS c (chunk_index, page, page_label, text, entities, vector)`,
+        `INSERT INTO chunks (client_id, generation, chunk_index, page, page_label, text, entities, vector, language)
+         SELECT $1, $2, c.chunk_index, c.page, c.page_label, c.text, c.entities, c.vector, c.language
+         FROM unnest($3::integer[], $4::integer[], $5::text[], $6::text[], $7::text[], $8::bytea[], $9::text[]) AS c (chunk_index, page, page_label, text, entities, vector, language)`,
         [
           this.clientId,
           generation,
@@ -150,6 +150,7 @@ export class PgGenerationRepository implements GenerationRepository {
           input.chunks.map((chunk) => chunk.text),
           input.chunks.map((chunk) => JSON.stringify(chunk.entities)),
           input.chunks.map((chunk) => vectorBytes(chunk.vector)),
+          input.chunks.map((chunk) => chunk.language),
         ],
       );
     }
@@ -218,24 +219,24 @@ export class PgGenerationRepository implements GenerationRepository {
     return loaded ? readable(loaded) : null;
   }
 
-  async chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(string | null)[]> {
+  async chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(StoredChunkText | null)[]> {
     if (keys.length === 0) return [];
     // One statement for every key: the keys joined to the chunks' primary key, answered in the order asked.
     const { rows } = await this.read((sql) =>
-      sql.query<{ text: string | null }>(
-        `SELECT c.text FROM unnest($1::bigint[], $2::integer[]) WITH ORDINALITY AS k (generation, chunk_index, ordinal)
+      sql.query<{ text: string | null; language: string | null }>(
+        `SELECT c.text, c.language FROM unnest($1::bigint[], $2::integer[]) WITH ORDINALITY AS k (generation, chunk_index, ordinal)
          LEFT JOIN chunks c ON c.generation = k.generation AND c.chunk_index = k.chunk_index
          ORDER BY k.ordinal`,
         [keys.map((key) => key.generation), keys.map((key) => key.chunkIndex)],
       ),
     );
-    return rows.map((row) => row.text);
+    return rows.map((row) => (row.text === null ? null : storedChunkText({ text: row.text, language: row.language })));
   }
 
   async chunkRange(generation: number, offset: number, limit: number): Promise<ChunkRecord[]> {
     const { rows } = await this.read((sql) =>
-      sql.query<{ chunk_index: number; page: number | null; page_label: string | null; text: string; entities: string; vector: Buffer }>(
-        'SELECT chunk_index, page, page_label, text, entities, vector FROM chunks WHERE generation = $1 ORDER BY chunk_index LIMIT $2 OFFSET $3',
+      sql.query<{ chunk_index: number; page: number | null; page_label: string | null; text: string; entities: string; vector: Buffer; language: string | null }>(
+        'SELECT chunk_index, page, page_label, text, entities, vector, language FROM chunks WHERE generation = $1 ORDER BY chunk_index LIMIT $2 OFFSET $3',
         [generation, limit, offset],
       ),
     );

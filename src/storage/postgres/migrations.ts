@@ -310,6 +310,10 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   INSERT INTO authority (id, mode, authority_id, changed_at) VALUES (1, 'READY', gen_random_uuid()::text, db_now()) ON CONFLICT (id) DO NOTHING;
   `,
+  // Each chunk's language (en, ms or other), detected at indexing; chunks indexed before have none.
+  `
+  ALTER TABLE chunks ADD COLUMN language text;
+  `,
 ];
 
 /**
