@@ -1,9 +1,10 @@
-// OCR through the tesseract CLI and PDF page rasterization through pdftoppm, each a child process with a timeout and a
-// memory ceiling. It never runs a shell command built from input, never inherits the service's environment, and never
+// OCR through the tesseract CLI, PDF page rasterization through pdftoppm and image conversion through netpbm, each a
+// child process with a timeout and a memory ceiling. It never runs a shell command built from input, never inherits the service's environment, and never
 // leaves a child running after its deadline.
 
 import { spawn } from 'node:child_process';
-import { access, constants, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
+import { access, constants, mkdtemp, open, readdir, rm, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { DEFAULT_CHILD_SEARCH_PATH } from './parse-options.ts';
 import type { OcrOptions } from './parse-options.ts';
@@ -40,6 +41,8 @@ export interface ChildOutcome {
 interface ChildRun {
   timeoutMs: number;
   memoryLimitBytes: number;
+  /** The child's standard output goes to this file instead (at most `maxFileBytes`: a child writing more is stopped). */
+  stdoutFile?: { path: string; maxFileBytes: number };
   onChildProcess?: (pid: number, running: boolean) => void;
   /** Checked on every stdout chunk; returning true ends the child early (its output so far is kept). */
   stopWhen?: (stdoutSoFar: string) => boolean;
@@ -49,12 +52,24 @@ interface ChildRun {
  * Runs `binary args` under `ulimit -v` with a fixed, minimal environment. The shell only applies the limit and then
  * execs the binary with its arguments passed as positional parameters, never interpolated.
  */
-export function runChild(binary: string, args: string[], run: ChildRun): Promise<ChildOutcome> {
+export async function runChild(binary: string, args: string[], run: ChildRun): Promise<ChildOutcome> {
   const limitKb = String(Math.floor(run.memoryLimitBytes / 1024));
-  const child = spawn('/bin/sh', ['-c', 'ulimit -v "$1" 2>/dev/null; shift; exec "$@"', 'sh', limitKb, binary, ...args], {
-    env: { PATH: DEFAULT_CHILD_SEARCH_PATH, OMP_THREAD_LIMIT: '1', LC_ALL: 'C' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // ulimit -f counts blocks of 512 bytes; unlimited when the output is piped to us (and capped as it is read).
+  const fileBlocks = run.stdoutFile ? String(Math.ceil(run.stdoutFile.maxFileBytes / 512)) : 'unlimited';
+  const output = run.stdoutFile ? await open(run.stdoutFile.path, 'w') : null;
+  let child;
+  try {
+    child = spawn('/bin/sh', ['-c', 'ulimit -v "$1" 2>/dev/null; ulimit -f "$2" 2>/dev/null; shift 2; exec "$@"', 'sh', limitKb, fileBlocks, binary, ...args], {
+      env: { PATH: DEFAULT_CHILD_SEARCH_PATH, OMP_THREAD_LIMIT: '1', LC_ALL: 'C' },
+      stdio: ['ignore', output ? output.fd : 'pipe', 'pipe'],
+    });
+  } finally {
+    await output?.close(); // the child holds its own copy of the descriptor
+  }
+  return watchChild(child, run);
+}
+
+function watchChild(child: ChildProcess, run: ChildRun): Promise<ChildOutcome> {
   if (child.pid !== undefined) run.onChildProcess?.(child.pid, true);
   return new Promise((resolve, reject) => {
     const outcome: ChildOutcome = { code: null, signal: null, stdout: '', stderr: '', timedOut: false, stopped: false };
@@ -66,7 +81,7 @@ export function runChild(binary: string, args: string[], run: ChildRun): Promise
       outcome.timedOut = true;
       stop();
     }, run.timeoutMs);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       outBytes += Buffer.byteLength(chunk);
       if (outBytes > MAX_CHILD_OUTPUT_BYTES) return stop();
       outcome.stdout += chunk;
@@ -75,7 +90,7 @@ export function runChild(binary: string, args: string[], run: ChildRun): Promise
         stop();
       }
     });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       if (outcome.stderr.length < MAX_CHILD_STDERR_CHARS) outcome.stderr += chunk;
     });
     child.on('error', (error) => {
@@ -237,6 +252,30 @@ export async function rasterizePdfPage(
   const produced = (await readdir(dir)).find((name) => name.startsWith(`page${pageNumber}-`) && name.endsWith('.pgm'));
   if (!produced) throw new OcrRunError('failed', 'pdftoppm produced no image');
   return join(dir, produced);
+}
+
+/** netpbm's reader of each image format it converts (WebP has none: such uploads go to tesseract as they are). */
+export const NETPBM_READERS: Readonly<Record<string, string>> = { png: 'pngtopnm', jpg: 'jpegtopnm', tif: 'tifftopnm', gif: 'giftopnm', bmp: 'bmptopnm' };
+/** Largest raster a conversion may write: an RGB image of MAX_RASTER_SIDE_PIXELS square (larger ones are left as they are). */
+export const MAX_CONVERTED_RASTER_BYTES = MAX_RASTER_SIDE_PIXELS * MAX_RASTER_SIDE_PIXELS * 3 + 64;
+
+/**
+ * Converts an image upload to a netpbm raster in `dir` (netpbm's reader for its format, in a memory- and
+ * output-limited child), so it can be straightened before OCR; null when netpbm is not installed, the format has
+ * no reader, or the conversion fails (the image then goes to tesseract as it is).
+ */
+export async function rasterizeImage(imagePath: string, extension: string, dir: string, options: OcrOptions, timeoutMs: number): Promise<string | null> {
+  const reader = NETPBM_READERS[extension];
+  const binary = reader ? await resolveBinary(reader) : null;
+  if (!binary) return null;
+  const path = join(dir, 'image.pnm');
+  const outcome = await runChild(binary, [imagePath], {
+    timeoutMs,
+    memoryLimitBytes: options.childMemoryLimitBytes,
+    onChildProcess: options.onChildProcess,
+    stdoutFile: { path, maxFileBytes: MAX_CONVERTED_RASTER_BYTES },
+  });
+  return outcome.code === 0 ? path : null;
 }
 
 /** Runs `work` with a private temporary directory that is always removed afterwards. */

@@ -1,5 +1,6 @@
 // Image uploads (PNG, JPEG, TIFF incl. multi-page, GIF, BMP, WebP): all their text comes from OCR, one page per frame.
-// It never decodes pixels in this process; tesseract does that in a memory-limited child.
+// It never decodes image formats in this process: tesseract does, and netpbm's readers turn a single-frame image into
+// a raster to straighten first (ocr-pages.ts), each in a memory-limited child.
 
 import type { ParsedDocument } from '../parsed-document.ts';
 import type { Parser } from '../parse-options.ts';

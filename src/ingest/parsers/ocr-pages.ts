@@ -2,11 +2,12 @@
 // A failed or timed-out page becomes a warning, never a crash; only an unreadable image fails the whole upload.
 
 import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ParsedPage } from '../parsed-document.ts';
 import type { ParserContext } from '../parse-options.ts';
 import { spendText } from '../parse-options.ts';
 import { unreadable } from '../errors.ts';
-import { LOW_OCR_CONFIDENCE, OcrRunError, prepareOcr, rasterizePdfPage, recognizeImageFile, tidyOcrText, withTempDir, writeTempFile } from '../ocr.ts';
+import { LOW_OCR_CONFIDENCE, OcrRunError, prepareOcr, rasterizeImage, rasterizePdfPage, recognizeImageFile, tidyOcrText, withTempDir, writeTempFile } from '../ocr.ts';
 import type { RecognizedPage } from '../ocr-tsv.ts';
 import type { OcrEngine } from '../ocr.ts';
 import { deskew } from '../deskew.ts';
@@ -87,17 +88,36 @@ export async function recognizePdfPages(pdf: Buffer, candidates: OcrCandidate[],
   });
 }
 
+/**
+ * A single-frame image upload straightened before OCR, as scanned PDF pages are (deskew.ts), written as a PGM in
+ * `dir`; null when it is straight enough, has several frames, or cannot be converted (then the upload is read as
+ * it is). The conversion gets at most the OCR page timeout.
+ */
+async function straightenedImage(path: string, extension: string, dir: string, context: ParserContext, timeoutMs: number): Promise<string | null> {
+  const options = context.options.ocr;
+  const raster = await rasterizeImage(path, extension, dir, options, Math.min(options.pageTimeoutMs, timeoutMs));
+  if (!raster) return null;
+  const bytes = await readFile(raster);
+  const straightened = deskew(bytes);
+  if (straightened.bytes === bytes) return null;
+  const straight = join(dir, 'straightened.pgm');
+  await writeFile(straight, straightened.bytes);
+  return straight;
+}
+
 /** Recognises an image upload; a multi-page TIFF gives one page per frame (up to the OCR page limit). */
 export async function recognizeImage(bytes: Buffer, context: ParserContext): Promise<ParsedPage[]> {
   const engine = await engineFor(context);
   if (!engine) return [{ pageNumber: 1, pageLabel: null, text: '' }];
   const options = context.options.ocr;
   return withTempDir(options.tempDir, async (dir) => {
-    const path = await writeTempFile(dir, `image.${context.format.extension}`, bytes);
+    const uploaded = await writeTempFile(dir, `image.${context.format.extension}`, bytes);
     let frames: RecognizedPage[] = [{ text: '', confidence: null, words: 0 }];
     try {
       const timeoutMs = Math.min(options.pageTimeoutMs * (options.maxPages + 1), options.totalTimeoutMs);
-      frames = await recognizeImageFile(engine, path, options, options.maxPages + 1, timeoutMs);
+      const started = performance.now();
+      const path = (await straightenedImage(uploaded, context.format.extension, dir, context, timeoutMs)) ?? uploaded;
+      frames = await recognizeImageFile(engine, path, options, options.maxPages + 1, Math.max(1, timeoutMs - (performance.now() - started)));
     } catch (error) {
       recordFailure(context, 'the image', error);
     }
