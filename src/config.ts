@@ -4,6 +4,9 @@
 import { availableParallelism } from 'node:os';
 import { ALPHA, LIFECYCLE_FENCE_WAIT_SECONDS, MAX_JOB_ATTEMPTS, RATE_LIMIT_PER_MINUTE } from './spec-limits.ts';
 
+/** Jobs one worker process runs at once (at most PARSES_AT_ONCE of them parse files at a time). */
+export const DEFAULT_WORKER_CONCURRENCY = 4;
+
 export class ConfigError extends Error {
   readonly setting: string;
   constructor(setting: string, message: string) {
@@ -327,7 +330,7 @@ export function loadConfig(env: Env = process.env): Config {
     clientMaxTextBytes: int(env, 'CLIENT_MAX_TEXT_BYTES', 2048 * MIB, 1, 1024 * 1024 * MIB),
     textReadMaxChunks: int(env, 'TEXT_READ_MAX_CHUNKS', 500, 1, 100_000),
     textReadMaxChars: int(env, 'TEXT_READ_MAX_CHARS', 1_000_000, 1_000, 100_000_000),
-    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 0, 64),
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', DEFAULT_WORKER_CONCURRENCY, 0, 64),
     workerPollMs: int(env, 'WORKER_POLL_MS', 250, 10, 60_000),
     // Short: a running job renews its lease every third of it, so only a dead worker's jobs wait it out.
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 10, 1, 86_400),
