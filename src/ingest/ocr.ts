@@ -57,16 +57,16 @@ export async function runChild(binary: string, args: string[], run: ChildRun): P
   // ulimit -f counts blocks of 512 bytes; unlimited when the output is piped to us (and capped as it is read).
   const fileBlocks = run.stdoutFile ? String(Math.ceil(run.stdoutFile.maxFileBytes / 512)) : 'unlimited';
   const output = run.stdoutFile ? await open(run.stdoutFile.path, 'w') : null;
-  let child;
   try {
-    child = spawn('/bin/sh', ['-c', 'ulimit -v "$1" 2>/dev/null; ulimit -f "$2" 2>/dev/null; shift 2; exec "$@"', 'sh', limitKb, fileBlocks, binary, ...args], {
+    const child = spawn('/bin/sh', ['-c', 'ulimit -v "$1" 2>/dev/null; ulimit -f "$2" 2>/dev/null; shift 2; exec "$@"', 'sh', limitKb, fileBlocks, binary, ...args], {
       env: { PATH: DEFAULT_CHILD_SEARCH_PATH, OMP_THREAD_LIMIT: '1', LC_ALL: 'C' },
       stdio: ['ignore', output ? output.fd : 'pipe', 'pipe'],
     });
+    // Watched before anything is awaited: a child that ends meanwhile would end unheard.
+    return watchChild(child, run);
   } finally {
     await output?.close(); // the child holds its own copy of the descriptor
   }
-  return watchChild(child, run);
 }
 
 function watchChild(child: ChildProcess, run: ChildRun): Promise<ChildOutcome> {

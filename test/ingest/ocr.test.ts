@@ -2,7 +2,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseDocument } from '../../src/ingest/parse.ts';
 import { parseImage } from '../../src/ingest/parsers/image.ts';
 import { parsePdf } from '../../src/ingest/parsers/pdf.ts';
@@ -49,6 +51,23 @@ test('a child past its deadline is killed, not left to finish', async () => {
   assert.equal(outcome.timedOut, true);
   assert.equal(outcome.signal, 'SIGKILL');
   assert.equal(outcome.code, null);
+});
+
+test("a child's output sent to a file is written whole, and capped at its limit", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hds-child-output-'));
+  try {
+    const path = join(dir, 'out.txt');
+    const limits = { timeoutMs: 5000, memoryLimitBytes: 256 * 1024 * 1024 };
+    const written = await runChild('/bin/echo', ['raster bytes'], { ...limits, stdoutFile: { path, maxFileBytes: 1024 } });
+    assert.equal(written.code, 0);
+    assert.equal(readFileSync(path, 'utf8'), 'raster bytes\n');
+    // A child writing past its cap is stopped by the file size limit (SIGXFSZ), its file cut at the cap.
+    const capped = await runChild('/usr/bin/head', ['-c', '100000', '/dev/zero'], { ...limits, stdoutFile: { path, maxFileBytes: 4096 } });
+    assert.notEqual(capped.code, 0);
+    assert.ok(statSync(path).size <= 4096);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('children get a fixed environment, not the service one', async () => {
