@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchEnv, spawnSupervisor } from './bench-service.ts';
 import { seedDocumentVersions } from './seed-store.ts';
-import { requestJson, type JsonAnswer } from './http-json.ts';
+import { requestJson, type JsonAnswer } from '../test/helpers/http-json.ts';
 
 const { values } = parseArgs({
   options: {

@@ -19,7 +19,7 @@ import { Agent } from 'node:http';
 import { formatMemory, serviceMemory, spawnSupervisor } from './bench-service.ts';
 import { loadDataset } from './datasets.ts';
 import { openBenchStore, parseBenchStore } from './bench-store.ts';
-import { requestJson } from './http-json.ts';
+import { requestJson } from '../test/helpers/http-json.ts';
 
 const { values } = parseArgs({ options: { documents: { type: 'string', default: '0' }, 'in-flight': { type: 'string', default: '8' }, 'poll-ms': { type: 'string', default: '100' }, mode: { type: 'string', default: 'bulk' }, store: { type: 'string', default: 'sqlite' } }, strict: true });
 const ABSTRACTS_PER_DOCUMENT = 10;

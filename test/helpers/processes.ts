@@ -2,43 +2,20 @@
 // different api processes), the supervisor's child processes, polling and operator mode changes.
 
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import { KEYS } from './server.ts';
 import type { ChildServer } from './server.ts';
+import { requestJson } from './http-json.ts';
+import type { JsonAnswer } from './http-json.ts';
 
 /** How long one request may go unanswered before the test treats it as a failed connection. */
 const FRESH_TIMEOUT_MS = 10_000;
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One HTTP request on its own connection (no keep-alive pool), so the kernel hands it to any api process. */
-export function fresh(url: string, path: string, options: { method?: string; key?: string; body?: unknown } = {}): Promise<{ status: number; json: any; headers: Record<string, unknown> }> {
-  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, {
-      method: options.method ?? (body ? 'POST' : 'GET'),
-      agent: false,
-      headers: { ...(options.key ? { 'X-API-Key': options.key } : {}), ...(body ? { 'Content-Type': 'application/json' } : {}), Connection: 'close' },
-    });
-    req.on('response', (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => {
-        let json: any = null;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = null;
-        }
-        resolve({ status: response.statusCode ?? 0, json, headers: response.headers });
-      });
-    });
-    req.on('error', reject);
-    // A connection handed to an api process at the moment it is killed may never be answered.
-    req.setTimeout(FRESH_TIMEOUT_MS, () => req.destroy(new Error(`no answer in ${FRESH_TIMEOUT_MS} ms`)));
-    req.end(body);
-  });
+export function fresh(url: string, path: string, options: { method?: string; key?: string; body?: unknown } = {}): Promise<JsonAnswer> {
+  // A connection handed to an api process at the moment it is killed may never be answered.
+  return requestJson(`${url}${path}`, { method: options.method, headers: options.key ? { 'X-API-Key': options.key } : {}, body: options.body, agent: false, timeoutMs: FRESH_TIMEOUT_MS });
 }
 
 /** Children of a process, with their command lines (Linux /proc). */

@@ -1,5 +1,5 @@
-// One JSON request over node:http, for load generators: lighter on the loader's CPU than fetch, which matters
-// when the loader shares the service's cores. `agent` chooses the connections: a keep-alive Agent to reuse
+// One JSON request over node:http, for tests and load generators (lighter on the loader's CPU than fetch, which
+// matters when the loader shares the service's cores). `agent` chooses the connections: a keep-alive Agent to reuse
 // them, or false for a fresh connection per request (so that the kernel may hand each to any api process).
 
 import { request } from 'node:http';
@@ -9,9 +9,11 @@ export interface JsonAnswer {
   status: number;
   /** The parsed body, or null when it was not JSON. */
   json: any;
+  headers: Record<string, unknown>;
 }
 
-export function requestJson(url: string, options: { method?: string; headers?: Record<string, string>; body?: unknown; agent: Agent | false }): Promise<JsonAnswer> {
+/** `timeoutMs`: how long the request may go unanswered before it fails (a connection that is never answered). */
+export function requestJson(url: string, options: { method?: string; headers?: Record<string, string>; body?: unknown; agent: Agent | false; timeoutMs?: number }): Promise<JsonAnswer> {
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
   const headers = { ...options.headers, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...(options.agent === false ? { Connection: 'close' } : {}) };
   return new Promise((resolve, reject) => {
@@ -27,10 +29,11 @@ export function requestJson(url: string, options: { method?: string; headers?: R
         } catch {
           json = null;
         }
-        resolve({ status: response.statusCode ?? 0, json });
+        resolve({ status: response.statusCode ?? 0, json, headers: response.headers });
       });
     });
     sent.on('error', reject);
+    if (options.timeoutMs !== undefined) sent.setTimeout(options.timeoutMs, () => sent.destroy(new Error(`no answer in ${options.timeoutMs} ms`)));
     sent.end(body);
   });
 }
