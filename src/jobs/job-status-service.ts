@@ -6,7 +6,7 @@ import type { ReadGuard } from '../serving/read-guard.ts';
 import type { JobView } from '../domain/responses.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { idProblem } from '../domain/identity.ts';
-import { renderJob, renderingWantsCatchUp } from './job-view.ts';
+import { renderJob, snapshotReadsOf } from './job-view.ts';
 
 export class JobStatusService {
   private readonly storage: StoragePort;
@@ -24,7 +24,7 @@ export class JobStatusService {
     // PostgreSQL text value could not even carry (it cannot hold U+0000).
     const job = idProblem('job_id', jobId) === null ? await this.storage.jobs.get(clientId, jobId) : null;
     if (!job) throw new ServiceError('not_found', 'Job not found');
-    const snapshot = await this.readGuard.observe(clientId, (current) => renderingWantsCatchUp(job, current));
+    const snapshot = await this.readGuard.observe(clientId, snapshotReadsOf(job));
     return renderJob(job, { storage: this.storage, publicationEnabled: this.publicationEnabled, snapshot });
   }
 }

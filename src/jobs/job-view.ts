@@ -5,6 +5,7 @@ import type { JobRecord } from '../domain/jobs.ts';
 import type { StoragePort } from '../storage/port.ts';
 import { discoveryReadiness } from '../storage/discovery-readiness.ts';
 import type { ClientSnapshot } from '../serving/snapshot.ts';
+import type { SnapshotReads } from '../serving/read-guard.ts';
 import { manifestDigest, manifestIsValid, recordIdOf } from '../serving/manifest.ts';
 import type { Manifest } from '../serving/manifest.ts';
 import type { ManifestRecord } from '../storage/port.ts';
@@ -142,13 +143,13 @@ function searchReadiness(job: JobRecord, deps: JobViewDependencies): JsonObject 
 }
 
 /**
- * Whether rendering the job could show more after the snapshot catches up: only an upload that published
- * (completed or partial_failed) reads the snapshot, and only while it does not hold the job's generation yet.
- * A job in flight, failed or superseded reads nothing from it.
+ * What rendering the job reads of the snapshot: an upload that published (completed or partial_failed) reads its
+ * version there (search_ready and snapshot_generation); a job in flight, failed or superseded reads nothing.
  */
-export function renderingWantsCatchUp(job: JobRecord, snapshot: ClientSnapshot): boolean {
-  const readsSnapshot = job.status === 'partial_failed' || (job.status === 'completed' && job.operation === 'embed');
-  return readsSnapshot && !servedVersion(job, snapshot).holdsJob;
+export function snapshotReadsOf(job: JobRecord): SnapshotReads {
+  const readsVersion = job.status === 'partial_failed' || (job.status === 'completed' && job.operation === 'embed');
+  if (!readsVersion) return 'nothing';
+  return { documentId: job.documentId, versionKey: job.versionKey ?? job.documentId, served: (snapshot) => servedVersion(job, snapshot).holdsJob };
 }
 
 /**

@@ -21,6 +21,14 @@ export interface ReadGuardOptions {
   catchUpDeadlineMs: number;
 }
 
+/** What a status answer reads of the snapshot (ReadGuard.observe). */
+export type SnapshotReads =
+  | 'everything'
+  | 'nothing'
+  | { documentId: string; versionKey: string; served: (snapshot: ClientSnapshot) => boolean };
+
+const EVERYTHING: SnapshotReads = 'everything';
+
 export class ReadGuard {
   private readonly storage: StoragePort;
   private readonly index: ServingIndex;
@@ -103,14 +111,22 @@ export class ReadGuard {
 
   /**
    * For status polls, which must stay readable in every mode: the snapshot, caught up first as far as the
-   * mode lets the log be applied. Never refuses. `wantsCatchUp` may spare the catch-up: a loaded snapshot it
-   * declines is served as it is (a poll of a job in flight, or of one whose generation is already served, reads
-   * nothing a catch-up would change; during bulk ingest that spares a catch-up, and a small segment, per poll).
+   * mode lets the log be applied. Never refuses. `reads` says what the answer reads of it, so that a catch-up
+   * that could not change the answer is spared (during bulk ingest, a catch-up and a small segment per poll):
+   * - `nothing` (a job in flight, failed or superseded): a loaded snapshot is served as it is;
+   * - one Document Version, with whether the snapshot already serves what the answer looks for: when it does and
+   *   no entry after what was applied names that version, catching up would change nothing the answer reads.
    */
-  async observe(clientId: string, wantsCatchUp: (snapshot: ClientSnapshot) => boolean = () => true): Promise<ClientSnapshot> {
-    if (this.index.isLoaded(clientId) && !wantsCatchUp(this.index.snapshot(clientId))) return this.index.snapshot(clientId);
+  async observe(clientId: string, reads: SnapshotReads = EVERYTHING): Promise<ClientSnapshot> {
+    if (reads === 'nothing' && this.index.isLoaded(clientId)) return this.index.snapshot(clientId);
     const until = await this.applicableUntil();
-    if (until !== false) await this.catchUp(clientId, until ?? undefined);
+    if (until === false) return this.index.snapshot(clientId);
+    if (reads !== 'everything' && reads !== 'nothing' && this.index.isLoaded(clientId) && reads.served(this.index.snapshot(clientId))) {
+      const applied = this.index.appliedSeq(clientId);
+      const touched = await this.storage.client(clientId).publicationLog.touchedSince(applied, reads.documentId, reads.versionKey, until ?? undefined);
+      if (!touched) return this.index.snapshot(clientId);
+    }
+    await this.catchUp(clientId, until ?? undefined);
     return this.index.snapshot(clientId);
   }
 

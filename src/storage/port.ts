@@ -130,6 +130,11 @@ export interface PublicationLogRepository {
    * them, and the still-active generations they name, in one consistent read.
    */
   changesSince(since: number, maxEntries: number, until?: string): Promise<PublicationChanges>;
+  /**
+   * Whether an entry after `since` (up to the head, or to what `until` pins) names this Document Version; true as
+   * well when the entries after `since` were compacted away and cannot tell.
+   */
+  touchedSince(since: number, documentId: string, versionKey: string, until?: string): Promise<boolean>;
 }
 
 /** One Client's purge journal: hard deletes recorded before they remove anything, so a crash resumes them. */

@@ -73,6 +73,18 @@ export class SqlitePublicationLog implements PublicationLogRepository {
     return this.headSync(until);
   }
 
+  async touchedSince(since: number, documentId: string, versionKey: string, until?: string): Promise<boolean> {
+    const db = this.database.db;
+    return readTransaction(db, () => {
+      const floor = (cachedStatement(db, 'SELECT MIN(seq) AS floor FROM publication_log').get() as { floor: number | null }).floor ?? 0;
+      if (floor > since + 1) return true;
+      const named = until === undefined
+        ? cachedStatement(db, 'SELECT 1 FROM publication_log WHERE seq > ? AND document_id = ? AND version_key = ? LIMIT 1').get(since, documentId, versionKey)
+        : cachedStatement(db, 'SELECT 1 FROM publication_log WHERE seq > ? AND document_id = ? AND version_key = ? AND at <= ? LIMIT 1').get(since, documentId, versionKey, until);
+      return named !== undefined;
+    });
+  }
+
   async changesSince(since: number, maxEntries: number, until?: string): Promise<PublicationChanges> {
     const db = this.database.db;
     return readTransaction(db, () => {

@@ -1,7 +1,7 @@
 // GET /status as a service over a real store and a real serving index: a poll catches this api process's
-// snapshot up only when the answer could change by it. A job in flight, or a completed upload whose generation
-// is already served, is answered from the snapshot as it is; a completed upload not served yet catches up first,
-// so search_ready is true on the poll that first sees it completed.
+// snapshot up only when the answer could change by it. A job in flight is answered from the snapshot as it is; a
+// completed upload not served yet catches up first, so search_ready is true on the poll that first sees it
+// completed; one already served catches up only when the log names its version after what was applied.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,11 +44,18 @@ test('a status poll catches the snapshot up only when its answer could change by
     assert.equal(completed.snapshot_generation, published.generation);
     assert.equal(index.appliedSeq('acme'), 2);
 
-    // Once served, later polls answer from the snapshot as it is, even while the log moves on.
+    // Once served, later polls answer from the snapshot as it is while the log moves on elsewhere...
     await storage.client('acme').generations.stageAndActivate(generationInput('doc-2', ['a later upload']));
     const again = await status.view('acme', upload.jobId);
     assert.equal(again.search_ready, true);
-    assert.equal(index.appliedSeq('acme'), 2, 'a served job needs no catch-up');
+    assert.equal(index.appliedSeq('acme'), 2, 'nothing after what was applied names the job\'s version: no catch-up');
+
+    // ...and catch up as soon as an entry names the job's version: its answer is current, never stale.
+    const newer = await storage.client('acme').generations.stageAndActivate(generationInput('doc-1', ['the upload, replaced'], { versionKey: 'v1' }));
+    const replaced = await status.view('acme', upload.jobId);
+    assert.equal(index.appliedSeq('acme'), 4);
+    assert.equal(replaced.snapshot_generation, newer!.generation);
+    assert.equal(replaced.search_ready, true, 'a newer generation of the version serves the job too');
   } finally {
     index.close();
     storage.close();

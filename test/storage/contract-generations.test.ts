@@ -92,6 +92,13 @@ for (const adapter of STORE_ADAPTERS) {
         assert.deepEqual((await storage.client('acme').publicationLog.changesSince(1, 100)).entries.map((entry) => entry.seq), [2]);
         assert.deepEqual((await storage.client('acme').publicationLog.changesSince(2, 100)).entries, [], 'nothing after the head');
         assert.deepEqual((await storage.client('acme').publicationLog.changesSince(0, 1)).entries, [], 'too far behind: rebuild instead of replaying');
+        // Whether entries after a position name a version (a status poll's catch-up is spared when none does).
+        const log = storage.client('acme').publicationLog;
+        await storage.client('acme').generations.stageAndActivate(generationInput('doc-2', ['elsewhere']));
+        assert.equal(await log.touchedSince(1, 'doc-1', 'doc-1'), true);
+        assert.equal(await log.touchedSince(2, 'doc-1', 'doc-1'), false, 'only doc-2 came after');
+        assert.equal(await log.touchedSince(2, 'doc-2', 'doc-2'), true);
+        assert.equal(await log.touchedSince(2, 'doc-1', 'other-version'), false);
       });
     });
 

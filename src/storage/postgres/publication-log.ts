@@ -89,6 +89,16 @@ export class PgPublicationLog implements PublicationLogRepository {
     return clientTransaction(this.pool, this.clientId, 'read', (sql) => readHead(sql));
   }
 
+  /** `until` is not needed: no entry is appended once a fence has begun (see head). */
+  async touchedSince(since: number, documentId: string, versionKey: string): Promise<boolean> {
+    return clientTransaction(this.pool, this.clientId, 'consistent', async (sql) => {
+      const floor = (await sql.query<{ floor: number | null }>('SELECT min(seq) AS floor FROM publication_log')).rows[0].floor ?? 0;
+      if (floor > since + 1) return true;
+      const { rows } = await sql.query('SELECT 1 FROM publication_log WHERE seq > $1 AND document_id = $2 AND version_key = $3 LIMIT 1', [since, documentId, versionKey]);
+      return rows.length > 0;
+    });
+  }
+
   async changesSince(since: number, maxEntries: number): Promise<PublicationChanges> {
     return clientTransaction(this.pool, this.clientId, 'consistent', async (sql) => {
       const head = await readHead(sql);
