@@ -1,6 +1,6 @@
-// OCR through the tesseract CLI, PDF page rasterization through pdftoppm and image conversion through netpbm, each a
-// child process with a timeout and a memory ceiling. It never runs a shell command built from input, never inherits the service's environment, and never
-// leaves a child running after its deadline.
+// OCR through the tesseract CLI, PDF page rasterization through pdftoppm and image conversion through netpbm, each
+// a child process with a timeout and a memory ceiling. It never runs a shell command built from input, never
+// inherits the service's environment, and never leaves a child running after its deadline.
 
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';

@@ -48,6 +48,15 @@ async function engineFor(context: ParserContext): Promise<OcrEngine | null> {
   return engine;
 }
 
+/** Straightens the netpbm raster at `from` into `to` (deskew.ts); false, writing nothing, when it is straight enough. */
+async function straightenRaster(from: string, to: string): Promise<boolean> {
+  const raster = await readFile(from);
+  const straightened = deskew(raster);
+  if (straightened.bytes === raster) return false;
+  await writeFile(to, straightened.bytes);
+  return true;
+}
+
 /** Rasterizes and recognises one page within `timeoutMs` per step; failures become warnings. */
 async function recognizePdfPage(engine: OcrEngine, pdfPath: string, dir: string, candidate: OcrCandidate, page: ParsedPage, context: ParserContext, deadline: number): Promise<void> {
   const options = context.options.ocr;
@@ -55,9 +64,7 @@ async function recognizePdfPage(engine: OcrEngine, pdfPath: string, dir: string,
   try {
     const image = await rasterizePdfPage(engine, pdfPath, candidate.pageNumber, candidate.longSidePoints, dir, options, stepTimeout());
     // A scan fed askew loses words: the raster is straightened first (deskew.ts).
-    const raster = await readFile(image);
-    const straightened = deskew(raster);
-    if (straightened.bytes !== raster) await writeFile(image, straightened.bytes);
+    await straightenRaster(image, image);
     const [reading] = await recognizeImageFile(engine, image, options, 1, stepTimeout());
     acceptText(context, page, reading!, `page ${candidate.pageNumber}`);
   } catch (error) {
@@ -97,12 +104,8 @@ async function straightenedImage(path: string, extension: string, dir: string, c
   const options = context.options.ocr;
   const raster = await rasterizeImage(path, extension, dir, options, Math.min(options.pageTimeoutMs, timeoutMs));
   if (!raster) return null;
-  const bytes = await readFile(raster);
-  const straightened = deskew(bytes);
-  if (straightened.bytes === bytes) return null;
   const straight = join(dir, 'straightened.pgm');
-  await writeFile(straight, straightened.bytes);
-  return straight;
+  return (await straightenRaster(raster, straight)) ? straight : null;
 }
 
 /** Recognises an image upload; a multi-page TIFF gives one page per frame (up to the OCR page limit). */
