@@ -44,6 +44,8 @@ interface ChildRun {
   /** The child's standard output goes to this file instead (at most `maxFileBytes`: a child writing more is stopped). */
   stdoutFile?: { path: string; maxFileBytes: number };
   onChildProcess?: (pid: number, running: boolean) => void;
+  /** Once aborted, no child is started any more (runChild throws the abort reason instead). */
+  signal?: AbortSignal;
   /** Checked on every stdout chunk; returning true ends the child early (its output so far is kept). */
   stopWhen?: (stdoutSoFar: string) => boolean;
 }
@@ -53,6 +55,7 @@ interface ChildRun {
  * execs the binary with its arguments passed as positional parameters, never interpolated.
  */
 export async function runChild(binary: string, args: string[], run: ChildRun): Promise<ChildOutcome> {
+  run.signal?.throwIfAborted();
   const limitKb = String(Math.floor(run.memoryLimitBytes / 1024));
   // ulimit -f counts blocks of 512 bytes; unlimited when the output is piped to us (and capped as it is read).
   const fileBlocks = run.stdoutFile ? String(Math.ceil(run.stdoutFile.maxFileBytes / 512)) : 'unlimited';
@@ -130,7 +133,7 @@ const languageCache = new Map<string, Promise<string[]>>();
 export function installedLanguages(binary: string, options: OcrOptions): Promise<string[]> {
   let cached = languageCache.get(binary);
   if (!cached) {
-    const run = { timeoutMs: LIST_LANGS_TIMEOUT_MS, memoryLimitBytes: options.childMemoryLimitBytes, onChildProcess: options.onChildProcess };
+    const run = { timeoutMs: LIST_LANGS_TIMEOUT_MS, memoryLimitBytes: options.childMemoryLimitBytes, onChildProcess: options.onChildProcess, signal: options.signal };
     cached = runChild(binary, ['--list-langs'], run).then((outcome) =>
       `${outcome.stdout}\n${outcome.stderr}`
         .split('\n')
@@ -198,6 +201,7 @@ async function runTesseract(engine: OcrEngine, imagePath: string, options: OcrOp
     timeoutMs,
     memoryLimitBytes: options.childMemoryLimitBytes,
     onChildProcess: options.onChildProcess,
+    signal: options.signal,
     stopWhen: (out) => tsvPagesStarted(out) > maxPages,
   });
   if (!outcome.stopped && outcome.code !== 0) throw failureOf('tesseract', outcome);
@@ -247,6 +251,7 @@ export async function rasterizePdfPage(
     timeoutMs,
     memoryLimitBytes: options.childMemoryLimitBytes,
     onChildProcess: options.onChildProcess,
+    signal: options.signal,
   });
   if (outcome.code !== 0) throw failureOf('pdftoppm', outcome);
   const produced = (await readdir(dir)).find((name) => name.startsWith(`page${pageNumber}-`) && name.endsWith('.pgm'));
@@ -273,6 +278,7 @@ export async function rasterizeImage(imagePath: string, extension: string, dir: 
     timeoutMs,
     memoryLimitBytes: options.childMemoryLimitBytes,
     onChildProcess: options.onChildProcess,
+    signal: options.signal,
     stdoutFile: { path, maxFileBytes: MAX_CONVERTED_RASTER_BYTES },
   });
   return outcome.code === 0 ? path : null;

@@ -38,7 +38,9 @@ export type WorkerReply =
   | { type: 'done'; doc: ParsedDocument }
   | { type: 'error'; code: string; message: string; transient: boolean }
   | { type: 'crash'; detail: string }
-  | { type: 'child'; pid: number; running: boolean };
+  | { type: 'child'; pid: number; running: boolean }
+  /** After an abort: every OCR child the thread started is killed and reaped. */
+  | { type: 'aborted' };
 
 /** What the parent may send: another document to parse (a reused thread), or abort the running parse. */
 export type WorkerCommand = { type: 'parse'; request: WorkerRequest } | { type: 'abort' };
@@ -153,8 +155,10 @@ function runWorker(bytes: Buffer, filename: string, options: IsolatedParseOption
   worker.once('exit', () => markExited());
   const result = new Promise<ParsedDocument>((resolve, reject) => {
     let settled = false;
+    let stopped = false;
     let grace: NodeJS.Timeout | undefined;
     const stop = (): void => {
+      stopped = true;
       clearTimeout(timer);
       clearTimeout(grace);
       killChildren(children, hook);
@@ -178,12 +182,14 @@ function runWorker(bytes: Buffer, filename: string, options: IsolatedParseOption
       }
       resolve(doc);
     };
-    /** On timeout the worker first kills and reaps its own OCR children (no zombies); terminate follows regardless. */
+    /**
+     * On timeout the worker first kills and reaps its own OCR children (no zombies); terminate follows when it says
+     * so, or after the grace. Asked even when no child is known here: one it started may be on its way in a message.
+     */
     const timeOut = (): void => {
       if (settled) return;
       settled = true;
       reject(parseTimeout(timeoutMs));
-      if (children.size === 0) return stop();
       worker.postMessage({ type: 'abort' } satisfies WorkerCommand);
       grace = setTimeout(stop, ABORT_GRACE_MS);
     };
@@ -193,8 +199,10 @@ function runWorker(bytes: Buffer, filename: string, options: IsolatedParseOption
         if (reply.running) children.add(reply.pid);
         else children.delete(reply.pid);
         hook?.(reply.pid, reply.running);
-        if (settled && children.size === 0) stop();
-      } else if (reply.type === 'done') succeed(reply.doc);
+        // A child announced after the thread was stopped cannot be reaped by it any more: killed at least.
+        if (stopped) killChildren(children, hook);
+      } else if (reply.type === 'aborted') stop();
+      else if (reply.type === 'done') succeed(reply.doc);
       else if (reply.type === 'error') finish(() => reject(new IngestError(reply.code, reply.message, { transient: reply.transient })));
       else finish(() => reject(parseCrashed(new Error(reply.detail))));
     });

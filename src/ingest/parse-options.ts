@@ -52,6 +52,8 @@ export interface OcrOptions {
   tempDir: string;
   /** Told about every OCR child started and ended, so an isolating parent can kill orphans by pid. */
   onChildProcess?: (pid: number, running: boolean) => void;
+  /** Aborted when an isolating parent gives up on the parse: no further child is started. */
+  signal?: AbortSignal;
 }
 
 export interface ParseOptions {

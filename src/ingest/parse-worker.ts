@@ -10,7 +10,8 @@ import type { WorkerCommand, WorkerReply, WorkerRequest } from './parse-isolated
 
 /** OCR children currently running, so an abort can kill them here, where their exit is reaped. */
 const activeChildren = new Set<number>();
-let aborted = false;
+/** Aborted by the parent's 'abort': the parse may go on until it notices, but it starts no further child. */
+const abort = new AbortController();
 
 function kill(pid: number): void {
   try {
@@ -24,7 +25,7 @@ function trackChild(pid: number, running: boolean): void {
   if (running) activeChildren.add(pid);
   else activeChildren.delete(pid);
   post({ type: 'child', pid, running });
-  if (running && aborted) kill(pid);
+  if (!running && abort.signal.aborted && activeChildren.size === 0) post({ type: 'aborted' });
 }
 
 parentPort?.on('message', (command: WorkerCommand) => {
@@ -32,8 +33,10 @@ parentPort?.on('message', (command: WorkerCommand) => {
     void run(command.request);
     return;
   }
-  aborted = true;
+  abort.abort();
   for (const pid of activeChildren) kill(pid);
+  // Children are reaped here (their close reaches trackChild); the parent terminates this thread once none is left.
+  if (activeChildren.size === 0) post({ type: 'aborted' });
 });
 
 function post(reply: WorkerReply): void {
@@ -50,7 +53,7 @@ function errorReply(error: unknown): WorkerReply {
 async function run(request: WorkerRequest): Promise<void> {
   const options: ParseOptions = {
     ...request.options,
-    ocr: { ...request.options.ocr, onChildProcess: trackChild },
+    ocr: { ...request.options.ocr, onChildProcess: trackChild, signal: abort.signal },
   };
   try {
     const doc = await parseDocument(Buffer.from(request.bytes), request.filename, options);

@@ -29,7 +29,7 @@ export async function runLegacyReader(reader: 'catdoc' | 'xls2csv', args: string
     await writeFile(file, bytes, { mode: 0o600 });
     // Output past the document's text budget is never indexed: the reader is stopped there (capText cuts the rest).
     const enough = (output: string) => output.length > context.budget.remaining + LEGACY_READER_SLACK_CHARS;
-    const outcome = await runChild(binary, [...args, file], { timeoutMs: LEGACY_READER_TIMEOUT_MS, memoryLimitBytes: LEGACY_READER_MEMORY_LIMIT_BYTES, onChildProcess: context.options.ocr.onChildProcess, stopWhen: enough });
+    const outcome = await runChild(binary, [...args, file], { timeoutMs: LEGACY_READER_TIMEOUT_MS, memoryLimitBytes: LEGACY_READER_MEMORY_LIMIT_BYTES, onChildProcess: context.options.ocr.onChildProcess, signal: context.options.ocr.signal, stopWhen: enough });
     if (outcome.timedOut) throw unreadable(new Error(`${reader} took longer than ${LEGACY_READER_TIMEOUT_MS} ms`));
     if (outcome.stopped) return outcome.stdout;
     if (outcome.code !== 0) throw unreadable(new Error(`${reader} exited with ${outcome.signal ?? outcome.code}: ${outcome.stderr.slice(0, 500)}`));
