@@ -208,7 +208,12 @@ try {
         if (!view?.memory) continue;
         const mib = (bytes: number) => (bytes / 1048576).toFixed(0);
         const { heapTotal, heapUsed, external, arrayBuffers, segmentThread } = view.memory;
-        seen.set(view.process_id, `heap ${mib(heapUsed)}/${mib(heapTotal)}, external ${mib(external)} (buffers ${mib(arrayBuffers)}), segment thread ${mib(segmentThread)}`);
+        const { chunks, segments, segmentRows, estimatedBytes } = view.serving;
+        seen.set(
+          view.process_id,
+          `heap ${mib(heapUsed)}/${mib(heapTotal)}, external ${mib(external)} (buffers ${mib(arrayBuffers)}), segment thread ${mib(segmentThread)}; ` +
+            `${chunks} live chunks in ${segmentRows} rows of ${segments} segments, estimated ${mib(estimatedBytes)}`,
+        );
       }
       return [...seen].map(([pid, text]) => `api ${pid}: ${text}`).join('; ');
     };

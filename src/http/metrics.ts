@@ -10,7 +10,7 @@ export interface JobCounts {
 
 /** What an api process serves, read when /metrics is scraped (ServingIndex.stats and the follower's lag). */
 export interface ServingGauges {
-  stats(): { clients: number; versions: number; chunks: number; segments: number; estimatedBytes: number };
+  stats(): { clients: number; versions: number; chunks: number; segments: number; segmentRows: number; estimatedBytes: number };
   /** Publication-log entries committed and not yet applied, summed over the Clients the process has loaded. */
   followerLag(): Promise<number>;
 }
@@ -123,6 +123,7 @@ export class ServiceMetrics {
     gauge('serving_versions', 'Document Versions in the snapshots this api process holds', () => serving.stats().versions);
     gauge('serving_chunks', 'Live chunks in the snapshots this api process holds', () => serving.stats().chunks);
     gauge('serving_segments', 'Segments in the snapshots this api process holds', () => serving.stats().segments);
+    gauge('serving_segment_rows', 'Rows in those segments: live chunks and replaced or deleted ones not yet merged away', () => serving.stats().segmentRows);
     gauge('serving_snapshot_bytes', 'Estimated bytes of the snapshots this api process holds', () => serving.stats().estimatedBytes);
     gauge('follower_lag_entries', 'Publication-log entries committed and not yet applied by this api process, over its loaded Clients', () => serving.followerLag());
   }

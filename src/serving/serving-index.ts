@@ -45,6 +45,8 @@ export interface ServingStats {
   versions: number;
   chunks: number;
   segments: number;
+  /** Rows the segments hold: live chunks, and rows of versions replaced or deleted that no merge has dropped yet. */
+  segmentRows: number;
 }
 
 function identityOf(entry: { documentId: string; versionKey: string }): string {
@@ -352,6 +354,7 @@ export class ServingIndex {
     let versions = 0;
     let chunks = 0;
     let segments = 0;
+    let segmentRows = 0;
     let graphs = 0;
     let graphsPending = 0;
     for (const { snapshot } of this.served.values()) {
@@ -359,10 +362,11 @@ export class ServingIndex {
       chunks += snapshot.liveChunkCount;
       segments += snapshot.segments.length;
       for (const segment of snapshot.segments) {
+        segmentRows += segment.rows;
         if (segment.ann.graph) graphs++;
         else if (wantsAnn(segment)) graphsPending++;
       }
     }
-    return { clients: this.served.size, estimatedBytes: this.estimatedBytes(), budgetBytes: this.budgetBytes(), loads: this.loads, evictions: this.evictions, graphs, graphsPending, versions, chunks, segments };
+    return { clients: this.served.size, estimatedBytes: this.estimatedBytes(), budgetBytes: this.budgetBytes(), loads: this.loads, evictions: this.evictions, graphs, graphsPending, versions, chunks, segments, segmentRows };
   }
 }

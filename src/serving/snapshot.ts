@@ -19,6 +19,14 @@ export const SEGMENT_MERGE_FACTOR = 4;
 export const SEGMENT_CLASS_BASE_ROWS = 64;
 /** Upper bound on segments per snapshot; past it the two newest are merged regardless. */
 export const MAX_SEGMENTS = 24;
+/**
+ * A segment whose rows are at least this share dead (their versions replaced or deleted) is rewritten without
+ * them. The size-class merges only ever take the newest segments, so without this an old segment kept by a few
+ * live chunks would hold every dead row beside them: memory would grow with publications, not with what is served.
+ */
+export const SEGMENT_DEAD_SHARE = 0.5;
+/** ...once it holds at least this many dead rows, so that small segments are not rewritten for a few. */
+export const SEGMENT_DEAD_MIN_ROWS = SEGMENT_CLASS_BASE_ROWS;
 
 export interface ClientSnapshot {
   readonly clientId: string;
@@ -155,18 +163,44 @@ export function sizeClass(rows: number): number {
   return sizeClass;
 }
 
+/** Rows of a segment whose version is still served (a version's chunks are live or dead together). */
+export function liveRowsOf(segment: Segment, live: Uint8Array): number {
+  let rows = 0;
+  for (const version of segment.versions) if (version.chunkCount > 0 && live[version.firstOrdinal] === 1) rows += version.chunkCount;
+  return rows;
+}
+
+/** The segment with the most dead rows among those due a rewrite (SEGMENT_DEAD_SHARE, SEGMENT_DEAD_MIN_ROWS), or null. */
+function mostlyDeadSegment(snapshot: ClientSnapshot): Segment | null {
+  let chosen: Segment | null = null;
+  let chosenDead = 0;
+  for (const segment of snapshot.segments) {
+    const dead = segment.rows - liveRowsOf(segment, snapshot.live);
+    if (dead >= SEGMENT_DEAD_MIN_ROWS && dead >= SEGMENT_DEAD_SHARE * segment.rows && dead > chosenDead) {
+      chosen = segment;
+      chosenDead = dead;
+    }
+  }
+  return chosen;
+}
+
 /**
- * Log-structured merging: once the newest SEGMENT_MERGE_FACTOR segments are of one size class, they merge into one of a larger class, so a Client with n chunks keeps O(log n) segments and each chunk is
- * rebuilt O(log n) times. Past MAX_SEGMENTS the two newest merge regardless. Returns the adjacent run to merge
- * next, or null.
+ * Log-structured merging: once the newest SEGMENT_MERGE_FACTOR segments are of one size class, they merge into
+ * one of a larger class, so a Client with n chunks keeps O(log n) segments and each chunk is rebuilt O(log n)
+ * times. Past MAX_SEGMENTS the two newest merge regardless. Otherwise a segment mostly made of dead rows is
+ * rewritten alone (a run of one), so the rows held stay within about twice the live ones. Returns the adjacent
+ * run to merge next, or null.
  */
 export function compactionPlan(snapshot: ClientSnapshot): Segment[] | null {
   const segments = snapshot.segments;
   if (segments.length > MAX_SEGMENTS) return segments.slice(-2);
-  if (segments.length < SEGMENT_MERGE_FACTOR) return null;
-  const run = segments.slice(-SEGMENT_MERGE_FACTOR);
-  const head = sizeClass(run[0].rows);
-  return run.every((segment) => sizeClass(segment.rows) === head) ? run : null;
+  if (segments.length >= SEGMENT_MERGE_FACTOR) {
+    const run = segments.slice(-SEGMENT_MERGE_FACTOR);
+    const head = sizeClass(run[0].rows);
+    if (run.every((segment) => sizeClass(segment.rows) === head)) return run;
+  }
+  const mostlyDead = mostlyDeadSegment(snapshot);
+  return mostlyDead ? [mostlyDead] : null;
 }
 
 /**

@@ -154,6 +154,9 @@ test('/metrics holds what a dashboard needs: search latency by scope and lane, j
   const chunks = find('serving_chunks');
   assert.ok(chunks.length >= 1 && chunks.every((sample) => /^\d+$/.test(sample.labels.process)), JSON.stringify(chunks));
   assert.ok(find('serving_versions').some((sample) => sample.value >= (TESSERACT ? 2 : 1)), JSON.stringify(find('serving_versions')));
+  // Segment rows count live chunks and the rows no merge has dropped yet: never fewer than the live chunks.
+  for (const sample of chunks) assert.ok(total('serving_segment_rows', { process: sample.labels.process }) >= sample.value, JSON.stringify(find('serving_segment_rows')));
+  assert.ok(find('serving_segment_rows').some((sample) => sample.value >= 1), JSON.stringify(find('serving_segment_rows')));
   assert.ok(find('follower_lag_entries').every((sample) => sample.value >= 0 && /^\d+$/.test(sample.labels.process)));
   assert.ok(find('follower_lag_entries').length >= 1);
   if (TESSERACT) assert.ok(total('ocr_pages_total') >= 1, 'the scanned image was read by OCR');

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tableHas, tableStrings } from '../../src/text/string-table.ts';
-import { applyChange, chunksOf, compactFully, compactionPlan, emptySnapshot, chunkByOrdinal, generationNumbering, replaceSegments, segmentIndexOf, MAX_SEGMENTS, SEGMENT_MERGE_FACTOR } from '../../src/serving/snapshot.ts';
+import { applyChange, chunksOf, compactFully, compactionPlan, emptySnapshot, chunkByOrdinal, generationNumbering, liveRowsOf, replaceSegments, segmentIndexOf, MAX_SEGMENTS, SEGMENT_DEAD_MIN_ROWS, SEGMENT_MERGE_FACTOR } from '../../src/serving/snapshot.ts';
 import { chunkTextHash } from '../../src/serving/generation-lanes.ts';
 import { generationOfOrdinalIn, inlineSegmentBuilder, rowOfOrdinal, versionAtRow } from '../../src/serving/segment.ts';
 import { loadedGeneration } from '../helpers/generations.ts';
@@ -86,6 +86,36 @@ test('a merge replaces its segments only while they are still served', async () 
   assert.deepEqual(sparseIds(swapped, 'third'), ['c2']);
   const rebuilt = await applyChange(emptySnapshot('c', DIMS), { activated: [generation('z', ['other'])] });
   assert.equal(replaceSegments(rebuilt, plan, merged), null, 'a snapshot without those segments is left alone');
+});
+
+test('an old segment kept by a few live chunks is rewritten without its dead rows once they are half of it', async () => {
+  const replace = (from: number, to: number) => ({ activated: Array.from({ length: to - from }, (_, k) => generation(`doc-${from + k}`, [`replaced ${from + k}`])) });
+  // One segment of 100 documents of two chunks each; later publications replace some of them with one chunk.
+  let snapshot = await applyChange(emptySnapshot('c', DIMS), { activated: Array.from({ length: 100 }, (_, i) => generation(`doc-${i}`, [`ledger ${i}`, `original ${i}`])) });
+  const [old] = snapshot.segments;
+  assert.equal(old.rows, 200);
+  snapshot = await applyChange(snapshot, replace(0, 40));
+  assert.equal(liveRowsOf(snapshot.segments[0], snapshot.live), 120);
+  assert.equal(compactionPlan(snapshot), null, '80 dead rows of 200 stay: under half');
+  snapshot = await applyChange(snapshot, replace(40, 60));
+  assert.deepEqual(compactionPlan(snapshot), [old], '120 dead rows of 200: the old segment alone is rewritten');
+  const compacted = await compactFully(snapshot);
+  assert.deepEqual(compacted.segments.map((segment) => segment.rows), [80, 40, 20], 'only live rows are left, in ordinal order');
+  for (const candidate of [snapshot, compacted]) {
+    assert.deepEqual(sparseIds(candidate, 'original').length, 40);
+    assert.deepEqual(sparseIds(candidate, 'replaced').length, 60);
+    assert.deepEqual(sparseIds(candidate, 'ledger'), Array.from({ length: 40 }, (_, k) => `doc-${60 + k}`).sort(), 'the replaced chunks are not found');
+    assert.equal(candidate.liveChunkCount, 40 * 2 + 60);
+  }
+  assert.equal(compactionPlan(compacted), null);
+});
+
+test('a small segment is not rewritten for a few dead rows, however large their share', async () => {
+  const documents = SEGMENT_DEAD_MIN_ROWS - 1;
+  let snapshot = await applyChange(emptySnapshot('c', DIMS), { activated: Array.from({ length: documents }, (_, i) => generation(`doc-${i}`, [`ledger ${i}`])) });
+  snapshot = await applyChange(snapshot, { activated: [], removed: Array.from({ length: documents - 1 }, (_, i) => versionIdentity({ documentId: `doc-${i}`, versionId: `doc-${i}` })) });
+  assert.equal(liveRowsOf(snapshot.segments[0], snapshot.live), 1);
+  assert.equal(compactionPlan(snapshot), null);
 });
 
 test('a merged segment keeps no word of a chunk that died (the fuzzy lane forgets purged documents)', async () => {
