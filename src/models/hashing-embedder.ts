@@ -6,6 +6,7 @@ import { FUNCTION_WORDS } from './function-words.ts';
 import { ModelProviderError } from './model-error.ts';
 import { l2NormalizeInPlace } from './vector-math.ts';
 import { wordTokens } from './word-tokens.ts';
+import { LRUCache } from 'lru-cache';
 
 export const HASHING_PROVIDER = 'hashing';
 /** Bump the version suffix whenever features or weights change: old vectors then no longer compare. */
@@ -110,16 +111,18 @@ function wordFeaturesOf(word: string, dimensions: number): WordFeatures {
   return { entries: Uint16Array.from(entries), ngrams: charNgramCount(length) };
 }
 
-/** Words recur across chunks: their features are hashed once per dimension count, within a bounded cache. */
-const WORD_FEATURE_CACHE_SIZE = 100_000;
-const wordFeatureCaches = new Map<number, Map<string, WordFeatures>>();
+/**
+ * Words recur across chunks: the features of the most recently used ones are kept, per dimension count (about
+ * 500 bytes a word, so about 8 MiB for one dimension count).
+ */
+const WORD_FEATURE_CACHE_SIZE = 16_384;
+const wordFeatureCaches = new Map<number, LRUCache<string, WordFeatures>>();
 
 function cachedWordFeatures(word: string, dimensions: number): WordFeatures {
   let cache = wordFeatureCaches.get(dimensions);
-  if (cache === undefined) wordFeatureCaches.set(dimensions, (cache = new Map()));
+  if (cache === undefined) wordFeatureCaches.set(dimensions, (cache = new LRUCache({ max: WORD_FEATURE_CACHE_SIZE })));
   let features = cache.get(word);
   if (features === undefined) {
-    if (cache.size >= WORD_FEATURE_CACHE_SIZE) cache.clear();
     features = wordFeaturesOf(word, dimensions);
     cache.set(word, features);
   }

@@ -2,6 +2,7 @@
 // lexical token containment, then semantic similarity of the value alone. Only lossless normalization:
 // no expansion, correction or reranking. Structured values and queries admit whole-value equality only.
 
+import { LRUCache } from 'lru-cache';
 import { readOverNetwork } from './network-read.ts';
 import type { ClientSnapshot } from '../serving/snapshot.ts';
 import type { ServedVersion } from '../serving/served-types.ts';
@@ -12,8 +13,14 @@ import { isStopword } from '../text/stopwords.ts';
 import { METADATA_MAX_MATCHABLE_STRING_CHARS } from '../domain/metadata-contract.ts';
 import { SEMANTIC_METADATA_FLOOR } from '../spec-limits.ts';
 
-/** Rendered values kept with their vectors across snapshots (values repeat across versions). */
-export const VALUE_VECTOR_CACHE_SIZE = 50_000;
+/**
+ * Bytes of rendered values and their vectors kept across snapshots, the most recently used (values repeat across
+ * versions). Bounded in bytes, since a vector's size depends on the model: 8 MiB holds about 5,000 values at 384
+ * dimensions, in every api process whatever the number of Clients it serves.
+ */
+export const VALUE_VECTOR_CACHE_BYTES = 8 * 1024 * 1024;
+/** What the cache counts for a value beside its vector's bytes (the key's characters, the entry itself). */
+const VALUE_ENTRY_OVERHEAD_BYTES = 96;
 /** Paths whose values are enumerations: they may match exactly but never lexically or semantically. */
 export const EXACT_ONLY_PATHS: ReadonlySet<string> = new Set(['source.mime_type', 'source.extension', 'classification.status', 'quality.text_extraction']);
 
@@ -54,20 +61,28 @@ export function isStructured(normalized: string, valueType: string): boolean {
 }
 
 class ValueVectors {
-  private readonly cache = new Map<string, Float32Array>();
+  private readonly cache = new LRUCache<string, Float32Array>({
+    maxSize: VALUE_VECTOR_CACHE_BYTES,
+    sizeCalculation: (vector, value) => vector.byteLength + 2 * value.length + VALUE_ENTRY_OVERHEAD_BYTES,
+  });
 
+  /** The vector of each value: remembered ones, and the others embedded now (kept for this answer even when the cache cannot hold them all). */
   async vectors(embedder: Embedder, values: string[]): Promise<Map<string, Float32Array>> {
-    const missing = [...new Set(values.filter((value) => !this.cache.has(value)))];
+    const found = new Map<string, Float32Array>();
+    const missing: string[] = [];
+    for (const value of new Set(values)) {
+      const vector = this.cache.get(value);
+      if (vector) found.set(value, vector);
+      else missing.push(value);
+    }
     if (missing.length > 0) {
       const embedded = await readOverNetwork(() => embedder.embed(missing, { singleAttempt: true }));
-      missing.forEach((value, index) => this.remember(value, embedded[index]));
+      missing.forEach((value, index) => {
+        found.set(value, embedded[index]);
+        this.cache.set(value, embedded[index]);
+      });
     }
-    return new Map(values.map((value) => [value, this.cache.get(value)!]));
-  }
-
-  private remember(value: string, vector: Float32Array): void {
-    if (this.cache.size >= VALUE_VECTOR_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(value, vector);
+    return found;
   }
 }
 

@@ -7,6 +7,7 @@ import { looksMalay, malayStem } from './malay-stemmer.ts';
 import { ENGLISH_STOPWORDS, MALAY_STOPWORDS, isStopword } from './stopwords.ts';
 import { tokenize } from './tokenize.ts';
 import type { Token } from './tokenize.ts';
+import { LRUCache } from 'lru-cache';
 
 export interface Term {
   term: string;
@@ -29,8 +30,12 @@ export type AnalysisMode = 'english' | 'malay';
 export const ENGLISH_MODE_MIN_STOPWORDS = 1;
 /** ...and this many times more English than Malay stopwords. */
 export const ENGLISH_MODE_DOMINANCE = 3;
-/** Memoised stems: stemming is the hot path of indexing and its result depends on the word alone. */
-export const STEM_CACHE_LIMIT = 200_000;
+/**
+ * Memoised stems: stemming is the hot path of indexing and its result depends on the word alone. The most
+ * recently used words are kept (about 160 bytes each, so about 5 MiB per thread that analyzes), enough for
+ * the words that recur; a cache of every word ever seen would grow with the vocabulary of all uploads.
+ */
+export const STEM_CACHE_LIMIT = 32_768;
 
 const LETTERS_ONLY = /^[\p{L}\p{M}]+$/u;
 const APOSTROPHE = /['\u2019]/g;
@@ -80,13 +85,12 @@ function malayAwareStem(word: string): string {
   return looksMalay(root) ? root : porterStem(root);
 }
 
-const stemCache = new Map<string, readonly string[]>();
+const stemCache = new LRUCache<string, readonly string[]>({ max: STEM_CACHE_LIMIT });
 
 /** [Malay-aware stem, Porter stem] of a normalized letters-only word, one entry when they agree. */
 function bothStems(word: string): readonly string[] {
   let stems = stemCache.get(word);
   if (stems === undefined) {
-    if (stemCache.size >= STEM_CACHE_LIMIT) stemCache.clear();
     const malayAware = malayAwareStem(word);
     const english = porterStem(word);
     stems = malayAware === english ? [english] : [malayAware, english];

@@ -13,6 +13,7 @@ import { tokenize } from './tokenize.ts';
 import type { Token } from './tokenize.ts';
 import { endOf, stringAt, StringInterner, stringTable, tableHas, tableStrings } from './string-table.ts';
 import type { ByteStrings, StringTable } from './string-table.ts';
+import { LRUCache } from 'lru-cache';
 
 /** Words outside these lengths (code points) are not kept: too short to correct towards, or not words. */
 export const VOCABULARY_MIN_WORD_LENGTH = 2;
@@ -244,8 +245,11 @@ function grownTo(array: Uint32Array<ArrayBuffer>, capacity: number): Uint32Array
   return bigger;
 }
 
-/** Words whose analysis (index terms, Malay roots) is remembered: a word's analysis never changes. */
-export const WORD_ANALYSIS_CACHE_SIZE = 200_000;
+/**
+ * Words whose analysis (index terms, Malay roots) is remembered, the most recently used: a word's analysis never
+ * changes. About 400 bytes each, so about 6 MiB per thread that derives terms.
+ */
+export const WORD_ANALYSIS_CACHE_SIZE = 16_384;
 
 interface WordAnalysis {
   terms: readonly string[];
@@ -253,10 +257,10 @@ interface WordAnalysis {
 }
 
 /**
- * The analysis of words seen before, so that deriving terms again (lane data written before lanes carried
- * them) does not run the analyzers over every word again. Cleared whole when full: a bounded cache.
+ * The analysis of words seen lately, so that the words every generation repeats (and lane data written before
+ * lanes carried derived terms) do not run the analyzers again.
  */
-const wordAnalyses = new Map<string, WordAnalysis>();
+const wordAnalyses = new LRUCache<string, WordAnalysis>({ max: WORD_ANALYSIS_CACHE_SIZE });
 
 function analysisOf(word: string): WordAnalysis {
   let analysis = wordAnalyses.get(word);
@@ -264,7 +268,6 @@ function analysisOf(word: string): WordAnalysis {
     const stem = malayStem(word);
     const roots = malayRootCandidates(word);
     analysis = { terms: analyzeQueryTerms(word), roots: stem !== word ? [stem, ...roots] : [...roots] };
-    if (wordAnalyses.size >= WORD_ANALYSIS_CACHE_SIZE) wordAnalyses.clear();
     wordAnalyses.set(word, analysis);
   }
   return analysis;
