@@ -184,21 +184,29 @@ function mostlyDeadSegment(snapshot: ClientSnapshot): Segment | null {
   return chosen;
 }
 
+/** The newest run of SEGMENT_MERGE_FACTOR adjacent segments of one size class, or null. */
+function sizeClassRun(segments: readonly Segment[]): Segment[] | null {
+  for (let end = segments.length; end >= SEGMENT_MERGE_FACTOR; end--) {
+    const run = segments.slice(end - SEGMENT_MERGE_FACTOR, end);
+    const head = sizeClass(run[0].rows);
+    if (run.every((segment) => sizeClass(segment.rows) === head)) return run;
+  }
+  return null;
+}
+
 /**
- * Log-structured merging: once the newest SEGMENT_MERGE_FACTOR segments are of one size class, they merge into
- * one of a larger class, so a Client with n chunks keeps O(log n) segments and each chunk is rebuilt O(log n)
- * times. Past MAX_SEGMENTS the two newest merge regardless. Otherwise a segment mostly made of dead rows is
- * rewritten alone (a run of one), so the rows held stay within about twice the live ones. Returns the adjacent
- * run to merge next, or null.
+ * Log-structured merging: once SEGMENT_MERGE_FACTOR adjacent segments are of one size class, they merge into one
+ * of a larger class, so a Client with n chunks keeps O(log n) segments and each chunk is rebuilt O(log n) times.
+ * Publications append, so such a run forms at the newest end; older runs form when rewrites shrink segments.
+ * Past MAX_SEGMENTS the two newest merge regardless. Otherwise a segment mostly made of dead rows is rewritten
+ * alone (a run of one), so the rows held stay within about twice the live ones. Returns the adjacent run to
+ * merge next, or null.
  */
 export function compactionPlan(snapshot: ClientSnapshot): Segment[] | null {
   const segments = snapshot.segments;
   if (segments.length > MAX_SEGMENTS) return segments.slice(-2);
-  if (segments.length >= SEGMENT_MERGE_FACTOR) {
-    const run = segments.slice(-SEGMENT_MERGE_FACTOR);
-    const head = sizeClass(run[0].rows);
-    if (run.every((segment) => sizeClass(segment.rows) === head)) return run;
-  }
+  const run = sizeClassRun(segments);
+  if (run) return run;
   const mostlyDead = mostlyDeadSegment(snapshot);
   return mostlyDead ? [mostlyDead] : null;
 }

@@ -110,6 +110,17 @@ test('an old segment kept by a few live chunks is rewritten without its dead row
   assert.equal(compactionPlan(compacted), null);
 });
 
+test('a run of small segments behind a larger newer one is merged too (rewrites leave such runs)', async () => {
+  let snapshot = emptySnapshot('c', DIMS);
+  for (let i = 0; i < SEGMENT_MERGE_FACTOR; i++) snapshot = await applyChange(snapshot, { activated: [generation(`small-${i}`, [`ledger ${i}`])] });
+  const small = snapshot.segments.slice();
+  snapshot = await applyChange(snapshot, { activated: Array.from({ length: 300 }, (_, i) => generation(`large-${i}`, [`budget ${i}`])) });
+  assert.deepEqual(compactionPlan(snapshot), small);
+  const compacted = await compactFully(snapshot);
+  assert.deepEqual(compacted.segments.map((segment) => segment.rows), [SEGMENT_MERGE_FACTOR, 300]);
+  assert.equal(sparseIds(compacted, 'ledger').length, SEGMENT_MERGE_FACTOR);
+});
+
 test('a small segment is not rewritten for a few dead rows, however large their share', async () => {
   const documents = SEGMENT_DEAD_MIN_ROWS - 1;
   let snapshot = await applyChange(emptySnapshot('c', DIMS), { activated: Array.from({ length: documents }, (_, i) => generation(`doc-${i}`, [`ledger ${i}`])) });
