@@ -73,7 +73,10 @@ function supervise(config: Config): void {
   };
 
   const start = (slot: Slot) => {
-    cluster.setupPrimary({ exec: ENTRY[slot.role], silent: false, execArgv: [...process.execArgv, `--max-semi-space-size=${config.v8MaxSemiSpaceMb}`, ...(slot.role === 'api' ? [EXPOSE_GC_FLAG] : [])] });
+    // The young generation is given its whole size from the start: grown by V8 as load comes, it would be resident
+    // memory that rises minutes after start-up, in whichever process happens to be busiest.
+    const youngGeneration = [`--min-semi-space-size=${config.v8MaxSemiSpaceMb}`, `--max-semi-space-size=${config.v8MaxSemiSpaceMb}`];
+    cluster.setupPrimary({ exec: ENTRY[slot.role], silent: false, execArgv: [...process.execArgv, ...youngGeneration, ...(slot.role === 'api' ? [EXPOSE_GC_FLAG] : [])] });
     // The allocator setting is read by glibc when the child starts, so it travels in the child's environment;
     // so does Node's compile cache, which its children (graph and parse processes) inherit.
     const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role, MALLOC_MMAP_THRESHOLD_: config.mallocMmapThreshold, NODE_COMPILE_CACHE: compileCache });
