@@ -72,10 +72,11 @@ export interface Config {
    */
   mallocMmapThreshold: string;
   /**
-   * V8's semi-space (MiB) in the processes the supervisor starts, given whole from the start. Left to V8 on a
-   * machine with much memory, the young generation of a busy api process grows to 128 MiB and stays committed;
-   * its garbage is short-lived, so a small young generation costs little more collection time. Grown on demand,
-   * it would be resident memory rising minutes after start-up in whichever process is busiest.
+   * V8's largest semi-space (MiB) in the processes the supervisor starts, given whole from the start to api
+   * processes. Left to V8 on a machine with much memory, the young generation of a busy api process grows to
+   * 128 MiB and stays committed; its garbage is short-lived, so a small young generation costs little more
+   * collection time. Grown on demand, it would be resident memory rising minutes after start-up in whichever api
+   * process is busiest.
    */
   v8MaxSemiSpaceMb: number;
   classificationEnabled: boolean;

@@ -73,9 +73,10 @@ function supervise(config: Config): void {
   };
 
   const start = (slot: Slot) => {
-    // The young generation is given its whole size from the start: grown by V8 as load comes, it would be resident
-    // memory that rises minutes after start-up, in whichever process happens to be busiest.
-    const youngGeneration = [`--min-semi-space-size=${config.v8MaxSemiSpaceMb}`, `--max-semi-space-size=${config.v8MaxSemiSpaceMb}`];
+    // An api process gets its young generation whole from the start: grown by V8 as reads come, it would be
+    // resident memory rising minutes after start-up in whichever api process is busiest, outside what its budget
+    // measured at start-up. A worker's grows with its first upload, and its peak is bounded as it is.
+    const youngGeneration = [...(slot.role === 'api' ? [`--min-semi-space-size=${config.v8MaxSemiSpaceMb}`] : []), `--max-semi-space-size=${config.v8MaxSemiSpaceMb}`];
     cluster.setupPrimary({ exec: ENTRY[slot.role], silent: false, execArgv: [...process.execArgv, ...youngGeneration, ...(slot.role === 'api' ? [EXPOSE_GC_FLAG] : [])] });
     // The allocator setting is read by glibc when the child starts, so it travels in the child's environment;
     // so does Node's compile cache, which its children (graph and parse processes) inherit.
