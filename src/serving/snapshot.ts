@@ -21,8 +21,8 @@ export const SEGMENT_CLASS_BASE_ROWS = 64;
 export const MAX_SEGMENTS = 24;
 /**
  * A segment whose rows are at least this share dead (their versions replaced or deleted) is rewritten without
- * them. The size-class merges only ever take the newest segments, so without this an old segment kept by a few
- * live chunks would hold every dead row beside them: memory would grow with publications, not with what is served.
+ * them. Size-class runs form at the newest end, so without this an old segment kept by a few live chunks would
+ * hold every dead row beside them: memory would grow with publications, not with what is served.
  */
 export const SEGMENT_DEAD_SHARE = 0.5;
 /** ...once it holds at least this many dead rows, so that small segments are not rewritten for a few. */
