@@ -170,11 +170,18 @@ export function liveRowsOf(segment: Segment, live: Uint8Array): number {
   return rows;
 }
 
-/** The segment with the most dead rows among those due a rewrite (SEGMENT_DEAD_SHARE, SEGMENT_DEAD_MIN_ROWS), or null. */
+/**
+ * The segment with the most dead rows among those due a rewrite (SEGMENT_DEAD_SHARE, SEGMENT_DEAD_MIN_ROWS), or
+ * null. Asked after every publication, so the snapshot's dead rows in all bound the search first: with none (bulk
+ * ingest) no segment's versions are counted, and a segment too large to be half dead is never counted.
+ */
 function mostlyDeadSegment(snapshot: ClientSnapshot): Segment | null {
+  const deadInAll = snapshot.segments.reduce((sum, segment) => sum + segment.rows, 0) - snapshot.liveChunkCount;
+  if (deadInAll < SEGMENT_DEAD_MIN_ROWS) return null;
   let chosen: Segment | null = null;
   let chosenDead = 0;
   for (const segment of snapshot.segments) {
+    if (segment.rows * SEGMENT_DEAD_SHARE > deadInAll) continue;
     const dead = segment.rows - liveRowsOf(segment, snapshot.live);
     if (dead >= SEGMENT_DEAD_MIN_ROWS && dead >= SEGMENT_DEAD_SHARE * segment.rows && dead > chosenDead) {
       chosen = segment;
