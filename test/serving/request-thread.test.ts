@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { RequestThread } from '../../src/serving/request-thread.ts';
+
+const ECHO_THREAD = new URL('../helpers/echo-thread.ts', import.meta.url);
+
+type Echo = { id: number; threadId: number };
+
+test('a request made while the closed thread is ending goes to a new thread started only once the old one has exited', async () => {
+  const events: string[] = [];
+  const thread = new RequestThread<{ id: number }, Echo>(ECHO_THREAD, 'echo thread', { started: () => events.push('started') });
+  try {
+    const first = await thread.request({});
+    const closed = thread.close().then(() => events.push('exited'));
+    // Both made before the old thread has exited: they wait for it, in order, and share the next thread.
+    const [second, third] = await Promise.all([thread.request({}), thread.request({})]);
+    await closed;
+    assert.deepEqual(events, ['started', 'exited', 'started']);
+    assert.notEqual(second.threadId, first.threadId);
+    assert.equal(third.threadId, second.threadId);
+    assert.ok(second.id < third.id);
+    assert.equal(thread.waiting, 0);
+  } finally {
+    await thread.close();
+  }
+});
+
+test('a thread given up on is not waited for: the next request starts a new thread at once', async () => {
+  const events: string[] = [];
+  const thread = new RequestThread<{ id: number }, Echo>(ECHO_THREAD, 'echo thread', { started: () => events.push('started') });
+  try {
+    const first = await thread.request({});
+    thread.abandon('a test gives it up');
+    const next = thread.request({});
+    assert.deepEqual(events, ['started', 'started']);
+    assert.notEqual((await next).threadId, first.threadId);
+  } finally {
+    await thread.close();
+  }
+});
