@@ -64,10 +64,14 @@ class ThreadLane {
 
   /** `transfer`: buffers moved to the thread instead of copied (the caller no longer reads them). */
   async request(message: Unnumbered<SegmentThreadRequest>, inputBytes = 0, transfer: ArrayBuffer[] = []): Promise<Answer> {
-    const answered = this.thread.request(message, transfer); // starts a thread (and its count) when none runs
+    // Starts a thread (and its count) when none runs; one being recycled first exits (request-thread.ts).
+    const reply = await this.thread.request(message, transfer);
+    // Counted once answered, so by the thread that took it.
     this.threadBytes += inputBytes;
-    if (this.threadBytes > this.recycleBytes) this.recycleWhenIdle = true;
-    const reply = await answered;
+    if (this.threadBytes > this.recycleBytes) {
+      this.recycleWhenIdle = true;
+      this.recycleIfIdle();
+    }
     return 'evidence' in reply ? reply.evidence : 'added' in reply ? reply.added : reply.index;
   }
 

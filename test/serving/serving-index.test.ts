@@ -238,3 +238,28 @@ test('a segment thread that is due to end when idle waits for the build sessions
     removeDir(dir);
   }
 });
+
+test('a segment thread ends when idle once it has taken its input allowance, and the next build gets a new one', { timeout: 60_000 }, async () => {
+  const dir = tempDataDir();
+  await seedVersions(dir, 'c', 'doc', [{ versionId: 'v1', text: 'Petty cash voucher.' }]);
+  const storage = new Storage(dir);
+  const recycled = new ThreadedSegmentBuilder({ graphCache: graphCacheIn(dir), recycleBytes: 0 });
+  const kept = new ThreadedSegmentBuilder({ graphCache: graphCacheIn(dir) });
+  try {
+    const store = storage.client('c');
+    const [generation] = await store.generations.loadActiveGenerations(await store.generations.servedGenerationIds());
+    const versions = [{ firstOrdinal: 0, chunkCount: 1, generation: generation.generation } as unknown as ServedVersion];
+    const build = (builder: ThreadedSegmentBuilder) => builder.build([{ firstOrdinal: 0, source: { lanes: generation.lanes!.slice() } }], versions, DIMENSIONS);
+    assert.equal((await build(kept)).rows, 1);
+    assert.ok((await kept.threadBytes()) > 0, 'a thread under its allowance stays');
+    assert.equal((await build(recycled)).rows, 1);
+    // Ended once idle: no thread holds anything until the next request starts one.
+    while ((await recycled.threadBytes()) > 0) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal((await build(recycled)).rows, 1);
+  } finally {
+    await recycled.close();
+    await kept.close();
+    storage.close();
+    removeDir(dir);
+  }
+});
