@@ -3,7 +3,9 @@
 // and new versions, metadata updates, soft deletes, restores, hard deletes, searches and reads (list, text,
 // job status). Every 30 s (and after an idle period at the end) it prints the RSS of every process with what
 // the service holds, then the growth of the total RSS from the end of the first minute and its slope, so that
-// memory retained per publication shows as a slope that the data held does not explain.
+// memory retained per publication shows as a slope that the data held does not explain. Each process is shown as
+// RSS/anonymous: the anonymous part is its own memory; the rest is file pages (the node binary, libraries, the
+// store's mapped files), shared and faulted in as code paths first run.
 // With --documents N the data held stays bounded: once N documents are held, an upload replaces one of them (the
 // same Document Version) instead of adding one, and new versions of a document take one version id (v0) instead
 // of one of three, so that RSS growing once the data stops growing is retained per publication, not data. Each
@@ -77,7 +79,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(1)}`;
 
 /** The least-squares slope of a sampled value per minute. */
-function slopePerMinute(points: readonly { second: number; totalMiB: number; versions: number }[], key: 'totalMiB' | 'versions'): number {
+function slopePerMinute(points: readonly { second: number; totalMiB: number; anonMiB: number; versions: number }[], key: 'totalMiB' | 'anonMiB' | 'versions'): number {
   const meanX = points.reduce((sum, point) => sum + point.second, 0) / points.length;
   const meanY = points.reduce((sum, point) => sum + point[key], 0) / points.length;
   let covariance = 0;
@@ -177,7 +179,7 @@ try {
       }
     };
 
-    const samples: { second: number; totalMiB: number; versions: number }[] = [];
+    const samples: { second: number; totalMiB: number; anonMiB: number; versions: number }[] = [];
     /** Document Versions the service holds (soft-deleted included), as its list counts them; -1 if unanswered. */
     const versionsHeld = async () => {
       const response = await fetch(`${service.url}/documents?limit=1&include_deleted=true`, { headers: plainHeaders }).catch(() => null);
@@ -220,11 +222,12 @@ try {
     const sample = async (second: number, label: string) => {
       const memory = serviceMemory(service.pid);
       const totalMiB = memory.reduce((sum, entry) => sum + entry.rssMiB, 0);
+      const anonMiB = memory.reduce((sum, entry) => sum + entry.anonMiB, 0);
       const versions = await versionsHeld();
       const heap = await heapOfService();
-      samples.push({ second, totalMiB, versions });
-      const perProcess = memory.map((entry) => `${entry.role} ${entry.rssMiB}`).join(', ');
-      console.log(`${label.padEnd(8)} total ${String(totalMiB).padStart(5)} MiB (${perProcess}); V8 heap used ${heap.heapUsed.toFixed(0)}, external ${heap.external.toFixed(0)} MiB; documents held ${live.length} (${softDeleted.size} soft-deleted), ${versions} versions listed, about ${uploadedChunksEstimate} chunks uploaded`);
+      samples.push({ second, totalMiB, anonMiB, versions });
+      const perProcess = memory.map((entry) => `${entry.role} ${entry.rssMiB}/${entry.anonMiB}`).join(', ');
+      console.log(`${label.padEnd(8)} total ${String(totalMiB).padStart(5)} MiB, anonymous ${anonMiB} (RSS/anonymous: ${perProcess}); V8 heap used ${heap.heapUsed.toFixed(0)}, external ${heap.external.toFixed(0)} MiB; documents held ${live.length} (${softDeleted.size} soft-deleted), ${versions} versions listed, about ${uploadedChunksEstimate} chunks uploaded`);
       console.log(`         ${await apiHeaps()}`);
     };
 
@@ -276,13 +279,13 @@ try {
       if (window.length < 3) return console.log(`${label}: too few samples`);
       const first = window[0];
       const last = window[window.length - 1];
-      console.log(`${label}, ${first.second} s to ${last.second} s: ${first.totalMiB} -> ${last.totalMiB} MiB, least-squares slope ${signed(slopePerMinute(window, 'totalMiB'))} MiB a minute while the versions listed went ${first.versions} -> ${last.versions} (${signed(slopePerMinute(window, 'versions'))} a minute)`);
+      console.log(`${label}, ${first.second} s to ${last.second} s: ${first.totalMiB} -> ${last.totalMiB} MiB, least-squares slope ${signed(slopePerMinute(window, 'totalMiB'))} MiB a minute (anonymous ${first.anonMiB} -> ${last.anonMiB} MiB, ${signed(slopePerMinute(window, 'anonMiB'))} a minute) while the versions listed went ${first.versions} -> ${last.versions} (${signed(slopePerMinute(window, 'versions'))} a minute)`);
     };
     report('total RSS after the first minute', during.filter((entry) => entry.second >= 60));
     // Once the versions held stop growing (within 5% of where they end), RSS that still grows is retained per publication.
     const finalVersions = during[during.length - 1].versions;
     report('total RSS once the data held stopped growing', during.filter((_, index) => during.slice(index).every((later) => later.versions >= 0.95 * finalVersions)));
-    console.log(`after ${IDLE_SECONDS} s idle: ${samples[samples.length - 1].totalMiB} MiB`);
+    console.log(`after ${IDLE_SECONDS} s idle: ${samples[samples.length - 1].totalMiB} MiB (anonymous ${samples[samples.length - 1].anonMiB})`);
   } finally {
     await service.stop();
   }
