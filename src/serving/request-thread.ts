@@ -94,8 +94,19 @@ export class RequestThread<Request extends { id: number }, Reply extends { id: n
       this.pending.set(id, { resolve, reject });
       const numbered = { ...message, id };
       if (this.ending && !this.thread) this.queued.push({ message: numbered, transfer });
-      else this.ensureThread().postMessage(numbered, transfer);
+      else this.post(numbered, transfer);
     });
+  }
+
+  /** Sends a request to the thread (started if none runs); one that cannot be sent fails alone. */
+  private post(message: Unnumbered<Request> & { id: number }, transfer: ArrayBuffer[]): void {
+    try {
+      this.ensureThread().postMessage(message, transfer);
+    } catch (error) {
+      const waiting = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      waiting?.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   /**
@@ -108,9 +119,7 @@ export class RequestThread<Request extends { id: number }, Reply extends { id: n
       this.ending = null;
       const queued = this.queued;
       this.queued = [];
-      if (queued.length === 0) return;
-      const thread = this.ensureThread();
-      for (const { message, transfer } of queued) thread.postMessage(message, transfer);
+      for (const { message, transfer } of queued) this.post(message, transfer);
     });
     this.ending = ending;
   }
@@ -143,12 +152,21 @@ export class RequestThread<Request extends { id: number }, Reply extends { id: n
 
   /**
    * Ends the current thread; a request made before it has exited waits for that and goes to a new thread.
-   * (`abandon` does not wait: the thread it gives up on may take long to end.)
+   * (`abandon` does not wait: the thread it gives up on may take long to end.) Closed again before then (shutdown
+   * during a recycle), the requests waiting fail and no new thread starts.
    */
   async close(): Promise<void> {
     const thread = this.thread;
     this.thread = null;
-    if (!thread) return this.ending ?? undefined;
+    if (!thread) {
+      const queued = this.queued;
+      this.queued = [];
+      for (const { message } of queued) {
+        this.pending.get(message.id)?.reject(new Error(`${this.label}: closed`));
+        this.pending.delete(message.id);
+      }
+      return this.ending ?? undefined;
+    }
     const exited = thread.terminate().then(
       () => undefined,
       () => undefined,

@@ -64,13 +64,17 @@ class ThreadLane {
 
   /** `transfer`: buffers moved to the thread instead of copied (the caller no longer reads them). */
   async request(message: Unnumbered<SegmentThreadRequest>, inputBytes = 0, transfer: ArrayBuffer[] = []): Promise<Answer> {
-    // Starts a thread (and its count) when none runs; one being recycled first exits (request-thread.ts).
-    const reply = await this.thread.request(message, transfer);
-    // Counted once answered, so by the thread that took it.
-    this.threadBytes += inputBytes;
-    if (this.threadBytes > this.recycleBytes) {
-      this.recycleWhenIdle = true;
-      this.recycleIfIdle();
+    let reply: SegmentThreadReply;
+    try {
+      // Starts a thread (and its count) when none runs; one being recycled first exits (request-thread.ts).
+      reply = await this.thread.request(message, transfer);
+    } finally {
+      // Counted once answered (an error too: the work may have grown the heap), so by the thread that took it.
+      this.threadBytes += inputBytes;
+      if (this.threadBytes > this.recycleBytes) {
+        this.recycleWhenIdle = true;
+        this.recycleIfIdle();
+      }
     }
     return 'evidence' in reply ? reply.evidence : 'added' in reply ? reply.added : reply.index;
   }

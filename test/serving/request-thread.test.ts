@@ -38,3 +38,33 @@ test('a thread given up on is not waited for: the next request starts a new thre
     await thread.close();
   }
 });
+
+test('closed again while the closed thread is ending, the requests waiting fail and no new thread starts', async () => {
+  const events: string[] = [];
+  const thread = new RequestThread<{ id: number }, Echo>(ECHO_THREAD, 'echo thread', { started: () => events.push('started') });
+  await thread.request({});
+  const closing = thread.close();
+  const waiting = assert.rejects(thread.request({}), /echo thread: closed/);
+  await thread.close();
+  await closing;
+  await waiting;
+  assert.deepEqual(events, ['started']);
+  assert.equal(thread.running, false);
+  assert.equal(thread.waiting, 0);
+});
+
+test('a queued request that cannot be sent fails alone; the others still reach the next thread', async () => {
+  const thread = new RequestThread<{ id: number; payload?: unknown }, Echo>(ECHO_THREAD, 'echo thread');
+  try {
+    await thread.request({});
+    const closing = thread.close();
+    const unsendable = assert.rejects(thread.request({ payload: () => 'a function cannot be cloned' }), (error: Error) => error.name === 'DataCloneError');
+    const sendable = thread.request({});
+    await closing;
+    await unsendable;
+    assert.equal(typeof (await sendable).threadId, 'number');
+    assert.equal(thread.waiting, 0);
+  } finally {
+    await thread.close();
+  }
+});
