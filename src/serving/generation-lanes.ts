@@ -3,7 +3,7 @@
 // evidence rows read of each chunk (index, page, label, a hash of its text). An api process loads and
 // merges these instead of re-analyzing text; nothing here reads chunk text back.
 
-import { createHash } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
 import { buildBm25Segment } from './bm25-segment.ts';
 import type { Bm25Postings } from './bm25-segment.ts';
 import { quantize } from './quantized-scan.ts';
@@ -12,7 +12,7 @@ import { analyzeFieldsOfTokens } from '../text/analyzer.ts';
 import { analysisModeOf } from './chunk-analysis.ts';
 import type { ChunkLanguage } from '../domain/chunk-language.ts';
 import { tokenize } from '../text/tokenize.ts';
-import { listSize, listStrings, splitBytes } from '../text/string-table.ts';
+import { JoinedStrings, listSize, listStrings, splitBytes } from '../text/string-table.ts';
 import type { StringList } from '../text/string-table.ts';
 
 /**
@@ -243,10 +243,20 @@ export function lanesChunkCount(bytes: Uint8Array): number {
   return readHeader(bytes).header.chunkCount;
 }
 
+/** A newline-joined section of `length` bytes at `offset`, checked to lie within the blob. */
+function sectionOf(bytes: Uint8Array, offset: number, length: number): Uint8Array {
+  if (length < 0 || offset + length > bytes.byteLength) throw new LanesFormatError('lane data strings overrun');
+  return bytes.subarray(offset, offset + length);
+}
+
 /** A newline-joined section as strings by id, left as UTF-8 (merging interns them from their bytes). */
 function splitSection(bytes: Uint8Array, offset: number, length: number): StringList {
-  if (length < 0 || offset + length > bytes.byteLength) throw new LanesFormatError('lane data strings overrun');
-  return splitBytes(bytes.subarray(offset, offset + length), SEPARATOR_BYTE);
+  return splitBytes(sectionOf(bytes, offset, length), SEPARATOR_BYTE);
+}
+
+/** splitSection, split only when read: a load of many generations derives terms at the end instead (segment.ts). */
+function joinedSection(bytes: Uint8Array, offset: number, length: number): StringList {
+  return new JoinedStrings(sectionOf(bytes, offset, length), SEPARATOR_BYTE);
 }
 
 /**
@@ -260,8 +270,8 @@ export function decodeLanes(bytes: Uint8Array): GenerationLanes {
   let offset = stringsAt + header.termBytes + header.wordBytes;
   let derived: GenerationLanes['derived'] = null;
   if (header.format >= 2) {
-    const terms = splitSection(bytes, offset, header.derivedTermBytes!);
-    const malayRoots = splitSection(bytes, offset + header.derivedTermBytes!, header.malayRootBytes!);
+    const terms = joinedSection(bytes, offset, header.derivedTermBytes!);
+    const malayRoots = joinedSection(bytes, offset + header.derivedTermBytes!, header.malayRootBytes!);
     derived = { terms, malayRoots };
     offset += header.derivedTermBytes! + header.malayRootBytes!;
   }
@@ -320,4 +330,9 @@ export function decodeLanes(bytes: Uint8Array): GenerationLanes {
 /** The digest a manifest records for persisted lane data (verified when an api process loads it). */
 export function lanesDigest(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** lanesDigest, computed on libuv's thread pool instead of the calling thread. */
+export async function lanesDigestOffThread(bytes: Uint8Array): Promise<string> {
+  return Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
 }

@@ -12,7 +12,7 @@ export type SegmentThreadRequest =
   | { id: number; kind: 'build'; parts: SegmentPart[]; dimensions: number }
   | { id: number; kind: 'merge'; parts: MergeInput[]; live: Uint8Array; dimensions: number }
   | { id: number; kind: 'verify'; generations: EvidenceInput[] }
-  | { id: number; kind: 'begin'; session: number; dimensions: number }
+  | { id: number; kind: 'begin'; session: number; dimensions: number; expectedParts: number }
   | { id: number; kind: 'add'; session: number; parts: SegmentPart[] }
   | { id: number; kind: 'finish'; session: number }
   | { id: number; kind: 'drop'; session: number };
@@ -45,7 +45,7 @@ parentPort!.on('message', (request: SegmentThreadRequest) => {
   let reply: SegmentThreadReply;
   try {
     if (request.kind === 'begin') {
-      sessions.set(request.session, new SegmentAssembler(request.dimensions));
+      sessions.set(request.session, new SegmentAssembler(request.dimensions, request.expectedParts));
       reply = { id: request.id, added: 0 };
     } else if (request.kind === 'add') {
       const assembler = assemblerOf(request.session);

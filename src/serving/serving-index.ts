@@ -173,7 +173,7 @@ export class ServingIndex {
     const store = this.storage.client(clientId);
     const head = await store.publicationLog.head();
     const ids = await store.generations.servedGenerationIds();
-    const session = this.builder.begin(this.dimensions);
+    const session = this.builder.begin(this.dimensions, ids.length);
     let snapshot = emptySnapshot(clientId, this.dimensions);
     const versions: ServedVersion[] = [];
     let batch: ServingGeneration[] = [];

@@ -10,7 +10,7 @@ import { assembleSegment, liveVersionsOf, mergeInputOf, wantsAnn } from './segme
 import type { BuildSession, Segment, SegmentBuilder, SegmentIndex, SegmentPart } from './segment.ts';
 import type { ServedVersion } from './served-types.ts';
 import type { ServingGeneration } from '../domain/generation.ts';
-import { evidenceInputOf } from './evidence.ts';
+import { evidenceInputOf, proveLanes } from './evidence.ts';
 import type { Evidence } from './evidence.ts';
 import type { AnnGraph } from './ann-index.ts';
 import { GraphBuilder } from './graph-builder.ts';
@@ -119,10 +119,10 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
   }
 
   /** A build fed batch by batch: each batch crosses to the thread and is indexed there before the next is sent. */
-  begin(dimensions: number): BuildSession {
+  begin(dimensions: number, expectedParts = 0): BuildSession {
     const session = this.nextSession++;
     const release = this.segments.hold();
-    const started = this.segments.request({ kind: 'begin', session, dimensions });
+    const started = this.segments.request({ kind: 'begin', session, dimensions, expectedParts });
     let bytes = 0;
     return {
       add: async (parts) => {
@@ -177,8 +177,8 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
 
   async verify(generations: readonly ServingGeneration[]): Promise<Evidence[]> {
     if (generations.length === 0) return [];
-    const inputs = generations.map(evidenceInputOf);
-    return (await this.segments.request({ kind: 'verify', generations: inputs }, inputs.reduce((sum, input) => sum + (input.lanes?.byteLength ?? 0), 0))) as Evidence[];
+    const inputs = await Promise.all(generations.map((generation) => proveLanes(evidenceInputOf(generation))));
+    return (await this.segments.request({ kind: 'verify', generations: inputs })) as Evidence[];
   }
 
   async buildAnn(segment: Segment): Promise<AnnGraph | null> {

@@ -253,3 +253,31 @@ export function splitBytes(joined: Uint8Array, separator: number): ByteStrings {
   starts.push(joined.length + 1);
   return { size: starts.length - 1, bytes: joined, starts: Uint32Array.from(starts), separated: true };
 }
+
+/**
+ * splitBytes, done when the list's size or starts are first read: a load that never reads a section (a
+ * segment that derives its words' terms at the end instead of uniting the sources') does not split it.
+ */
+export class JoinedStrings implements ByteStrings {
+  readonly bytes: Uint8Array;
+  readonly separated = true;
+  private readonly separator: number;
+  private split: ByteStrings | null = null;
+
+  constructor(joined: Uint8Array, separator: number) {
+    this.bytes = joined;
+    this.separator = separator;
+  }
+
+  get size(): number {
+    return this.strings().size;
+  }
+
+  get starts(): Uint32Array {
+    return this.strings().starts;
+  }
+
+  private strings(): ByteStrings {
+    return (this.split ??= splitBytes(this.bytes, this.separator));
+  }
+}

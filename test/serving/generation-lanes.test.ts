@@ -5,11 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listStrings, tableHas } from '../../src/text/string-table.ts';
 import { chunkTextHash, decodeLanes, encodeLanes, lanesDigest, LanesFormatError, lanesOf, NO_PAGE } from '../../src/serving/generation-lanes.ts';
-import { verifyEvidence, evidenceInputOf } from '../../src/serving/evidence.ts';
+import { verifyEvidence, evidenceInputOf, proveLanes } from '../../src/serving/evidence.ts';
 import { computeManifest, lanesAndManifest } from '../../src/serving/manifest.ts';
 import { Storage } from '../../src/storage/storage.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
-import { DERIVED_UNION_MAX_TERMS_PER_WORD, indexParts, inlineSegmentBuilder } from '../../src/serving/segment.ts';
+import { addPart, DERIVED_UNION_MAX_TERMS_PER_WORD, indexParts, inlineSegmentBuilder, SegmentAssembler } from '../../src/serving/segment.ts';
 import { derivedTermsOf, vocabularyWordsOf } from '../../src/text/vocabulary.ts';
 import { buildBm25Segment } from '../../src/serving/bm25-segment.ts';
 import { chunksOf } from '../../src/serving/snapshot.ts';
@@ -72,6 +72,21 @@ test('a load of many generations over the same words derives their terms at the 
   assert.deepEqual(listStrings(derived.words).slice().sort(), listStrings(united.words).slice().sort());
   for (const table of ['terms', 'malayRoots'] as const) assert.deepEqual(listStrings(derived[table]).slice().sort(), listStrings(united[table]).slice().sort(), table);
   assert.ok(tableHas(derived.malayRoots, 'ajar'));
+});
+
+test('a build told how many sources are coming decides on its first ones whether to unite their derived terms', async () => {
+  const [vector] = await embedder.embed(['Pelajaran akaun']);
+  const lanes = lanesOf([{ chunkIndex: 0, page: null, pageLabel: null, text: 'Pelajaran akaun', vector, language: null }], null, embedder.dimensions);
+  // A derived term no word of the blob gives: uniting carries it into the vocabulary, deriving at the end does not.
+  const marked = encodeLanes({ ...lanes, derived: { terms: [...listStrings(lanes.derived!.terms), 'unitedmarker'], malayRoots: listStrings(lanes.derived!.malayRoots) } });
+  const termsOf = (expectedSources: number) => {
+    const assembler = new SegmentAssembler(embedder.dimensions, expectedSources);
+    for (let i = 0; i < 4; i++) addPart(assembler, { firstOrdinal: i, source: { lanes: marked } });
+    return assembler.finish().vocabulary.terms;
+  };
+  assert.ok(tableHas(termsOf(0), 'unitedmarker'), 'four sources over two words: united');
+  assert.ok(tableHas(termsOf(4), 'unitedmarker'), 'four of four expected: united');
+  assert.ok(!tableHas(termsOf(DERIVED_UNION_MAX_TERMS_PER_WORD * 100), 'unitedmarker'), 'the first four of thousands: derived at the end from the start');
 });
 
 /** The same lanes in format 1 (before the words' derived terms and roots were persisted): header, terms, words, arrays. */
@@ -155,6 +170,27 @@ test('evidence of a generation with lane data is checked through it: its digest 
   assert.equal(lanesDigest(lanes), (manifest.lanes as { digest: string }).digest);
   // The fuzzy lane's counts taken from the lanes are the ones counted from the chunks' texts.
   assert.deepEqual(manifest, computeManifest({ documentId: 'doc', versionId: 'doc', jobId: null }, base.chunks, [], lanes));
+});
+
+test('evidence proven from the lane data beforehand (the segment thread gets no blob) decides as the blob itself does', async () => {
+  const base = loadedGeneration('doc', TEXTS, { dimensions: embedder.dimensions, vectors: (await chunks()).map((chunk) => chunk.vector) });
+  const { lanes, manifest } = lanesAndManifest({ documentId: 'doc', versionId: 'doc', jobId: null }, base.chunks, [], null);
+  const served = { ...base, manifest, lanes, chunks: undefined };
+  const proved = await proveLanes(evidenceInputOf(served));
+  assert.equal(proved.lanes, undefined, 'the proof stands in for the blob');
+  assert.deepEqual(proved.lanesProof, { digest: lanesDigest(lanes), chunkCount: TEXTS.length });
+  assert.deepEqual(verifyEvidence(proved), { state: 'verified' });
+  const flipped = lanes.slice();
+  flipped[flipped.length - 1] ^= 1;
+  assert.deepEqual(verifyEvidence(await proveLanes(evidenceInputOf({ ...served, lanes: flipped }))), { state: 'corrupt', lane: 'content', point: `generation ${base.generation}` });
+  // A blob whose digest the manifest records but whose header does not read is not served either.
+  const unreadable = lanes.slice();
+  unreadable[0] ^= 0xff;
+  const recorded = { ...manifest, lanes: { ...(manifest.lanes as object), digest: lanesDigest(unreadable) } };
+  const proof = await proveLanes(evidenceInputOf({ ...served, lanes: unreadable, manifest: recorded }));
+  assert.equal(proof.lanesProof?.chunkCount, null);
+  assert.equal(verifyEvidence(proof).state, 'corrupt');
+  assert.equal(verifyEvidence(evidenceInputOf({ ...served, lanes: unreadable, manifest: recorded })).state, 'corrupt');
 });
 
 test('a Client loaded from lane data serves what indexing its chunks serves (data written before lanes existed)', async () => {
