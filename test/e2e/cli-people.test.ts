@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { useTestServer, KEYS } from '../helpers/server.ts';
+import { childEnv } from '../helpers/child-env.ts';
 
 const server = useTestServer();
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -26,7 +27,7 @@ interface Run {
 
 function run(command: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } });
+    const child = spawn(command, args, { cwd: ROOT, env: childEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

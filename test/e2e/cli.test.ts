@@ -3,13 +3,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { useTestServer, KEYS, api } from '../helpers/server.ts';
+import { childEnv } from '../helpers/child-env.ts';
 
 const server = useTestServer();
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['src/cli.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' } });
+    const child = spawn(process.execPath, ['src/cli.ts', ...args], { cwd: ROOT, env: childEnv() });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

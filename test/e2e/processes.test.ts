@@ -33,7 +33,8 @@ async function waitsAtLeast(dataDir: string, jobIds: string[], times: number): P
 
 test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PROCESSES workers', async () => {
   const dataDir = tempDataDir();
-  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', WORKER_PROCESSES: '1', V8_MAX_SEMI_SPACE_MB: '12', MALLOC_MMAP_THRESHOLD_: '65536' }));
+  // Without the suite's shared compile cache, so the supervisor chooses its own (in DATA_DIR).
+  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', WORKER_PROCESSES: '1', V8_MAX_SEMI_SPACE_MB: '12', MALLOC_MMAP_THRESHOLD_: '65536' }), { sharedCompileCache: false });
   try {
     assert.equal(childPids(server, 'api').length, 2);
     assert.equal(childPids(server, 'worker').length, 1);

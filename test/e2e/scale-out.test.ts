@@ -14,6 +14,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { api, baseEnv, KEYS, removeDir, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
+import { childEnv } from '../helpers/child-env.ts';
 import { storeEnv, TEST_STORE } from '../helpers/test-store.ts';
 import { until } from '../helpers/processes.ts';
 
@@ -49,7 +50,7 @@ interface Started {
 
 /** Starts one process and resolves once its output matches `ready`. */
 function start(script: 'api' | 'worker', env: Record<string, string>, ready: RegExp): Promise<Started> {
-  const child = spawn(process.execPath, scriptArgs(script), { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, scriptArgs(script), { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {

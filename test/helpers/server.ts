@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { storeEnv } from './test-store.ts';
+import { childEnv } from './child-env.ts';
 
 export const KEYS = { alpha: 'key-alpha-1', alpha2: 'key-alpha-2', beta: 'key-beta-1', operator: 'op-key-1' } as const;
 export const API_KEY_CLIENTS = JSON.stringify({ [KEYS.alpha]: 'client-alpha', [KEYS.alpha2]: 'client-alpha', [KEYS.beta]: 'client-beta' });
@@ -80,9 +81,9 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
  * Starts `node src/main.ts` (the supervisor) in its own process group, resolving once it says every api
  * process has built its snapshots ("ready on URL"), or, with `until: 'listening'`, once they all listen.
  */
-export function spawnServer(env: Record<string, string>, options: { until?: 'listening' | 'ready' } = {}): Promise<ChildServer> {
+export function spawnServer(env: Record<string, string>, options: { until?: 'listening' | 'ready'; sharedCompileCache?: boolean } = {}): Promise<ChildServer> {
   const announcement = options.until === 'listening' ? /listening on (http:\/\/\S+)/ : /ready on (http:\/\/\S+)/;
-  const child = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env: childEnv(env, { sharedCompileCache: options.sharedCompileCache }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stdout = '';
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
