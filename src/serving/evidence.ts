@@ -61,7 +61,11 @@ function headerChunkCount(lanes: Uint8Array): number | null {
 export async function proveLanes(input: EvidenceInput): Promise<EvidenceInput> {
   if (!input.lanes) return input;
   const { lanes, ...rest } = input;
-  return { ...rest, lanesProof: { digest: await lanesDigestOffThread(lanes), chunkCount: headerChunkCount(lanes) } };
+  return { ...rest, lanesProof: proofOf(lanes, await lanesDigestOffThread(lanes)) };
+}
+
+function proofOf(lanes: Uint8Array, digest: string): LanesProof {
+  return { digest, chunkCount: headerChunkCount(lanes) };
 }
 
 /** The verification input of a served generation, without vectors and entities. */
@@ -91,7 +95,7 @@ export function verifyEvidence(generation: EvidenceInput): Evidence {
   const manifest = generation.manifest as unknown as Manifest;
   if (manifest.record_id !== recordIdOf(generation.documentId, versionId, generation.jobId)) return { state: 'unauthoritative', reason: 'manifest of another record' };
   const point = `generation ${generation.generation}`;
-  const proof = generation.lanesProof ?? (generation.lanes ? { digest: lanesDigest(generation.lanes), chunkCount: headerChunkCount(generation.lanes) } : null);
+  const proof = generation.lanesProof ?? (generation.lanes ? proofOf(generation.lanes, lanesDigest(generation.lanes)) : null);
   if (proof) {
     if (!lanesProven(manifest, proof, generation.chunkCount)) return { state: 'corrupt', lane: 'content', point };
     if (!sameLane(manifest.metadata, metadataEvidence(generation.leaves))) return { state: 'corrupt', lane: 'metadata', point };

@@ -129,6 +129,14 @@ test('evidence is verified on the segment thread as it is inline: good, non-auth
     assert.deepEqual(threaded.map((evidence) => evidence.state), ['verified', 'unauthoritative', 'corrupt']);
     assert.deepEqual(threaded, await inlineSegmentBuilder.verify([good, foreign, corrupt]));
     assert.equal((threaded[2] as { lane: string }).lane, 'content');
+    // Served generations carry lane data: the segment thread gets their proof (digest, header count), not the blob.
+    const [served] = await store.generations.loadActiveGenerations([good.generation]);
+    assert.ok(served.lanes, 'a served generation carries its lane data');
+    const flipped = served.lanes.slice();
+    flipped[flipped.length - 1] ^= 1;
+    const throughLanes = await builder.verify([served, { ...served, lanes: flipped }]);
+    assert.deepEqual(throughLanes.map((evidence) => evidence.state), ['verified', 'corrupt']);
+    assert.deepEqual(throughLanes, await inlineSegmentBuilder.verify([served, { ...served, lanes: flipped }]));
   } finally {
     await builder.close();
     storage.close();
