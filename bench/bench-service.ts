@@ -177,6 +177,42 @@ export function serviceMemory(supervisorPid: number): { pid: number; role: strin
   return out.sort((a, b) => a.role.localeCompare(b.role) || a.pid - b.pid);
 }
 
+/**
+ * CPU seconds of each thread of a process (utime + stime), summed by thread name: `MainThread`, the service's own
+ * threads by their labels (`lanes thread`, `segment thread`, ...), `V8Worker` (V8's compiler and GC helpers),
+ * `libuv-worker` (the thread pool: hashing, file reads). Empty once the process has ended.
+ */
+export function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const task of tasks) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').trim();
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(name, (out.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** What each thread name spent between two threadCpu readings, busiest first, those of 0.1 s or more. */
+export function formatThreadCpu(before: Map<string, number>, after: Map<string, number>): string {
+  return [...after]
+    .map(([name, seconds]): [string, number] => [name, seconds - (before.get(name) ?? 0)])
+    .filter(([, seconds]) => seconds >= 0.1)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`)
+    .join(', ');
+}
+
 export function formatMemory(memory: ReturnType<typeof serviceMemory>): string {
   return memory.map((process) => `${process.role} ${process.pid}: ${process.rssMiB} MiB (anon ${process.anonMiB}, file ${process.fileMiB}; ${process.cpuSeconds.toFixed(1)} s CPU)`).join(', ');
 }

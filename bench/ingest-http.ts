@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent } from 'node:http';
-import { formatMemory, serviceMemory, spawnSupervisor } from './bench-service.ts';
+import { formatMemory, formatThreadCpu, serviceMemory, spawnSupervisor, threadCpu } from './bench-service.ts';
 import { loadDataset } from './datasets.ts';
 import { openBenchStore, parseBenchStore } from './bench-store.ts';
 import { requestJson } from '../test/helpers/http-json.ts';
@@ -78,6 +78,7 @@ try {
       }
     };
     const cpuBefore = new Map(serviceMemory(service.pid).map((entry) => [entry.pid, entry.cpuSeconds]));
+    const threadsBefore = new Map(serviceMemory(service.pid).map((entry) => [entry.pid, threadCpu(entry.pid)]));
     const loaderBefore = process.cpuUsage();
     const serverBefore = store.serverCpuSeconds();
     const started = performance.now();
@@ -109,6 +110,7 @@ try {
     console.log(`${wanted.length} documents, ${chunks} chunks in ${seconds.toFixed(1)} s: ${(chunks / seconds).toFixed(0)} chunks/s, ${(wanted.length / seconds).toFixed(1)} documents/s`);
     console.log(`outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}; ${polls} status polls (mode ${values.mode})`);
     const after = serviceMemory(service.pid);
+    const threadsAfter = new Map(after.map((entry) => [entry.pid, threadCpu(entry.pid)]));
     console.log(`RSS: ${formatMemory(after)}`);
     // CPU spent during the load alone (start-up excluded): against 2 cores x the wall time, what bounds the rate.
     const during = after.map((entry) => ({ ...entry, cpu: entry.cpuSeconds - (cpuBefore.get(entry.pid) ?? 0) }));
@@ -116,6 +118,7 @@ try {
     const loader = process.cpuUsage(loaderBefore);
     const server = store.store === 'sqlite' ? '' : `; the ${store.store} server ${(store.serverCpuSeconds() - serverBefore).toFixed(1)} s`;
     console.log(`CPU during the load: ${during.map((entry) => `${entry.role} ${entry.cpu.toFixed(1)} s`).join(', ')}; ${total.toFixed(1)} s in all, ${(total / seconds).toFixed(2)} cores; the loader (this process) ${((loader.user + loader.system) / 1e6).toFixed(1)} s${server}`);
+    for (const entry of after) console.log(`  ${entry.role} ${entry.pid} by thread: ${formatThreadCpu(threadsBefore.get(entry.pid) ?? new Map(), threadsAfter.get(entry.pid)!)}`);
   } finally {
     await service.stop();
   }

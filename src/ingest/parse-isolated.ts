@@ -121,6 +121,7 @@ function takeThread(request: WorkerRequest, heapMb: number): ParseThread {
     return thread!;
   }
   const worker = new Worker(WORKER_URL, {
+    name: 'parse thread',
     workerData: request,
     resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: ISOLATED_PARSE_YOUNG_HEAP_MB, stackSizeMb: ISOLATED_PARSE_STACK_MB },
   });

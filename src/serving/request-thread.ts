@@ -64,7 +64,8 @@ export class RequestThread<Request extends { id: number }, Reply extends { id: n
 
   private ensureThread(): Worker {
     if (this.thread) return this.thread;
-    const thread = new Worker(this.url, { workerData: this.options.workerData, resourceLimits: this.options.resourceLimits });
+    // Named for what it does: the label is the thread's name in /proc (bench/ reports CPU by thread) and in diagnostics.
+    const thread = new Worker(this.url, { name: this.label, workerData: this.options.workerData, resourceLimits: this.options.resourceLimits });
     thread.unref(); // never keeps the process alive on its own
     thread.on('message', (reply: Reply | Failed) => {
       const waiting = this.pending.get(reply.id);
