@@ -32,7 +32,7 @@ export const ENGLISH_MODE_MIN_STOPWORDS = 1;
 export const ENGLISH_MODE_DOMINANCE = 3;
 /**
  * Memoised stems: stemming is the hot path of indexing and its result depends on the word alone. The most
- * recently used words are kept (about 160 bytes each, so about 5 MiB per thread that analyzes), enough for
+ * recently used words are kept (about 200 bytes each, so about 6 MiB per thread that analyzes), enough for
  * the words that recur; a cache of every word ever seen would grow with the vocabulary of all uploads.
  */
 export const STEM_CACHE_LIMIT = 32_768;
@@ -85,15 +85,25 @@ function malayAwareStem(word: string): string {
   return looksMalay(root) ? root : porterStem(root);
 }
 
-const stemCache = new LRUCache<string, readonly string[]>({ max: STEM_CACHE_LIMIT });
+/** A word's stems for each choice, built once with the word's cache entry (a slice per token would be garbage). */
+interface WordStems {
+  /** [Malay-aware stem, Porter stem], one entry when they agree. */
+  query: readonly string[];
+  malay: readonly string[];
+  english: readonly string[];
+}
 
-/** [Malay-aware stem, Porter stem] of a normalized letters-only word, one entry when they agree. */
-function bothStems(word: string): readonly string[] {
+const stemCache = new LRUCache<string, WordStems>({ max: STEM_CACHE_LIMIT });
+
+function stemsOfWord(word: string): WordStems {
   let stems = stemCache.get(word);
   if (stems === undefined) {
     const malayAware = malayAwareStem(word);
     const english = porterStem(word);
-    stems = malayAware === english ? [english] : [malayAware, english];
+    if (malayAware === english) {
+      const one = [english];
+      stems = { query: one, malay: one, english: one };
+    } else stems = { query: [malayAware, english], malay: [malayAware], english: [english] };
     stemCache.set(word, stems);
   }
   return stems;
@@ -105,9 +115,7 @@ export type StemChoice = AnalysisMode | 'query';
 /** Stems of one normalized word (letters-only words are stemmed; anything else is kept as is). */
 export function stemsOf(word: string, choice: StemChoice): readonly string[] {
   if (!isLettersOnly(word)) return [word];
-  const stems = bothStems(word);
-  if (choice === 'query') return stems;
-  return choice === 'malay' ? stems.slice(0, 1) : stems.slice(-1);
+  return stemsOfWord(word)[choice];
 }
 
 /** Amounts written with thousands separators index as plain digits so 1,234.56 meets 1234.56. */

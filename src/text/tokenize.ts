@@ -84,8 +84,10 @@ function isWordClass(cls: CharClass): boolean {
 
 /** A maximal span "word (joiner word)*": offsets of its word pieces and the joiners between them. */
 interface Run {
+  /** Start and end offsets of each word piece: 2 * (joinerCount + 1) entries in use (the arrays are reused). */
   pieces: number[];
   joiners: string[];
+  joinerCount: number;
   hasDigit: boolean;
   ascii: boolean;
 }
@@ -103,10 +105,14 @@ function readWord(c: Cursor, i: number, run: Run): number {
   return j;
 }
 
-function readRun(c: Cursor, start: number): Run {
-  const run: Run = { pieces: [start], joiners: [], hasDigit: false, ascii: true };
+/** Reads the run that starts at `start` into `run` (one scratch run per tokenize call: a run per word would be garbage). */
+function readRun(c: Cursor, start: number, run: Run): Run {
+  run.joinerCount = 0;
+  run.hasDigit = false;
+  run.ascii = true;
+  run.pieces[0] = start;
   let end = readWord(c, start, run);
-  run.pieces.push(end);
+  run.pieces[1] = end;
   while (end < c.text.length) {
     look(c, end);
     if (c.cls !== JOINER) break;
@@ -115,23 +121,32 @@ function readRun(c: Cursor, start: number): Run {
     if (next >= c.text.length) break;
     look(c, next);
     if (!isWordClass(c.cls)) break;
-    run.joiners.push(joinerCode < 128 ? String.fromCharCode(joinerCode) : String.fromCodePoint(joinerCode).normalize('NFKC'));
+    run.joiners[run.joinerCount] = joinerCode < 128 ? String.fromCharCode(joinerCode) : String.fromCodePoint(joinerCode).normalize('NFKC');
     if (joinerCode >= 128) run.ascii = false;
     const pieceEnd = readWord(c, next, run);
-    run.pieces.push(next, pieceEnd);
+    run.joinerCount++;
+    run.pieces[2 * run.joinerCount] = next;
+    run.pieces[2 * run.joinerCount + 1] = pieceEnd;
     end = pieceEnd;
   }
   return run;
 }
 
 function isEmailRun(run: Run): boolean {
-  const at = run.joiners.indexOf('@');
-  return at >= 0 && run.joiners.lastIndexOf('@') === at && run.joiners.indexOf('.', at + 1) > at;
+  let at = -1;
+  let dotAfter = false;
+  for (let i = 0; i < run.joinerCount; i++) {
+    if (run.joiners[i] === '@') {
+      if (at >= 0) return false;
+      at = i;
+    } else if (run.joiners[i] === '.' && at >= 0) dotAfter = true;
+  }
+  return dotAfter;
 }
 
 /** Identifiers, amounts and e-mails stay one token: they are searched for as a whole. */
 function keepsWhole(run: Run): boolean {
-  return run.joiners.length === 0 || run.hasDigit || isEmailRun(run);
+  return run.joinerCount === 0 || run.hasDigit || isEmailRun(run);
 }
 
 function pushToken(tokens: Token[], text: string, start: number, end: number, ascii: boolean): void {
@@ -145,7 +160,7 @@ function pushToken(tokens: Token[], text: string, start: number, end: number, as
 function pushSplitRun(tokens: Token[], text: string, run: Run): void {
   let start = run.pieces[0];
   let end = run.pieces[1];
-  for (let i = 0; i < run.joiners.length; i++) {
+  for (let i = 0; i < run.joinerCount; i++) {
     if (!APOSTROPHES.has(run.joiners[i])) {
       pushToken(tokens, text, start, end, run.ascii);
       start = run.pieces[2 * i + 2];
@@ -158,6 +173,7 @@ function pushSplitRun(tokens: Token[], text: string, run: Run): void {
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   const c: Cursor = { text, cls: SEPARATOR, width: 1, code: 0 };
+  const scratch: Run = { pieces: [], joiners: [], joinerCount: 0, hasDigit: false, ascii: true };
   let i = 0;
   while (i < text.length) {
     look(c, i);
@@ -165,8 +181,8 @@ export function tokenize(text: string): Token[] {
       i += c.width;
       continue;
     }
-    const run = readRun(c, i);
-    const runEnd = run.pieces[run.pieces.length - 1];
+    const run = readRun(c, i, scratch);
+    const runEnd = run.pieces[2 * run.joinerCount + 1];
     if (keepsWhole(run)) pushToken(tokens, text, i, runEnd, run.ascii);
     else pushSplitRun(tokens, text, run);
     i = runEnd;
