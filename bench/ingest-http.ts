@@ -9,7 +9,9 @@
 // (upload, the worker's pick-up, publication, and the poll interval) as much as by throughput.
 // The store is SQLite (DATA_DIR) unless `--store postgres` runs the service on a throwaway local PostgreSQL
 // cluster (bench-store.ts).
-// Usage: node bench/ingest-http.ts [--documents 0 (all)] [--in-flight 8] [--poll-ms 100] [--mode bulk|each] [--store sqlite|postgres]
+// --repeat N runs the load N times, each on a fresh service and store, and ends with the median and range of the
+// rates: on a shared machine one run's rate moves by a fifth with the neighbours' load.
+// Usage: node bench/ingest-http.ts [--documents 0 (all)] [--in-flight 8] [--poll-ms 100] [--mode bulk|each] [--store sqlite|postgres] [--repeat 1]
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +23,7 @@ import { loadDataset } from './datasets.ts';
 import { openBenchStore, parseBenchStore } from './bench-store.ts';
 import { requestJson } from '../test/helpers/http-json.ts';
 
-const { values } = parseArgs({ options: { documents: { type: 'string', default: '0' }, 'in-flight': { type: 'string', default: '8' }, 'poll-ms': { type: 'string', default: '100' }, mode: { type: 'string', default: 'bulk' }, store: { type: 'string', default: 'sqlite' } }, strict: true });
+const { values } = parseArgs({ options: { documents: { type: 'string', default: '0' }, 'in-flight': { type: 'string', default: '8' }, 'poll-ms': { type: 'string', default: '100' }, mode: { type: 'string', default: 'bulk' }, store: { type: 'string', default: 'sqlite' }, repeat: { type: 'string', default: '1' } }, strict: true });
 const ABSTRACTS_PER_DOCUMENT = 10;
 const IN_FLIGHT = Number(values['in-flight']);
 const KEY = 'ingest-key';
@@ -38,91 +40,112 @@ for (let start = 0; start < scifact.documents.length; start += ABSTRACTS_PER_DOC
 const wanted = Number(values.documents) > 0 ? documents.slice(0, Number(values.documents)) : documents;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const dataDir = mkdtempSync(join(tmpdir(), 'hds-ingest-http-'));
-const store = await openBenchStore(parseBenchStore(values.store), dataDir);
-try {
-  const service = await spawnSupervisor(
-    { ...store.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', API_KEY_CLIENTS: JSON.stringify({ [KEY]: 'ingest-client' }), RATE_LIMIT_PER_MINUTE: '1000000', SEARCH_RATE_LIMIT_PER_MINUTE: '1000000' },
-    {
-      onAbort: () => {
-        rmSync(dataDir, { recursive: true, force: true });
-        store.close();
-      },
-    },
-  );
+/** One load on a fresh service and store: prints its figures and returns its rate in chunks/s. */
+async function oneLoad(): Promise<number> {
+  let rate = 0;
+  const dataDir = mkdtempSync(join(tmpdir(), 'hds-ingest-http-'));
+  const store = await openBenchStore(parseBenchStore(values.store), dataDir);
   try {
-    console.log(`service ready on ${store.store}: ${service.apiProcesses} api, ${service.workerProcesses} worker; ${wanted.length} documents of ${ABSTRACTS_PER_DOCUMENT} abstracts, ${IN_FLIGHT} uploads in flight, jobs polled every ${POLL_MS} ms, loader ${values.mode}`);
-    const headers = { 'x-api-key': KEY };
-    // Kept-alive connections, one per request in flight at most: as a bulk loader would hold them.
-    const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT + 1, scheduling: 'fifo' });
-    const outcomes = new Map<string, number>();
-    let chunks = 0;
-    let next = 0;
-    let polls = 0;
-    const upload = async (document: (typeof wanted)[number]): Promise<string> => {
-      const accepted = await requestJson(`${service.url}/embed`, { headers, body: document, agent });
-      if (accepted.status !== 202) throw new Error(`POST /embed answered ${accepted.status}: ${JSON.stringify(accepted.json)}`);
-      return (accepted.json as { job_id: string }).job_id;
-    };
-    /** Polls the job until it is terminal, POLL_MS apart. */
-    const follow = async (jobId: string): Promise<void> => {
-      for (;;) {
-        polls++;
-        const status = (await requestJson(`${service.url}/status/${jobId}`, { headers, agent })).json as { status: string; chunks_created?: number };
-        if (TERMINAL.has(status.status)) {
-          outcomes.set(status.status, (outcomes.get(status.status) ?? 0) + 1);
-          chunks += status.chunks_created ?? 0;
-          return;
-        }
-        await sleep(POLL_MS);
-      }
-    };
-    const cpuBefore = new Map(serviceMemory(service.pid).map((entry) => [entry.pid, entry.cpuSeconds]));
-    const threadsBefore = new Map(serviceMemory(service.pid).map((entry) => [entry.pid, threadCpu(entry.pid)]));
-    const loaderBefore = process.cpuUsage();
-    const serverBefore = store.serverCpuSeconds();
-    const started = performance.now();
-    if (values.mode === 'each') {
-      await Promise.all(
-        Array.from({ length: IN_FLIGHT }, async () => {
-          while (next < wanted.length) await follow(await upload(wanted[next++]));
-        }),
-      );
-    } else {
-      const jobs: Promise<string>[] = [];
-      const uploaders = Promise.all(
-        Array.from({ length: IN_FLIGHT }, async () => {
-          while (next < wanted.length) {
-            const accepted = upload(wanted[next++]);
-            jobs.push(accepted);
-            await accepted;
+    const service = await spawnSupervisor(
+      { ...store.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', API_KEY_CLIENTS: JSON.stringify({ [KEY]: 'ingest-client' }), RATE_LIMIT_PER_MINUTE: '1000000', SEARCH_RATE_LIMIT_PER_MINUTE: '1000000' },
+      {
+        onAbort: () => {
+          rmSync(dataDir, { recursive: true, force: true });
+          store.close();
+        },
+      },
+    );
+    try {
+      console.log(`service ready on ${store.store}: ${service.apiProcesses} api, ${service.workerProcesses} worker; ${wanted.length} documents of ${ABSTRACTS_PER_DOCUMENT} abstracts, ${IN_FLIGHT} uploads in flight, jobs polled every ${POLL_MS} ms, loader ${values.mode}`);
+      const headers = { 'x-api-key': KEY };
+      // Kept-alive connections, one per request in flight at most: as a bulk loader would hold them.
+      const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT + 1, scheduling: 'fifo' });
+      const outcomes = new Map<string, number>();
+      let chunks = 0;
+      let next = 0;
+      let polls = 0;
+      const upload = async (document: (typeof wanted)[number]): Promise<string> => {
+        const accepted = await requestJson(`${service.url}/embed`, { headers, body: document, agent });
+        if (accepted.status !== 202) throw new Error(`POST /embed answered ${accepted.status}: ${JSON.stringify(accepted.json)}`);
+        return (accepted.json as { job_id: string }).job_id;
+      };
+      /** Polls the job until it is terminal, POLL_MS apart. */
+      const follow = async (jobId: string): Promise<void> => {
+        for (;;) {
+          polls++;
+          const status = (await requestJson(`${service.url}/status/${jobId}`, { headers, agent })).json as { status: string; chunks_created?: number };
+          if (TERMINAL.has(status.status)) {
+            outcomes.set(status.status, (outcomes.get(status.status) ?? 0) + 1);
+            chunks += status.chunks_created ?? 0;
+            return;
           }
-        }),
-      );
-      // Jobs are followed in the order they were accepted: a later one is polled once the earlier ones ended.
-      for (let followed = 0; followed < wanted.length; followed++) {
-        while (jobs.length <= followed) await Promise.race([uploaders, sleep(POLL_MS)]);
-        await follow(await jobs[followed]);
+          await sleep(POLL_MS);
+        }
+      };
+      const cpuBefore = new Map(serviceMemory(service.pid).map((entry) => [entry.pid, entry.cpuSeconds]));
+      const threadsBefore = new Map(serviceMemory(service.pid).map((entry) => [entry.pid, threadCpu(entry.pid)]));
+      const loaderBefore = process.cpuUsage();
+      const serverBefore = store.serverCpuSeconds();
+      const started = performance.now();
+      if (values.mode === 'each') {
+        await Promise.all(
+          Array.from({ length: IN_FLIGHT }, async () => {
+            while (next < wanted.length) await follow(await upload(wanted[next++]));
+          }),
+        );
+      } else {
+        const jobs: Promise<string>[] = [];
+        const uploaders = Promise.all(
+          Array.from({ length: IN_FLIGHT }, async () => {
+            while (next < wanted.length) {
+              const accepted = upload(wanted[next++]);
+              jobs.push(accepted);
+              await accepted;
+            }
+          }),
+        );
+        // Jobs are followed in the order they were accepted: a later one is polled once the earlier ones ended.
+        for (let followed = 0; followed < wanted.length; followed++) {
+          while (jobs.length <= followed) await Promise.race([uploaders, sleep(POLL_MS)]);
+          await follow(await jobs[followed]);
+        }
+        await uploaders;
       }
-      await uploaders;
+      const seconds = (performance.now() - started) / 1000;
+      rate = chunks / seconds;
+      console.log(`${wanted.length} documents, ${chunks} chunks in ${seconds.toFixed(1)} s: ${(chunks / seconds).toFixed(0)} chunks/s, ${(wanted.length / seconds).toFixed(1)} documents/s`);
+      console.log(`outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}; ${polls} status polls (mode ${values.mode})`);
+      const after = serviceMemory(service.pid);
+      const threadsAfter = new Map(after.map((entry) => [entry.pid, threadCpu(entry.pid)]));
+      console.log(`RSS: ${formatMemory(after)}`);
+      // CPU spent during the load alone (start-up excluded): against 2 cores x the wall time, what bounds the rate.
+      const during = after.map((entry) => ({ ...entry, cpu: entry.cpuSeconds - (cpuBefore.get(entry.pid) ?? 0) }));
+      const total = during.reduce((sum, entry) => sum + entry.cpu, 0);
+      const loader = process.cpuUsage(loaderBefore);
+      const server = store.store === 'sqlite' ? '' : `; the ${store.store} server ${(store.serverCpuSeconds() - serverBefore).toFixed(1)} s`;
+      console.log(`CPU during the load: ${during.map((entry) => `${entry.role} ${entry.cpu.toFixed(1)} s`).join(', ')}; ${total.toFixed(1)} s in all, ${(total / seconds).toFixed(2)} cores; the loader (this process) ${((loader.user + loader.system) / 1e6).toFixed(1)} s${server}`);
+      for (const entry of after) {
+        const threads = formatThreadCpu(threadsBefore.get(entry.pid) ?? new Map(), threadsAfter.get(entry.pid)!);
+        if (threads !== '') console.log(`  ${entry.role} ${entry.pid} by thread: ${threads}`);
+      }
+    } finally {
+      await service.stop();
     }
-    const seconds = (performance.now() - started) / 1000;
-    console.log(`${wanted.length} documents, ${chunks} chunks in ${seconds.toFixed(1)} s: ${(chunks / seconds).toFixed(0)} chunks/s, ${(wanted.length / seconds).toFixed(1)} documents/s`);
-    console.log(`outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}; ${polls} status polls (mode ${values.mode})`);
-    const after = serviceMemory(service.pid);
-    const threadsAfter = new Map(after.map((entry) => [entry.pid, threadCpu(entry.pid)]));
-    console.log(`RSS: ${formatMemory(after)}`);
-    // CPU spent during the load alone (start-up excluded): against 2 cores x the wall time, what bounds the rate.
-    const during = after.map((entry) => ({ ...entry, cpu: entry.cpuSeconds - (cpuBefore.get(entry.pid) ?? 0) }));
-    const total = during.reduce((sum, entry) => sum + entry.cpu, 0);
-    const loader = process.cpuUsage(loaderBefore);
-    const server = store.store === 'sqlite' ? '' : `; the ${store.store} server ${(store.serverCpuSeconds() - serverBefore).toFixed(1)} s`;
-    console.log(`CPU during the load: ${during.map((entry) => `${entry.role} ${entry.cpu.toFixed(1)} s`).join(', ')}; ${total.toFixed(1)} s in all, ${(total / seconds).toFixed(2)} cores; the loader (this process) ${((loader.user + loader.system) / 1e6).toFixed(1)} s${server}`);
-    for (const entry of after) console.log(`  ${entry.role} ${entry.pid} by thread: ${formatThreadCpu(threadsBefore.get(entry.pid) ?? new Map(), threadsAfter.get(entry.pid)!)}`);
   } finally {
-    await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    store.close();
   }
-} finally {
-  rmSync(dataDir, { recursive: true, force: true });
-  store.close();
+  return rate;
+}
+
+const REPEAT = Number(values.repeat);
+const rates: number[] = [];
+for (let run = 1; run <= REPEAT; run++) {
+  if (REPEAT > 1) console.log(`\n# load ${run} of ${REPEAT}`);
+  rates.push(await oneLoad());
+}
+if (REPEAT > 1) {
+  const sorted = [...rates].sort((a, b) => a - b);
+  const median = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+  console.log(`\n${REPEAT} loads: median ${median.toFixed(0)} chunks/s (min ${sorted[0].toFixed(0)}, max ${sorted[sorted.length - 1].toFixed(0)}; each ${rates.map((value) => value.toFixed(0)).join(', ')})`);
 }
