@@ -1,7 +1,7 @@
 // Bulk ingest over HTTP: SciFact abstracts (10 to a document) sent as JSON to POST /embed by this process,
 // UPLOADS_IN_FLIGHT at a time, against the supervisor with its default topology (an api process per core and
-// one worker), until every job is terminal. Reports chunks/s and documents/s, job outcomes and the RSS of
-// every process of the service. The service is started as a child process: this process only sends load, over
+// one worker), until every job is terminal. Reports chunks/s and documents/s, job outcomes, and the RSS and CPU of
+// every process of the service, the CPU also by thread (threadCpu in bench-service.ts). The service is started as a child process: this process only sends load, over
 // node:http with kept-alive connections (fetch cost the loader about twice the CPU, taken from the service's cores).
 // Two loaders (--mode): `bulk` (default) keeps its uploads in flight back to back and follows the accepted jobs
 // in order, one status poll at a time, as a bulk loader would: the service's ingest throughput. `each` waits
