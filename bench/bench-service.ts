@@ -19,6 +19,7 @@ import type { RunningWorker } from '../src/worker.ts';
 import type { Services } from '../src/http/services.ts';
 import type { ClientSnapshot } from '../src/serving/snapshot.ts';
 import { validateUploadFields } from '../src/ingest/upload-service.ts';
+import { cpuSecondsOf, statFields } from './proc-stat.ts';
 
 export const BENCH_CLIENT = 'bench-client';
 export const BENCH_KEY = 'bench-key';
@@ -161,14 +162,12 @@ export function serviceMemory(supervisorPid: number): { pid: number; role: strin
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const fields = statFields(`/proc/${entry}/stat`);
       if (Number(fields[2]) !== supervisorPid) continue; // process group
       const status = readFileSync(`/proc/${entry}/status`, 'utf8');
       const mib = (field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024);
       const role = /(?:^|\0)HDS_PROCESS_ROLE=(\w+)/.exec(readFileSync(`/proc/${entry}/environ`, 'utf8'))?.[1] ?? (Number(entry) === supervisorPid ? 'supervisor' : 'other');
-      // utime + stime, in clock ticks (100 a second on Linux).
-      const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / 100;
+      const cpuSeconds = cpuSecondsOf(fields);
       out.push({ pid: Number(entry), role, rssMiB: mib('VmRSS'), anonMiB: mib('RssAnon'), fileMiB: mib('RssFile'), cpuSeconds });
     } catch {
       // the process ended meanwhile
@@ -193,9 +192,7 @@ export function threadCpu(pid: number): Map<string, number> {
   for (const task of tasks) {
     try {
       const name = readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').trim();
-      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(name, (out.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100);
+      out.set(name, (out.get(name) ?? 0) + cpuSecondsOf(statFields(`/proc/${pid}/task/${task}/stat`)));
     } catch {
       // the thread ended meanwhile
     }

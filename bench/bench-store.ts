@@ -3,7 +3,8 @@
 // SQLite's durability: data and WAL synced, commits not waiting for their flush; see test/helpers/postgres-cluster.ts).
 // The cluster needs the Debian package postgresql, as the PostgreSQL test suites do.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { cpuSecondsOf, statFields, TICKS_PER_SECOND } from './proc-stat.ts';
 import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
 import { Storage } from '../src/storage/storage.ts';
 import { PostgresStorage } from '../src/storage/postgres/postgres-storage.ts';
@@ -26,20 +27,19 @@ export interface BenchStoreHandle {
 
 /** CPU time of a process and of its children, running or ended (Linux /proc, 100 ticks a second). */
 function processTreeCpuSeconds(root: number): number {
-  let ticks = 0;
+  let seconds = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const fields = statFields(`/proc/${entry}/stat`);
       // The server's own time includes that of connection processes that ended (cutime, cstime), reaped by it.
-      if (Number(entry) === root) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-      else if (Number(fields[1]) === root) ticks += Number(fields[11]) + Number(fields[12]);
+      if (Number(entry) === root) seconds += cpuSecondsOf(fields) + (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+      else if (Number(fields[1]) === root) seconds += cpuSecondsOf(fields);
     } catch {
       // the process ended meanwhile
     }
   }
-  return ticks / 100;
+  return seconds;
 }
 
 export function parseBenchStore(value: string | undefined): BenchStore {
