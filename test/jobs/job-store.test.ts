@@ -92,6 +92,26 @@ test('a retry waits for its backoff and keeps the error', async () => {
   }
 });
 
+test('claims go oldest first across every kind of runnable job: an expired lease, due retries and pending jobs by run time, then acceptance', async () => {
+  const { jobs, advance, close } = store();
+  try {
+    const abandoned = await jobs.enqueue(NEW_JOB); // runs at 1,000,000; its worker dies
+    await jobs.claim('dead-worker', 5000);
+    const retried = await jobs.enqueue({ ...NEW_JOB, documentId: 'd2' }); // fails once, runs again at 1,000,500
+    await jobs.claim('w1', 60_000);
+    await jobs.scheduleRetry(retried.jobId, 'w1', 'provider timed out', 500);
+    advance(100);
+    const pending = [await jobs.enqueue({ ...NEW_JOB, documentId: 'd3' }), await jobs.enqueue({ ...NEW_JOB, documentId: 'd4' })]; // both at 1,000,100
+    advance(10_000);
+    const later = await jobs.enqueue({ ...NEW_JOB, documentId: 'd5' });
+    const order: string[] = [];
+    for (let job = await jobs.claim('w2', 60_000); job; job = await jobs.claim('w2', 60_000)) order.push(job.jobId);
+    assert.deepEqual(order, [abandoned.jobId, pending[0].jobId, pending[1].jobId, retried.jobId, later.jobId]);
+  } finally {
+    close();
+  }
+});
+
 test('a job is visible only to its own Client', async () => {
   const { jobs, close } = store();
   try {

@@ -72,6 +72,24 @@ for (const adapter of STORE_ADAPTERS) {
       });
     });
 
+    test('claims go oldest first across every kind: an expired lease, pending jobs and a due retry by run time, then acceptance', async () => {
+      await withStore(adapter, async ({ storage }) => {
+        const { jobs } = storage;
+        const abandoned = await jobs.enqueue(NEW_JOB);
+        await jobs.claim('dead-worker', 150);
+        const retried = await jobs.enqueue({ ...NEW_JOB, documentId: 'd2', versionKey: 'd2' });
+        const pending = await jobs.enqueue({ ...NEW_JOB, documentId: 'd3', versionKey: 'd3' });
+        assert.equal((await jobs.claim('w1', 10_000))!.jobId, retried.jobId);
+        await sleep(5); // the retry runs again after the pending job's run time
+        assert.equal(await jobs.scheduleRetry(retried.jobId, 'w1', 'provider timed out', 0), true);
+        const later = await jobs.enqueue({ ...NEW_JOB, documentId: 'd4', versionKey: 'd4' });
+        await sleep(300); // the dead worker's lease expires
+        const order: string[] = [];
+        for (let job = await jobs.claim('w2', 10_000); job; job = await jobs.claim('w2', 10_000)) order.push(job.jobId);
+        assert.deepEqual(order, [abandoned.jobId, pending.jobId, retried.jobId, later.jobId]);
+      });
+    });
+
     test("an expired lease is claimed again; the old owner can no longer heartbeat or finish", async () => {
       await withStore(adapter, async ({ storage }) => {
         const { jobs } = storage;

