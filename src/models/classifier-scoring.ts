@@ -1,6 +1,8 @@
 // Keyword scoring shared by the built-in and the model-file classifiers: tokenization, phrase counting,
 // saturating scores and the choice of categories. Pure functions; no file or network access.
 
+import { wordRuns } from './word-tokens.ts';
+
 /** Text beyond this many characters is not read: the head of a document says what kind it is. */
 export const MAX_CLASSIFIER_INPUT_CHARS = 100_000;
 /** Longest keyword phrase, in words. */
@@ -21,11 +23,9 @@ export const DEFAULT_SCORING: ScoringOptions = { minScore: 4, relativeThreshold:
 /** phrase (normalized words joined by one space) -> weight; negative weights count against. */
 export type KeywordWeights = ReadonlyMap<string, number>;
 
-const TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
-
 /** NFKC, lower case, letters and digits only; "Invoice No.:" -> ["invoice", "no"]. */
 export function classifierTokens(text: string): string[] {
-  return text.normalize('NFKC').toLocaleLowerCase('en').match(TOKEN) ?? [];
+  return wordRuns(text.normalize('NFKC').toLocaleLowerCase('en'));
 }
 
 export function normalizePhrase(phrase: string): string {

@@ -1,8 +1,55 @@
 // The built-in models' own word splitter: NFKC, lower case, runs of letters, digits and combining marks.
 // Deliberately independent of src/text so that changing query normalization never changes stored vectors.
 
-const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+/** A code point that belongs in a word: what `[\p{L}\p{N}\p{M}]` matches with the u flag. */
+const WORD_CODE_POINT = /^[\p{L}\p{N}\p{M}]$/u;
+
+/** Answers for the non-ASCII code points met so far (texts use few distinct ones). */
+const nonAsciiWordCodePoints = new Map<number, boolean>();
+
+function isNonAsciiWordCodePoint(code: number): boolean {
+  let known = nonAsciiWordCodePoints.get(code);
+  if (known === undefined) {
+    known = WORD_CODE_POINT.test(String.fromCodePoint(code));
+    nonAsciiWordCodePoints.set(code, known);
+  }
+  return known;
+}
+
+function isAsciiWordUnit(unit: number): boolean {
+  return (unit >= 97 && unit <= 122) || (unit >= 48 && unit <= 57) || (unit >= 65 && unit <= 90);
+}
+
+/**
+ * The maximal runs of word code points in `text`, as `text.match(/[\p{L}\p{N}\p{M}]+/gu)` gives them (a
+ * surrogate pair is one code point, a lone surrogate is none), read by a loop instead of the regex: a Unicode
+ * property class makes the regex test every character in a call out of compiled code, several times slower.
+ */
+export function wordRuns(text: string): string[] {
+  const runs: string[] = [];
+  let start = -1;
+  for (let i = 0; i < text.length; ) {
+    const unit = text.charCodeAt(i);
+    let width = 1;
+    let inWord: boolean;
+    if (unit < 128) inWord = isAsciiWordUnit(unit);
+    else {
+      const code = text.codePointAt(i)!;
+      if (code > 0xffff) width = 2;
+      inWord = isNonAsciiWordCodePoint(code);
+    }
+    if (inWord) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      runs.push(text.slice(start, i));
+      start = -1;
+    }
+    i += width;
+  }
+  if (start >= 0) runs.push(text.slice(start));
+  return runs;
+}
 
 export function wordTokens(text: string): string[] {
-  return text.normalize('NFKC').toLowerCase().match(WORD) ?? [];
+  return wordRuns(text.normalize('NFKC').toLowerCase());
 }
