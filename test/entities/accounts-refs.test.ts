@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { extractEntities } from '../../src/ingest/entities/extract.ts';
+import { ACCOUNT_TYPE_PHRASES } from '../../src/ingest/entities/account-types.ts';
 
 test('labelled account numbers in English and Malay', () => {
   const { account_numbers: accounts } = extractEntities(
@@ -62,4 +63,13 @@ test('the balance-of-payments "current account" is not an account type', () => {
     'The current account surplus narrowed. All current account (goods and services) transactions are free. Lebihan akaun semasa meningkat.',
   );
   assert.deepEqual(types, []);
+});
+
+test('every account type of the dictionary is found, in any letter case', () => {
+  for (const phrase of ACCOUNT_TYPE_PHRASES) {
+    for (const written of [phrase, phrase.toUpperCase(), phrase.replace(/\b\p{L}/gu, (letter) => letter.toUpperCase())]) {
+      const { account_types: types } = extractEntities(`Status of the ${written}: open.`);
+      assert.ok(types.includes(phrase), `${written} gave ${JSON.stringify(types)}`);
+    }
+  }
 });

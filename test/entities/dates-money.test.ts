@@ -45,3 +45,10 @@ test('bare numbers, percentages and words containing RM are not money', () => {
   const { monetary_amounts: amounts } = extractEntities('FORM 1040 line 25, rate 3.00%, 12345 units, RMX 100, PERMIT 50.');
   assert.deepEqual(amounts, []);
 });
+
+test('dates inside e-mail addresses and upper-case links are ignored too', () => {
+  for (const text of ['Mail notice-20-october-2009@bnm.example.com today.', 'See WWW.BNM.GOV.MY/notice-21-october-2009 today.', 'See HTTP://bnm.example/notice-21-october-2009 today.']) {
+    assert.deepEqual(extractEntities(text).dates, [], text);
+  }
+  assert.ok(extractEntities('Notice 20 October 2009.').dates.length === 1);
+});

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { extractEntities } from '../../src/ingest/entities/extract.ts';
+import { createPhraseMatcher } from '../../src/ingest/entities/phrase-matcher.ts';
 
 const includesAll = (actual: string[], expected: string[]): void => {
   for (const value of expected) assert.ok(actual.includes(value), `missing ${value} in ${JSON.stringify(actual)}`);
@@ -81,4 +82,16 @@ test('upper-case place names report the gazetteer spelling once', () => {
   const { locations } = extractEntities('KUALA LUMPUR, SELANGOR. Kuala Lumpur again.');
   assert.deepEqual(locations.filter((l) => l.toLowerCase() === 'kuala lumpur'), ['Kuala Lumpur']);
   assert.ok(locations.includes('Selangor'));
+});
+
+test('gazetteer phrases starting with a non-ASCII capital are found, and never inside a word', () => {
+  const matcher = createPhraseMatcher(['Ärzte Ohne Grenzen', '𝐀stral City', 'Éire']);
+  const found = (text: string): string[] => {
+    const hits: string[] = [];
+    matcher.find(text, (hit) => hits.push(`${hit.canonical}@${hit.start}`) > 0);
+    return hits;
+  };
+  assert.deepEqual(found('Dari ÄRZTE OHNE GRENZEN ke 𝐀stral City, lalu Éire.'), ['Ärzte Ohne Grenzen@5', '𝐀stral City@27', 'Éire@46']);
+  assert.deepEqual(found('McÄrzte Ohne Grenzen, x𝐀stral City, Éireann, Éire-land and Éire.'), ['Éire@60']);
+  assert.deepEqual(found('no capital here at all, ärzte ohne grenzen \ud800'), []);
 });

@@ -3,7 +3,7 @@
 
 import { wordStartMatches } from './boundary.ts';
 
-const ACCOUNT_TYPE_PHRASES: readonly string[] = [
+export const ACCOUNT_TYPE_PHRASES: readonly string[] = [
   // English
   'savings account', 'saving account', 'current account', 'checking account', 'chequing account', 'cheque account',
   'fixed deposit account', 'fixed deposit', 'term deposit', 'time deposit', 'call deposit', 'deposit account',
@@ -24,6 +24,11 @@ const PHRASE_ALTERNATION = [...ACCOUNT_TYPE_PHRASES]
   .map((p) => p.replace(/ /g, '[ \\t\\u00a0]+'))
   .join('|');
 const ACCOUNT_TYPE = new RegExp(`(${PHRASE_ALTERNATION})(?:s|-i)?(?![\\p{L}\\p{N}])`, 'giu');
+/**
+ * A word that every phrase above holds, with the same flags (so the same case folding): a text without one has no
+ * account type, and the long alternation (several times slower) is not run over it.
+ */
+const PHRASE_WORD = /account|deposit|akaun|simpanan|rekening/iu;
 // Balance-of-payments vocabulary: "current account surplus", "current account (goods and services)",
 // "lebihan akaun semasa". Only "current account" and "akaun semasa" have this second meaning.
 const MACROECONOMIC_FOLLOWER = /^[ \t\u00a0]*(?:\(|surplus|deficit|balance|transactions?|position|gap|lebihan|defisit|imbangan)/iu;
@@ -38,6 +43,7 @@ function isMacroeconomic(text: string, start: number, end: number): boolean {
 }
 
 export function findAccountTypes(text: string, emit: (value: string) => boolean): void {
+  if (!PHRASE_WORD.test(text)) return;
   for (const m of wordStartMatches(text, ACCOUNT_TYPE)) {
     const phrase = m[1].toLocaleLowerCase('en').replace(/\s+/g, ' ');
     const ambiguous = phrase === 'current account' || phrase === 'akaun semasa';

@@ -26,7 +26,11 @@ export interface ExtractOptions {
 // would be rescanned from every position (quadratic).
 const URL_OR_EMAIL = /(?<![\w.+-])(?:(?:https?:\/\/|www\.)[^\s"'<>]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+)/giu;
 
+/** What every link or address holds (a scheme's "://", "www." or an "@"): most texts have none and skip the scan. */
+const WWW = /www\./i;
+
 function blankLinks(text: string): string {
+  if (!text.includes('://') && !text.includes('@') && !WWW.test(text)) return text;
   return text.replace(URL_OR_EMAIL, (link) => ' '.repeat(link.length));
 }
 

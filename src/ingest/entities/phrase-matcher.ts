@@ -21,11 +21,53 @@ export interface PhraseMatcher {
 }
 
 // Words keep inner apostrophes and hyphens ("Dato'", "Anti-Corruption"); a possessive "'s" is cut off.
-const CAPITALIZED_WORD = /\p{Lu}[\p{L}\p{M}\p{N}&-]*(?:['’](?!s(?![\p{L}\p{N}]))[\p{L}\p{M}\p{N}&-]*)*/gu;
+// Matched only where a capital letter starts (nextCapital): every part after the capital may be empty, so the
+// pattern matches wherever one does.
+const CAPITALIZED_WORD_AT = /\p{Lu}[\p{L}\p{M}\p{N}&-]*(?:['’](?!s(?![\p{L}\p{N}]))[\p{L}\p{M}\p{N}&-]*)*/uy;
+const UPPERCASE_LETTER = /^\p{Lu}$/u;
 const NEXT_WORD = /[ \t\u00a0]+([\p{L}\p{M}\p{N}&-]+(?:['’](?!s(?![\p{L}\p{N}]))[\p{L}\p{M}\p{N}&-]*)*)/uy;
 const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
 
 const fold = (word: string): string => word.toLowerCase().replace(/’/g, "'");
+
+/** Answers for the non-ASCII code points met so far. */
+const nonAsciiCapitals = new Map<number, boolean>();
+
+function isNonAsciiCapital(code: number): boolean {
+  let known = nonAsciiCapitals.get(code);
+  if (known === undefined) {
+    known = UPPERCASE_LETTER.test(String.fromCodePoint(code));
+    nonAsciiCapitals.set(code, known);
+  }
+  return known;
+}
+
+/**
+ * Offset of the first capital letter (\p{Lu}) at or after `from`, or -1. A loop finds it: a regex that starts
+ * with a Unicode property class calls out of compiled code for every character it passes.
+ */
+function nextCapital(text: string, from: number): number {
+  for (let i = from; i < text.length; ) {
+    const unit = text.charCodeAt(i);
+    if (unit < 128) {
+      if (unit >= 65 && unit <= 90) return i;
+      i++;
+      continue;
+    }
+    const code = text.codePointAt(i)!;
+    if (isNonAsciiCapital(code)) return i;
+    i += code > 0xffff ? 2 : 1;
+  }
+  return -1;
+}
+
+/** The first capitalized word at or after `from`, or null. */
+function capitalizedWordAt(text: string, cursor: RegExp, from: number): RegExpExecArray | null {
+  const at = nextCapital(text, from);
+  if (at < 0) return null;
+  cursor.lastIndex = at;
+  return cursor.exec(text);
+}
 
 export function createPhraseMatcher(phrases: readonly string[]): PhraseMatcher {
   const byFirst = new Map<string, Entry[]>();
@@ -40,15 +82,16 @@ export function createPhraseMatcher(phrases: readonly string[]): PhraseMatcher {
 
   return {
     find(text, onHit) {
-      const words = new RegExp(CAPITALIZED_WORD); // a private cursor: callers may nest finds of two matchers
-      for (let m = words.exec(text); m !== null; m = words.exec(text)) {
-        if (!isWordStart(text, m.index, "'’&-")) continue; // "McDonald" is one word, not "Donald"
-        const entries = byFirst.get(fold(m[0]));
-        if (entries === undefined) continue;
-        const hit = matchEntries(text, m.index, m.index + m[0].length, entries);
-        if (hit === null) continue;
-        if (!onHit(hit)) return;
-        words.lastIndex = hit.end;
+      const cursor = new RegExp(CAPITALIZED_WORD_AT); // a private cursor: callers may nest finds of two matchers
+      for (let m = capitalizedWordAt(text, cursor, 0); m !== null; ) {
+        let next = m.index + m[0].length;
+        const entries = isWordStart(text, m.index, "'’&-") ? byFirst.get(fold(m[0])) : undefined; // "McDonald" is one word, not "Donald"
+        const hit = entries === undefined ? null : matchEntries(text, m.index, next, entries);
+        if (hit !== null) {
+          if (!onHit(hit)) return;
+          next = hit.end;
+        }
+        m = capitalizedWordAt(text, cursor, next);
       }
     },
   };
