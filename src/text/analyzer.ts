@@ -3,7 +3,7 @@
 // Never use different pipelines for the two sides: a term only matches what the same code produced.
 
 import { porterStem } from './english-stemmer.ts';
-import { looksMalay, malayStem } from './malay-stemmer.ts';
+import { looksMalay, malayRootCandidates, malayStem } from './malay-stemmer.ts';
 import { ENGLISH_STOPWORDS, MALAY_STOPWORDS, isStopword } from './stopwords.ts';
 import { tokenize } from './tokenize.ts';
 import type { Token } from './tokenize.ts';
@@ -32,8 +32,9 @@ export const ENGLISH_MODE_MIN_STOPWORDS = 1;
 export const ENGLISH_MODE_DOMINANCE = 3;
 /**
  * Memoised stems: stemming is the hot path of indexing and its result depends on the word alone. The most
- * recently used words are kept (about 200 bytes each, so about 6 MiB per thread that analyzes), enough for
- * the words that recur; a cache of every word ever seen would grow with the vocabulary of all uploads.
+ * recently used words are kept (about 300 bytes each with a vocabulary word's Malay roots, so about 9 MiB per
+ * thread that analyzes), enough for the words that recur; a cache of every word ever seen would grow with the
+ * vocabulary of all uploads.
  */
 export const STEM_CACHE_LIMIT = 32_768;
 
@@ -85,12 +86,18 @@ function malayAwareStem(word: string): string {
   return looksMalay(root) ? root : porterStem(root);
 }
 
-/** A word's stems for each choice, built once with the word's cache entry (a slice per token would be garbage). */
+/**
+ * What analysis needs of a letters-only word, built once with the word's cache entry: whether it is a stopword
+ * and its stems for each choice (one look-up per token instead of three, and no slice per token).
+ */
 interface WordStems {
+  stopword: boolean;
   /** [Malay-aware stem, Porter stem], one entry when they agree. */
   query: readonly string[];
   malay: readonly string[];
   english: readonly string[];
+  /** Its Malay stem (when it differs) and root candidates, built when first asked for (wordDerivations). */
+  malayRoots?: readonly string[];
 }
 
 const stemCache = new LRUCache<string, WordStems>({ max: STEM_CACHE_LIMIT });
@@ -98,12 +105,13 @@ const stemCache = new LRUCache<string, WordStems>({ max: STEM_CACHE_LIMIT });
 function stemsOfWord(word: string): WordStems {
   let stems = stemCache.get(word);
   if (stems === undefined) {
+    const stopword = isStopword(word);
     const malayAware = malayAwareStem(word);
     const english = porterStem(word);
     if (malayAware === english) {
       const one = [english];
-      stems = { query: one, malay: one, english: one };
-    } else stems = { query: [malayAware, english], malay: [malayAware], english: [english] };
+      stems = { stopword, query: one, malay: one, english: one };
+    } else stems = { stopword, query: [malayAware, english], malay: [malayAware], english: [english] };
     stemCache.set(word, stems);
   }
   return stems;
@@ -112,10 +120,38 @@ function stemsOfWord(word: string): WordStems {
 /** Which stems a word contributes: one per indexing mode, or every variant for a query. */
 export type StemChoice = AnalysisMode | 'query';
 
-/** Stems of one normalized word (letters-only words are stemmed; anything else is kept as is). */
-export function stemsOf(word: string, choice: StemChoice): readonly string[] {
-  if (!isLettersOnly(word)) return [word];
-  return stemsOfWord(word)[choice];
+/** True for a non-empty word of ASCII lower-case letters: tokenizing it gives the word itself, unchanged. */
+function isAsciiLowerWord(word: string): boolean {
+  if (word.length === 0) return false;
+  for (let i = 0; i < word.length; i++) {
+    const code = word.charCodeAt(i);
+    if (code < 97 || code > 122) return false;
+  }
+  return true;
+}
+
+export interface WordDerivations {
+  /** analyzeQueryTerms(word). */
+  terms: readonly string[];
+  /** The word's Malay stem when it differs from the word, then its Malay root candidates. */
+  malayRoots: readonly string[];
+}
+
+/**
+ * What a vocabulary word derives (vocabulary.ts derivedTermsOf), kept on the word's stem cache entry: the lanes
+ * of a generation ask for the words their analysis looked up a moment before, so the entry is at hand (a cache of
+ * its own cost a cold look-up per word). A word of plain ASCII letters analyzes as itself, so its query terms are
+ * its query stems; any other word is analyzed in full.
+ */
+export function wordDerivations(word: string): WordDerivations {
+  const stems = stemsOfWord(word);
+  if (stems.malayRoots === undefined) {
+    const stem = malayStem(word);
+    const candidates = malayRootCandidates(word);
+    stems.malayRoots = stem !== word ? [stem, ...candidates] : [...candidates];
+  }
+  const terms = isAsciiLowerWord(word) ? (stems.stopword ? [] : stems.query) : analyzeQueryTerms(word);
+  return { terms, malayRoots: stems.malayRoots };
 }
 
 /** Amounts written with thousands separators index as plain digits so 1,234.56 meets 1234.56. */
@@ -126,10 +162,17 @@ function identifierTerm(text: string): string {
 /** Receives each term as it is produced (a Term list for analyze, plain strings for the term-only paths). */
 type Emit = (term: string, start: number, end: number, position: number) => void;
 
+/** Emits the terms of one word: none for a stopword, the stems of a letters-only word, anything else as it is. */
 function pushWord(tokenText: string, start: number, end: number, position: number, mode: StemChoice, emit: Emit): void {
   const word = surfaceWord(tokenText);
-  if (word.length === 0 || isStopword(word)) return;
-  for (const term of stemsOf(word, mode)) emit(term, start, end, position);
+  if (word.length === 0) return;
+  if (!isLettersOnly(word)) {
+    if (!isStopword(word)) emit(word, start, end, position);
+    return;
+  }
+  const stems = stemsOfWord(word);
+  if (stems.stopword) return;
+  for (const term of stems[mode]) emit(term, start, end, position);
 }
 
 /** [start, end) offsets (within span) of the pieces between part separators; one piece when there is none. */

@@ -5,15 +5,13 @@
 // and a word's id is the order it was interned in: only the fuzzy lookup needs an order (by length), kept
 // beside the words as a permutation.
 
-import { analyzeQueryTerms, surfaceWord } from './analyzer.ts';
-import { malayRootCandidates, malayStem } from './malay-stemmer.ts';
+import { analyzeQueryTerms, surfaceWord, wordDerivations } from './analyzer.ts';
 import { codePoints, levenshteinDistance, maxEditsFor } from './similarity.ts';
 import { isStopword } from './stopwords.ts';
 import { tokenize } from './tokenize.ts';
 import type { Token } from './tokenize.ts';
 import { endOf, stringAt, StringInterner, stringTable, tableHas, tableStrings } from './string-table.ts';
 import type { ByteStrings, StringTable } from './string-table.ts';
-import { LRUCache } from 'lru-cache';
 
 /** Words outside these lengths (code points) are not kept: too short to correct towards, or not words. */
 export const VOCABULARY_MIN_WORD_LENGTH = 2;
@@ -245,42 +243,14 @@ function grownTo(array: Uint32Array<ArrayBuffer>, capacity: number): Uint32Array
   return bigger;
 }
 
-/**
- * Words whose analysis (index terms, Malay roots) is remembered, the most recently used: a word's analysis never
- * changes. About 400 bytes each, so about 6 MiB per thread that derives terms.
- */
-export const WORD_ANALYSIS_CACHE_SIZE = 16_384;
-
-interface WordAnalysis {
-  terms: readonly string[];
-  roots: readonly string[];
-}
-
-/**
- * The analysis of words seen lately, so that the words every generation repeats (and lane data written before
- * lanes carried derived terms) do not run the analyzers again.
- */
-const wordAnalyses = new LRUCache<string, WordAnalysis>({ max: WORD_ANALYSIS_CACHE_SIZE });
-
-function analysisOf(word: string): WordAnalysis {
-  let analysis = wordAnalyses.get(word);
-  if (analysis === undefined) {
-    const stem = malayStem(word);
-    const roots = malayRootCandidates(word);
-    analysis = { terms: analyzeQueryTerms(word), roots: stem !== word ? [stem, ...roots] : [...roots] };
-    wordAnalyses.set(word, analysis);
-  }
-  return analysis;
-}
-
 /** The query-side terms and Malay roots of words, each once, in order of first sight (what lane data persists). */
 export function derivedTermsOf(words: Iterable<string>): { terms: string[]; malayRoots: string[] } {
   const terms = new Set<string>();
   const malayRoots = new Set<string>();
   for (const word of words) {
-    const analysis = analysisOf(word);
-    for (const term of analysis.terms) terms.add(term);
-    for (const root of analysis.roots) malayRoots.add(root);
+    const derived = wordDerivations(word);
+    for (const term of derived.terms) terms.add(term);
+    for (const root of derived.malayRoots) malayRoots.add(root);
   }
   return { terms: [...terms], malayRoots: [...malayRoots] };
 }

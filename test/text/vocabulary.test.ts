@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import { tableStrings } from '../../src/text/string-table.ts';
 import { readFileSync } from 'node:fs';
 import {
-  EAGER_BIGRAM_MIN_WORDS, EMPTY_VOCABULARY, buildVocabulary, fuzzyCandidates, mergeVocabularies, vocabularyEntries, vocabularyFromTexts,
+  EAGER_BIGRAM_MIN_WORDS, EMPTY_VOCABULARY, buildVocabulary, derivedTermsOf, fuzzyCandidates, mergeVocabularies, vocabularyEntries, vocabularyFromTexts,
   vocabularyHasMalayRoot, vocabularyHasTermsOf, vocabularyHasWord, vocabularyWordsOf,
 } from '../../src/text/vocabulary.ts';
 import { characterSimilarity, codePoints, levenshteinDistance } from '../../src/text/similarity.ts';
+import { analyzeQueryTerms } from '../../src/text/analyzer.ts';
+import { malayRootCandidates, malayStem } from '../../src/text/malay-stemmer.ts';
 
 const ESSAYS = new URL('../../../shared/datasets/malay-text/karangan-sekolah.txt', import.meta.url);
 
@@ -82,4 +84,19 @@ test('fuzzy candidates are ordered by similarity, then count, then word', () => 
   const candidates = fuzzyCandidates(v, 'bayarn', { minSimilarity: 0.6 });
   assert.deepEqual(candidates.map((c) => c.word), ['bayaran', 'bayar', 'bayarang', 'payaran']);
   assert.equal(candidates[0].similarity, characterSimilarity('bayarn', 'bayaran'));
+});
+
+test('derived terms are the query terms and Malay roots of each word, once, whatever the word is made of', () => {
+  // ASCII words (the fast path), affixed Malay, accented and other-script words, a ligature, a stopword and a repeat.
+  const words = ['cells', 'cell', 'pengajaran', 'memperkenalkan', 'kecemerlangan', 'café', 'naïve', 'straße', 'ﬁnance', 'σίσυφος', 'the', 'dan', 'cells'];
+  const expectedTerms = [...new Set(words.flatMap((word) => analyzeQueryTerms(word)))];
+  const expectedRoots = [...new Set(words.flatMap((word) => (malayStem(word) !== word ? [malayStem(word), ...malayRootCandidates(word)] : malayRootCandidates(word))))];
+  // Twice: the second answer comes from the words' cache entries.
+  for (let round = 0; round < 2; round++) {
+    const derived = derivedTermsOf(words);
+    assert.deepEqual(derived.terms, expectedTerms);
+    assert.deepEqual(derived.malayRoots, expectedRoots);
+  }
+  assert.ok(expectedTerms.includes('cell') && !expectedTerms.includes('the'));
+  assert.ok(expectedRoots.includes('ajar') && expectedRoots.includes('cemerlang'), JSON.stringify(expectedRoots));
 });
