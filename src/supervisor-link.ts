@@ -19,9 +19,56 @@ export function tellSupervisor(message: SupervisorMessage): void {
   if (underSupervisor()) process.send!(message);
 }
 
+/**
+ * Wakes closer together than this go out as one. In a bulk load an api process accepts an upload every few
+ * milliseconds, and each wake is a message the supervisor relays to every worker: coalescing them spares those
+ * processes most of that traffic, while every enqueued job is still followed by a wake within this time (the
+ * workers' poll, WORKER_POLL_MS, remains the fallback, and a worker with jobs in hand looks again as each ends).
+ */
+export const WAKE_COALESCE_MS = 25;
+
+/**
+ * Sends a wake at once when none went out in the last `windowMs`, otherwise once at the end of that window:
+ * never more than one per window, and never later than `windowMs` after a call.
+ */
+export class WakeCoalescer {
+  private readonly send: () => void;
+  private readonly windowMs: number;
+  private readonly now: () => number;
+  private lastSentAt = -Infinity;
+  private pending: NodeJS.Timeout | null = null;
+
+  constructor(send: () => void, windowMs: number = WAKE_COALESCE_MS, now: () => number = () => performance.now()) {
+    this.send = send;
+    this.windowMs = windowMs;
+    this.now = now;
+  }
+
+  wake(): void {
+    if (this.pending) return; // the wake due at the end of this window covers the call
+    const since = this.now() - this.lastSentAt;
+    if (since >= this.windowMs) {
+      this.fire();
+      return;
+    }
+    this.pending = setTimeout(() => {
+      this.pending = null;
+      this.fire();
+    }, this.windowMs - since);
+    this.pending.unref(); // a process that exits meanwhile loses nothing: the job is durable and workers poll
+  }
+
+  private fire(): void {
+    this.lastSentAt = this.now();
+    this.send();
+  }
+}
+
+const workerWakes = new WakeCoalescer(() => tellSupervisor({ type: 'wake' }));
+
 /** Asks the workers (through the supervisor) to look for new jobs now instead of at their next poll. */
 export function wakeWorkers(): void {
-  tellSupervisor({ type: 'wake' });
+  workerWakes.wake();
 }
 
 let nextRequest = 1;
