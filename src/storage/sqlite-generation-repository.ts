@@ -98,13 +98,12 @@ export class SqliteGenerationRepository implements GenerationRepository {
   }
 
   private insertGeneration(input: GenerationInput): number {
-    const row = this.db
-      .prepare(
+    const row = cachedStatement(
+        this.db,
         `INSERT INTO generations (document_id, version_key, job_id, state, created_at, staged_at, canonical_metadata, entities, embedding,
            deleted, deleted_at, deleted_by, chunk_count, manifest, text_bytes, leaves_indexed)
          VALUES (?, ?, ?, 'staged', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING generation`,
-      )
-      .get(
+      ).get(
         input.documentId,
         input.versionKey,
         input.jobId,
@@ -121,17 +120,18 @@ export class SqliteGenerationRepository implements GenerationRepository {
         input.chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.text, 'utf8'), 0),
         input.leavesIndexed === false ? 0 : 1,
       ) as { generation: number };
-    const insertChunk = this.db.prepare(
+    const insertChunk = cachedStatement(
+      this.db,
       'INSERT INTO chunks (generation, chunk_index, page, page_label, text, entities, vector, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     for (const chunk of input.chunks) {
       insertChunk.run(row.generation, chunk.chunkIndex, chunk.page, chunk.pageLabel, chunk.text, JSON.stringify(chunk.entities), vectorToBlob(chunk.vector), chunk.language);
     }
-    const insertLeaf = this.db.prepare('INSERT INTO metadata_leaves (generation, ordinal, path, value, value_type) VALUES (?, ?, ?, ?, ?)');
+    const insertLeaf = cachedStatement(this.db, 'INSERT INTO metadata_leaves (generation, ordinal, path, value, value_type) VALUES (?, ?, ?, ?, ?)');
     input.leaves.forEach((leaf, ordinal) => {
       insertLeaf.run(row.generation, ordinal, JSON.stringify(leaf.path), JSON.stringify(leaf.value), leaf.valueType);
     });
-    if (input.lanes) this.db.prepare('INSERT INTO generation_lanes (generation, lanes) VALUES (?, ?)').run(row.generation, input.lanes);
+    if (input.lanes) cachedStatement(this.db, 'INSERT INTO generation_lanes (generation, lanes) VALUES (?, ?)').run(row.generation, input.lanes);
     return row.generation;
   }
 
@@ -139,15 +139,14 @@ export class SqliteGenerationRepository implements GenerationRepository {
   private activate(documentId: string, versionKey: string, generation: number, previous: number | null, createdAt: string): void {
     const at = this.database.at();
     if (previous !== null) {
-      this.db.prepare(`UPDATE generations SET state = 'retired', retired_at = ? WHERE generation = ?`).run(at, previous);
+      cachedStatement(this.db, `UPDATE generations SET state = 'retired', retired_at = ? WHERE generation = ?`).run(at, previous);
     }
-    this.db.prepare(`UPDATE generations SET state = 'active', activated_at = ? WHERE generation = ?`).run(at, generation);
-    this.db
-      .prepare(
+    cachedStatement(this.db, `UPDATE generations SET state = 'active', activated_at = ? WHERE generation = ?`).run(at, generation);
+    cachedStatement(
+        this.db,
         `INSERT INTO versions (document_id, version_key, active_generation, created_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (document_id, version_key) DO UPDATE SET active_generation = excluded.active_generation`,
-      )
-      .run(documentId, versionKey, generation, createdAt);
+      ).run(documentId, versionKey, generation, createdAt);
     appendLogEntry(this.database, this.log, { kind: 'activate', documentId, versionKey, generation });
   }
 
@@ -160,19 +159,18 @@ export class SqliteGenerationRepository implements GenerationRepository {
   }
 
   async manifest(generation: number): Promise<ManifestRecord | null> {
-    const row = this.db.prepare('SELECT generation, state, document_id, version_key, job_id, chunk_count, manifest FROM generations WHERE generation = ?').get(generation) as
+    const row = cachedStatement(this.db, 'SELECT generation, state, document_id, version_key, job_id, chunk_count, manifest FROM generations WHERE generation = ?').get(generation) as
       | ManifestRow
       | undefined;
     return row ? toManifestRecord(row) : null;
   }
 
   async activeManifest(documentId: string, versionKey: string): Promise<ManifestRecord | null> {
-    const row = this.db
-      .prepare(
+    const row = cachedStatement(
+        this.db,
         `SELECT g.generation, g.state, g.document_id, g.version_key, g.job_id, g.chunk_count, g.manifest
          FROM versions v JOIN generations g ON g.generation = v.active_generation WHERE v.document_id = ? AND v.version_key = ?`,
-      )
-      .get(documentId, versionKey) as ManifestRow | undefined;
+      ).get(documentId, versionKey) as ManifestRow | undefined;
     return row ? toManifestRecord(row) : null;
   }
 
@@ -264,7 +262,7 @@ export class SqliteGenerationRepository implements GenerationRepository {
   }
 
   async hasUnindexedLeaves(): Promise<boolean> {
-    const row = this.db.prepare(`SELECT EXISTS (SELECT 1 FROM generations WHERE state = 'active' AND leaves_indexed = 0) AS found`).get() as { found: number };
+    const row = cachedStatement(this.db, `SELECT EXISTS (SELECT 1 FROM generations WHERE state = 'active' AND leaves_indexed = 0) AS found`).get() as { found: number };
     return row.found === 1;
   }
 
