@@ -78,4 +78,15 @@ export const CONTROL_MIGRATIONS: readonly string[] = [
   INSERT OR IGNORE INTO authority (id, mode, authority_id, changed_at)
   VALUES (1, 'READY', lower(hex(randomblob(16))), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
   `,
+  // A job's request moves to a table of its own, written once: SQLite rewrites a whole row (overflow pages
+  // included) on every update, and a job's row is updated at each step (claim, heartbeats, progress, outcome)
+  // while a text upload's request holds its whole text. Deleting a job deletes its request (foreign keys are on).
+  `
+  CREATE TABLE job_requests (
+    seq INTEGER PRIMARY KEY REFERENCES jobs (seq) ON DELETE CASCADE,
+    request TEXT NOT NULL
+  );
+  INSERT INTO job_requests (seq, request) SELECT seq, request FROM jobs;
+  ALTER TABLE jobs DROP COLUMN request;
+  `,
 ];

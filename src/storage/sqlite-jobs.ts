@@ -9,6 +9,7 @@ import type { JobRecord, NewJob } from '../domain/jobs.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import type { JobRepository } from './port.ts';
 
+/** A job's row joined with its request (job_requests); the request is null only if its row was removed by hand. */
 interface JobRow {
   seq: number;
   job_id: string;
@@ -17,7 +18,7 @@ interface JobRow {
   document_id: string;
   version_key: string | null;
   status: string;
-  request: string;
+  request: string | null;
   result: string | null;
   error: string | null;
   error_details: string | null;
@@ -41,7 +42,7 @@ function toRecord(row: JobRow): JobRecord {
     documentId: row.document_id,
     versionKey: row.version_key,
     status: row.status as JobState,
-    request: JSON.parse(row.request),
+    request: JSON.parse(row.request ?? 'null'),
     result: row.result === null ? null : JSON.parse(row.result),
     error: row.error,
     errorDetails: row.error_details === null ? null : JSON.parse(row.error_details),
@@ -73,6 +74,12 @@ const CLAIM_NEXT = `SELECT seq FROM (
   UNION ALL ${firstRunnable(`j.status IN ('started', 'processing') AND j.lease_expires_at < ?1`)}
 ) ORDER BY next_run_at, seq LIMIT 1`;
 
+/**
+ * A job with its request. The request (an upload's whole text, for a text upload) lives in job_requests, written
+ * once: SQLite rewrites a whole row on any update, and a job's row changes at every step of its life.
+ */
+const JOB_WITH_REQUEST = 'SELECT j.*, r.request FROM jobs j LEFT JOIN job_requests r ON r.seq = j.seq';
+
 export class SqliteJobRepository implements JobRepository {
   private readonly db: Database;
   private readonly now: () => number;
@@ -84,23 +91,28 @@ export class SqliteJobRepository implements JobRepository {
 
   async enqueue(job: NewJob): Promise<JobRecord> {
     const at = new Date(this.now()).toISOString();
-    const row = cachedStatement(
-        this.db,
-        `INSERT INTO jobs (job_id, client_id, operation, document_id, version_key, status, request, max_attempts, next_run_at, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?) RETURNING *`,
-      )
-      .get(randomUUID(), job.clientId, job.operation, job.documentId, job.versionKey, JSON.stringify(job.request), job.maxAttempts, this.now(), at, at) as unknown as JobRow;
-    return toRecord(row);
+    const request = JSON.stringify(job.request);
+    const row = transaction(this.db, () => {
+      const inserted = cachedStatement(
+          this.db,
+          `INSERT INTO jobs (job_id, client_id, operation, document_id, version_key, status, max_attempts, next_run_at, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) RETURNING *`,
+        )
+        .get(randomUUID(), job.clientId, job.operation, job.documentId, job.versionKey, job.maxAttempts, this.now(), at, at) as unknown as JobRow;
+      cachedStatement(this.db, 'INSERT INTO job_requests (seq, request) VALUES (?, ?)').run(inserted.seq, request);
+      return inserted;
+    });
+    return toRecord({ ...row, request });
   }
 
   /** The Client's job, or null for an unknown id and for another Client's id alike. */
   async get(clientId: string, jobId: string): Promise<JobRecord | null> {
-    const row = cachedStatement(this.db, 'SELECT * FROM jobs WHERE job_id = ? AND client_id = ?').get(jobId, clientId) as JobRow | undefined;
+    const row = cachedStatement(this.db, `${JOB_WITH_REQUEST} WHERE j.job_id = ? AND j.client_id = ?`).get(jobId, clientId) as JobRow | undefined;
     return row ? toRecord(row) : null;
   }
 
   async getById(jobId: string): Promise<JobRecord | null> {
-    const row = cachedStatement(this.db, 'SELECT * FROM jobs WHERE job_id = ?').get(jobId) as JobRow | undefined;
+    const row = cachedStatement(this.db, `${JOB_WITH_REQUEST} WHERE j.job_id = ?`).get(jobId) as JobRow | undefined;
     return row ? toRecord(row) : null;
   }
 
@@ -125,7 +137,8 @@ export class SqliteJobRepository implements JobRepository {
            WHERE seq = ? RETURNING *`,
         )
         .get(owner, now + leaseMs, new Date(now).toISOString(), row.seq) as unknown as JobRow;
-      return toRecord(claimed);
+      const request = cachedStatement(this.db, 'SELECT request FROM job_requests WHERE seq = ?').get(row.seq) as { request: string } | undefined;
+      return toRecord({ ...claimed, request: request?.request ?? null });
     });
   }
 
@@ -211,8 +224,8 @@ export class SqliteJobRepository implements JobRepository {
   async newestEmbedJob(clientId: string, documentId: string, versionKey: string): Promise<JobRecord | null> {
     const row = cachedStatement(
         this.db,
-        `SELECT * FROM jobs WHERE client_id = ? AND document_id = ? AND version_key = ? AND operation = 'embed'
-         ORDER BY seq DESC LIMIT 1`,
+        `${JOB_WITH_REQUEST} WHERE j.client_id = ? AND j.document_id = ? AND j.version_key = ? AND j.operation = 'embed'
+         ORDER BY j.seq DESC LIMIT 1`,
       )
       .get(clientId, documentId, versionKey) as JobRow | undefined;
     return row ? toRecord(row) : null;
@@ -237,7 +250,8 @@ export class SqliteJobRepository implements JobRepository {
 
   /** Upload files that jobs not yet terminal still need. */
   async liveUploadNames(): Promise<Set<string>> {
-    const rows = cachedStatement(this.db, `SELECT json_extract(request, '$.upload') AS upload FROM jobs WHERE status NOT IN ('completed', 'superseded', 'failed', 'partial_failed')`)
+    const rows = cachedStatement(this.db, `SELECT json_extract(r.request, '$.upload') AS upload FROM jobs j JOIN job_requests r ON r.seq = j.seq
+       WHERE j.status NOT IN ('completed', 'superseded', 'failed', 'partial_failed')`)
       .all() as { upload: string | null }[];
     return new Set(rows.flatMap((row) => (row.upload ? [row.upload] : [])));
   }

@@ -165,3 +165,54 @@ test('readiness never sticks at backfilling: a backfill that failed leaves the C
     close();
   }
 });
+
+test('a job keeps its request through claim, heartbeats, progress and outcome, and a hard delete removes it with the job', async () => {
+  const dir = tempDataDir();
+  const db = openDatabase(join(dir, 'control.db'), CONTROL_MIGRATIONS);
+  const jobs = new SqliteJobRepository(db);
+  try {
+    const request = { source: 'text', text: 'Penyata akaun '.repeat(2_000), metadata: { branch: 'Ipoh' } };
+    const job = await jobs.enqueue({ ...NEW_JOB, request });
+    const claimed = (await jobs.claim('w1', 60_000))!;
+    assert.deepEqual(claimed.request, request);
+    assert.ok(await jobs.heartbeat(job.jobId, 'w1', 60_000, 'processing'));
+    assert.ok(await jobs.recordProgress(job.jobId, 'w1', { staged_generation: 1 }));
+    assert.ok(await jobs.finish(job.jobId, 'w1', { status: 'completed', result: { generation: 1 } }));
+    assert.deepEqual((await jobs.get('c1', job.jobId))!.request, request);
+    assert.deepEqual((await jobs.newestEmbedJob('c1', 'd1', 'd1'))!.request, request);
+    // The request row is the one written at enqueue: no update rewrote it.
+    assert.deepEqual(db.prepare('SELECT seq, request FROM job_requests').all().map((row) => ({ ...row })), [{ seq: job.seq, request: JSON.stringify(request) }]);
+    assert.deepEqual(await jobs.deleteForDocument('c1', 'd1', null), [job.jobId]);
+    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM job_requests').get() as { n: number }).n, 0);
+  } finally {
+    db.close();
+    removeDir(dir);
+  }
+});
+
+test('the job request migration keeps the requests of jobs queued before it', async () => {
+  const dir = tempDataDir();
+  const path = join(dir, 'control.db');
+  try {
+    const before = CONTROL_MIGRATIONS.length - 1;
+    const old = openDatabase(path, CONTROL_MIGRATIONS.slice(0, before));
+    old
+      .prepare(
+        `INSERT INTO jobs (job_id, client_id, operation, document_id, version_key, status, request, max_attempts, next_run_at, created_at, updated_at)
+         VALUES ('old-job', 'c1', 'embed', 'd1', 'd1', 'pending', ?, 3, 0, '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z')`,
+      )
+      .run(JSON.stringify({ source: 'text', text: 'queued before the upgrade' }));
+    old.close();
+    const db = openDatabase(path, CONTROL_MIGRATIONS);
+    const jobs = new SqliteJobRepository(db);
+    try {
+      assert.deepEqual((await jobs.getById('old-job'))!.request, { source: 'text', text: 'queued before the upgrade' });
+      assert.deepEqual((await jobs.claim('w1', 1000))!.request, { source: 'text', text: 'queued before the upgrade' });
+      assert.ok(!(db.prepare('SELECT name FROM pragma_table_info(?)').all('jobs') as { name: string }[]).some((column) => column.name === 'request'));
+    } finally {
+      db.close();
+    }
+  } finally {
+    removeDir(dir);
+  }
+});
