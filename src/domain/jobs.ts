@@ -29,6 +29,9 @@ export interface JobRecord {
   completedAt: string | null;
 }
 
+/** What names a job and orders it among the others: its id and its place in the queue. */
+export type JobIdentity = Pick<JobRecord, 'seq' | 'jobId'>;
+
 export interface NewJob {
   clientId: string;
   operation: JobOperation;

@@ -16,7 +16,7 @@ import type {
   ServingGeneration,
 } from '../domain/generation.ts';
 import type { JobState, ReadinessState } from '../domain/job-states.ts';
-import type { JobRecord, NewJob } from '../domain/jobs.ts';
+import type { JobIdentity, JobRecord, NewJob } from '../domain/jobs.ts';
 import type { UsageBesides } from '../domain/limits.ts';
 import type { DurableAuthorityMode, PublicationLogEntry } from '../domain/publication-log.ts';
 
@@ -180,7 +180,8 @@ export interface JobRepository {
   /** Puts a job back to wait for publication (no attempt spent). */
   waitForPublication(jobId: string, owner: string, message: string, delayMs: number): Promise<boolean>;
   release(jobId: string, owner: string): Promise<void>;
-  newestEmbedJob(clientId: string, documentId: string, versionKey: string): Promise<JobRecord | null>;
+  /** The newest upload job accepted for a Document Version (the one that owns it), by its identity alone. */
+  newestEmbedJob(clientId: string, documentId: string, versionKey: string): Promise<JobIdentity | null>;
   /** Deletes a document's jobs (hard delete); returns their ids. */
   deleteForDocument(clientId: string, documentId: string, versionKey: string | null): Promise<string[]>;
   countsByOperationAndState(): Promise<{ operation: string; status: string; count: number }[]>;

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from './sqlite.ts';
 import { cachedStatement, transaction } from './sqlite.ts';
 import type { JobOperation, JobState } from '../domain/job-states.ts';
-import type { JobRecord, NewJob } from '../domain/jobs.ts';
+import type { JobIdentity, JobRecord, NewJob } from '../domain/jobs.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import type { JobRepository } from './port.ts';
 
@@ -221,14 +221,14 @@ export class SqliteJobRepository implements JobRepository {
   }
 
   /** The newest upload job accepted for a Document Version (the one that owns it). */
-  async newestEmbedJob(clientId: string, documentId: string, versionKey: string): Promise<JobRecord | null> {
+  async newestEmbedJob(clientId: string, documentId: string, versionKey: string): Promise<JobIdentity | null> {
     const row = cachedStatement(
         this.db,
-        `${JOB_WITH_REQUEST} WHERE j.client_id = ? AND j.document_id = ? AND j.version_key = ? AND j.operation = 'embed'
-         ORDER BY j.seq DESC LIMIT 1`,
+        `SELECT seq, job_id FROM jobs WHERE client_id = ? AND document_id = ? AND version_key = ? AND operation = 'embed'
+         ORDER BY seq DESC LIMIT 1`,
       )
-      .get(clientId, documentId, versionKey) as JobRow | undefined;
-    return row ? toRecord(row) : null;
+      .get(clientId, documentId, versionKey) as { seq: number; job_id: string } | undefined;
+    return row ? { seq: row.seq, jobId: row.job_id } : null;
   }
 
   /** Removes job bindings of a hard-deleted document (all versions when versionKey is null). */

@@ -179,7 +179,7 @@ test('a job keeps its request through claim, heartbeats, progress and outcome, a
     assert.ok(await jobs.recordProgress(job.jobId, 'w1', { staged_generation: 1 }));
     assert.ok(await jobs.finish(job.jobId, 'w1', { status: 'completed', result: { generation: 1 } }));
     assert.deepEqual((await jobs.get('c1', job.jobId))!.request, request);
-    assert.deepEqual((await jobs.newestEmbedJob('c1', 'd1', 'd1'))!.request, request);
+    assert.deepEqual(await jobs.newestEmbedJob('c1', 'd1', 'd1'), { seq: job.seq, jobId: job.jobId });
     // The request row is the one written at enqueue: no update rewrote it.
     assert.deepEqual(db.prepare('SELECT seq, request FROM job_requests').all().map((row) => ({ ...row })), [{ seq: job.seq, request: JSON.stringify(request) }]);
     assert.deepEqual(await jobs.deleteForDocument('c1', 'd1', null), [job.jobId]);

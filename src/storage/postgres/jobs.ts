@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { sharedTransaction } from './database.ts';
 import type { JobOperation, JobState } from '../../domain/job-states.ts';
-import type { JobRecord, NewJob } from '../../domain/jobs.ts';
+import type { JobIdentity, JobRecord, NewJob } from '../../domain/jobs.ts';
 import type { JsonObject } from '../../domain/canonical-metadata.ts';
 import type { JobRepository } from '../port.ts';
 
@@ -197,13 +197,13 @@ export class PgJobRepository implements JobRepository {
   }
 
   /** The newest upload job accepted for a Document Version (the one that owns it). */
-  async newestEmbedJob(clientId: string, documentId: string, versionKey: string): Promise<JobRecord | null> {
-    const row = await this.one(
-      `SELECT * FROM jobs WHERE client_id = $1 AND document_id = $2 AND version_key = $3 AND operation = 'embed'
+  async newestEmbedJob(clientId: string, documentId: string, versionKey: string): Promise<JobIdentity | null> {
+    const { rows } = await this.pool.query<{ seq: number; job_id: string }>(
+      `SELECT seq, job_id FROM jobs WHERE client_id = $1 AND document_id = $2 AND version_key = $3 AND operation = 'embed'
        ORDER BY seq DESC LIMIT 1`,
       [clientId, documentId, versionKey],
     );
-    return row ? toRecord(row) : null;
+    return rows[0] ? { seq: rows[0].seq, jobId: rows[0].job_id } : null;
   }
 
   /** Removes job bindings of a hard-deleted document (all versions when versionKey is null). */
