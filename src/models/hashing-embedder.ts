@@ -117,11 +117,13 @@ function wordFeaturesOf(word: string, dimensions: number): WordFeatures {
  */
 const WORD_FEATURE_CACHE_SIZE = 16_384;
 const wordFeatureCaches = new Map<number, LRUCache<string, WordFeatures>>();
+/** Given to every get: lru-cache makes an options object per call when given none (and writes its status into it). */
+const FEATURE_GET_OPTIONS: LRUCache.GetOptions<string, WordFeatures, unknown> = { status: undefined };
 
 function cachedWordFeatures(word: string, dimensions: number): WordFeatures {
   let cache = wordFeatureCaches.get(dimensions);
   if (cache === undefined) wordFeatureCaches.set(dimensions, (cache = new LRUCache({ max: WORD_FEATURE_CACHE_SIZE })));
-  let features = cache.get(word);
+  let features = cache.get(word, FEATURE_GET_OPTIONS);
   if (features === undefined) {
     features = wordFeaturesOf(word, dimensions);
     cache.set(word, features);

@@ -101,9 +101,14 @@ interface WordStems {
 }
 
 const stemCache = new LRUCache<string, WordStems>({ max: STEM_CACHE_LIMIT });
+/**
+ * Given to every get: lru-cache makes an options object per call when given none, and writes its status into it.
+ * Once per token, that garbage cost lane building about a sixth of its time.
+ */
+const STEM_GET_OPTIONS: LRUCache.GetOptions<string, WordStems, unknown> = { status: undefined };
 
 function stemsOfWord(word: string): WordStems {
-  let stems = stemCache.get(word);
+  let stems = stemCache.get(word, STEM_GET_OPTIONS);
   if (stems === undefined) {
     const stopword = isStopword(word);
     const malayAware = malayAwareStem(word);
