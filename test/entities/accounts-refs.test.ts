@@ -73,3 +73,9 @@ test('every account type of the dictionary is found, in any letter case', () => 
     }
   }
 });
+
+test('numbers masked with bullets or lower-case x are kept', () => {
+  const { account_numbers: accounts } = extractEntities('Debited from ••••4821 and xx-xx-9034 today.');
+  assert.ok(accounts.includes('••••4821'), JSON.stringify(accounts));
+  assert.ok(accounts.includes('xx-xx-9034'), JSON.stringify(accounts));
+});

@@ -52,3 +52,9 @@ test('dates inside e-mail addresses and upper-case links are ignored too', () =>
   }
   assert.ok(extractEntities('Notice 20 October 2009.').dates.length === 1);
 });
+
+test('dates of the last century, worded and numeric, and none in a text without a year', () => {
+  const { dates } = extractEntities('Born 5 May 1987, joined on 1999-12-31 and left 31/01/1995.');
+  for (const expected of ['5 May 1987', '1999-12-31', '31/01/1995']) assert.ok(dates.includes(expected), `missing ${expected} in ${JSON.stringify(dates)}`);
+  assert.deepEqual(extractEntities('Due on 5 May, paid 31/01 and reviewed in March.').dates, []);
+});

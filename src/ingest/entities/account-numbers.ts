@@ -31,6 +31,8 @@ const LABELLED = new RegExp(
 );
 
 const MASKED = /(?:(?:[Xx*•]{2,}[ -]?){1,4}\d{3,6}|\d{4,6}[Xx*•]{4,}\d{3,4})(?![\p{L}\p{N}*•])/gu;
+/** What every masked number holds: most texts have no two mask characters in a row and skip that scan. */
+const MASK_PAIR = /[Xx*•]{2}/;
 
 const countDigitsOrMasks = (value: string): number => (value.match(/[\dXx*•]/g) ?? []).length;
 const countDigits = (value: string): number => (value.match(/\d/g) ?? []).length;
@@ -54,5 +56,6 @@ export function findAccountNumbers(text: string, emit: (value: string) => boolea
     const value = m[1].trim();
     if (plausibleAccountNumber(value) && !emit(value)) return;
   }
+  if (!MASK_PAIR.test(text)) return;
   for (const m of wordStartMatches(text, MASKED, '*•')) if (plausibleAccountNumber(m[0]) && !emit(m[0])) return;
 }

@@ -31,6 +31,9 @@ const WORDY_DATE = new RegExp(
 const NUMERIC_DMY = /(?<![\p{L}\p{N}./-])(\d{1,2})([/.-])(\d{1,2})\2((?:19|20)\d{2})(?![\p{L}\p{N}]|[./-]\d)/gu;
 const NUMERIC_YMD = /(?<![\p{L}\p{N}./-])((?:19|20)\d{2})([/.-])(\d{1,2})\2(\d{1,2})(?![\p{L}\p{N}]|[./-]\d)/gu;
 
+/** Every date above holds a year of this form: a text without one has no date, and the scans are not run over it. */
+const ANY_YEAR = new RegExp(YEAR);
+
 const MAX_DAY = 31;
 const MAX_MONTH = 12;
 
@@ -42,6 +45,7 @@ function plausibleDayMonth(a: number, b: number): boolean {
 }
 
 export function findDates(text: string, emit: (value: string) => boolean): void {
+  if (!ANY_YEAR.test(text)) return;
   for (const m of wordStartMatches(text, WORDY_DATE)) {
     const day = m[1] ?? m[2];
     if (day !== undefined && !validDay(Number(day))) continue;
