@@ -15,7 +15,6 @@
 
 import type { ChunkLanguage } from '../domain/chunk-language.ts';
 import { tokenize } from '../text/tokenize.ts';
-import type { Token } from '../text/tokenize.ts';
 import { MALAY_STOPWORDS } from '../text/stopwords.ts';
 
 /** ELD's codes read as Malay. */
@@ -36,11 +35,7 @@ export const PLAIN_ENGLISH_DOMINANCE = 20;
 
 /** True when the text's function words leave no doubt that it is English. */
 export function plainlyEnglish(text: string): boolean {
-  return plainlyEnglishTokens(tokenize(text));
-}
-
-/** plainlyEnglish over the text's tokens (tokenize(text)). */
-export function plainlyEnglishTokens(tokens: readonly Token[]): boolean {
+  const tokens = tokenize(text);
   let english = 0;
   let malay = 0;
   for (const token of tokens) {
@@ -58,16 +53,16 @@ function loadDetector(): Promise<Detector> {
   return detector;
 }
 
-function languageOf(eld: Detector, text: string, tokens: readonly Token[]): ChunkLanguage {
-  if (plainlyEnglishTokens(tokens)) return 'en';
+function languageOf(eld: Detector, text: string): ChunkLanguage {
+  if (plainlyEnglish(text)) return 'en';
   const result = eld.detect(text);
   if (!result.isReliable()) return 'other';
   if (result.language === 'en') return 'en';
   return MALAY_CODES.has(result.language) ? 'ms' : 'other';
 }
 
-/** The language of each text, in order; `tokens`, when given, are tokenize(text) of each (the caller keeps them). */
-export async function detectLanguages(texts: readonly string[], tokens?: readonly (readonly Token[])[]): Promise<ChunkLanguage[]> {
+/** The language of each text, in order. */
+export async function detectLanguages(texts: readonly string[]): Promise<ChunkLanguage[]> {
   const eld = await loadDetector();
-  return texts.map((text, i) => languageOf(eld, text, tokens?.[i] ?? tokenize(text)));
+  return texts.map((text) => languageOf(eld, text));
 }

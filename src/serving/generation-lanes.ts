@@ -12,7 +12,6 @@ import { analyzeFieldsOfTokens } from '../text/analyzer.ts';
 import { analysisModeOf } from './chunk-analysis.ts';
 import type { ChunkLanguage } from '../domain/chunk-language.ts';
 import { tokenize } from '../text/tokenize.ts';
-import type { Token } from '../text/tokenize.ts';
 import { JoinedStrings, listSize, listStrings, splitBytes } from '../text/string-table.ts';
 import type { StringList } from '../text/string-table.ts';
 
@@ -77,13 +76,10 @@ export function chunkTextHash(chunkIndex: number, text: string): number {
   return hash >>> 0;
 }
 
-/**
- * The lanes of a generation's chunks (in chunk order); `title` is the BM25F title field of every chunk.
- * `tokensOf` gives a text's tokens when the caller has them already (tokenize(text)), or undefined.
- */
-export function lanesOf(chunks: readonly LaneChunk[], title: string | null, dimensions: number, tokensOf?: (text: string) => Token[] | undefined): GenerationLanes {
+/** The lanes of a generation's chunks (in chunk order); `title` is the BM25F title field of every chunk. */
+export function lanesOf(chunks: readonly LaneChunk[], title: string | null, dimensions: number): GenerationLanes {
   // Each text is tokenized once, for its index terms and its vocabulary words; the title once for all chunks.
-  const tokens = chunks.map((chunk) => tokensOf?.(chunk.text) ?? tokenize(chunk.text));
+  const tokens = chunks.map((chunk) => tokenize(chunk.text));
   const titleTokens = tokenize(title ?? '');
   const bm25 = buildBm25Segment(
     chunks.map((chunk, row) => ({ id: row, text: chunk.text, title: title ?? undefined })),

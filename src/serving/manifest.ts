@@ -9,7 +9,6 @@ import { isJsonObject } from '../domain/canonical-metadata.ts';
 import { vocabularyWordsOf } from '../text/vocabulary.ts';
 import { encodeLanes, lanesDigest, lanesOf } from './generation-lanes.ts';
 import type { LaneChunk } from './generation-lanes.ts';
-import type { Token } from '../text/tokenize.ts';
 
 export interface LaneEvidence {
   count: number;
@@ -109,9 +108,8 @@ export function lanesAndManifest(
   chunks: readonly LaneChunk[],
   leaves: readonly MetadataLeaf[],
   title: string | null,
-  tokensOf?: (text: string) => Token[] | undefined,
 ): { lanes: Uint8Array; manifest: JsonObject } {
-  const decoded = lanesOf(chunks, title, chunks[0]?.vector.length ?? 0, tokensOf);
+  const decoded = lanesOf(chunks, title, chunks[0]?.vector.length ?? 0);
   const lanes = encodeLanes(decoded);
   const wordCounts = listStrings(decoded.words).map((word, id): [string, number] => [word, decoded.wordCounts[id]]);
   return { lanes, manifest: computeManifest(ref, chunks, leaves, lanes, wordCounts) as unknown as JsonObject };

@@ -7,7 +7,6 @@ import { inlineLanesBuilder, LanesThread } from '../../src/jobs/threaded-lanes.t
 import { decodeLanes } from '../../src/serving/generation-lanes.ts';
 import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
 import { extractEntities } from '../../src/ingest/entities/extract.ts';
-import { detectLanguages } from '../../src/ingest/language.ts';
 import type { MetadataLeaf } from '../../src/domain/generation.ts';
 
 const embedder = createHashingEmbedder();
@@ -53,27 +52,6 @@ test("the lanes thread extracts each chunk's entities exactly as the inline extr
     ]);
     assert.deepEqual(entities, DOCUMENTS.map((texts) => texts.map((text) => extractEntities(text))));
     assert.ok(entities[1][0].transaction_refs.length > 0 && entities[1][0].dates.length > 0, 'the invoice chunk has entities to compare');
-  } finally {
-    await thread.close();
-  }
-});
-
-test('lanes built after a languages request (which lends them its tokens) are the inline lanes, in any order and for repeated texts', async () => {
-  const thread = new LanesThread();
-  try {
-    const all = await Promise.all(DOCUMENTS.map(inputs));
-    // Languages of every document first (as jobs in flight ask), a repeated text among them, then lanes in another order.
-    const languages = await Promise.all([...DOCUMENTS, DOCUMENTS[0]].map((texts) => thread.detectLanguages(texts)));
-    assert.deepEqual(languages[0], languages[3]);
-    assert.deepEqual(await detectLanguages(DOCUMENTS[1]), languages[1]);
-    for (const i of [2, 0, 1, 0]) {
-      const { ref, chunks, leaves, title } = all[i];
-      const withLanguages = chunks.map((chunk, row) => ({ ...chunk, language: languages[i][row] }));
-      const threaded = await thread.build(ref, withLanguages, leaves, title);
-      const inline = await inlineLanesBuilder(ref, withLanguages, leaves, title);
-      assert.deepEqual(threaded.lanes, inline.lanes, `lanes of document ${i}`);
-      assert.deepEqual(threaded.manifest, inline.manifest, `manifest of document ${i}`);
-    }
   } finally {
     await thread.close();
   }
