@@ -66,12 +66,9 @@ export interface Config {
   /** Disk the HNSW graph cache (DATA_DIR/graphs) may hold before its least recently used graphs are removed. */
   graphCacheMb: number;
   /**
-   * glibc's mmap threshold (bytes) for the api processes the supervisor starts: allocations at least this large
+   * glibc's mmap threshold (bytes) for the processes the supervisor starts: allocations at least this large
    * are mapped on their own and returned to the system when freed. Loading a Client passes many mid-sized
-   * buffers (lane data) through malloc; with glibc's adaptive default they stay resident, fragmented. A worker
-   * keeps the adaptive threshold: it allocates and frees such buffers for every job (SQLite's page cache and
-   * sub-journals, lane data, text normalization), and a map, unmap and fresh zeroed pages for each cost it about
-   * a tenth of its CPU in bulk ingest, for about 20 MiB less resident memory.
+   * buffers (lane data) through malloc; with glibc's adaptive default they stay resident, fragmented.
    */
   mallocMmapThreshold: string;
   /**

@@ -79,10 +79,8 @@ function supervise(config: Config): void {
     const youngGeneration = [...(slot.role === 'api' ? [`--min-semi-space-size=${config.v8MaxSemiSpaceMb}`] : []), `--max-semi-space-size=${config.v8MaxSemiSpaceMb}`];
     cluster.setupPrimary({ exec: ENTRY[slot.role], silent: false, execArgv: [...process.execArgv, ...youngGeneration, ...(slot.role === 'api' ? [EXPOSE_GC_FLAG] : [])] });
     // The allocator setting is read by glibc when the child starts, so it travels in the child's environment;
-    // so does Node's compile cache, which its children (graph and parse processes) inherit. Only api processes
-    // get the mmap threshold (config.mallocMmapThreshold says why); a worker keeps glibc's adaptive one.
-    const allocator = slot.role === 'api' ? { MALLOC_MMAP_THRESHOLD_: config.mallocMmapThreshold } : {};
-    const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role, ...allocator, NODE_COMPILE_CACHE: compileCache });
+    // so does Node's compile cache, which its children (graph and parse processes) inherit.
+    const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role, MALLOC_MMAP_THRESHOLD_: config.mallocMmapThreshold, NODE_COMPILE_CACHE: compileCache });
     slot.child = child;
     slot.ready = false;
     slot.startedAt = Date.now();
