@@ -1,20 +1,11 @@
 // The built-in models' own word splitter: NFKC, lower case, runs of letters, digits and combining marks.
-// Deliberately independent of src/text so that changing query normalization never changes stored vectors.
+// Deliberately independent of src/text's tokenizer and normalizer, so that changing query normalization never
+// changes stored vectors (it only borrows the code-point test, which is the pattern's definition itself).
 
-/** A code point that belongs in a word: what `[\p{L}\p{N}\p{M}]` matches with the u flag. */
-const WORD_CODE_POINT = /^[\p{L}\p{N}\p{M}]$/u;
+import { codePointTest } from '../text/code-point-test.ts';
 
-/** Answers for the non-ASCII code points met so far (texts use few distinct ones). */
-const nonAsciiWordCodePoints = new Map<number, boolean>();
-
-function isNonAsciiWordCodePoint(code: number): boolean {
-  let known = nonAsciiWordCodePoints.get(code);
-  if (known === undefined) {
-    known = WORD_CODE_POINT.test(String.fromCodePoint(code));
-    nonAsciiWordCodePoints.set(code, known);
-  }
-  return known;
-}
+/** A non-ASCII code point that belongs in a word: what `[\p{L}\p{N}\p{M}]` matches with the u flag. */
+const isNonAsciiWordCodePoint = codePointTest(/^[\p{L}\p{N}\p{M}]$/u);
 
 function isAsciiWordUnit(unit: number): boolean {
   return (unit >= 97 && unit <= 122) || (unit >= 48 && unit <= 57) || (unit >= 65 && unit <= 90);

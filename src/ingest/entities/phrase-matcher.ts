@@ -2,6 +2,7 @@
 // words, with a map lookup per word instead of a giant regex alternation. It never matches inside a word.
 
 import { isWordStart } from './boundary.ts';
+import { codePointTest } from '../../text/code-point-test.ts';
 
 export interface PhraseHit {
   start: number;
@@ -24,23 +25,12 @@ export interface PhraseMatcher {
 // Matched only where a capital letter starts (nextCapital): every part after the capital may be empty, so the
 // pattern matches wherever one does.
 const CAPITALIZED_WORD_AT = /\p{Lu}[\p{L}\p{M}\p{N}&-]*(?:['’](?!s(?![\p{L}\p{N}]))[\p{L}\p{M}\p{N}&-]*)*/uy;
-const UPPERCASE_LETTER = /^\p{Lu}$/u;
 const NEXT_WORD = /[ \t\u00a0]+([\p{L}\p{M}\p{N}&-]+(?:['’](?!s(?![\p{L}\p{N}]))[\p{L}\p{M}\p{N}&-]*)*)/uy;
 const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
 
 const fold = (word: string): string => word.toLowerCase().replace(/’/g, "'");
 
-/** Answers for the non-ASCII code points met so far. */
-const nonAsciiCapitals = new Map<number, boolean>();
-
-function isNonAsciiCapital(code: number): boolean {
-  let known = nonAsciiCapitals.get(code);
-  if (known === undefined) {
-    known = UPPERCASE_LETTER.test(String.fromCodePoint(code));
-    nonAsciiCapitals.set(code, known);
-  }
-  return known;
-}
+const isNonAsciiCapital = codePointTest(/^\p{Lu}$/u);
 
 /**
  * Offset of the first capital letter (\p{Lu}) at or after `from`, or -1. A loop finds it: a regex that starts
