@@ -5,8 +5,8 @@ import type { Embedder } from './embedder.ts';
 import { FUNCTION_WORDS } from './function-words.ts';
 import { ModelProviderError } from './model-error.ts';
 import { l2NormalizeInPlace } from './vector-math.ts';
-import { wordTokens } from './word-tokens.ts';
-import { LRUCache } from 'lru-cache';
+import { wordText } from './word-tokens.ts';
+import { DistinctWords } from './distinct-words.ts';
 
 export const HASHING_PROVIDER = 'hashing';
 /** Bump the version suffix whenever features or weights change: old vectors then no longer compare. */
@@ -42,7 +42,7 @@ function fnv1aStep(hash: number, code: number): number {
   return Math.imul(hash ^ code, FNV_PRIME);
 }
 
-// murmur3's finalizer: FNV alone leaves low bits (the bucket) and the top bit (the sign) correlated.
+// murmur3's finalizer: FNV alone leaves low bits (the bucket) and the top bit (the sign) correlated. As an int32.
 function finalize(hash: number): number {
   let h = hash;
   h ^= h >>> 16;
@@ -50,19 +50,14 @@ function finalize(hash: number): number {
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
-  return h >>> 0;
+  return h;
 }
 
-function hashString(seed: number, text: string): number {
-  let h = FNV_OFFSET ^ seed;
-  for (let i = 0; i < text.length; i++) h = fnv1aStep(h, text.charCodeAt(i));
+/** The text's word feature hash: FNV-1a over the word's UTF-16 units, seeded, finalized. */
+function wordHash(text: string, start: number, end: number): number {
+  let h = FNV_OFFSET ^ SEED_WORD;
+  for (let i = start; i < end; i++) h = fnv1aStep(h, text.charCodeAt(i));
   return finalize(h);
-}
-
-function countWords(words: string[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1);
-  return counts;
 }
 
 // Sublinear term frequency: a word repeated ten times should not drown the rest of the chunk.
@@ -77,88 +72,68 @@ function charNgramCount(length: number): number {
 }
 
 /**
- * One word's features, in the order they are added: its word feature, then its character n-grams (3-, 4- and
- * 5-grams at each start). Each entry is bucket * 2 + sign (1 for minus). `ngrams` is how many n-grams share the
- * n-gram weight; 0 when the word is too long for n-grams.
+ * The hash, read as unsigned, modulo the dimensions, in int32 arithmetic: high half, then low half (the unsigned
+ * value itself is not a small integer to V8, and its modulo would be a floating-point one, several times slower).
  */
-interface WordFeatures {
-  entries: Uint16Array;
-  ngrams: number;
-}
-
-/** Entries of a feature: its bucket and the sign its top hash bit gives. */
-function featureEntry(hash: number, dimensions: number): number {
-  return (hash % dimensions) * 2 + (hash & 0x80000000 ? 1 : 0);
-}
-
-function wordFeaturesOf(word: string, dimensions: number): WordFeatures {
-  const entries: number[] = [featureEntry(hashString(SEED_WORD, word), dimensions)];
-  if (word.length > HASHING_MAX_WORD_CHARS_FOR_NGRAMS) return { entries: Uint16Array.from(entries), ngrams: 0 };
-  const length = word.length + 2;
-  const codes = new Uint16Array(length);
-  codes[0] = WORD_START;
-  for (let i = 0; i < word.length; i++) codes[i + 1] = word.charCodeAt(i);
-  codes[length - 1] = WORD_END;
-  // One FNV pass per start position yields its 3-, 4- and 5-gram hashes as prefixes of the same run.
-  for (let start = 0; start + HASHING_CHAR_NGRAM_MIN <= length; start++) {
-    let h = FNV_OFFSET ^ SEED_CHAR;
-    const end = Math.min(length, start + HASHING_CHAR_NGRAM_MAX);
-    for (let i = start; i < end; i++) {
-      h = fnv1aStep(h, codes[i]);
-      if (i - start + 1 >= HASHING_CHAR_NGRAM_MIN) entries.push(featureEntry(finalize(h), dimensions));
-    }
-  }
-  return { entries: Uint16Array.from(entries), ngrams: charNgramCount(length) };
+function bucketOf(hash: number, dimensions: number): number {
+  return (((hash >>> 16) % dimensions) * 0x10000 + (hash & 0xffff)) % dimensions;
 }
 
 /**
- * Words recur across chunks: the features of the most recently used ones are kept, per dimension count (about
- * 500 bytes a word, so about 8 MiB for one dimension count).
+ * Adds a feature's signed weight at its bucket, the sign being the hash's top bit: a factor of 1 or -1 (exact),
+ * not a branch the processor mispredicts half the time.
  */
-const WORD_FEATURE_CACHE_SIZE = 16_384;
-const wordFeatureCaches = new Map<number, LRUCache<string, WordFeatures>>();
-/** Given to every get: lru-cache makes an options object per call when given none (and writes its status into it). */
-const FEATURE_GET_OPTIONS: LRUCache.GetOptions<string, WordFeatures, unknown> = { status: undefined };
-
-function cachedWordFeatures(word: string, dimensions: number): WordFeatures {
-  let cache = wordFeatureCaches.get(dimensions);
-  if (cache === undefined) wordFeatureCaches.set(dimensions, (cache = new LRUCache({ max: WORD_FEATURE_CACHE_SIZE })));
-  let features = cache.get(word, FEATURE_GET_OPTIONS);
-  if (features === undefined) {
-    features = wordFeaturesOf(word, dimensions);
-    cache.set(word, features);
-  }
-  return features;
-}
-
-/** Adds the signed weight; the sign is a factor of 1 or -1 (exact), not a branch the processor mispredicts half the time. */
-function addEntry(vector: Float32Array, entry: number, weight: number): void {
-  vector[entry >> 1] += (1 - 2 * (entry & 1)) * weight;
+function addFeature(vector: Float32Array, hash: number, weight: number): void {
+  vector[bucketOf(hash, vector.length)] += (1 - 2 * (hash >>> 31)) * weight;
 }
 
 // Without corpus statistics there is no IDF; a fixed function-word list does most of its job here
 // (dense-lane nDCG@10 on Malay SQuAD 0.52 -> 0.60, on SciFact train 0.35 -> 0.46).
-function wordWeight(word: string, count: number): number {
-  return tfWeight(count) * (FUNCTION_WORDS.has(word) ? HASHING_FUNCTION_WORD_WEIGHT : 1);
+const LONGEST_FUNCTION_WORD = Math.max(...[...FUNCTION_WORDS].map((word) => word.length));
+function isFunctionWord(text: string, start: number, end: number): boolean {
+  return end - start <= LONGEST_FUNCTION_WORD && FUNCTION_WORDS.has(text.slice(start, end));
 }
 
-function addWordFeatures(vector: Float32Array, words: string[]): void {
-  for (const [word, count] of countWords(words)) {
-    const weight = wordWeight(word, count);
-    const { entries, ngrams } = cachedWordFeatures(word, vector.length);
-    addEntry(vector, entries[0], HASHING_WORD_WEIGHT * weight);
-    if (ngrams === 0) continue;
-    const each = (HASHING_CHAR_NGRAMS_WEIGHT * weight) / Math.sqrt(ngrams);
-    for (let i = 1; i < entries.length; i++) addEntry(vector, entries[i], each);
+/** A word's characters between its boundary markers, for its n-grams (a word longer than the n-gram limit gets none). */
+const ngramCodes = new Uint16Array(HASHING_MAX_WORD_CHARS_FOR_NGRAMS + 2);
+
+/**
+ * Adds one word's features: its word feature, then its character n-grams (3-, 4- and 5-grams at each start, one
+ * FNV pass per start yielding them as prefixes of the same run), which share the n-gram weight.
+ */
+function addWordFeatures(vector: Float32Array, text: string, start: number, end: number, weight: number): void {
+  addFeature(vector, wordHash(text, start, end), HASHING_WORD_WEIGHT * weight);
+  if (end - start > HASHING_MAX_WORD_CHARS_FOR_NGRAMS) return;
+  const length = end - start + 2;
+  const codes = ngramCodes;
+  codes[0] = WORD_START;
+  for (let i = start; i < end; i++) codes[i - start + 1] = text.charCodeAt(i);
+  codes[length - 1] = WORD_END;
+  const each = (HASHING_CHAR_NGRAMS_WEIGHT * weight) / Math.sqrt(charNgramCount(length));
+  for (let first = 0; first + HASHING_CHAR_NGRAM_MIN <= length; first++) {
+    let h = FNV_OFFSET ^ SEED_CHAR;
+    const last = Math.min(length, first + HASHING_CHAR_NGRAM_MAX);
+    for (let i = first; i < last; i++) {
+      h = fnv1aStep(h, codes[i]);
+      if (i - first + 1 >= HASHING_CHAR_NGRAM_MIN) addFeature(vector, finalize(h), each);
+    }
   }
 }
+
+/** The distinct words of the text being embedded (embedding is synchronous: one at a time per thread). */
+const distinctWords = new DistinctWords();
 
 /** Embeds one text; an empty or separator-only text gives the all-zero vector. */
 export function hashingVector(text: string, dimensions: number = HASHING_DEFAULT_DIMENSIONS): Float32Array {
   const vector = new Float32Array(dimensions);
-  const words = wordTokens(text);
-  if (words.length === 0) return vector;
-  addWordFeatures(vector, words);
+  const normalized = wordText(text);
+  const { size, starts, ends, occurrences } = distinctWords.count(normalized);
+  if (size === 0) return vector;
+  // Words in order of first occurrence, each weighted by its count: the order of the float additions is fixed.
+  for (let word = 0; word < size; word++) {
+    const weight = tfWeight(occurrences[word]) * (isFunctionWord(normalized, starts[word], ends[word]) ? HASHING_FUNCTION_WORD_WEIGHT : 1);
+    addWordFeatures(vector, normalized, starts[word], ends[word], weight);
+  }
   return l2NormalizeInPlace(vector);
 }
 

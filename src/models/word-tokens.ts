@@ -12,12 +12,12 @@ function isAsciiWordUnit(unit: number): boolean {
 }
 
 /**
- * The maximal runs of word code points in `text`, as `text.match(/[\p{L}\p{N}\p{M}]+/gu)` gives them (a
- * surrogate pair is one code point, a lone surrogate is none), read by a loop instead of the regex: a Unicode
- * property class makes the regex test every character in a call out of compiled code, several times slower.
+ * Calls `visit(start, end)` for each maximal run of word code points in `text`, the ranges of what
+ * `text.match(/[\p{L}\p{N}\p{M}]+/gu)` gives (a surrogate pair is one code point, a lone surrogate is none), read
+ * by a loop instead of the regex: a Unicode property class makes the regex test every character in a call out of
+ * compiled code, several times slower.
  */
-export function wordRuns(text: string): string[] {
-  const runs: string[] = [];
+export function forEachWordRun(text: string, visit: (start: number, end: number) => void): void {
   let start = -1;
   for (let i = 0; i < text.length; ) {
     const unit = text.charCodeAt(i);
@@ -32,15 +32,26 @@ export function wordRuns(text: string): string[] {
     if (inWord) {
       if (start < 0) start = i;
     } else if (start >= 0) {
-      runs.push(text.slice(start, i));
+      visit(start, i);
       start = -1;
     }
     i += width;
   }
-  if (start >= 0) runs.push(text.slice(start));
+  if (start >= 0) visit(start, text.length);
+}
+
+/** The maximal runs of word code points in `text`, as strings (forEachWordRun). */
+export function wordRuns(text: string): string[] {
+  const runs: string[] = [];
+  forEachWordRun(text, (start, end) => runs.push(text.slice(start, end)));
   return runs;
 }
 
+/** The text as the built-in models read words in it: NFKC, lower case. */
+export function wordText(text: string): string {
+  return text.normalize('NFKC').toLowerCase();
+}
+
 export function wordTokens(text: string): string[] {
-  return wordRuns(text.normalize('NFKC').toLowerCase());
+  return wordRuns(wordText(text));
 }

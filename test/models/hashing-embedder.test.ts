@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { createHashingEmbedder, HASHING_DEFAULT_DIMENSIONS, HASHING_MODEL_NAME, hashingVector } from '../../src/models/hashing-embedder.ts';
@@ -83,4 +84,39 @@ test('a batch of 1000-character chunks embeds to one unit vector per chunk, as e
     assert.ok(Math.abs(l2Norm(vector) - 1) < 1e-5, `chunk ${i} norm ${l2Norm(vector)}`);
     assert.deepEqual(vector, hashingVector(sample[i]), `chunk ${i}`);
   }
+});
+
+/**
+ * Stored vectors are only comparable with new ones while the model is unchanged: this digest of hash-ngram-v1's
+ * vectors (computed when the embedder still made a string per word and cached each word's features) must hold
+ * until HASHING_MODEL_NAME changes.
+ */
+const HASH_NGRAM_V1_DIGEST = '0888597decd14f808db54bb595850881a27c5627d6172b52b50b52c9b1c1c9fe';
+
+test('vectors of real English and Malay texts are the ones hash-ngram-v1 always gave', () => {
+  assert.equal(HASHING_MODEL_NAME, 'hash-ngram-v1');
+  const texts = readFileSync(MALAY_TEXT, 'utf8').split('\n').filter(Boolean);
+  const scifact = readFileSync(new URL('../../../shared/datasets/scifact/corpus.jsonl', import.meta.url), 'utf8').split('\n').filter(Boolean).slice(0, 200);
+  for (const line of scifact) {
+    const document = JSON.parse(line) as { title: string; text: string };
+    texts.push(`${document.title}\n\n${document.text}`);
+  }
+  assert.equal(texts.length, 432);
+  const digest = createHash('sha256');
+  for (const dimensions of [384, 1000]) for (const text of texts) digest.update(hashingVector(text, dimensions));
+  assert.equal(digest.digest('hex'), HASH_NGRAM_V1_DIGEST);
+});
+
+test('a word repeated, in any case or width, counts as one word; long words, astral letters and many distinct words embed', () => {
+  // The same words in another order give the same features; only the order of the float additions differs.
+  const close = (a: Float32Array, b: Float32Array) => a.every((value, i) => Math.abs(value - b[i]) < 1e-6);
+  assert.ok(close(hashingVector('alpha beta alpha gamma'), hashingVector('gamma ALPHA beta ａｌｐｈａ')));
+  assert.ok(!close(hashingVector('alpha beta alpha gamma'), hashingVector('alpha beta gamma')), 'the count of a repeated word weighs');
+  // Words past the n-gram limit only get their word feature: two of them differing in one letter share nothing.
+  assert.equal(dot(hashingVector(`${'x'.repeat(49)}a`), hashingVector(`${'x'.repeat(49)}b`)), 0);
+  assert.ok(dot(hashingVector(`${'x'.repeat(40)}a`), hashingVector(`${'x'.repeat(40)}b`)) > 0.5);
+  assert.ok(dot(hashingVector('𝐀𝐁𝐂𝐃 alpha'), hashingVector('𝐀𝐁𝐂𝐃')) > 0.3);
+  const many = Array.from({ length: 20_000 }, (_, i) => `w${i}q`).join(' ');
+  assert.ok(Math.abs(l2Norm(hashingVector(many)) - 1) < 1e-5);
+  assert.deepEqual(hashingVector(many), hashingVector(many));
 });
