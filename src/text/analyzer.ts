@@ -7,7 +7,7 @@ import { looksMalay, malayRootCandidates, malayStem } from './malay-stemmer.ts';
 import { ENGLISH_STOPWORDS, MALAY_STOPWORDS, isStopword } from './stopwords.ts';
 import { tokenize } from './tokenize.ts';
 import type { Token } from './tokenize.ts';
-import { LRUCache } from 'lru-cache';
+import { RecentCache } from './recent-cache.ts';
 
 export interface Term {
   term: string;
@@ -32,9 +32,9 @@ export const ENGLISH_MODE_MIN_STOPWORDS = 1;
 export const ENGLISH_MODE_DOMINANCE = 3;
 /**
  * Memoised stems: stemming is the hot path of indexing and its result depends on the word alone. The most
- * recently used words are kept (about 300 bytes each with a vocabulary word's Malay roots, so about 9 MiB per
- * thread that analyzes), enough for the words that recur; a cache of every word ever seen would grow with the
- * vocabulary of all uploads.
+ * recently used words are kept (recent-cache.ts: a word used within the last half-limit new words always is; about
+ * 300 bytes each with a vocabulary word's Malay roots, so at most about 9 MiB per thread that analyzes), enough for
+ * the words that recur; a cache of every word ever seen would grow with the vocabulary of all uploads.
  */
 export const STEM_CACHE_LIMIT = 32_768;
 
@@ -100,15 +100,10 @@ interface WordStems {
   malayRoots?: readonly string[];
 }
 
-const stemCache = new LRUCache<string, WordStems>({ max: STEM_CACHE_LIMIT });
-/**
- * Given to every get: lru-cache makes an options object per call when given none, and writes its status into it.
- * Once per token, that garbage cost lane building about a sixth of its time.
- */
-const STEM_GET_OPTIONS: LRUCache.GetOptions<string, WordStems, unknown> = { status: undefined };
+const stemCache = new RecentCache<string, WordStems>(STEM_CACHE_LIMIT);
 
 function stemsOfWord(word: string): WordStems {
-  let stems = stemCache.get(word, STEM_GET_OPTIONS);
+  let stems = stemCache.get(word);
   if (stems === undefined) {
     const stopword = isStopword(word);
     const malayAware = malayAwareStem(word);

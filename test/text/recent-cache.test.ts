@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { RecentCache } from '../../src/text/recent-cache.ts';
+
+test('a recent cache keeps what was used within the last half-limit insertions and never holds more than its limit', () => {
+  const cache = new RecentCache<string, number>(8);
+  for (let i = 0; i < 4; i++) cache.set(`a${i}`, i);
+  // A fifth key starts a new generation: the first four are still found, and one found moves back into the new one.
+  cache.set('b0', 10);
+  assert.equal(cache.get('a1'), 1);
+  for (let i = 1; i < 3; i++) cache.set(`b${i}`, 10 + i);
+  // The current generation (b0, a1, b1, b2) is full: the next key drops a0, a2 and a3, which were not used since.
+  cache.set('c0', 20);
+  assert.equal(cache.get('a0'), undefined);
+  assert.equal(cache.get('a2'), undefined);
+  assert.equal(cache.get('a1'), 1);
+  assert.equal(cache.get('b2'), 12);
+  assert.equal(cache.get('c0'), 20);
+  for (let i = 0; i < 1000; i++) {
+    cache.set(`k${i}`, i);
+    assert.ok(cache.size <= 8);
+  }
+  assert.equal(cache.get('k999'), 999);
+  assert.equal(cache.get('k996'), 996);
+});
+
+test('setting a key the current generation holds replaces its value without starting a new generation', () => {
+  const cache = new RecentCache<string, number>(4);
+  cache.set('x', 1);
+  cache.set('y', 2);
+  cache.set('x', 3);
+  assert.equal(cache.get('x'), 3);
+  assert.equal(cache.size, 2);
+  assert.throws(() => new RecentCache(1), RangeError);
+});
