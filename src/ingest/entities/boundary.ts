@@ -11,11 +11,22 @@ export function isWordStart(text: string, index: number, joiners = ''): boolean 
   return !WORD_CHAR.test(before) && !joiners.includes(before);
 }
 
-/** Matches of a global pattern that start a word; after a rejected start the scan resumes one character later. */
+/**
+ * Matches of a global pattern that start a word; after a rejected start the scan resumes one character later.
+ * The scan's position is kept here and set on the pattern before each exec (and the pattern's lastIndex put back to
+ * 0 after it), so scans may nest or interleave over one shared pattern without a copy of it per scan (a RegExp made
+ * per call cost entity extraction about a twelfth of its time).
+ */
 export function* wordStartMatches(text: string, pattern: RegExp, joiners = ''): Generator<RegExpExecArray> {
-  const cursor = new RegExp(pattern); // a private lastIndex: callers may nest scans
-  for (let m = cursor.exec(text); m !== null; m = cursor.exec(text)) {
-    if (isWordStart(text, m.index, joiners)) yield m;
-    else cursor.lastIndex = m.index + 1;
+  for (let from = 0; ; ) {
+    pattern.lastIndex = from;
+    const m = pattern.exec(text);
+    const end = pattern.lastIndex;
+    pattern.lastIndex = 0;
+    if (m === null) return;
+    if (isWordStart(text, m.index, joiners)) {
+      from = end;
+      yield m;
+    } else from = m.index + 1;
   }
 }

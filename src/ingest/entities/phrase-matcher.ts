@@ -52,11 +52,12 @@ function nextCapital(text: string, from: number): number {
 }
 
 /** The first capitalized word at or after `from`, or null. */
-function capitalizedWordAt(text: string, cursor: RegExp, from: number): RegExpExecArray | null {
+function capitalizedWordAt(text: string, from: number): RegExpExecArray | null {
   const at = nextCapital(text, from);
   if (at < 0) return null;
-  cursor.lastIndex = at;
-  return cursor.exec(text);
+  // Sticky, and its lastIndex set right before the exec: finds of two matchers may nest (a hit's callback runs one).
+  CAPITALIZED_WORD_AT.lastIndex = at;
+  return CAPITALIZED_WORD_AT.exec(text);
 }
 
 export function createPhraseMatcher(phrases: readonly string[]): PhraseMatcher {
@@ -72,8 +73,7 @@ export function createPhraseMatcher(phrases: readonly string[]): PhraseMatcher {
 
   return {
     find(text, onHit) {
-      const cursor = new RegExp(CAPITALIZED_WORD_AT); // a private cursor: callers may nest finds of two matchers
-      for (let m = capitalizedWordAt(text, cursor, 0); m !== null; ) {
+      for (let m = capitalizedWordAt(text, 0); m !== null; ) {
         let next = m.index + m[0].length;
         const entries = isWordStart(text, m.index, "'’&-") ? byFirst.get(fold(m[0])) : undefined; // "McDonald" is one word, not "Donald"
         const hit = entries === undefined ? null : matchEntries(text, m.index, next, entries);
@@ -81,7 +81,7 @@ export function createPhraseMatcher(phrases: readonly string[]): PhraseMatcher {
           if (!onHit(hit)) return;
           next = hit.end;
         }
-        m = capitalizedWordAt(text, cursor, next);
+        m = capitalizedWordAt(text, next);
       }
     },
   };
