@@ -11,7 +11,10 @@
 // cluster (bench-store.ts).
 // --repeat N runs the load N times, each on a fresh service and store, and ends with the median and range of the
 // rates: on a shared machine one run's rate moves by a fifth with the neighbours' load.
-// Usage: node bench/ingest-http.ts [--documents 0 (all)] [--in-flight 8] [--poll-ms 100] [--mode bulk|each] [--store sqlite|postgres] [--repeat 1]
+// --rounds N sends SciFact N times, each round as new documents (5,473 chunks a round), for a longer load into one
+// growing Client: one round takes about 6 s, of which the service's start (compiling its hot code, filling its
+// caches) is a noticeable part; later rounds show the sustained rate.
+// Usage: node bench/ingest-http.ts [--documents 0 (all)] [--rounds 1] [--in-flight 8] [--poll-ms 100] [--mode bulk|each] [--store sqlite|postgres] [--repeat 1]
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +26,7 @@ import { loadDataset } from './datasets.ts';
 import { openBenchStore, parseBenchStore } from './bench-store.ts';
 import { requestJson } from '../test/helpers/http-json.ts';
 
-const { values } = parseArgs({ options: { documents: { type: 'string', default: '0' }, 'in-flight': { type: 'string', default: '8' }, 'poll-ms': { type: 'string', default: '100' }, mode: { type: 'string', default: 'bulk' }, store: { type: 'string', default: 'sqlite' }, repeat: { type: 'string', default: '1' } }, strict: true });
+const { values } = parseArgs({ options: { documents: { type: 'string', default: '0' }, 'in-flight': { type: 'string', default: '8' }, 'poll-ms': { type: 'string', default: '100' }, mode: { type: 'string', default: 'bulk' }, store: { type: 'string', default: 'sqlite' }, repeat: { type: 'string', default: '1' }, rounds: { type: 'string', default: '1' } }, strict: true });
 const ABSTRACTS_PER_DOCUMENT = 10;
 const IN_FLIGHT = Number(values['in-flight']);
 const KEY = 'ingest-key';
@@ -37,7 +40,10 @@ for (let start = 0; start < scifact.documents.length; start += ABSTRACTS_PER_DOC
   const group = scifact.documents.slice(start, start + ABSTRACTS_PER_DOCUMENT);
   documents.push({ document_id: `scifact-${start}`, text: group.map((doc) => `${doc.title}\n\n${doc.text}`).join('\n\n') });
 }
-const wanted = Number(values.documents) > 0 ? documents.slice(0, Number(values.documents)) : documents;
+const ROUNDS = Number(values.rounds);
+/** Each round sends the documents again as new documents (ids of their own): a longer load over a growing Client. */
+const rounds = Array.from({ length: ROUNDS }, (_, round) => documents.map((document) => ({ ...document, document_id: round === 0 ? document.document_id : `${document.document_id}-r${round}` }))).flat();
+const wanted = Number(values.documents) > 0 ? rounds.slice(0, Number(values.documents)) : rounds;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** One load on a fresh service and store: prints its figures and returns its rate in chunks/s. */
