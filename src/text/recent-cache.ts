@@ -3,10 +3,17 @@
 // previous generation moves back into the current one. So an entry used within the last half-limit insertions
 // is always kept, and at most `limit` entries are held.
 //
-// For hot paths that look up on every token: a hit is one Map look-up with no bookkeeping, where an LRU list
-// must also relink the entry (several random writes, each a likely cache miss in a table of tens of thousands).
+// For hot paths that look up on every token: a hit is a Map look-up with no bookkeeping, where an LRU list must
+// also relink the entry (several random writes, each a likely cache miss in a table of tens of thousands). In
+// front of the generations, a small map of the entries found last (HOT_ENTRIES, emptied when full) answers the
+// frequent keys from memory the processor keeps close: a look-up in a table of tens of thousands of entries
+// costs a few cache misses, and a few hundred words make most of any text's tokens.
+
+/** Entries in the front map before it is emptied: small enough to stay in the processor's caches. */
+export const HOT_ENTRIES = 1024;
 
 export class RecentCache<K, V> {
+  private hot = new Map<K, V>();
   private current = new Map<K, V>();
   private previous = new Map<K, V>();
   private readonly generationSize: number;
@@ -17,14 +24,17 @@ export class RecentCache<K, V> {
   }
 
   get(key: K): V | undefined {
-    const value = this.current.get(key);
-    if (value !== undefined) return value;
-    const older = this.previous.get(key);
-    if (older !== undefined) {
+    const hot = this.hot.get(key);
+    if (hot !== undefined) return hot;
+    let value = this.current.get(key);
+    if (value === undefined) {
+      value = this.previous.get(key);
+      if (value === undefined) return undefined;
       this.previous.delete(key);
-      this.set(key, older);
+      this.set(key, value);
     }
-    return older;
+    this.remember(key, value);
+    return value;
   }
 
   set(key: K, value: V): void {
@@ -33,9 +43,15 @@ export class RecentCache<K, V> {
       this.current = new Map();
     }
     this.current.set(key, value);
+    if (this.hot.has(key)) this.hot.set(key, value);
   }
 
-  /** Entries held, in both generations. */
+  private remember(key: K, value: V): void {
+    if (this.hot.size >= HOT_ENTRIES) this.hot = new Map();
+    this.hot.set(key, value);
+  }
+
+  /** Entries held, in both generations (the front map only repeats some of them). */
   get size(): number {
     return this.current.size + this.previous.size;
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RecentCache } from '../../src/text/recent-cache.ts';
+import { HOT_ENTRIES, RecentCache } from '../../src/text/recent-cache.ts';
 
 test('a recent cache keeps what was used within the last half-limit insertions and never holds more than its limit', () => {
   const cache = new RecentCache<string, number>(8);
@@ -32,4 +32,24 @@ test('setting a key the current generation holds replaces its value without star
   assert.equal(cache.get('x'), 3);
   assert.equal(cache.size, 2);
   assert.throws(() => new RecentCache(1), RangeError);
+});
+
+test('a key found recently is answered from the front map, which follows a new value set for it and stays bounded', () => {
+  const cache = new RecentCache<string, number>(4);
+  cache.set('x', 1);
+  assert.equal(cache.get('x'), 1); // now in the front map as well
+  cache.set('x', 2);
+  assert.equal(cache.get('x'), 2);
+  // Keys moving through the generations many times over: every answer is the last value set.
+  const last = new Map<string, number>();
+  for (let i = 0; i < HOT_ENTRIES * 3; i++) {
+    const key = `k${i % (HOT_ENTRIES + 7)}`;
+    cache.set(key, i);
+    last.set(key, i);
+    const found = cache.get(key);
+    assert.equal(found, i);
+    const older = `k${(i * 31) % (HOT_ENTRIES + 7)}`;
+    const seen = cache.get(older);
+    assert.ok(seen === undefined || seen === last.get(older), `${older}: ${seen} is not its last value ${last.get(older)}`);
+  }
 });
