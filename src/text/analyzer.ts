@@ -162,17 +162,17 @@ function identifierTerm(text: string): string {
 /** Receives each term as it is produced (a Term list for analyze, plain strings for the term-only paths). */
 type Emit = (term: string, start: number, end: number, position: number) => void;
 
-/** Emits the terms of one word: none for a stopword, the stems of a letters-only word, anything else as it is. */
-function pushWord(tokenText: string, start: number, end: number, position: number, mode: StemChoice, emit: Emit): void {
-  const word = surfaceWord(tokenText);
-  if (word.length === 0) return;
-  if (!isLettersOnly(word)) {
-    if (!isStopword(word)) emit(word, start, end, position);
-    return;
-  }
+/** The stems a word contributes in this choice (a property read per choice: a keyed read by a variable name is slower). */
+function stemsFor(stems: WordStems, choice: StemChoice): readonly string[] {
+  return choice === 'english' ? stems.english : choice === 'malay' ? stems.malay : stems.query;
+}
+
+/** Emits the stems of a letters-only surface word (none for a stopword). */
+function pushLettersWord(word: string, start: number, end: number, position: number, mode: StemChoice, emit: Emit): void {
   const stems = stemsOfWord(word);
   if (stems.stopword) return;
-  for (const term of stems[mode]) emit(term, start, end, position);
+  const terms = stemsFor(stems, mode);
+  for (let i = 0; i < terms.length; i++) emit(terms[i], start, end, position);
 }
 
 /** [start, end) offsets (within span) of the pieces between part separators; one piece when there is none. */
@@ -200,15 +200,16 @@ function pushIdentifierParts(token: Token, original: string, position: number, m
       const start = token.start + from + part.start;
       const end = token.start + from + part.end;
       const word = surfaceWord(part.text);
-      if (isLettersOnly(word)) pushWord(part.text, start, end, position, mode, emit);
+      if (isLettersOnly(word)) pushLettersWord(word, start, end, position, mode, emit);
       else if (identifierTerm(word) !== whole) emit(identifierTerm(word), start, end, position);
     }
   }
 }
 
 function analyzeToken(token: Token, original: string, position: number, mode: StemChoice, emit: Emit): void {
-  if (isLettersOnly(surfaceWord(token.text))) return pushWord(token.text, token.start, token.end, position, mode, emit);
-  const whole = identifierTerm(surfaceWord(token.text));
+  const word = surfaceWord(token.text);
+  if (isLettersOnly(word)) return pushLettersWord(word, token.start, token.end, position, mode, emit);
+  const whole = identifierTerm(word);
   emit(whole, token.start, token.end, position);
   pushIdentifierParts(token, original, position, mode, emit, whole);
 }
