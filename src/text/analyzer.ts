@@ -51,12 +51,15 @@ export function surfaceWord(tokenText: string): string {
   return tokenText.replace(POSSESSIVE_END, '').replace(APOSTROPHE, '');
 }
 
-/** True for a non-empty word of letters (and combining marks) only; the ASCII loop spares a regex per token. */
-function isLettersOnly(word: string): boolean {
+/**
+ * True for a non-empty word of letters (and combining marks) only: LETTERS_ONLY.test(word), with an ASCII loop
+ * that spares the regex for most tokens.
+ */
+export function isLettersOnly(word: string): boolean {
   for (let i = 0; i < word.length; i++) {
     const code = word.charCodeAt(i);
     if (code >= 128) return LETTERS_ONLY.test(word);
-    if (code < 97 || code > 122) return false;
+    if (code > 122 || code < 65 || (code > 90 && code < 97)) return false;
   }
   return word.length > 0;
 }

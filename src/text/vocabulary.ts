@@ -5,7 +5,7 @@
 // and a word's id is the order it was interned in: only the fuzzy lookup needs an order (by length), kept
 // beside the words as a permutation.
 
-import { analyzeQueryTerms, surfaceWord, wordDerivations } from './analyzer.ts';
+import { analyzeQueryTerms, isLettersOnly, surfaceWord, wordDerivations } from './analyzer.ts';
 import { codePoints, levenshteinDistance, maxEditsFor } from './similarity.ts';
 import { isStopword } from './stopwords.ts';
 import { tokenize } from './tokenize.ts';
@@ -16,8 +16,6 @@ import type { ByteStrings, StringTable } from './string-table.ts';
 /** Words outside these lengths (code points) are not kept: too short to correct towards, or not words. */
 export const VOCABULARY_MIN_WORD_LENGTH = 2;
 export const VOCABULARY_MAX_WORD_LENGTH = 40;
-
-const WORD_SHAPE = /^[\p{L}\p{M}]+$/u;
 
 /** Plain data (structured-cloneable): string tables and typed arrays, plus the bigram map. */
 export interface Vocabulary {
@@ -90,7 +88,7 @@ export function vocabularyWordsOfTokens(tokens: readonly Token[]): string[] {
     seen.add(word);
     const length = codePointLength(word);
     if (length < VOCABULARY_MIN_WORD_LENGTH || length > VOCABULARY_MAX_WORD_LENGTH) continue;
-    if (WORD_SHAPE.test(word) && !isStopword(word)) words.push(word);
+    if (isLettersOnly(word) && !isStopword(word)) words.push(word);
   }
   return words;
 }

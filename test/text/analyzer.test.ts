@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyze, analyzeFields, analyzeQuery, analyzeQueryTerms, analyzeTerms, detectAnalysisMode } from '../../src/text/analyzer.ts';
+import { analyze, analyzeFields, analyzeQuery, analyzeQueryTerms, analyzeTerms, detectAnalysisMode, isLettersOnly } from '../../src/text/analyzer.ts';
 import { ENGLISH_STOPWORDS, MALAY_STOPWORDS, isStopword } from '../../src/text/stopwords.ts';
 
 test('English text: stopwords dropped, Porter stems, identifiers whole plus their parts', () => {
@@ -64,4 +64,11 @@ test('stopword lists are exported, disjoint from content words, and used for bot
   assert.ok(ENGLISH_STOPWORDS.has('the') && MALAY_STOPWORDS.has('yang'));
   for (const word of ['account', 'baki', 'kata', 'akaun', 'bayar', 'statement']) assert.equal(isStopword(word), false, word);
   assert.deepEqual(analyzeTerms('yang dan the of'), []);
+});
+
+test('a letters-only word is exactly what /^[\\p{L}\\p{M}]+$/u accepts', () => {
+  const LETTERS = /^[\p{L}\p{M}]+$/u;
+  const cases = ['', 'a', 'Z', 'abcXYZ', 'a1', 'a-b', "don't", '@', '[', '`', '{', 'café', 'CAFÉ', 'Zé', 'e\u0301', 'ΣΊΣΥΦΟΣ', 'ǅemal', '𝐀𝐁', 'a\ud800', 'ⅻ', '½', 'a b', 'Ａｂｃ', '漢字'];
+  for (let code = 0; code < 256; code++) cases.push(String.fromCharCode(code), `a${String.fromCharCode(code)}`, `${String.fromCharCode(code)}é`);
+  for (const word of cases) assert.equal(isLettersOnly(word), LETTERS.test(word), JSON.stringify(word));
 });
