@@ -46,6 +46,27 @@ const rounds = Array.from({ length: ROUNDS }, (_, round) => documents.map((docum
 const wanted = Number(values.documents) > 0 ? rounds.slice(0, Number(values.documents)) : rounds;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The service is idle when, over each of SETTLE_QUIET_SECONDS seconds in a row, no process came or went and all spent less than this CPU... */
+const IDLE_CPU_SECONDS = 0.05;
+const SETTLE_QUIET_SECONDS = 3;
+/** ...or, at the latest, this long after the load. */
+const SETTLE_MAX_SECONDS = 180;
+
+/** Waits until the service is idle (its background work after the load is done: merges, graph builds), then reads its memory. */
+async function settledMemory(supervisorPid: number): Promise<{ seconds: number; memory: ReturnType<typeof serviceMemory> }> {
+  const started = performance.now();
+  const cpuByPid = () => new Map(serviceMemory(supervisorPid).map((entry) => [entry.pid, entry.cpuSeconds]));
+  let before = cpuByPid();
+  for (let quiet = 0; quiet < SETTLE_QUIET_SECONDS && (performance.now() - started) / 1000 < SETTLE_MAX_SECONDS; ) {
+    await sleep(1000);
+    const now = cpuByPid();
+    const same = now.size === before.size && [...now.keys()].every((pid) => before.has(pid));
+    const spent = [...now].reduce((sum, [pid, cpu]) => sum + cpu - (before.get(pid) ?? 0), 0);
+    quiet = same && spent < IDLE_CPU_SECONDS ? quiet + 1 : 0;
+    before = now;
+  }
+  return { seconds: (performance.now() - started) / 1000, memory: serviceMemory(supervisorPid) };
+}
 /** One load on a fresh service and store: prints its figures and returns its rate in chunks/s. */
 async function oneLoad(): Promise<number> {
   let rate = 0;
@@ -134,6 +155,9 @@ async function oneLoad(): Promise<number> {
         const threads = formatThreadCpu(threadsBefore.get(entry.pid) ?? new Map(), threadsAfter.get(entry.pid)!);
         if (threads !== '') console.log(`  ${entry.role} ${entry.pid} by thread: ${threads}`);
       }
+      // What the processes hold once the work the load left behind (segment merges, graph builds) is done.
+      const settled = await settledMemory(service.pid);
+      console.log(`RSS once settled (${settled.seconds.toFixed(0)} s after the load, the service idle): ${formatMemory(settled.memory)}`);
     } finally {
       await service.stop();
     }
