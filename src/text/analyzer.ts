@@ -99,14 +99,14 @@ interface WordStems {
   query: readonly string[];
   malay: readonly string[];
   english: readonly string[];
-  /** Its Malay stem (when it differs) and root candidates, built when first asked for (wordDerivations). */
-  malayRoots?: readonly string[];
+  /** What it derives as a vocabulary word, built when first asked for (wordDerivations). */
+  derivations?: WordDerivations;
 }
 
 const stemCache = new RecentCache<string, WordStems>(STEM_CACHE_LIMIT);
 
-function stemsOfWord(word: string): WordStems {
-  let stems = stemCache.get(word);
+function stemsOfWord(word: string, recordHot = true): WordStems {
+  let stems = recordHot ? stemCache.get(word) : stemCache.find(word);
   if (stems === undefined) {
     const stopword = isStopword(word);
     const malayAware = malayAwareStem(word);
@@ -141,20 +141,21 @@ export interface WordDerivations {
 }
 
 /**
- * What a vocabulary word derives (vocabulary.ts derivedTermsOf), kept on the word's stem cache entry: the lanes
- * of a generation ask for the words their analysis looked up a moment before, so the entry is at hand (a cache of
- * its own cost a cold look-up per word). A word of plain ASCII letters analyzes as itself, so its query terms are
- * its query stems; any other word is analyzed in full.
+ * What a vocabulary word derives (vocabulary.ts derivedTermsOf), built once and kept on the word's stem cache
+ * entry: the lanes of a generation ask for the words their analysis looked up a moment before, so the entry is at
+ * hand (a cache of its own cost a cold look-up per word). The look-up leaves the cache's front map to the words of
+ * running text (a generation's vocabulary words are its rarer ones). A word of plain ASCII letters analyzes as
+ * itself, so its query terms are its query stems; any other word is analyzed in full.
  */
 export function wordDerivations(word: string): WordDerivations {
-  const stems = stemsOfWord(word);
-  if (stems.malayRoots === undefined) {
+  const stems = stemsOfWord(word, false);
+  if (stems.derivations === undefined) {
     const stem = malayStem(word);
     const candidates = malayRootCandidates(word);
-    stems.malayRoots = stem !== word ? [stem, ...candidates] : [...candidates];
+    const terms = isAsciiLowerWord(word) ? (stems.stopword ? [] : stems.query) : analyzeQueryTerms(word);
+    stems.derivations = { terms, malayRoots: stem !== word ? [stem, ...candidates] : [...candidates] };
   }
-  const terms = isAsciiLowerWord(word) ? (stems.stopword ? [] : stems.query) : analyzeQueryTerms(word);
-  return { terms, malayRoots: stems.malayRoots };
+  return stems.derivations;
 }
 
 /** Amounts written with thousands separators index as plain digits so 1,234.56 meets 1234.56. */

@@ -29,15 +29,25 @@ export class RecentCache<K, V> {
   get(key: K): V | undefined {
     const hot = this.hot.get(key);
     if (hot !== undefined) return hot;
-    let value = this.current.get(key);
-    if (value === undefined) {
-      value = this.previous.get(key);
-      if (value === undefined) return undefined;
-      this.previous.delete(key);
-      this.set(key, value);
-    }
-    this.remember(key, value);
+    const value = this.fromGenerations(key);
+    if (value !== undefined) this.remember(key, value);
     return value;
+  }
+
+  /** get, without making the key one of the front map's: for look-ups of keys that are seldom looked up again soon. */
+  find(key: K): V | undefined {
+    return this.hot.get(key) ?? this.fromGenerations(key);
+  }
+
+  private fromGenerations(key: K): V | undefined {
+    const value = this.current.get(key);
+    if (value !== undefined) return value;
+    const older = this.previous.get(key);
+    if (older !== undefined) {
+      this.previous.delete(key);
+      this.set(key, older);
+    }
+    return older;
   }
 
   set(key: K, value: V): void {

@@ -53,3 +53,16 @@ test('a key found recently is answered from the front map, which follows a new v
     assert.ok(seen === undefined || seen === last.get(older), `${older}: ${seen} is not its last value ${last.get(older)}`);
   }
 });
+
+test('find answers as get does, and an entry it finds in the previous generation is kept like one get found', () => {
+  const cache = new RecentCache<string, number>(4);
+  cache.set('a', 1);
+  cache.set('b', 2);
+  cache.set('c', 3); // a and b are the previous generation now
+  assert.equal(cache.find('a'), 1);
+  assert.equal(cache.find('zzz'), undefined);
+  cache.set('d', 4); // the current generation (c, a) is full: it becomes the previous one, b is dropped
+  assert.equal(cache.find('b'), undefined);
+  assert.equal(cache.find('a'), 1);
+  assert.equal(cache.get('c'), 3);
+});
