@@ -33,7 +33,7 @@ export const ENGLISH_MODE_DOMINANCE = 3;
 /**
  * Memoised stems: stemming is the hot path of indexing and its result depends on the word alone. The most
  * recently used words are kept (recent-cache.ts: a word used within the last half-limit new words always is; about
- * 300 bytes each with a vocabulary word's Malay roots, so at most about 9 MiB per thread that analyzes), enough for
+ * 300 bytes each with a vocabulary word's derivations, so at most about 9 MiB per thread that analyzes), enough for
  * the words that recur; a cache of every word ever seen would grow with the vocabulary of all uploads.
  */
 export const STEM_CACHE_LIMIT = 32_768;
