@@ -80,7 +80,8 @@ function supervise(config: Config): void {
     cluster.setupPrimary({ exec: ENTRY[slot.role], silent: false, execArgv: [...process.execArgv, ...youngGeneration, ...(slot.role === 'api' ? [EXPOSE_GC_FLAG] : [])] });
     // The allocator setting is read by glibc when the child starts, so it travels in the child's environment;
     // so does Node's compile cache, which its children (graph and parse processes) inherit.
-    const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role, MALLOC_MMAP_THRESHOLD_: config.mallocMmapThreshold, NODE_COMPILE_CACHE: compileCache });
+    const mmapThreshold = slot.role === 'api' ? config.apiMallocMmapThreshold : config.mallocMmapThreshold;
+    const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role, MALLOC_MMAP_THRESHOLD_: mmapThreshold, NODE_COMPILE_CACHE: compileCache });
     slot.child = child;
     slot.ready = false;
     slot.startedAt = Date.now();

@@ -34,7 +34,7 @@ async function waitsAtLeast(dataDir: string, jobIds: string[], times: number): P
 test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PROCESSES workers', async () => {
   const dataDir = tempDataDir();
   // Without the suite's shared compile cache, so the supervisor chooses its own (in DATA_DIR).
-  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', WORKER_PROCESSES: '1', V8_MAX_SEMI_SPACE_MB: '12', MALLOC_MMAP_THRESHOLD_: '65536' }), { sharedCompileCache: false });
+  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', WORKER_PROCESSES: '1', V8_MAX_SEMI_SPACE_MB: '12', MALLOC_MMAP_THRESHOLD_: '65536', API_MALLOC_MMAP_THRESHOLD: '12288' }), { sharedCompileCache: false });
   try {
     assert.equal(childPids(server, 'api').length, 2);
     assert.equal(childPids(server, 'worker').length, 1);
@@ -45,7 +45,7 @@ test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PRO
       const role = childPids(server, 'api').includes(pid) ? 'api' : 'worker';
       assert.equal(flags.includes('--min-semi-space-size=12'), role === 'api', `${role} process ${pid}: an api process has its young generation whole from the start`);
       const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-      assert.ok(environment.includes('MALLOC_MMAP_THRESHOLD_=65536'), `process ${pid} environment`);
+      assert.ok(environment.includes(`MALLOC_MMAP_THRESHOLD_=${role === 'api' ? 12288 : 65536}`), `${role} process ${pid} environment`);
       assert.ok(environment.includes(`NODE_COMPILE_CACHE=${join(dataDir, 'compile-cache')}`), `process ${pid} compile cache`);
     }
     const answering = new Set<number>();
