@@ -29,25 +29,53 @@ type Answer = SegmentIndex | Evidence[] | number;
  */
 export const THREAD_RECYCLE_BYTES = 64 * 1024 * 1024;
 
-/** One segment thread and the requests waiting on it, ended when idle once it has taken enough input. */
+/**
+ * A segment thread left without requests this long is ended too, whatever it took: once a bulk load is over, the
+ * heap its last builds and merges grew (tens of MiB after a 100,000-chunk load) goes with it. The next publication
+ * starts a new one (some tens of milliseconds).
+ */
+export const THREAD_IDLE_MS = 10_000;
+
+/** One segment thread and the requests waiting on it, ended when idle once it has taken enough input, or idle long. */
 class ThreadLane {
   private readonly recycleBytes: number;
+  private readonly idleMs: number;
   private readonly thread: RequestThread<SegmentThreadRequest, SegmentThreadReply>;
   private recycleWhenIdle = false;
   /** Input bytes of the requests the current thread has taken. */
   private threadBytes = 0;
   /** Build sessions open on the thread: their state lives there, so it is not ended while any is open. */
   private openSessions = 0;
+  private idleTimer: NodeJS.Timeout | null = null;
 
-  constructor(recycleBytes: number) {
+  constructor(recycleBytes: number, idleMs: number) {
     this.recycleBytes = recycleBytes;
+    this.idleMs = idleMs;
     this.thread = new RequestThread(THREAD_URL, 'segment thread', { started: () => (this.threadBytes = 0), replied: () => this.recycleIfIdle() });
   }
 
+  private get idle(): boolean {
+    return this.thread.waiting === 0 && this.openSessions === 0;
+  }
+
   private recycleIfIdle(): void {
-    if (!this.recycleWhenIdle || this.thread.waiting > 0 || this.openSessions > 0) return;
+    if (!this.idle) return;
+    if (!this.recycleWhenIdle) {
+      this.closeWhenIdleLong();
+      return;
+    }
     this.recycleWhenIdle = false;
     void this.close();
+  }
+
+  /** Ends the thread once it has stayed idle for idleMs (a request meanwhile puts that off). */
+  private closeWhenIdleLong(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      if (this.idle && this.thread.running) void this.thread.close();
+    }, this.idleMs);
+    this.idleTimer.unref();
   }
 
   /** Holds the thread for a build session until `release` (see openSessions). */
@@ -84,7 +112,14 @@ class ThreadLane {
   }
 
   close(): Promise<void> {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
     return this.thread.close();
+  }
+
+  /** True while a thread is started. */
+  get running(): boolean {
+    return this.thread.running;
   }
 }
 
@@ -112,9 +147,9 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
   private readonly graphs: GraphBuilder;
   private nextSession = 1;
 
-  /** `recycleBytes`: THREAD_RECYCLE_BYTES unless a test makes every thread end when idle. */
-  constructor(options: { graphCache: GraphCacheOptions; recycleBytes?: number }) {
-    this.segments = new ThreadLane(options.recycleBytes ?? THREAD_RECYCLE_BYTES);
+  /** `recycleBytes` and `idleMs`: THREAD_RECYCLE_BYTES and THREAD_IDLE_MS unless a test makes threads end sooner. */
+  constructor(options: { graphCache: GraphCacheOptions; recycleBytes?: number; idleMs?: number }) {
+    this.segments = new ThreadLane(options.recycleBytes ?? THREAD_RECYCLE_BYTES, options.idleMs ?? THREAD_IDLE_MS);
     this.graphs = new GraphBuilder(options.graphCache);
   }
 
@@ -168,6 +203,11 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
     const parts = segments.map(mergeInputOf);
     const index = (await this.segments.request({ kind: 'merge', parts, live, dimensions }, parts.reduce((sum, part) => sum + part.codes.byteLength * 3, 0))) as SegmentIndex;
     return assembleSegment(index, liveVersionsOf(segments, live), dimensions);
+  }
+
+  /** True while a segment thread is started (it ends when recycled or idle long). */
+  get threadRunning(): boolean {
+    return this.segments.running;
   }
 
   /** The segment thread's heap and external memory (0 between recycles): part of what SERVING_MEMORY_BUDGET_MB reserves. */

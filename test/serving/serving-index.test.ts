@@ -247,6 +247,29 @@ test('a segment thread that is due to end when idle waits for the build sessions
   }
 });
 
+test('a segment thread left idle ends after its idle time, whatever it took, and the next build gets a new one', { timeout: 60_000 }, async () => {
+  const dir = tempDataDir();
+  await seedVersions(dir, 'c', 'doc', [{ versionId: 'v1', text: 'Petty cash voucher.' }]);
+  const storage = new Storage(dir);
+  const soon = new ThreadedSegmentBuilder({ graphCache: graphCacheIn(dir), idleMs: 20 });
+  try {
+    const store = storage.client('c');
+    const [generation] = await store.generations.loadActiveGenerations(await store.generations.servedGenerationIds());
+    const versions = [{ firstOrdinal: 0, chunkCount: 1, generation: generation.generation } as unknown as ServedVersion];
+    const build = () => soon.build([{ firstOrdinal: 0, source: { lanes: generation.lanes!.slice() } }], versions, DIMENSIONS);
+    assert.equal((await build()).rows, 1);
+    assert.ok(soon.threadRunning, 'the thread that answered is still there');
+    while (soon.threadRunning) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(await soon.threadBytes(), 0);
+    assert.equal((await build()).rows, 1);
+    assert.ok(soon.threadRunning);
+  } finally {
+    await soon.close();
+    storage.close();
+    removeDir(dir);
+  }
+});
+
 test('a segment thread ends when idle once it has taken its input allowance, and the next build gets a new one', { timeout: 60_000 }, async () => {
   const dir = tempDataDir();
   await seedVersions(dir, 'c', 'doc', [{ versionId: 'v1', text: 'Petty cash voucher.' }]);
