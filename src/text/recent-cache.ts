@@ -1,7 +1,7 @@
 // A cache of the recently used entries in two generations: entries go into the current generation; when it
 // holds half the limit it becomes the previous one (the older previous is dropped), and an entry found in the
 // previous generation moves back into the current one. So an entry used within the last half-limit insertions
-// is always kept, and at most `limit` entries are held.
+// is always kept, and the generations hold at most `limit` entries (the front map below only repeats some).
 //
 // For hot paths that look up on every token: a hit is a Map look-up with no bookkeeping, where an LRU list must
 // also relink the entry (several random writes, each a likely cache miss in a table of tens of thousands). In
