@@ -14,6 +14,11 @@ export interface SparseDoc {
 
 /** Term frequencies are stored in 16 bits; a chunk repeating one term more often is capped here. */
 export const MAX_STORED_TERM_FREQUENCY = 0xffff;
+/** A merged segment whose term frequencies all fit in a byte stores them in one (a term rarely repeats 255 times in a chunk). */
+export const MAX_BYTE_TERM_FREQUENCY = 0xff;
+
+/** A field's term frequency per posting: 8 bits where every one fits (merged segments), else 16. */
+export type TermFrequencies = Uint8Array | Uint16Array;
 
 export interface Bm25Segment {
   readonly docCount: number;
@@ -28,8 +33,8 @@ export interface Bm25Segment {
   /** Postings of term t are [postingStarts[t], postingStarts[t + 1]), sorted by local doc index. */
   readonly postingStarts: Uint32Array;
   readonly postingDocs: Uint32Array;
-  readonly postingTextTf: Uint16Array;
-  readonly postingTitleTf: Uint16Array;
+  readonly postingTextTf: TermFrequencies;
+  readonly postingTitleTf: TermFrequencies;
 }
 
 /** Postings whose terms may be a plain list: what decoded lane data holds and what merging reads. */
@@ -62,6 +67,8 @@ interface PostingDraft {
   entryDoc: Uint32Array;
   entryTextTf: Uint16Array;
   entryTitleTf: Uint16Array;
+  /** The largest term frequency of either field (after the cap). */
+  maxTf: number;
 }
 
 const INITIAL_DRAFT_CAPACITY = 1024;
@@ -73,6 +80,7 @@ function newDraft(): PostingDraft {
     entryDoc: new Uint32Array(INITIAL_DRAFT_CAPACITY),
     entryTextTf: new Uint16Array(INITIAL_DRAFT_CAPACITY),
     entryTitleTf: new Uint16Array(INITIAL_DRAFT_CAPACITY),
+    maxTf: 0,
   };
 }
 
@@ -109,19 +117,26 @@ function addEntryAt(draft: PostingDraft, t: number, doc: number, textTf: number,
   const e = draft.size++;
   draft.entryTerm[e] = t;
   draft.entryDoc[e] = doc;
-  draft.entryTextTf[e] = Math.min(textTf, MAX_STORED_TERM_FREQUENCY);
-  draft.entryTitleTf[e] = Math.min(titleTf, MAX_STORED_TERM_FREQUENCY);
+  const text = Math.min(textTf, MAX_STORED_TERM_FREQUENCY);
+  const title = Math.min(titleTf, MAX_STORED_TERM_FREQUENCY);
+  draft.entryTextTf[e] = text;
+  draft.entryTitleTf[e] = title;
+  if (text > draft.maxTf || title > draft.maxTf) draft.maxTf = Math.max(text, title);
 }
 
-/** Lays the entries out term by term; entries were added in doc order, so each list comes out sorted. */
-function layOut(draft: PostingDraft): Pick<Bm25Segment, 'postingStarts' | 'postingDocs' | 'postingTextTf' | 'postingTitleTf'> {
+/**
+ * Lays the entries out term by term; entries were added in doc order, so each list comes out sorted. `narrow`:
+ * term frequencies that all fit in a byte are stored in one.
+ */
+function layOut(draft: PostingDraft, narrow: boolean): Pick<Bm25Segment, 'postingStarts' | 'postingDocs' | 'postingTextTf' | 'postingTitleTf'> {
   const terms = draft.terms.size;
   const starts = new Uint32Array(terms + 1);
   for (let t = 0; t < terms; t++) starts[t + 1] = starts[t] + draft.termDf[t];
   const total = starts[terms];
   const docs = new Uint32Array(total);
-  const textTf = new Uint16Array(total);
-  const titleTf = new Uint16Array(total);
+  const Frequencies = narrow && draft.maxTf <= MAX_BYTE_TERM_FREQUENCY ? Uint8Array : Uint16Array;
+  const textTf = new Frequencies(total);
+  const titleTf = new Frequencies(total);
   const cursor = starts.slice(0, terms);
   for (let e = 0; e < draft.size; e++) {
     const slot = cursor[draft.entryTerm[e]]++;
@@ -142,7 +157,7 @@ function assertUniqueIds(ids: ArrayLike<number>): void {
   }
 }
 
-function seal(draft: PostingDraft, docIds: Int32Array, textLengths: Uint32Array, titleLengths: Uint32Array): Bm25Segment {
+function seal(draft: PostingDraft, docIds: Int32Array, textLengths: Uint32Array, titleLengths: Uint32Array, narrow: boolean): Bm25Segment {
   let totalText = 0;
   let totalTitle = 0;
   for (let d = 0; d < docIds.length; d++) {
@@ -157,11 +172,14 @@ function seal(draft: PostingDraft, docIds: Int32Array, textLengths: Uint32Array,
     totalTextLength: totalText,
     totalTitleLength: totalTitle,
     terms: draft.terms.table(),
-    ...layOut(draft),
+    ...layOut(draft, narrow),
   });
 }
 
-/** Builds an immutable segment from a batch of chunks (ids must be unique non-negative 31-bit integers). */
+/**
+ * Builds an immutable segment from a batch of chunks (ids must be unique non-negative 31-bit integers); its
+ * term frequencies are 16-bit, as lane data stores them.
+ */
 export function buildBm25Segment(docs: readonly SparseDoc[], analyzer: FieldAnalyzer = analyzeFields): Bm25Segment {
   const docIds = Int32Array.from(docs, (d) => d.id);
   assertUniqueIds(docIds);
@@ -177,7 +195,7 @@ export function buildBm25Segment(docs: readonly SparseDoc[], analyzer: FieldAnal
     for (const [term, tf] of text) addEntry(draft, term, d, tf, title.get(term) ?? 0);
     for (const [term, tf] of title) if (!text.has(term)) addEntry(draft, term, d, 0, tf);
   });
-  return seal(draft, docIds, textLengths, titleLengths);
+  return seal(draft, docIds, textLengths, titleLengths, false);
 }
 
 /**
@@ -225,7 +243,7 @@ export class Bm25Merger {
   finish(): Bm25Segment {
     const docIds = this.docIds.slice(0, this.docs);
     assertUniqueIds(docIds);
-    return seal(this.draft, docIds, this.textLengths.slice(0, this.docs), this.titleLengths.slice(0, this.docs));
+    return seal(this.draft, docIds, this.textLengths.slice(0, this.docs), this.titleLengths.slice(0, this.docs), true);
   }
 }
 

@@ -5,7 +5,7 @@
 
 import { createHash, webcrypto } from 'node:crypto';
 import { buildBm25Segment } from './bm25-segment.ts';
-import type { Bm25Postings } from './bm25-segment.ts';
+import type { Bm25Postings, TermFrequencies } from './bm25-segment.ts';
 import { quantize } from './quantized-scan.ts';
 import { derivedTermsOf, vocabularyWordsOfTokens } from '../text/vocabulary.ts';
 import { analyzeFieldsOfTokens } from '../text/analyzer.ts';
@@ -147,6 +147,11 @@ interface Header {
   lengths: number[];
 }
 
+/** Lane data stores term frequencies in 16 bits (a merged segment may hold them in 8). */
+function sixteenBit(frequencies: TermFrequencies): Uint16Array {
+  return frequencies instanceof Uint16Array ? frequencies : Uint16Array.from(frequencies);
+}
+
 function arraysOf(lanes: GenerationLanes): Record<ArrayName, ArrayBufferView & { length: number }> {
   const { bm25 } = lanes;
   return {
@@ -154,8 +159,8 @@ function arraysOf(lanes: GenerationLanes): Record<ArrayName, ArrayBufferView & {
     titleLengths: bm25.titleLengths,
     postingStarts: bm25.postingStarts,
     postingDocs: bm25.postingDocs,
-    postingTextTf: bm25.postingTextTf,
-    postingTitleTf: bm25.postingTitleTf,
+    postingTextTf: sixteenBit(bm25.postingTextTf),
+    postingTitleTf: sixteenBit(bm25.postingTitleTf),
     codes: lanes.codes,
     wordCounts: lanes.wordCounts,
     chunkIndexes: lanes.chunkIndexes,

@@ -34,10 +34,15 @@ export interface SegmentIndex {
   readonly vocabulary: Vocabulary;
   /** Generation g holds rows generationRows[g] .. generationRows[g + 1] - 1 (one entry per generation, plus one). */
   readonly generationRows: Int32Array;
-  /** Generation g's fuzzy words: vocabulary ids wordIds[wordStarts[g] .. wordStarts[g + 1]) with their chunk counts. */
+  /**
+   * Generation g's fuzzy words: vocabulary ids wordIds[wordStarts[g] .. wordStarts[g + 1]) with their chunk
+   * counts. Only a merge reads them (to count the words of the generations it keeps), so they are held as
+   * narrow as they fit: 16-bit ids while the vocabulary has at most 65,536 words, counts in the fewest bytes
+   * that hold the largest (a count is at most its generation's chunks).
+   */
   readonly wordStarts: Uint32Array;
-  readonly wordIds: Uint32Array;
-  readonly wordCounts: Uint16Array;
+  readonly wordIds: Uint16Array | Uint32Array;
+  readonly wordCounts: Uint8Array | Uint16Array | Uint32Array;
   /** Per row: the chunk's index in its document, its page (NO_PAGE for none) and the hash of its stored text. */
   readonly chunkIndexes: Int32Array;
   readonly pages: Int32Array;
@@ -101,7 +106,7 @@ interface MergeSource {
   generationRows: Int32Array;
   words: StringList;
   wordStarts: Uint32Array;
-  wordIds: Uint32Array;
+  wordIds: ArrayLike<number>;
   wordCounts: ArrayLike<number>;
   /** The query-side terms and Malay roots of all its words, when it carries them (lane data of format 1 does not). */
   derived: { terms: StringList; malayRoots: StringList } | null;
@@ -136,6 +141,12 @@ function mergeSourceOfLanes(lanes: GenerationLanes, firstOrdinal: number): Merge
     labelRows: lanes.labelRows,
     labels: lanes.labels,
   };
+}
+
+/** A copy of `values` in the narrowest unsigned array that holds `max`. */
+function narrowest(values: Uint32Array, max: number): Uint8Array | Uint16Array | Uint32Array {
+  if (max <= 0xff) return Uint8Array.from(values);
+  return max <= 0xffff ? Uint16Array.from(values) : values.slice();
 }
 
 function identityIds(count: number): Uint32Array {
@@ -202,7 +213,8 @@ export class SegmentAssembler {
   private derivedTermsUnited = 0;
   private readonly groupWordStarts: number[] = [0];
   private groupWordIds = new Uint32Array(1024);
-  private groupWordCounts = new Uint16Array(1024);
+  private groupWordCounts = new Uint32Array(1024);
+  private maxWordCount = 0;
   private wordEntries = 0;
 
   /** How many sources the build expects in all (0: unknown); see DERIVED_UNION_MAX_TERMS_PER_WORD. */
@@ -266,9 +278,11 @@ export class SegmentAssembler {
         let id = wordIds[sourceId];
         if (id < 0) id = wordIds[sourceId] = this.words.internAt(source.words, sourceId);
         if (id >= this.wordTotals.length) this.wordTotals = grow(this.wordTotals, this.wordTotals.length * 2);
-        this.wordTotals[id] += source.wordCounts[w];
+        const count = source.wordCounts[w];
+        this.wordTotals[id] += count;
+        if (count > this.maxWordCount) this.maxWordCount = count;
         this.groupWordIds[this.wordEntries] = id;
-        this.groupWordCounts[this.wordEntries++] = source.wordCounts[w];
+        this.groupWordCounts[this.wordEntries++] = count;
       }
       this.groupWordStarts.push(this.wordEntries);
     }
@@ -298,8 +312,8 @@ export class SegmentAssembler {
       vocabulary,
       generationRows: Int32Array.from(this.generationRows),
       wordStarts: Uint32Array.from(this.groupWordStarts),
-      wordIds: this.groupWordIds.slice(0, this.wordEntries),
-      wordCounts: this.groupWordCounts.slice(0, this.wordEntries),
+      wordIds: words.size <= 0x10000 ? Uint16Array.from(this.groupWordIds.subarray(0, this.wordEntries)) : this.groupWordIds.slice(0, this.wordEntries),
+      wordCounts: narrowest(this.groupWordCounts.subarray(0, this.wordEntries), this.maxWordCount),
       chunkIndexes: this.chunkIndexes.slice(0, this.rows),
       pages: this.pages.slice(0, this.rows),
       textHashes: this.textHashes.slice(0, this.rows),

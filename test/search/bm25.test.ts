@@ -4,7 +4,8 @@ import {
   BM25_B, BM25_K1, BM25_TITLE_B, BM25_TITLE_WEIGHT, bm25Idf, buildBm25Segment, computeBm25Stats, mergeBm25Segments,
   prepareBm25Liveness, searchBm25,
 } from '../../src/search/bm25.ts';
-import type { FieldAnalyzer, SparseDoc } from '../../src/search/bm25.ts';
+import type { Bm25Segment, FieldAnalyzer, SparseDoc } from '../../src/search/bm25.ts';
+import { MAX_BYTE_TERM_FREQUENCY } from '../../src/serving/bm25-segment.ts';
 import { COMPACT_MIN } from '../../src/search/best-of.ts';
 
 /** Whitespace "analyzer" so every term and length in these tests can be checked by hand. */
@@ -122,7 +123,7 @@ test('merging keeps live docs in order and scores exactly like the unmerged segm
   const isLive = (id: number) => id !== 11;
   const merged = mergeBm25Segments(parts, isLive);
   assert.deepEqual([...merged.docIds], [10, 12]);
-  assert.deepEqual(merged, buildBm25Segment([CORPUS[0], CORPUS[2]], words));
+  assert.deepEqual(withWideFrequencies(merged), buildBm25Segment([CORPUS[0], CORPUS[2]], words));
   const liveness = prepareBm25Liveness(parts, isLive);
   assert.deepEqual(liveness.stats, computeBm25Stats([merged]));
   for (const query of [['apple'], ['cherry', 'banana'], ['durian', 'fruit', 'apple']]) {
@@ -130,6 +131,27 @@ test('merging keeps live docs in order and scores exactly like the unmerged segm
   }
   const allLive = mergeBm25Segments(parts, () => true);
   assert.deepEqual(searchBm25([allLive], ['cherry', 'apple'], { limit: 10 }), searchBm25(parts, ['cherry', 'apple'], { limit: 10 }));
+});
+
+/** The segment with its term frequencies as built (16-bit), for comparing a merge with a build. */
+function withWideFrequencies(segment: Bm25Segment): Bm25Segment {
+  return { ...segment, postingTextTf: Uint16Array.from(segment.postingTextTf), postingTitleTf: Uint16Array.from(segment.postingTitleTf) };
+}
+
+test('a merge holds term frequencies in a byte while they all fit, in 16 bits when one does not, and scores the same', () => {
+  const many = (term: string, times: number) => Array(times).fill(term).join(' ');
+  const small = [buildBm25Segment(CORPUS, words)];
+  const merged = mergeBm25Segments(small, () => true);
+  assert.ok(merged.postingTextTf instanceof Uint8Array && merged.postingTitleTf instanceof Uint8Array);
+  for (const [text, title] of [[many('apple', MAX_BYTE_TERM_FREQUENCY + 1), ''], ['apple', many('apple', MAX_BYTE_TERM_FREQUENCY + 1)], [many('apple', MAX_BYTE_TERM_FREQUENCY), 'apple']]) {
+    const parts = [buildBm25Segment(CORPUS, words), buildBm25Segment([{ id: 20, text, title }], words)];
+    const wide = mergeBm25Segments(parts, () => true);
+    const fits = !text.includes(many('apple', MAX_BYTE_TERM_FREQUENCY + 1)) && !title.includes(many('apple', MAX_BYTE_TERM_FREQUENCY + 1));
+    assert.equal(wide.postingTextTf instanceof Uint8Array, fits);
+    assert.equal(wide.postingTitleTf instanceof Uint8Array, fits);
+    assert.deepEqual(withWideFrequencies(wide), buildBm25Segment([...CORPUS, { id: 20, text, title }], words));
+    for (const query of [['apple'], ['cherry', 'apple']]) assert.deepEqual(searchBm25([wide], query, { limit: 10 }), searchBm25(parts, query, { limit: 10 }));
+  }
 });
 
 test('liveness prepared for other segments is refused', () => {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { tableHas, tableStrings } from '../../src/text/string-table.ts';
 import { applyChange, chunksOf, compactFully, compactionPlan, emptySnapshot, chunkByOrdinal, generationNumbering, liveRowsOf, replaceSegments, segmentIndexOf, MAX_SEGMENTS, SEGMENT_DEAD_MIN_ROWS, SEGMENT_MERGE_FACTOR } from '../../src/serving/snapshot.ts';
 import { chunkTextHash } from '../../src/serving/generation-lanes.ts';
-import { generationOfOrdinalIn, inlineSegmentBuilder, rowOfOrdinal, versionAtRow } from '../../src/serving/segment.ts';
+import { generationOfOrdinalIn, inlineSegmentBuilder, mergeSegments, rowOfOrdinal, versionAtRow } from '../../src/serving/segment.ts';
+import type { Segment } from '../../src/serving/segment.ts';
 import { loadedGeneration } from '../helpers/generations.ts';
 import { versionIdentity } from '../../src/domain/identity.ts';
 import { searchBm25 } from '../../src/search/bm25.ts';
@@ -147,6 +148,32 @@ test('a merged segment keeps no word of a chunk that died (the fuzzy lane forget
   assert.ok(!tableHas(segment.vocabulary.terms, 'zanzibar') && !tableHas(segment.vocabulary.terms, 'confidenti'));
   assert.ok(tableHas(segment.vocabulary.terms, 'ledger') && tableHas(segment.vocabulary.terms, 'summari'));
   assert.deepEqual(tableStrings(segment.vocabulary.terms).sort(), tableStrings(buildVocabulary(vocabularyEntries(segment.vocabulary)).terms).sort());
+});
+
+test('a segment holds its generations\' word ids and counts as narrow as they fit, and merges count the words kept exactly', async () => {
+  let snapshot = emptySnapshot('c', DIMS);
+  snapshot = await applyChange(snapshot, { activated: [generation('small', ['ledger one', 'ledger two'])] });
+  assert.ok(snapshot.segments[0].wordIds instanceof Uint16Array && snapshot.segments[0].wordCounts instanceof Uint8Array);
+  // A word in 300 chunks of one generation needs a 16-bit count; a vocabulary past 65,536 words needs 32-bit ids.
+  const manyChunks = Array.from({ length: 300 }, (_, i) => `ledger chunk${i}`);
+  snapshot = await applyChange(snapshot, { activated: [generation('many-chunks', manyChunks)] });
+  assert.ok(snapshot.segments[1].wordCounts instanceof Uint16Array);
+  const letters = (n: number) => { let word = ''; for (let rest = n; word.length < 4 || rest > 0; rest = Math.floor(rest / 26)) word += String.fromCharCode(97 + (rest % 26)); return `q${word}`; };
+  const manyWords = Array.from({ length: 66 }, (_, chunk) => Array.from({ length: 1000 }, (_, i) => letters(chunk * 1000 + i)).join(' '));
+  // Beside a generation that stays, so that the merge has the removed one's words to leave out.
+  snapshot = await applyChange(snapshot, { activated: [generation('many-words', manyWords), generation('beside', ['ledger beside'])] });
+  assert.ok(snapshot.segments[2].vocabulary.words.size > 0x10000 && snapshot.segments[2].wordIds instanceof Uint32Array);
+  snapshot = await applyChange(snapshot, { activated: [], removed: [versionIdentity({ documentId: 'many-words', versionId: 'many-words' })] });
+  const merged = mergeSegments(snapshot.segments, snapshot.live);
+  const count = (segment: Segment, word: string) => vocabularyEntries(segment.vocabulary).find(([entry]) => entry === word)?.[1];
+  assert.equal(count(merged, 'ledger'), 2 + 300 + 1);
+  assert.equal(count(merged, letters(0)), undefined, 'the removed generation\'s words are gone');
+  assert.ok(merged.wordIds instanceof Uint16Array && merged.wordCounts instanceof Uint16Array);
+  // Without the generation of the large count, the rest fit in a byte again and still count exactly.
+  snapshot = await applyChange(snapshot, { activated: [], removed: [versionIdentity({ documentId: 'many-chunks', versionId: 'many-chunks' })] });
+  const rewritten = mergeSegments(snapshot.segments, snapshot.live);
+  assert.ok(rewritten.wordCounts instanceof Uint8Array);
+  assert.equal(count(rewritten, 'ledger'), 2 + 1);
 });
 
 test('a merge that drops nothing unites its inputs\' derived terms and roots: exactly what deriving them from the merged words gives', async () => {
