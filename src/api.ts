@@ -76,6 +76,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const serving = new ServingIndex(storage, models.embedder.dimensions, segmentBuilder, {
     memoryBudgetBytes: () => memoryPressure.servedBytes(),
     evicted: () => memoryPressure.relieve(),
+    changed: () => memoryPressure.settleLater(),
   });
   const health = new HealthProbes(config);
   // A lone search walks its dense lane's graphs on a thread while its sparse lane runs on the event loop,

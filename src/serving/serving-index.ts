@@ -83,18 +83,21 @@ export class ServingIndex {
   onCompactionError: (error: unknown) => void = () => {};
   /** Called once after Clients were evicted to keep the budget (memory-pressure.ts collects their garbage). */
   private readonly evicted: () => void;
+  /** Called after each load or catch-up of a Client (memory-pressure.ts collects what the work left once it settles). */
+  private readonly changed: () => void;
 
   /**
    * `memoryBudgetBytes`: what served Clients may hold (memory-estimate.ts snapshotBudgetBytes), or a function
    * read at each load (memory-pressure.ts); `evicted`: called after each eviction round.
    */
-  constructor(storage: StoragePort, dimensions: number, builder: SegmentBuilder, options: { memoryBudgetBytes?: number | (() => number); evicted?: () => void } = {}) {
+  constructor(storage: StoragePort, dimensions: number, builder: SegmentBuilder, options: { memoryBudgetBytes?: number | (() => number); evicted?: () => void; changed?: () => void } = {}) {
     this.storage = storage;
     this.dimensions = dimensions;
     this.builder = builder;
     const budget = options.memoryBudgetBytes ?? Number.POSITIVE_INFINITY;
     this.budgetBytes = typeof budget === 'number' ? () => budget : budget;
     this.evicted = options.evicted ?? (() => {});
+    this.changed = options.changed ?? (() => {});
   }
 
   /** The Client's current snapshot (empty when it is not loaded); a read marks its Client recently used. */
@@ -125,6 +128,7 @@ export class ServingIndex {
     this.served.set(clientId, served);
     if (loading) this.loads++;
     this.enforceBudget(clientId);
+    this.changed();
   }
 
   private enforceBudget(keep: string): void {

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { COLLECT_AT_SHARE, COLLECTED_TARGET_SHARE, EXPOSE_GC_FLAG, MemoryPressure } from '../../src/serving/memory-pressure.ts';
+import { COLLECT_AT_SHARE, COLLECTED_TARGET_SHARE, EXPOSE_GC_FLAG, MemoryPressure, SETTLE_COLLECT_MS } from '../../src/serving/memory-pressure.ts';
 
 const MIB = 1024 * 1024;
 const BUDGET = 256 * MIB;
@@ -53,6 +53,26 @@ test('what a collection leaves over the target comes off the allowance, and retu
   assert.equal(pressure.servedBytes(), 20 * MIB, 'half the room under the target comes back');
   for (let round = 0; round < 10; round++) pressure.relieve();
   assert.equal(pressure.servedBytes(), 80 * MIB, 'never past the estimate');
+});
+
+test('after loads and catch-ups, one collection runs once SETTLE_COLLECT_MS pass without another', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const resident = { now: 10 * MIB, afterCollection: 10 * MIB };
+  const { pressure, collected } = pressureWith(resident);
+  pressure.settleLater();
+  t.mock.timers.tick(SETTLE_COLLECT_MS - 1);
+  pressure.settleLater(); // more work: the collection waits for it to settle too
+  t.mock.timers.tick(SETTLE_COLLECT_MS - 1);
+  assert.equal(collected(), 0, 'not while work goes on');
+  t.mock.timers.tick(1);
+  assert.equal(collected(), 1, 'once it settled, whatever the budget');
+  assert.equal(pressure.collections, 1);
+  t.mock.timers.tick(10 * SETTLE_COLLECT_MS);
+  assert.equal(collected(), 1, 'one collection per spell of work');
+  const without = new MemoryPressure({ budgetBytes: BUDGET, servedBytes: MIB, collect: null });
+  without.settleLater();
+  t.mock.timers.tick(SETTLE_COLLECT_MS);
+  assert.equal(without.collections, 0, 'nothing to run without an exposed collector');
 });
 
 test('without an exposed collector nothing is forced and the allowance is the estimate', () => {

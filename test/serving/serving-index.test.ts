@@ -174,8 +174,11 @@ test('Clients load on first use and the least recently used are evicted under th
   const storage = new Storage(dir);
   try {
     // Measure one Client alone, then give the index room for about two of them.
-    const probe = new ServingIndex(storage, DIMENSIONS, inlineSegmentBuilder);
+    let probeChanges = 0;
+    const probe = new ServingIndex(storage, DIMENSIONS, inlineSegmentBuilder, { changed: () => probeChanges++ });
     await probe.catchUp('c0');
+    await probe.catchUp('c0');
+    assert.equal(probeChanges, 1, 'a load tells the process (memory-pressure.ts collects once it settles); a catch-up with nothing new does not');
     const oneClient = probe.stats().estimatedBytes;
     assert.ok(oneClient > 0);
     let evictionRounds = 0;
@@ -211,6 +214,9 @@ test('Clients load on first use and the least recently used are evicted under th
     await seedVersions(dir, evicted, 'late', [{ versionId: 'v1', text: 'A late ledger entry.' }]);
     await index.catchUp(evicted);
     assert.ok([...index.snapshot(evicted).versions.values()].some((version) => version.documentId === 'late'));
+    await seedVersions(dir, 'c0', 'later', [{ versionId: 'v1', text: 'A later ledger entry.' }]);
+    await probe.catchUp('c0');
+    assert.equal(probeChanges, 2, 'so does a catch-up that applied entries');
   } finally {
     storage.close();
     removeDir(dir);
