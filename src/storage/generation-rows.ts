@@ -75,15 +75,15 @@ export function readStoredLoadedGeneration(db: Database, generation: number): Lo
 
 /**
  * What serving needs of a generation: its record, leaves and lane data; its chunks only when it has no lane
- * data. What does not parse is named in `unreadable`, not thrown: serving treats it as malformed evidence.
+ * data (neither without `content`). What does not parse is named in `unreadable`, not thrown: serving treats it as malformed evidence.
  */
-export function readServingGeneration(db: Database, generation: number): ServingGeneration | null {
+export function readServingGeneration(db: Database, generation: number, content = true): ServingGeneration | null {
   const record = readGeneration(db, generation);
   if (!record) return null;
   const unreadable = [...(record.unreadable ?? [])];
   const leaves = readLeaves(db, generation, unreadable);
-  const lanes = readLanes(db, generation);
-  const served: ServingGeneration = lanes ? { ...record, leaves, lanes } : { ...record, leaves, lanes: null, chunks: readStoredChunks(db, generation, unreadable) };
+  const lanes = content ? readLanes(db, generation) : null;
+  const served: ServingGeneration = lanes || !content ? { ...record, leaves, lanes } : { ...record, leaves, lanes: null, chunks: readStoredChunks(db, generation, unreadable) };
   if (unreadable.length > 0) served.unreadable = unreadable;
   return served;
 }

@@ -92,8 +92,12 @@ export interface GenerationRepository {
   activeVersionCount(): Promise<number>;
   /** Active generations a serving snapshot holds (not under purge), in activation order: ids only. */
   servedGenerationIds(): Promise<number[]>;
-  /** These generations as serving loads them, those still active only (a rebuild loads them in batches). */
-  loadActiveGenerations(generations: readonly number[]): Promise<ServingGeneration[]>;
+  /**
+   * These generations as serving loads them, those still active only (a rebuild loads them in batches).
+   * `content: false` leaves out their lane data and chunks (lanes null, no chunks): a load that reads their
+   * index back from the segment cache needs their records and leaves only.
+   */
+  loadActiveGenerations(generations: readonly number[], options?: { content?: boolean }): Promise<ServingGeneration[]>;
   /** True when an active generation's metadata lane was never indexed (pre-discovery data). */
   hasUnindexedLeaves(): Promise<boolean>;
   /** What the Client holds over its active generations, without the given Document Version (quotas). */

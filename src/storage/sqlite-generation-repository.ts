@@ -252,10 +252,10 @@ export class SqliteGenerationRepository implements GenerationRepository {
       .all() as { generation: number }[]).map((row) => row.generation);
   }
 
-  async loadActiveGenerations(generations: readonly number[]): Promise<ServingGeneration[]> {
+  async loadActiveGenerations(generations: readonly number[], options: { content?: boolean } = {}): Promise<ServingGeneration[]> {
     return readTransaction(this.db, () =>
       generations.flatMap((generation) => {
-        const loaded = readServingGeneration(this.db, generation);
+        const loaded = readServingGeneration(this.db, generation, options.content ?? true);
         return loaded?.state === 'active' ? [loaded] : [];
       }),
     );

@@ -123,12 +123,12 @@ export async function readLoadedGenerations(sql: Sql, generations: readonly numb
  * These generations as serving loads them, in the order asked: record, leaves and lane data; chunks only for
  * one stored without lane data. What does not parse is named in `unreadable`, not thrown.
  */
-export async function readServingGenerations(sql: Sql, generations: readonly number[]): Promise<ServingGeneration[]> {
+export async function readServingGenerations(sql: Sql, generations: readonly number[], content = true): Promise<ServingGeneration[]> {
   const records = await readGenerations(sql, generations);
   const found = generations.filter((generation) => records.has(generation));
   const leaves = await readLeaves(sql, found);
-  const lanes = await readLanes(sql, found);
-  const chunks = await readChunks(sql, found.filter((generation) => !lanes.has(generation)));
+  const lanes = content ? await readLanes(sql, found) : new Map<number, Uint8Array>();
+  const chunks = content ? await readChunks(sql, found.filter((generation) => !lanes.has(generation))) : new Map<number, never>();
   return found.map((generation) => {
     const record = records.get(generation)!;
     const unreadable = [...(record.unreadable ?? [])];
@@ -138,6 +138,8 @@ export async function readServingGenerations(sql: Sql, generations: readonly num
     let served: ServingGeneration;
     if (laneData) {
       served = { ...record, leaves: read?.leaves ?? [], lanes: laneData };
+    } else if (!content) {
+      served = { ...record, leaves: read?.leaves ?? [], lanes: null };
     } else {
       const stored = chunks.get(generation);
       if (stored === null) unreadable.push('chunks');

@@ -292,9 +292,9 @@ export class PgGenerationRepository implements GenerationRepository {
     return rows.map((row) => row.generation);
   }
 
-  async loadActiveGenerations(generations: readonly number[]): Promise<ServingGeneration[]> {
+  async loadActiveGenerations(generations: readonly number[], options: { content?: boolean } = {}): Promise<ServingGeneration[]> {
     if (generations.length === 0) return [];
-    const loaded = await this.consistent((sql) => readServingGenerations(sql, generations));
+    const loaded = await this.consistent((sql) => readServingGenerations(sql, generations, options.content ?? true));
     return loaded.filter((generation) => generation.state === 'active');
   }
 
