@@ -14,6 +14,7 @@ import { discoveryReadiness } from './storage/discovery-readiness.ts';
 import { ServingIndex } from './serving/serving-index.ts';
 import { SERVED_CLIENTS_LOW_BYTES, snapshotBudgetBytes } from './serving/memory-estimate.ts';
 import { MemoryPressure, exposedCollector } from './serving/memory-pressure.ts';
+import { SegmentCache, SEGMENT_CACHE_DIR } from './serving/segment-cache.ts';
 import { HealthProbes } from './health/health-probes.ts';
 import { JobStatusService } from './jobs/job-status-service.ts';
 import { ReadinessService } from './publication/readiness-service.ts';
@@ -77,6 +78,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     memoryBudgetBytes: () => memoryPressure.servedBytes(),
     evicted: () => memoryPressure.relieve(),
     changed: () => memoryPressure.settleLater(),
+    segmentCache: config.segmentCacheMb > 0 ? new SegmentCache(join(config.dataDir, SEGMENT_CACHE_DIR), config.segmentCacheMb * 1024 * 1024) : undefined,
   });
   const health = new HealthProbes(config);
   // A lone search walks its dense lane's graphs on a thread while its sparse lane runs on the event loop,

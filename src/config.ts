@@ -65,6 +65,8 @@ export interface Config {
   clientConnectionsMax: number;
   /** Disk the HNSW graph cache (DATA_DIR/graphs) may hold before its least recently used graphs are removed. */
   graphCacheMb: number;
+  /** Disk the segment cache (DATA_DIR/segments) may use; 0 turns it off (every load merges lane data). */
+  segmentCacheMb: number;
   /**
    * glibc's mmap threshold (bytes) for the workers the supervisor starts: allocations at least this large are
    * mapped on their own and returned to the system when freed (glibc's adaptive default keeps a large document's
@@ -300,6 +302,7 @@ export function loadConfig(env: Env = process.env): Config {
     servingMemoryBudgetMb: int(env, 'SERVING_MEMORY_BUDGET_MB', 2560, 1, 1_048_576),
     clientConnectionsMax: int(env, 'CLIENT_CONNECTIONS_MAX', 64, 1, 100_000),
     graphCacheMb: int(env, 'GRAPH_CACHE_MB', 4096, 1, 16_777_216),
+    segmentCacheMb: int(env, 'SEGMENT_CACHE_MB', 8192, 0, 16_777_216),
     mallocMmapThreshold: String(int(env, 'MALLOC_MMAP_THRESHOLD_', 32_768, 4096, 33_554_432)),
     apiMallocMmapThreshold: String(int(env, 'API_MALLOC_MMAP_THRESHOLD', 16_384, 4096, 33_554_432)),
     v8MaxSemiSpaceMb: int(env, 'V8_MAX_SEMI_SPACE_MB', 8, 1, 1024),

@@ -76,6 +76,15 @@ export function evidenceInputOf(generation: ServingGeneration): EvidenceInput {
 }
 
 /**
+ * The verification input of a generation whose lane data is proven otherwise: a segment read back from the
+ * segment cache was built from lane data of this digest and chunk count (segment-cache.ts), so the blob is
+ * neither read nor hashed again.
+ */
+export function withLanesProof(generation: ServingGeneration, proof: LanesProof): EvidenceInput {
+  return { ...evidenceInputOf(generation), lanes: null, lanesProof: proof };
+}
+
+/**
  * Persisted lane data is proven by the digest its writer recorded in the manifest, with the chunk count it
  * declares: the manifest's content and fuzzy digests were computed by that writer from the same chunks, so
  * the blob is not decoded here (loading 100,000 chunks verifies in a fraction of a second).

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ANN_CONNECTIVITY, ANN_EXPANSION_ADD } from './ann-index.ts';
+import { processAlive } from './process-alive.ts';
 
 /** Bumped when the file format or the way graphs are built changes, so that older files are never reused. */
 export const GRAPH_FORMAT = 'usearch-i8-ip-groups-v2';
@@ -85,16 +86,6 @@ function safeList(dir: string): string[] {
     return readdirSync(dir);
   } catch {
     return [];
-  }
-}
-
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -73,6 +73,12 @@ export function computeManifest(
   };
 }
 
+/** The digest a stored manifest records for its generation's lane data, or null when it records none. */
+export function recordedLanesDigest(manifest: unknown): string | null {
+  const lanes = isJsonObject(manifest) ? manifest.lanes : undefined;
+  return isJsonObject(lanes) && typeof lanes.digest === 'string' ? lanes.digest : null;
+}
+
 /** One digest over the whole manifest, recorded on the job so a later poll can compare. */
 export function manifestDigest(manifest: JsonObject | Manifest): string {
   return digestOf([JSON.stringify(manifest)]);

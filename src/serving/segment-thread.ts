@@ -1,10 +1,12 @@
 // The segment thread of an api process: builds segment indexes from generations' lane data and merges them,
-// and verifies publication evidence, off the event loop. Plain data in, plain data out, no I/O.
+// decodes segment files read back from the segment cache, and verifies publication evidence, off the event
+// loop. Plain data in, plain data out, no I/O.
 
 import { parentPort } from 'node:worker_threads';
 import { addPart, indexParts, mergeIndexes, SegmentAssembler } from './segment.ts';
 import type { MergeInput, SegmentIndex, SegmentPart } from './segment.ts';
 import { verifyEvidence } from './evidence.ts';
+import { decodeSegmentFile } from './segment-file.ts';
 import { tableBuffers } from '../text/string-table.ts';
 import type { Evidence, EvidenceInput } from './evidence.ts';
 
@@ -15,7 +17,8 @@ export type SegmentThreadRequest =
   | { id: number; kind: 'begin'; session: number; dimensions: number; expectedParts: number }
   | { id: number; kind: 'add'; session: number; parts: SegmentPart[] }
   | { id: number; kind: 'finish'; session: number }
-  | { id: number; kind: 'drop'; session: number };
+  | { id: number; kind: 'drop'; session: number }
+  | { id: number; kind: 'restore'; file: Uint8Array; firstOrdinal: number };
 
 export type SegmentThreadReply =
   | { id: number; index: SegmentIndex }
@@ -60,7 +63,11 @@ parentPort!.on('message', (request: SegmentThreadRequest) => {
       parentPort!.postMessage({ id: request.id, index } satisfies SegmentThreadReply, transferables(index));
       return;
     } else if (request.kind === 'verify') reply = { id: request.id, evidence: request.generations.map(verifyEvidence) };
-    else {
+    else if (request.kind === 'restore') {
+      const { index } = decodeSegmentFile(request.file, request.firstOrdinal);
+      parentPort!.postMessage({ id: request.id, index } satisfies SegmentThreadReply, transferables(index));
+      return;
+    } else {
       const index = request.kind === 'build' ? indexParts(request.parts, request.dimensions) : mergeIndexes(request.parts, request.live, request.dimensions);
       parentPort!.postMessage({ id: request.id, index } satisfies SegmentThreadReply, transferables(index));
       return;

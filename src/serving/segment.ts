@@ -9,8 +9,9 @@ import type { Bm25Postings, Bm25Segment } from './bm25-segment.ts';
 import type { ServedChunk, ServedVersion } from './served-types.ts';
 import { chunkIdOf } from './served-types.ts';
 import type { ServingGeneration } from '../domain/generation.ts';
-import { verifyEvidence } from './evidence.ts';
-import type { Evidence } from './evidence.ts';
+import { verifyEvidence, withLanesProof } from './evidence.ts';
+import type { Evidence, LanesProof } from './evidence.ts';
+import { decodeSegmentFile } from './segment-file.ts';
 import { decodeLanes, lanesOf, NO_PAGE } from './generation-lanes.ts';
 import type { GenerationLanes, LaneChunk } from './generation-lanes.ts';
 import { ANN_MIN_ROWS, annAvailable, buildAnnGraph } from './ann-index.ts';
@@ -407,8 +408,13 @@ export interface SegmentBuilder {
   build(parts: readonly SegmentPart[], versions: readonly ServedVersion[], dimensions: number): Promise<Segment>;
   /** Merges adjacent segments into one, dropping generations not live in `live`. */
   merge(segments: readonly Segment[], live: Uint8Array): Promise<Segment>;
-  /** Verifies each generation's publication evidence (evidence.ts), in order. */
-  verify(generations: readonly ServingGeneration[]): Promise<Evidence[]>;
+  /**
+   * Verifies each generation's publication evidence (evidence.ts), in order; a generation with an entry in
+   * `proofs` is proven by it instead of by its lane data (a segment read back from the segment cache).
+   */
+  verify(generations: readonly ServingGeneration[], proofs?: ReadonlyMap<number, LanesProof>): Promise<Evidence[]>;
+  /** The index of a segment file (segment-file.ts), its rows numbered from `firstOrdinal`; rejects a damaged file. */
+  restore(file: Uint8Array, firstOrdinal: number): Promise<SegmentIndex>;
   /** Builds the HNSW graph of a large segment's codes, or null where none can be built (then scans stay exact). */
   buildAnn(segment: Segment): Promise<AnnGraph | null>;
   /** What a builder's own thread holds now, in bytes; absent for one that builds on the calling thread. */
@@ -443,7 +449,11 @@ export const inlineSegmentBuilder: SegmentBuilder = {
   },
   build: async (parts, versions, dimensions) => buildSegment(parts, versions, dimensions),
   merge: async (segments, live) => mergeSegments(segments, live),
-  verify: async (generations) => generations.map(verifyEvidence),
+  verify: async (generations, proofs) => generations.map((generation) => {
+    const proof = proofs?.get(generation.generation);
+    return verifyEvidence(proof ? withLanesProof(generation, proof) : generation);
+  }),
+  restore: async (file, firstOrdinal) => decodeSegmentFile(file, firstOrdinal).index,
   buildAnn: async (segment) => (wantsAnn(segment) ? buildAnnGraph(segment.codes, segment.dimensions) : null),
 };
 

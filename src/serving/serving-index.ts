@@ -14,7 +14,11 @@ import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import { commitChange, compactionPlan, emptySnapshot, planChange, replaceSegments } from './snapshot.ts';
 import type { ClientSnapshot, SnapshotChange } from './snapshot.ts';
 import type { ServedVersion } from './served-types.ts';
-import { wantsAnn } from './segment.ts';
+import { assembleSegment, wantsAnn } from './segment.ts';
+import { chooseEntries } from './segment-cache.ts';
+import type { SegmentCache } from './segment-cache.ts';
+import type { CachedGeneration } from './segment-file.ts';
+import { recordedLanesDigest } from './manifest.ts';
 import { snapshotBytes } from './memory-estimate.ts';
 import type { Segment, SegmentBuilder } from './segment.ts';
 import type { Evidence } from './evidence.ts';
@@ -71,7 +75,7 @@ export class ServingIndex {
   /** One catch-up at a time per Client, so entries are applied once and in order. */
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Clients with a background merge running (one at a time per Client). */
-  private readonly compacting = new Set<string>();
+  private readonly compacting = new Map<string, Promise<void>>();
   /** Graph builds run one after another; a segment no longer served by then is skipped. */
   private annChain: Promise<void> = Promise.resolve();
   private readonly annQueued = new WeakSet<Segment>();
@@ -79,18 +83,24 @@ export class ServingIndex {
   /** Rebuilds from the store so far (start-up ones included): a follower that keeps rebuilding is lagging. */
   rebuilds = 0;
   loads = 0;
+  /** Segments read back from the segment cache by loads so far. */
+  restoredSegments = 0;
   evictions = 0;
   onCompactionError: (error: unknown) => void = () => {};
   /** Called once after Clients were evicted to keep the budget (memory-pressure.ts collects their garbage). */
   private readonly evicted: () => void;
   /** Called after each load or catch-up of a Client (memory-pressure.ts collects what the work left once it settles). */
   private readonly changed: () => void;
+  /** Large segments kept on disk for the next load (none: every load merges lane data). */
+  private readonly cache: SegmentCache | null;
+  /** Segments read back from the cache (never written again). */
+  private readonly restored = new WeakSet<Segment>();
 
   /**
    * `memoryBudgetBytes`: what served Clients may hold (memory-estimate.ts snapshotBudgetBytes), or a function
    * read at each load (memory-pressure.ts); `evicted`: called after each eviction round.
    */
-  constructor(storage: StoragePort, dimensions: number, builder: SegmentBuilder, options: { memoryBudgetBytes?: number | (() => number); evicted?: () => void; changed?: () => void } = {}) {
+  constructor(storage: StoragePort, dimensions: number, builder: SegmentBuilder, options: { memoryBudgetBytes?: number | (() => number); evicted?: () => void; changed?: () => void; segmentCache?: SegmentCache } = {}) {
     this.storage = storage;
     this.dimensions = dimensions;
     this.builder = builder;
@@ -98,6 +108,7 @@ export class ServingIndex {
     this.budgetBytes = typeof budget === 'number' ? () => budget : budget;
     this.evicted = options.evicted ?? (() => {});
     this.changed = options.changed ?? (() => {});
+    this.cache = options.segmentCache ?? null;
   }
 
   /** The Client's current snapshot (empty when it is not loaded); a read marks its Client recently used. */
@@ -169,16 +180,18 @@ export class ServingIndex {
   }
 
   /**
-   * Loads the Client's snapshot whole from the store (see rebuild): generations are read, verified and sent to
-   * one build session in batches, so the load holds one batch of lane data at a time, and the Client is served
-   * from one segment.
+   * Loads the Client's snapshot whole from the store (see rebuild): first the large segments the segment cache
+   * holds for generations still active (restoreCached), then the other generations, read, verified and sent to
+   * one build session in batches, so the load holds one batch of lane data at a time and they make one segment.
    */
   private async load(clientId: string): Promise<void> {
     const store = this.storage.client(clientId);
     const head = await store.publicationLog.head();
     const ids = await store.generations.servedGenerationIds();
-    const session = this.builder.begin(this.dimensions, ids.length);
-    let snapshot = emptySnapshot(clientId, this.dimensions);
+    const restored = await this.restoreCached(clientId, ids);
+    const rest = restored.covered.size === 0 ? ids : ids.filter((id) => !restored.covered.has(id));
+    const session = this.builder.begin(this.dimensions, rest.length);
+    let snapshot = restored.snapshot;
     const versions: ServedVersion[] = [];
     let batch: ServingGeneration[] = [];
     let batchChunks = 0;
@@ -198,8 +211,8 @@ export class ServingIndex {
     };
     let segment: Segment | null = null;
     try {
-      for (let start = 0; start < ids.length; start += REBUILD_READ_BATCH) {
-        for (const generation of await store.generations.loadActiveGenerations(ids.slice(start, start + REBUILD_READ_BATCH))) {
+      for (let start = 0; start < rest.length; start += REBUILD_READ_BATCH) {
+        for (const generation of await store.generations.loadActiveGenerations(rest.slice(start, start + REBUILD_READ_BATCH))) {
           batch.push(generation);
           batchChunks += generation.chunkCount;
         }
@@ -215,8 +228,80 @@ export class ServingIndex {
     }
     if (versions.length > 0) segment = await session.finish(versions);
     else await session.abandon();
-    this.store(clientId, { snapshot: segment ? { ...snapshot, segments: [segment] } : snapshot, appliedSeq: head });
+    this.store(clientId, { snapshot: segment ? { ...snapshot, segments: [...snapshot.segments, segment] } : snapshot, appliedSeq: head });
+    if (segment) this.cacheSegment(clientId, segment);
     this.scheduleBackgroundWork(clientId);
+  }
+
+  /**
+   * The Client's segments read back from the segment cache: the files chosen (chooseEntries) whose every
+   * generation is still active with the lane data the file was built from (its manifest's digest and chunk
+   * count), each verified through that proof and given the next ordinals. Files no load can use any more are
+   * removed; a file that is gone or damaged is removed and its generations are left to their lane data.
+   */
+  private async restoreCached(clientId: string, ids: readonly number[]): Promise<{ snapshot: ClientSnapshot; covered: Set<number> }> {
+    let snapshot = emptySnapshot(clientId, this.dimensions);
+    const covered = new Set<number>();
+    const cache = this.cache;
+    if (!cache) return { snapshot, covered };
+    const entries = await cache.entries(clientId);
+    const chosen = chooseEntries(entries, new Set(ids));
+    for (const entry of entries) if (!chosen.includes(entry)) await cache.remove(entry);
+    const store = this.storage.client(clientId);
+    for (const entry of chosen) {
+      // The file is read while the generations' records are (their lane data is not kept: the file replaces it).
+      const reading = cache.read(entry);
+      reading.catch(() => undefined);
+      const wanted = entry.generations.map(({ generation }) => generation);
+      const loaded = new Map<number, ServingGeneration>();
+      for (let start = 0; start < wanted.length; start += REBUILD_READ_BATCH) {
+        for (const generation of await store.generations.loadActiveGenerations(wanted.slice(start, start + REBUILD_READ_BATCH), { content: false })) loaded.set(generation.generation, generation);
+        await yieldToEventLoop();
+      }
+      const generations = entry.generations.map(({ generation, lanesDigest, rows }) => {
+        const found = loaded.get(generation);
+        return found && found.chunkCount === rows && recordedLanesDigest(found.manifest) === lanesDigest ? found : null;
+      });
+      const file = await reading;
+      if (!file || generations.some((generation) => generation === null)) {
+        await cache.remove(entry);
+        continue;
+      }
+      const activated = generations as ServingGeneration[];
+      const proofs = new Map(entry.generations.map(({ generation, lanesDigest, rows }) => [generation, { digest: lanesDigest, chunkCount: rows }]));
+      const verified = await this.builder.verify(activated, proofs);
+      const plan = planChange(snapshot, { activated, evidence: new Map(activated.map((generation, i) => [generation.generation, verified[i]])) });
+      let segment: Segment;
+      try {
+        segment = assembleSegment(await this.builder.restore(file, snapshot.nextOrdinal), plan.addedVersions, this.dimensions);
+      } catch {
+        // Damaged (its digest or layout), or it could not be decoded: the lane data load its generations instead.
+        await cache.remove(entry);
+        continue;
+      }
+      this.restored.add(segment);
+      this.restoredSegments++;
+      snapshot = commitChange(snapshot, plan, segment);
+      for (const generation of wanted) covered.add(generation);
+    }
+    return { snapshot, covered };
+  }
+
+  /**
+   * Writes a large segment to the segment cache in the background, when every generation in it is verified and
+   * has persisted lane data (the digests that name the file): the next load of the Client reads it back instead
+   * of merging their lane data again.
+   */
+  private cacheSegment(clientId: string, segment: Segment): void {
+    const cache = this.cache;
+    if (!cache || this.closed || segment.rows < cache.minRows || this.restored.has(segment)) return;
+    const generations: CachedGeneration[] = [];
+    for (const version of segment.versions) {
+      const lanesDigest = recordedLanesDigest(version.manifest);
+      if (version.evidence.state !== 'verified' || lanesDigest === null) return;
+      generations.push({ generation: version.generation, lanesDigest, rows: version.chunkCount });
+    }
+    cache.write(clientId, segment, this.dimensions, generations).catch((error) => this.onCompactionError(error));
   }
 
   /**
@@ -275,10 +360,18 @@ export class ServingIndex {
       const loaded = entry.generation === null ? undefined : changes.generations.get(entry.generation);
       if (loaded) activated.push(loaded);
     }
+    if (removed.length > 0) this.forgetCached(clientId, removed);
     const evidence = await this.evidenceOf(activated);
     const snapshot = await this.applied(() => this.current(clientId), { activated, removed, evidence });
     this.store(clientId, { snapshot, appliedSeq: changes.entries[changes.entries.length - 1].seq });
     this.scheduleBackgroundWork(clientId);
+  }
+
+  /** Removes the cached segments holding versions deleted for good (in the background). */
+  private forgetCached(clientId: string, identities: readonly string[]): void {
+    const versions = this.current(clientId).versions;
+    const generations = new Set(identities.flatMap((identity) => versions.get(identity)?.generation ?? []));
+    if (this.cache && generations.size > 0) this.cache.forget(clientId, generations).catch((error) => this.onCompactionError(error));
   }
 
   /** Each generation's publication evidence, verified by the builder (off the event loop in api processes). */
@@ -324,13 +417,18 @@ export class ServingIndex {
   /** Starts background merging for the Client if its segments call for it and none is running. */
   private scheduleCompaction(clientId: string): void {
     if (this.closed || this.compacting.has(clientId) || !compactionPlan(this.current(clientId))) return;
-    this.compacting.add(clientId);
-    void this.compact(clientId)
+    const merging = this.compact(clientId)
       .catch((error) => this.onCompactionError(error))
       .finally(() => {
         this.compacting.delete(clientId);
         this.scheduleAnn(clientId);
       });
+    this.compacting.set(clientId, merging);
+  }
+
+  /** Resolves once no background merge runs (tests and benchmarks). */
+  async mergesSettled(): Promise<void> {
+    while (this.compacting.size > 0) await Promise.all(this.compacting.values());
   }
 
   private async compact(clientId: string): Promise<void> {
@@ -340,6 +438,7 @@ export class ServingIndex {
       const next = current ? replaceSegments(current.snapshot, plan, merged) : null;
       if (!current || !next) return; // the snapshot moved on (rebuilt or evicted); a later publication schedules again
       this.served.set(clientId, { snapshot: next, appliedSeq: current.appliedSeq });
+      this.cacheSegment(clientId, merged);
     }
   }
 

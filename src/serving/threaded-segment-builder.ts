@@ -1,4 +1,4 @@
-// Builds and merges segments and verifies publication evidence on a thread of the api
+// Builds and merges segments, decodes segment files and verifies publication evidence on a thread of the api
 // process, so that publishing a large document or compacting a large Client never stalls searches or /health.
 // The event loop only packs the input and assembles the result. One thread takes the requests in order; a
 // crashed thread is replaced on next use. HNSW graphs (seconds to minutes each) are built apart, in graph
@@ -10,8 +10,8 @@ import { assembleSegment, liveVersionsOf, mergeInputOf, wantsAnn } from './segme
 import type { BuildSession, Segment, SegmentBuilder, SegmentIndex, SegmentPart } from './segment.ts';
 import type { ServedVersion } from './served-types.ts';
 import type { ServingGeneration } from '../domain/generation.ts';
-import { evidenceInputOf, proveLanes } from './evidence.ts';
-import type { Evidence } from './evidence.ts';
+import { evidenceInputOf, proveLanes, withLanesProof } from './evidence.ts';
+import type { Evidence, LanesProof } from './evidence.ts';
 import type { AnnGraph } from './ann-index.ts';
 import { GraphBuilder } from './graph-builder.ts';
 import type { GraphCacheOptions } from './graph-builder.ts';
@@ -215,9 +215,20 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
     return this.segments.heapBytes();
   }
 
-  async verify(generations: readonly ServingGeneration[]): Promise<Evidence[]> {
+  async restore(file: Uint8Array, firstOrdinal: number): Promise<SegmentIndex> {
+    // The file moves to the thread when it is its buffer's whole content; the index comes back as views of it.
+    const whole = file.byteOffset === 0 && file.byteLength === file.buffer.byteLength && file.buffer instanceof ArrayBuffer;
+    return (await this.segments.request({ kind: 'restore', file, firstOrdinal }, file.byteLength, whole ? [file.buffer as ArrayBuffer] : [])) as SegmentIndex;
+  }
+
+  async verify(generations: readonly ServingGeneration[], proofs?: ReadonlyMap<number, LanesProof>): Promise<Evidence[]> {
     if (generations.length === 0) return [];
-    const inputs = await Promise.all(generations.map((generation) => proveLanes(evidenceInputOf(generation))));
+    const inputs = await Promise.all(
+      generations.map((generation) => {
+        const proof = proofs?.get(generation.generation);
+        return proof ? withLanesProof(generation, proof) : proveLanes(evidenceInputOf(generation));
+      }),
+    );
     return (await this.segments.request({ kind: 'verify', generations: inputs })) as Evidence[];
   }
 

@@ -1,0 +1,187 @@
+// The segment cache against a real store and real segment threads: a load reads back the segments an earlier
+// load or merge wrote, exactly as it would have built them from lane data, and never a file that is damaged or
+// holds a generation that is no longer active; versions deleted for good take their files with them.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Storage } from '../../src/storage/storage.ts';
+import { ServingIndex } from '../../src/serving/serving-index.ts';
+import { ThreadedSegmentBuilder } from '../../src/serving/threaded-segment-builder.ts';
+import { chooseEntries, SegmentCache } from '../../src/serving/segment-cache.ts';
+import type { CacheEntry } from '../../src/serving/segment-cache.ts';
+import type { Segment } from '../../src/serving/segment.ts';
+import { Publisher } from '../../src/publication/publisher.ts';
+import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
+import { removeDir, tempDataDir } from '../helpers/server.ts';
+import { seedVersions } from '../helpers/seed.ts';
+
+const DIMENSIONS = createHashingEmbedder().dimensions;
+const VERSIONS = 30;
+
+/** Everything a segment's index holds, as one digest (its arrays and string tables, byte for byte). */
+function indexDigest(segment: Segment): string {
+  const hash = createHash('sha256');
+  const add = (value: unknown): void => {
+    if (ArrayBuffer.isView(value)) hash.update(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)).update(value.constructor.name);
+    else if (Array.isArray(value)) value.forEach(add);
+    else if (value && typeof value === 'object' && !(value instanceof Map)) for (const key of Object.keys(value).sort()) (hash.update(key), add((value as Record<string, unknown>)[key]));
+    else hash.update(String(value));
+  };
+  const { versions: _versions, ann: _ann, ...index } = segment;
+  add(index);
+  return hash.digest('hex');
+}
+
+function versionsOf(index: ServingIndex): string[] {
+  return [...index.snapshot('c').versions.values()].map((v) => `${v.identity} g${v.generation} @${v.firstOrdinal}+${v.chunkCount} ${v.evidence.state}`).sort();
+}
+
+async function withStore(run: (context: { dir: string; storage: Storage; builder: ThreadedSegmentBuilder; cache: () => SegmentCache; index: (cache: SegmentCache) => ServingIndex }) => Promise<void>) {
+  const dir = tempDataDir();
+  await seedVersions(dir, 'c', 'doc', Array.from({ length: VERSIONS }, (_, i) => ({ versionId: `v${i}`, text: '', chunks: [`Ledger ${i} opening balance.`, `Transfer ${i} of RM ${i * 7}.`, `Penyata ${i} bulanan akaun.`] })));
+  const storage = new Storage(dir);
+  const builder = new ThreadedSegmentBuilder({ graphCache: { dir: join(dir, 'graphs'), budgetBytes: 1 << 30 } });
+  try {
+    await run({
+      dir,
+      storage,
+      builder,
+      cache: () => new SegmentCache(join(dir, 'segments'), 1 << 30, { minRows: 4 }),
+      index: (cache) => new ServingIndex(storage, DIMENSIONS, builder, { segmentCache: cache }),
+    });
+  } finally {
+    await builder.close();
+    storage.close();
+    removeDir(dir);
+  }
+}
+
+test('a load reads back the segment an earlier load wrote: the same index, versions and evidence', async () => {
+  await withStore(async ({ index, cache }) => {
+    const writer = cache();
+    const first = index(writer);
+    await first.catchUp('c');
+    await writer.settled();
+    assert.equal(first.restoredSegments, 0, 'nothing to read back yet');
+    const [entry] = await writer.entries('c');
+    assert.equal(entry.rows, VERSIONS * 3);
+    assert.equal(entry.generations.length, VERSIONS);
+
+    const second = index(cache());
+    await second.catchUp('c');
+    assert.equal(second.restoredSegments, 1);
+    assert.deepEqual(versionsOf(second), versionsOf(first));
+    assert.equal(second.snapshot('c').segments.length, 1);
+    assert.equal(indexDigest(second.snapshot('c').segments[0]), indexDigest(first.snapshot('c').segments[0]));
+    assert.deepEqual(second.snapshot('c').live, first.snapshot('c').live);
+  });
+});
+
+test('a damaged file is removed and its generations load from their lane data', async () => {
+  await withStore(async ({ index, cache }) => {
+    const writer = cache();
+    const first = index(writer);
+    await first.catchUp('c');
+    await writer.settled();
+    const [entry] = await writer.entries('c');
+    const bytes = readFileSync(entry.path);
+    bytes[bytes.length - 1] ^= 0xff; // the last section's last byte
+    writeFileSync(entry.path, bytes);
+
+    const reader = cache();
+    const second = index(reader);
+    await second.catchUp('c');
+    assert.equal(second.restoredSegments, 0, 'the damaged file is not used');
+    assert.equal(indexDigest(second.snapshot('c').segments[0]), indexDigest(first.snapshot('c').segments[0]));
+    await reader.settled();
+    // The load wrote what it built: the next one reads it back.
+    const third = index(cache());
+    await third.catchUp('c');
+    assert.equal(third.restoredSegments, 1);
+    assert.equal(indexDigest(third.snapshot('c').segments[0]), indexDigest(first.snapshot('c').segments[0]));
+  });
+});
+
+test('deleting for good removes the files holding the version; a file holding a generation no longer active is neither used nor kept', async () => {
+  await withStore(async ({ storage, index, cache }) => {
+    const writer = cache();
+    const first = index(writer);
+    await first.catchUp('c');
+    await writer.settled();
+    const [written] = await writer.entries('c');
+    const publisher = new Publisher(storage, { enabled: true });
+    const store = storage.client('c');
+    const generationOf = async (versionId: string) => (await store.generations.activeGeneration('doc', versionId))!.generation;
+
+    // Applied by a process serving the Client, a deletion for good removes the files holding the version at once.
+    const v1 = await generationOf('v1');
+    assert.ok(written.generations.some(({ generation }) => generation === v1));
+    await publisher.beginRemoval('c', 'doc', ['v1']);
+    await first.catchUp('c');
+    await writer.settled();
+    assert.deepEqual(await writer.entries('c'), []);
+    assert.equal(first.snapshot('c').versions.size, VERSIONS - 1);
+
+    // A process that did not see a deletion still has its file: the next load leaves it aside and removes it,
+    // then writes what is active now.
+    const again = cache();
+    await index(again).catchUp('c');
+    await again.settled();
+    const [stale] = await again.entries('c');
+    const v2 = await generationOf('v2');
+    await publisher.beginRemoval('c', 'doc', ['v2']);
+    const reader = cache();
+    const fresh = index(reader);
+    await fresh.catchUp('c');
+    await reader.settled();
+    assert.equal(fresh.restoredSegments, 0);
+    assert.equal(fresh.snapshot('c').versions.size, VERSIONS - 2);
+    const entries = await reader.entries('c');
+    assert.deepEqual(entries.map((entry) => entry.rows), [(VERSIONS - 2) * 3]);
+    assert.notEqual(entries[0].path, stale.path);
+    assert.ok(entries[0].generations.every(({ generation }) => generation !== v1 && generation !== v2));
+  });
+});
+
+test('segments a merge makes are written too, and a load reads them back beside the lane data of the rest', async () => {
+  await withStore(async ({ dir, index, cache }) => {
+    const writer = cache();
+    const follower = index(writer);
+    await follower.catchUp('c'); // the load: one segment of every version
+    // Four publications of one chunk each: one size class, merged in the background into a segment of four rows.
+    for (let i = 0; i < 4; i++) {
+      await seedVersions(dir, 'c', `late-${i}`, [{ versionId: 'v1', text: `Late ledger ${i}.` }]);
+      await follower.catchUp('c');
+    }
+    await follower.mergesSettled();
+    await writer.settled();
+    // The load's segment and the four small ones are one size class: their merge replaced the load's file.
+    const entries = await writer.entries('c');
+    assert.deepEqual(entries.map((entry) => entry.rows), [VERSIONS * 3 + 3]);
+    assert.deepEqual(follower.snapshot('c').segments.map((segment) => segment.rows), [VERSIONS * 3 + 3, 1]);
+    await seedVersions(dir, 'c', 'later', [{ versionId: 'v1', text: 'Later ledger.' }]);
+
+    const second = index(cache());
+    await second.catchUp('c');
+    assert.equal(second.restoredSegments, 1);
+    assert.deepEqual(second.snapshot('c').segments.map((segment) => segment.rows), [VERSIONS * 3 + 3, 2], 'the file, then the lane data of the rest');
+    const identities = (serving: ServingIndex) => [...serving.snapshot('c').versions.keys()].sort();
+    await follower.catchUp('c');
+    assert.deepEqual(identities(second), identities(follower));
+    assert.equal(second.snapshot('c').liveChunkCount, VERSIONS * 3 + 5);
+  });
+});
+
+test('a load chooses the largest files first, none sharing a generation, each with every generation active', () => {
+  const entry = (name: string, generations: number[]): CacheEntry => ({ path: name, key: name, generations: generations.map((generation) => ({ generation, lanesDigest: 'd', rows: 10 })), rows: generations.length * 10 });
+  const whole = entry('whole', [1, 2, 3, 4]);
+  const part = entry('part', [1, 2]);
+  const other = entry('other', [5, 6]);
+  const stale = entry('stale', [7, 8, 9]);
+  assert.deepEqual(chooseEntries([part, other, whole, stale], new Set([1, 2, 3, 4, 5, 6, 8, 9])).map((chosen) => chosen.key), ['whole', 'other']);
+  assert.deepEqual(chooseEntries([part, other, whole], new Set([1, 2, 5])).map((chosen) => chosen.key), ['part']);
+  assert.deepEqual(chooseEntries([], new Set([1])), []);
+});
