@@ -14,7 +14,9 @@
 // --rounds N sends SciFact N times, each round as new documents (5,473 chunks a round), for a longer load into one
 // growing Client: one round takes about 6 s, of which the service's start (compiling its hot code, filling its
 // caches) is a noticeable part; later rounds show the sustained rate.
-// Usage: node bench/ingest-http.ts [--documents 0 (all)] [--rounds 1] [--in-flight 8] [--poll-ms 100] [--mode bulk|each] [--store sqlite|postgres] [--repeat 1]
+// --restart then stops the service and starts it again over the same store, and reports how long the first search
+// took to be answered from the start (the Client loads on it: from the segment cache, and the lane data of the rest).
+// Usage: node bench/ingest-http.ts [--documents 0 (all)] [--rounds 1] [--in-flight 8] [--poll-ms 100] [--mode bulk|each] [--store sqlite|postgres] [--repeat 1] [--restart]
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +28,7 @@ import { loadDataset } from './datasets.ts';
 import { openBenchStore, parseBenchStore } from './bench-store.ts';
 import { requestJson } from '../test/helpers/http-json.ts';
 
-const { values } = parseArgs({ options: { documents: { type: 'string', default: '0' }, 'in-flight': { type: 'string', default: '8' }, 'poll-ms': { type: 'string', default: '100' }, mode: { type: 'string', default: 'bulk' }, store: { type: 'string', default: 'sqlite' }, repeat: { type: 'string', default: '1' }, rounds: { type: 'string', default: '1' } }, strict: true });
+const { values } = parseArgs({ options: { documents: { type: 'string', default: '0' }, 'in-flight': { type: 'string', default: '8' }, 'poll-ms': { type: 'string', default: '100' }, mode: { type: 'string', default: 'bulk' }, store: { type: 'string', default: 'sqlite' }, repeat: { type: 'string', default: '1' }, rounds: { type: 'string', default: '1' }, restart: { type: 'boolean', default: false } }, strict: true });
 const ABSTRACTS_PER_DOCUMENT = 10;
 const IN_FLIGHT = Number(values['in-flight']);
 const KEY = 'ingest-key';
@@ -67,21 +69,39 @@ async function settledMemory(supervisorPid: number): Promise<{ seconds: number; 
   }
   return { seconds: (performance.now() - started) / 1000, memory: serviceMemory(supervisorPid) };
 }
+/** Starts the service again over the store and reports when its first search was answered (reads answering 503 while the Client loads are retried). */
+async function restart(env: Record<string, string>, onAbort: () => void): Promise<void> {
+  const started = performance.now();
+  const service = await spawnSupervisor(env, { onAbort });
+  try {
+    const listening = (performance.now() - started) / 1000;
+    let unavailable = 0;
+    for (;;) {
+      const answer = await requestJson(`${service.url}/search`, { headers: { 'x-api-key': KEY }, body: { query: 'vitamin d deficiency', limit: 10 }, agent: false });
+      if (answer.status === 200) break;
+      if (answer.status !== 503) throw new Error(`search answered ${answer.status}: ${JSON.stringify(answer.json)}`);
+      unavailable++;
+    }
+    console.log(`restart: the service listening after ${listening.toFixed(2)} s, its first search answered after ${((performance.now() - started) / 1000).toFixed(2)} s${unavailable ? ` (${unavailable} answered 503 meanwhile)` : ''}`);
+    await sleep(3000);
+    console.log(`restart: RSS 3 s later: ${formatMemory(serviceMemory(service.pid).filter((entry) => entry.role === 'api'))}`);
+  } finally {
+    await service.stop();
+  }
+}
+
 /** One load on a fresh service and store: prints its figures and returns its rate in chunks/s. */
 async function oneLoad(): Promise<number> {
   let rate = 0;
   const dataDir = mkdtempSync(join(tmpdir(), 'hds-ingest-http-'));
   const store = await openBenchStore(parseBenchStore(values.store), dataDir);
   try {
-    const service = await spawnSupervisor(
-      { ...store.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', API_KEY_CLIENTS: JSON.stringify({ [KEY]: 'ingest-client' }), RATE_LIMIT_PER_MINUTE: '1000000', SEARCH_RATE_LIMIT_PER_MINUTE: '1000000' },
-      {
-        onAbort: () => {
-          rmSync(dataDir, { recursive: true, force: true });
-          store.close();
-        },
-      },
-    );
+    const env = { ...store.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', API_KEY_CLIENTS: JSON.stringify({ [KEY]: 'ingest-client' }), RATE_LIMIT_PER_MINUTE: '1000000', SEARCH_RATE_LIMIT_PER_MINUTE: '1000000' };
+    const onAbort = () => {
+      rmSync(dataDir, { recursive: true, force: true });
+      store.close();
+    };
+    const service = await spawnSupervisor(env, { onAbort });
     try {
       console.log(`service ready on ${store.store}: ${service.apiProcesses} api, ${service.workerProcesses} worker; ${wanted.length} documents of ${ABSTRACTS_PER_DOCUMENT} abstracts, ${IN_FLIGHT} uploads in flight, jobs polled every ${POLL_MS} ms, loader ${values.mode}`);
       const headers = { 'x-api-key': KEY };
@@ -161,6 +181,7 @@ async function oneLoad(): Promise<number> {
     } finally {
       await service.stop();
     }
+    if (values.restart) await restart(env, onAbort);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     store.close();
