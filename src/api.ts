@@ -73,12 +73,13 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const segmentBuilder = new ThreadedSegmentBuilder({ graphCache: { dir: join(config.dataDir, GRAPH_CACHE_DIR), budgetBytes: config.graphCacheMb * 1024 * 1024 } });
   const processBudgetBytes = config.servingMemoryBudgetMb * 1024 * 1024;
   const servedBytes = snapshotBudgetBytes(processBudgetBytes, process.memoryUsage.rss(), config.v8MaxSemiSpaceMb * 1024 * 1024);
+  const segmentCache = config.segmentCacheMb > 0 ? new SegmentCache(join(config.dataDir, SEGMENT_CACHE_DIR), config.segmentCacheMb * 1024 * 1024) : undefined;
   const memoryPressure = new MemoryPressure({ budgetBytes: processBudgetBytes, servedBytes, collect: exposedCollector() });
   const serving = new ServingIndex(storage, models.embedder.dimensions, segmentBuilder, {
     memoryBudgetBytes: () => memoryPressure.servedBytes(),
     evicted: () => memoryPressure.relieve(),
     changed: () => memoryPressure.settleLater(),
-    segmentCache: config.segmentCacheMb > 0 ? new SegmentCache(join(config.dataDir, SEGMENT_CACHE_DIR), config.segmentCacheMb * 1024 * 1024) : undefined,
+    segmentCache,
   });
   const health = new HealthProbes(config);
   // A lone search walks its dense lane's graphs on a thread while its sparse lane runs on the event loop,
@@ -170,9 +171,12 @@ export async function startApi(config: Config): Promise<RunningApi> {
     close() {
       closing ??= (async () => {
         await follower.stop();
+        // Segments still waiting to settle are written now: the next start reads them back.
+        serving.flushCacheWrites();
         serving.close();
         await app.close();
         await recovered.catch(() => {});
+        await segmentCache?.settled();
         await segmentBuilder.close();
         await graphThread.close();
         await health.close();

@@ -65,6 +65,10 @@ parentPort!.on('message', (request: SegmentThreadRequest) => {
     } else if (request.kind === 'verify') reply = { id: request.id, evidence: request.generations.map(verifyEvidence) };
     else if (request.kind === 'restore') {
       const { index } = decodeSegmentFile(request.file, request.firstOrdinal);
+      // The index was copied out of the file: its buffer is let go now rather than whenever this thread next
+      // collects garbage (an idle thread may not for seconds, holding the whole file).
+      const { buffer } = request.file;
+      if (buffer instanceof ArrayBuffer && request.file.byteLength === buffer.byteLength) buffer.transfer(0);
       parentPort!.postMessage({ id: request.id, index } satisfies SegmentThreadReply, transferables(index));
       return;
     } else {

@@ -25,6 +25,8 @@ import type { Evidence } from './evidence.ts';
 
 /** A load sends generations to its build session in batches of about this many chunks (what it holds at once). */
 export const REBUILD_BATCH_CHUNKS = 10_000;
+/** How long a Client's segments must stay as they are before its large ones are written to the segment cache. */
+export const SEGMENT_CACHE_SETTLE_MS = 5_000;
 /** Generations read from the store per query during a rebuild. */
 const REBUILD_READ_BATCH = 200;
 
@@ -93,8 +95,11 @@ export class ServingIndex {
   private readonly changed: () => void;
   /** Large segments kept on disk for the next load (none: every load merges lane data). */
   private readonly cache: SegmentCache | null;
-  /** Segments read back from the cache (never written again). */
+  /** Segments read back from the cache, and segments written to it (neither is written again). */
   private readonly restored = new WeakSet<Segment>();
+  private readonly written = new WeakSet<Segment>();
+  /** Per Client, the write of its large segments waiting for them to settle (scheduleCacheWrite). */
+  private readonly cacheTimers = new Map<string, NodeJS.Timeout>();
 
   /**
    * `memoryBudgetBytes`: what served Clients may hold (memory-estimate.ts snapshotBudgetBytes), or a function
@@ -229,7 +234,6 @@ export class ServingIndex {
     if (versions.length > 0) segment = await session.finish(versions);
     else await session.abandon();
     this.store(clientId, { snapshot: segment ? { ...snapshot, segments: [...snapshot.segments, segment] } : snapshot, appliedSeq: head });
-    if (segment) this.cacheSegment(clientId, segment);
     this.scheduleBackgroundWork(clientId);
   }
 
@@ -288,13 +292,30 @@ export class ServingIndex {
   }
 
   /**
+   * Writes the Client's large segments to the segment cache once its segments have stayed as they are for
+   * SEGMENT_CACHE_SETTLE_MS: during bulk ingest merges replace large segments every few seconds, and writing
+   * each would cost its digest and its bytes for a file the next merge makes stale.
+   */
+  private scheduleCacheWrite(clientId: string): void {
+    if (!this.cache || this.closed) return;
+    clearTimeout(this.cacheTimers.get(clientId));
+    const timer = setTimeout(() => {
+      this.cacheTimers.delete(clientId);
+      for (const segment of this.served.get(clientId)?.snapshot.segments ?? []) this.cacheSegment(clientId, segment);
+    }, SEGMENT_CACHE_SETTLE_MS);
+    timer.unref();
+    this.cacheTimers.set(clientId, timer);
+  }
+
+  /**
    * Writes a large segment to the segment cache in the background, when every generation in it is verified and
    * has persisted lane data (the digests that name the file): the next load of the Client reads it back instead
-   * of merging their lane data again.
+   * of merging their lane data again. Each segment is written once (none read back from the cache).
    */
   private cacheSegment(clientId: string, segment: Segment): void {
     const cache = this.cache;
-    if (!cache || this.closed || segment.rows < cache.minRows || this.restored.has(segment)) return;
+    if (!cache || this.closed || segment.rows < cache.minRows || this.restored.has(segment) || this.written.has(segment)) return;
+    this.written.add(segment);
     const generations: CachedGeneration[] = [];
     for (const version of segment.versions) {
       const lanesDigest = recordedLanesDigest(version.manifest);
@@ -302,6 +323,15 @@ export class ServingIndex {
       generations.push({ generation: version.generation, lanesDigest, rows: version.chunkCount });
     }
     cache.write(clientId, segment, this.dimensions, generations).catch((error) => this.onCompactionError(error));
+  }
+
+  /** Writes now what SEGMENT_CACHE_SETTLE_MS would write later (tests and benchmarks). */
+  flushCacheWrites(): void {
+    for (const [clientId, timer] of this.cacheTimers) {
+      clearTimeout(timer);
+      this.cacheTimers.delete(clientId);
+      for (const segment of this.served.get(clientId)?.snapshot.segments ?? []) this.cacheSegment(clientId, segment);
+    }
   }
 
   /**
@@ -383,6 +413,7 @@ export class ServingIndex {
   private scheduleBackgroundWork(clientId: string): void {
     this.scheduleCompaction(clientId);
     this.scheduleAnn(clientId);
+    this.scheduleCacheWrite(clientId);
   }
 
   /**
@@ -422,6 +453,7 @@ export class ServingIndex {
       .finally(() => {
         this.compacting.delete(clientId);
         this.scheduleAnn(clientId);
+        this.scheduleCacheWrite(clientId);
       });
     this.compacting.set(clientId, merging);
   }
@@ -438,13 +470,14 @@ export class ServingIndex {
       const next = current ? replaceSegments(current.snapshot, plan, merged) : null;
       if (!current || !next) return; // the snapshot moved on (rebuilt or evicted); a later publication schedules again
       this.served.set(clientId, { snapshot: next, appliedSeq: current.appliedSeq });
-      this.cacheSegment(clientId, merged);
     }
   }
 
   /** Stops scheduling merges (shutdown). */
   close(): void {
     this.closed = true;
+    for (const timer of this.cacheTimers.values()) clearTimeout(timer);
+    this.cacheTimers.clear();
   }
 
   /** What the builder's thread holds besides this thread's snapshots (bytes; 0 for a builder without one). */

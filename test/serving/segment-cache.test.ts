@@ -64,6 +64,7 @@ test('a load reads back the segment an earlier load wrote: the same index, versi
     const writer = cache();
     const first = index(writer);
     await first.catchUp('c');
+    first.flushCacheWrites();
     await writer.settled();
     assert.equal(first.restoredSegments, 0, 'nothing to read back yet');
     const [entry] = await writer.entries('c');
@@ -85,6 +86,7 @@ test('a damaged file is removed and its generations load from their lane data', 
     const writer = cache();
     const first = index(writer);
     await first.catchUp('c');
+    first.flushCacheWrites();
     await writer.settled();
     const [entry] = await writer.entries('c');
     const bytes = readFileSync(entry.path);
@@ -96,6 +98,7 @@ test('a damaged file is removed and its generations load from their lane data', 
     await second.catchUp('c');
     assert.equal(second.restoredSegments, 0, 'the damaged file is not used');
     assert.equal(indexDigest(second.snapshot('c').segments[0]), indexDigest(first.snapshot('c').segments[0]));
+    second.flushCacheWrites();
     await reader.settled();
     // The load wrote what it built: the next one reads it back.
     const third = index(cache());
@@ -110,6 +113,7 @@ test('deleting for good removes the files holding the version; a file holding a 
     const writer = cache();
     const first = index(writer);
     await first.catchUp('c');
+    first.flushCacheWrites();
     await writer.settled();
     const [written] = await writer.entries('c');
     const publisher = new Publisher(storage, { enabled: true });
@@ -121,6 +125,7 @@ test('deleting for good removes the files holding the version; a file holding a 
     assert.ok(written.generations.some(({ generation }) => generation === v1));
     await publisher.beginRemoval('c', 'doc', ['v1']);
     await first.catchUp('c');
+    first.close(); // nothing more from it: its later writes would race the loads below
     await writer.settled();
     assert.deepEqual(await writer.entries('c'), []);
     assert.equal(first.snapshot('c').versions.size, VERSIONS - 1);
@@ -128,7 +133,9 @@ test('deleting for good removes the files holding the version; a file holding a 
     // A process that did not see a deletion still has its file: the next load leaves it aside and removes it,
     // then writes what is active now.
     const again = cache();
-    await index(again).catchUp('c');
+    const other = index(again);
+    await other.catchUp('c');
+    other.flushCacheWrites();
     await again.settled();
     const [stale] = await again.entries('c');
     const v2 = await generationOf('v2');
@@ -136,6 +143,7 @@ test('deleting for good removes the files holding the version; a file holding a 
     const reader = cache();
     const fresh = index(reader);
     await fresh.catchUp('c');
+    fresh.flushCacheWrites();
     await reader.settled();
     assert.equal(fresh.restoredSegments, 0);
     assert.equal(fresh.snapshot('c').versions.size, VERSIONS - 2);
@@ -157,6 +165,7 @@ test('segments a merge makes are written too, and a load reads them back beside 
       await follower.catchUp('c');
     }
     await follower.mergesSettled();
+    follower.flushCacheWrites();
     await writer.settled();
     // The load's segment and the four small ones are one size class: their merge replaced the load's file.
     const entries = await writer.entries('c');
