@@ -1,5 +1,6 @@
 // Content-search latency over CHUNKS chunks in one Client, in-process (an api started in this process, no
-// worker): start-up to the first search answered, then again after a restart (graphs from the graph cache),
+// worker): start-up to the first search answered, then again after a restart (segments from the segment cache,
+// graphs from the graph cache),
 // p50/p95/p99 of the whole search path (default alpha, limit 10, no rerank) and of alpha 0 and 1, the share of
 // each stage, the RSS of this process, and the dense lane's recall@10 against an exact float32 scan of the
 // stored vectors. The HTTP figures are bench/http-load.ts's.
@@ -83,7 +84,7 @@ try {
         retries++;
       }
     }
-    console.log(`${run}: api listening after ${(listening / 1000).toFixed(2)} s; first search answered after ${((performance.now() - started) / 1000).toFixed(2)} s (the Client loads from its lane data${retries ? `; ${retries} reads answered 503 meanwhile` : ''}); RSS ${rssMiB()} MiB`);
+    console.log(`${run}: api listening after ${(listening / 1000).toFixed(2)} s; first search answered after ${((performance.now() - started) / 1000).toFixed(2)} s (the Client loads from ${service.services.serving.restoredSegments > 0 ? `the segment cache (${service.services.serving.restoredSegments} segments) and the lane data of the rest` : 'its lane data'}${retries ? `; ${retries} reads answered 503 meanwhile` : ''}); RSS ${rssMiB()} MiB`);
     const graphsFrom = performance.now();
     await service.services.serving.annSettled();
     console.log(`${run}: HNSW graphs ${run === 'start' ? 'built' : 'mapped from the graph cache'} ${((performance.now() - graphsFrom) / 1000).toFixed(1)} s later (exact scans meanwhile); RSS ${rssMiB()} MiB; ${JSON.stringify(service.services.serving.stats())}`);
