@@ -17,6 +17,7 @@ import type { SegmentIndex } from './segment.ts';
 import { headerBytes, headerLength, readHeader, SEGMENT_FILE_FORMAT, SEGMENT_FILE_PREFIX_BYTES, sectionPadding, segmentFileParts, SegmentFileError } from './segment-file.ts';
 import type { CachedGeneration } from './segment-file.ts';
 import { processAlive } from './process-alive.ts';
+import { chainSettled } from './chain-settled.ts';
 
 /** The cache's directory under DATA_DIR. */
 export const SEGMENT_CACHE_DIR = 'segments';
@@ -78,12 +79,8 @@ export class SegmentCache {
   }
 
   /** Resolves once every write queued so far has ended (tests and benchmarks). */
-  async settled(): Promise<void> {
-    let chain: Promise<void>;
-    do {
-      chain = this.writing;
-      await chain;
-    } while (chain !== this.writing);
+  settled(): Promise<void> {
+    return chainSettled(() => this.writing);
   }
 
   private clientDir(clientId: string): string {

@@ -16,6 +16,7 @@ import type { ClientSnapshot, SnapshotChange } from './snapshot.ts';
 import type { ServedVersion } from './served-types.ts';
 import { assembleSegment, wantsAnn } from './segment.ts';
 import { chooseEntries } from './segment-cache.ts';
+import { chainSettled } from './chain-settled.ts';
 import type { SegmentCache } from './segment-cache.ts';
 import type { CachedGeneration } from './segment-file.ts';
 import { recordedLanesDigest } from './manifest.ts';
@@ -437,12 +438,8 @@ export class ServingIndex {
   }
 
   /** Resolves once every graph build queued so far has ended (tests and benchmarks). */
-  async annSettled(): Promise<void> {
-    let chain: Promise<void>;
-    do {
-      chain = this.annChain;
-      await chain;
-    } while (chain !== this.annChain);
+  annSettled(): Promise<void> {
+    return chainSettled(() => this.annChain);
   }
 
   /** Starts background merging for the Client if its segments call for it and none is running. */

@@ -39,19 +39,30 @@ function versionsOf(index: ServingIndex): string[] {
   return [...index.snapshot('c').versions.values()].map((v) => `${v.identity} g${v.generation} @${v.firstOrdinal}+${v.chunkCount} ${v.evidence.state}`).sort();
 }
 
-async function withStore(run: (context: { dir: string; storage: Storage; builder: ThreadedSegmentBuilder; cache: () => SegmentCache; index: (cache: SegmentCache) => ServingIndex }) => Promise<void>) {
+interface Context {
+  dir: string;
+  storage: Storage;
+  cache: () => SegmentCache;
+  index: (cache: SegmentCache) => ServingIndex;
+  /** A new serving index that loads the Client, then writes its segments to `cache` (waited for). */
+  loadAndWrite: (cache: SegmentCache) => Promise<ServingIndex>;
+}
+
+async function withStore(run: (context: Context) => Promise<void>) {
   const dir = tempDataDir();
   await seedVersions(dir, 'c', 'doc', Array.from({ length: VERSIONS }, (_, i) => ({ versionId: `v${i}`, text: '', chunks: [`Ledger ${i} opening balance.`, `Transfer ${i} of RM ${i * 7}.`, `Penyata ${i} bulanan akaun.`] })));
   const storage = new Storage(dir);
   const builder = new ThreadedSegmentBuilder({ graphCache: { dir: join(dir, 'graphs'), budgetBytes: 1 << 30 } });
   try {
-    await run({
-      dir,
-      storage,
-      builder,
-      cache: () => new SegmentCache(join(dir, 'segments'), 1 << 30, { minRows: 4 }),
-      index: (cache) => new ServingIndex(storage, DIMENSIONS, builder, { segmentCache: cache }),
-    });
+    const index = (cache: SegmentCache) => new ServingIndex(storage, DIMENSIONS, builder, { segmentCache: cache });
+    const loadAndWrite = async (cache: SegmentCache) => {
+      const serving = index(cache);
+      await serving.catchUp('c');
+      serving.flushCacheWrites();
+      await cache.settled();
+      return serving;
+    };
+    await run({ dir, storage, cache: () => new SegmentCache(join(dir, 'segments'), 1 << 30, { minRows: 4 }), index, loadAndWrite });
   } finally {
     await builder.close();
     storage.close();
@@ -60,12 +71,9 @@ async function withStore(run: (context: { dir: string; storage: Storage; builder
 }
 
 test('a load reads back the segment an earlier load wrote: the same index, versions and evidence', async () => {
-  await withStore(async ({ index, cache }) => {
+  await withStore(async ({ index, cache, loadAndWrite }) => {
     const writer = cache();
-    const first = index(writer);
-    await first.catchUp('c');
-    first.flushCacheWrites();
-    await writer.settled();
+    const first = await loadAndWrite(writer);
     assert.equal(first.restoredSegments, 0, 'nothing to read back yet');
     const [entry] = await writer.entries('c');
     assert.equal(entry.rows, VERSIONS * 3);
@@ -82,12 +90,9 @@ test('a load reads back the segment an earlier load wrote: the same index, versi
 });
 
 test('a damaged file is removed and its generations load from their lane data', async () => {
-  await withStore(async ({ index, cache }) => {
+  await withStore(async ({ index, cache, loadAndWrite }) => {
     const writer = cache();
-    const first = index(writer);
-    await first.catchUp('c');
-    first.flushCacheWrites();
-    await writer.settled();
+    const first = await loadAndWrite(writer);
     const [entry] = await writer.entries('c');
     const bytes = readFileSync(entry.path);
     bytes[bytes.length - 1] ^= 0xff; // the last section's last byte
@@ -100,7 +105,7 @@ test('a damaged file is removed and its generations load from their lane data', 
     assert.equal(indexDigest(second.snapshot('c').segments[0]), indexDigest(first.snapshot('c').segments[0]));
     second.flushCacheWrites();
     await reader.settled();
-    // The load wrote what it built: the next one reads it back.
+    // It wrote what it built: the next load reads it back.
     const third = index(cache());
     await third.catchUp('c');
     assert.equal(third.restoredSegments, 1);
@@ -109,12 +114,9 @@ test('a damaged file is removed and its generations load from their lane data', 
 });
 
 test('deleting for good removes the files holding the version; a file holding a generation no longer active is neither used nor kept', async () => {
-  await withStore(async ({ storage, index, cache }) => {
+  await withStore(async ({ storage, index, cache, loadAndWrite }) => {
     const writer = cache();
-    const first = index(writer);
-    await first.catchUp('c');
-    first.flushCacheWrites();
-    await writer.settled();
+    const first = await loadAndWrite(writer);
     const [written] = await writer.entries('c');
     const publisher = new Publisher(storage, { enabled: true });
     const store = storage.client('c');
@@ -133,10 +135,7 @@ test('deleting for good removes the files holding the version; a file holding a 
     // A process that did not see a deletion still has its file: the next load leaves it aside and removes it,
     // then writes what is active now.
     const again = cache();
-    const other = index(again);
-    await other.catchUp('c');
-    other.flushCacheWrites();
-    await again.settled();
+    await loadAndWrite(again);
     const [stale] = await again.entries('c');
     const v2 = await generationOf('v2');
     await publisher.beginRemoval('c', 'doc', ['v2']);
