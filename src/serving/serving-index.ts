@@ -300,38 +300,41 @@ export class ServingIndex {
   private scheduleCacheWrite(clientId: string): void {
     if (!this.cache || this.closed) return;
     clearTimeout(this.cacheTimers.get(clientId));
-    const timer = setTimeout(() => {
-      this.cacheTimers.delete(clientId);
-      for (const segment of this.served.get(clientId)?.snapshot.segments ?? []) this.cacheSegment(clientId, segment);
-    }, SEGMENT_CACHE_SETTLE_MS);
+    const timer = setTimeout(() => this.writeCached(clientId), SEGMENT_CACHE_SETTLE_MS);
     timer.unref();
     this.cacheTimers.set(clientId, timer);
   }
 
   /**
-   * Writes a large segment to the segment cache in the background, when every generation in it is verified and
-   * has persisted lane data (the digests that name the file): the next load of the Client reads it back instead
-   * of merging their lane data again. Each segment is written once (none read back from the cache).
+   * Writes the Client's large segments to the segment cache in the background, each once (none read back from
+   * it), when every generation in it is live, verified and has persisted lane data (the digests that name the
+   * file): the next load of the Client reads them back instead of merging their lane data again. A segment
+   * holding a generation that is not verified is never written, so it cannot come back verified.
    */
-  private cacheSegment(clientId: string, segment: Segment): void {
+  private writeCached(clientId: string): void {
+    this.cacheTimers.delete(clientId);
     const cache = this.cache;
-    if (!cache || this.closed || segment.rows < cache.minRows || this.restored.has(segment) || this.written.has(segment)) return;
-    this.written.add(segment);
-    const generations: CachedGeneration[] = [];
-    for (const version of segment.versions) {
-      const lanesDigest = recordedLanesDigest(version.manifest);
-      if (version.evidence.state !== 'verified' || lanesDigest === null) return;
-      generations.push({ generation: version.generation, lanesDigest, rows: version.chunkCount });
+    const snapshot = this.served.get(clientId)?.snapshot;
+    if (!cache || this.closed || !snapshot) return;
+    for (const segment of snapshot.segments) {
+      if (segment.rows < cache.minRows || this.restored.has(segment) || this.written.has(segment)) continue;
+      this.written.add(segment);
+      const generations: CachedGeneration[] = [];
+      for (const version of segment.versions) {
+        const lanesDigest = recordedLanesDigest(version.manifest);
+        if (version.evidence.state !== 'verified' || lanesDigest === null || snapshot.live[version.firstOrdinal] !== 1) break;
+        generations.push({ generation: version.generation, lanesDigest, rows: version.chunkCount });
+      }
+      if (generations.length < segment.versions.length) continue;
+      cache.write(clientId, segment, this.dimensions, generations).catch((error) => this.onCompactionError(error));
     }
-    cache.write(clientId, segment, this.dimensions, generations).catch((error) => this.onCompactionError(error));
   }
 
-  /** Writes now what SEGMENT_CACHE_SETTLE_MS would write later (tests and benchmarks). */
+  /** Writes now what SEGMENT_CACHE_SETTLE_MS would write later (shutdown, tests and benchmarks). */
   flushCacheWrites(): void {
     for (const [clientId, timer] of this.cacheTimers) {
       clearTimeout(timer);
-      this.cacheTimers.delete(clientId);
-      for (const segment of this.served.get(clientId)?.snapshot.segments ?? []) this.cacheSegment(clientId, segment);
+      this.writeCached(clientId);
     }
   }
 

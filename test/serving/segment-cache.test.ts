@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { Storage } from '../../src/storage/storage.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
@@ -17,6 +18,7 @@ import { Publisher } from '../../src/publication/publisher.ts';
 import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
+import { clientDbFile } from '../helpers/client-db.ts';
 
 const DIMENSIONS = createHashingEmbedder().dimensions;
 const VERSIONS = 30;
@@ -110,6 +112,26 @@ test('a damaged file is removed and its generations load from their lane data', 
     await third.catchUp('c');
     assert.equal(third.restoredSegments, 1);
     assert.equal(indexDigest(third.snapshot('c').segments[0]), indexDigest(first.snapshot('c').segments[0]));
+  });
+});
+
+test('a segment holding a generation whose evidence does not verify is never written: it stays corrupt after a restart', async () => {
+  await withStore(async ({ dir, storage, cache, loadAndWrite }) => {
+    const damaged = (await storage.client('c').generations.activeGeneration('doc', 'v3'))!.generation;
+    const db = new DatabaseSync(clientDbFile(dir, 'c'));
+    const { lanes } = db.prepare('SELECT lanes FROM generation_lanes WHERE generation = ?').get(damaged) as { lanes: Uint8Array };
+    lanes[lanes.length - 1] ^= 0xff;
+    db.prepare('UPDATE generation_lanes SET lanes = ? WHERE generation = ?').run(lanes, damaged);
+    db.close();
+    const evidenceOf = (serving: ServingIndex) => [...serving.snapshot('c').versions.values()].find((version) => version.generation === damaged)!.evidence.state;
+
+    const writer = cache();
+    const first = await loadAndWrite(writer);
+    assert.equal(evidenceOf(first), 'corrupt');
+    assert.deepEqual(await writer.entries('c'), [], 'nothing written');
+    const second = await loadAndWrite(cache());
+    assert.equal(second.restoredSegments, 0);
+    assert.equal(evidenceOf(second), 'corrupt');
   });
 });
 
