@@ -45,7 +45,8 @@ interface Context {
   dir: string;
   storage: Storage;
   cache: () => SegmentCache;
-  index: (cache: SegmentCache) => ServingIndex;
+  /** `changed`: told after each load, catch-up and background work (a merge, a cache write); `settleMs`: SEGMENT_SETTLE_MS. */
+  index: (cache: SegmentCache, changed?: () => void, settleMs?: number) => ServingIndex;
   /** A new serving index that loads the Client, then writes its segments to `cache` (waited for). */
   loadAndWrite: (cache: SegmentCache) => Promise<ServingIndex>;
 }
@@ -56,7 +57,7 @@ async function withStore(run: (context: Context) => Promise<void>) {
   const storage = new Storage(dir);
   const builder = new ThreadedSegmentBuilder({ graphCache: { dir: join(dir, 'graphs'), budgetBytes: 1 << 30 } });
   try {
-    const index = (cache: SegmentCache) => new ServingIndex(storage, DIMENSIONS, builder, { segmentCache: cache });
+    const index = (cache: SegmentCache, changed?: () => void, settleMs?: number) => new ServingIndex(storage, DIMENSIONS, builder, { segmentCache: cache, changed, settleMs });
     const loadAndWrite = async (cache: SegmentCache) => {
       const serving = index(cache);
       await serving.catchUp('c');
@@ -178,7 +179,8 @@ test('deleting for good removes the files holding the version; a file holding a 
 test('segments a merge makes are written too, and a load reads them back beside the lane data of the rest', async () => {
   await withStore(async ({ dir, index, cache }) => {
     const writer = cache();
-    const follower = index(writer);
+    let changes = 0;
+    const follower = index(writer, () => changes++);
     await follower.catchUp('c'); // the load: one segment of every version
     // Four publications of one chunk each: one size class, merged in the background into a segment of four rows.
     for (let i = 0; i < 4; i++) {
@@ -186,8 +188,14 @@ test('segments a merge makes are written too, and a load reads them back beside 
       await follower.catchUp('c');
     }
     await follower.mergesSettled();
+    // The load and four catch-ups told the process, and so did each merge: the segments it replaced are garbage
+    // that an idle process would otherwise keep until something else makes V8 collect.
+    assert.ok(changes > 5, `${changes} changes told`);
+    const beforeWrite = changes;
     follower.flushCacheWrites();
     await writer.settled();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(changes, beforeWrite + 1, 'the cache write told the process too (its file bytes are garbage once written)');
     // The load's segment and the four small ones are one size class: their merge replaced the load's file.
     const entries = await writer.entries('c');
     assert.deepEqual(entries.map((entry) => entry.rows), [VERSIONS * 3 + 3]);
@@ -202,6 +210,41 @@ test('segments a merge makes are written too, and a load reads them back beside 
     await follower.catchUp('c');
     assert.deepEqual(identities(second), identities(follower));
     assert.equal(second.snapshot('c').liveChunkCount, VERSIONS * 3 + 5);
+  });
+});
+
+test('once publications pause, a Client settles into one segment, the same chunks found, and that segment is what the cache keeps', { timeout: 60_000 }, async () => {
+  await withStore(async ({ dir, index, cache }) => {
+    const writer = cache();
+    let changes = 0;
+    let wake = () => {};
+    const follower = index(writer, () => (changes++, wake()), 1);
+    await follower.catchUp('c'); // the load: 90 rows
+    // Publications of mixed sizes, each its own segment: no run of one size class forms, so only a settle merges them.
+    for (const [n, size] of [300, 40, 100].entries()) {
+      await seedVersions(dir, 'c', `late-${n}`, [{ versionId: 'v1', text: '', chunks: Array.from({ length: size }, (_, i) => `Ledger ${n} line ${i}.`) }]);
+      await follower.catchUp('c');
+    }
+    const chunks = VERSIONS * 3 + 440;
+    const ids = (serving: ServingIndex) => [...serving.snapshot('c').versions.keys()].sort();
+    const publishedIds = ids(follower);
+    // Waits for the events (the merge swapped in, the cache file written), however long the machine takes.
+    for (;;) {
+      const seen = changes;
+      const entries = await writer.entries('c');
+      if (follower.snapshot('c').segments.length === 1 && entries.length === 1 && entries[0].rows === chunks) break;
+      if (changes === seen) await new Promise<void>((resolve) => (wake = resolve));
+    }
+    const [settled] = follower.snapshot('c').segments;
+    assert.equal(settled.rows, chunks);
+    assert.equal(follower.snapshot('c').liveChunkCount, chunks);
+    assert.deepEqual(ids(follower), publishedIds);
+    // The next load reads the settled segment back whole.
+    const next = index(cache());
+    await next.catchUp('c');
+    assert.equal(next.restoredSegments, 1);
+    assert.deepEqual(next.snapshot('c').segments.map((segment) => segment.rows), [chunks]);
+    assert.equal(indexDigest(next.snapshot('c').segments[0]), indexDigest(settled));
   });
 });
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tableHas, tableStrings } from '../../src/text/string-table.ts';
-import { applyChange, chunksOf, compactFully, compactionPlan, emptySnapshot, chunkByOrdinal, generationNumbering, liveRowsOf, replaceSegments, segmentIndexOf, MAX_SEGMENTS, SEGMENT_DEAD_MIN_ROWS, SEGMENT_MERGE_FACTOR } from '../../src/serving/snapshot.ts';
+import { applyChange, chunksOf, compactFully, compactionPlan, emptySnapshot, chunkByOrdinal, generationNumbering, liveRowsOf, replaceSegments, segmentIndexOf, settleMergePlan, MAX_SEGMENTS, SEGMENT_DEAD_MIN_ROWS, SEGMENT_MERGE_FACTOR } from '../../src/serving/snapshot.ts';
 import { chunkTextHash } from '../../src/serving/generation-lanes.ts';
 import { generationOfOrdinalIn, inlineSegmentBuilder, mergeSegments, rowOfOrdinal, versionAtRow } from '../../src/serving/segment.ts';
 import type { Segment } from '../../src/serving/segment.ts';
@@ -87,6 +87,29 @@ test('a merge replaces its segments only while they are still served', async () 
   assert.deepEqual(sparseIds(swapped, 'third'), ['c2']);
   const rebuilt = await applyChange(emptySnapshot('c', DIMS), { activated: [generation('z', ['other'])] });
   assert.equal(replaceSegments(rebuilt, plan, merged), null, 'a snapshot without those segments is left alone');
+});
+
+test('once publications pause, the newest segments merge as far back as an older one is not far larger', async () => {
+  // Segments of the given sizes, oldest first: one publication each of that many single-chunk documents.
+  const withSizes = async (sizes: number[]) => {
+    let snapshot = emptySnapshot('c', DIMS);
+    for (const [s, size] of sizes.entries()) snapshot = await applyChange(snapshot, { activated: Array.from({ length: size }, (_, i) => generation(`s${s}-${i}`, [`ledger ${s} ${i}`])) });
+    assert.deepEqual(snapshot.segments.map((segment) => segment.rows), sizes);
+    return snapshot;
+  };
+  const planned = (snapshot: Awaited<ReturnType<typeof withSizes>>) => settleMergePlan(snapshot)?.map((segment) => segment.rows) ?? null;
+  // What bulk ingest leaves: sizes no size-class run merges. Each older one is at most 4x what is newer: all merge.
+  const mixed = await withSizes([300, 150, 40, 120]);
+  assert.equal(compactionPlan(mixed), null, 'no run of one size class');
+  assert.deepEqual(planned(mixed), [300, 150, 40, 120]);
+  const settled = await compactFully(replaceSegments(mixed, settleMergePlan(mixed)!, await inlineSegmentBuilder.merge(settleMergePlan(mixed)!, mixed.live))!);
+  assert.deepEqual(settled.segments.map((segment) => segment.rows), [610]);
+  assert.equal(settleMergePlan(settled), null, 'one segment: nothing more to merge');
+  assert.equal(sparseIds(settled, 'ledger').length, 610);
+  // A large segment is not rewritten for a few newer rows; the newer ones still merge among themselves.
+  assert.deepEqual(planned(await withSizes([400, 20, 30])), [20, 30]);
+  assert.equal(planned(await withSizes([400, 50])), null, '400 rows are more than 4x 50: left as they are');
+  assert.deepEqual(planned(await withSizes([400, 60, 50])), [400, 60, 50], '4x the 110 newer rows reaches the 400');
 });
 
 test('an old segment kept by a few live chunks is rewritten without its dead rows once they are half of it', async () => {
