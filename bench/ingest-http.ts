@@ -48,8 +48,12 @@ const rounds = Array.from({ length: ROUNDS }, (_, round) => documents.map((docum
 const wanted = Number(values.documents) > 0 ? rounds.slice(0, Number(values.documents)) : rounds;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** The service is idle when, over each of SETTLE_QUIET_SECONDS seconds in a row, no process came or went and all spent less than this CPU... */
-const IDLE_CPU_SECONDS = 0.05;
+/**
+ * The service is idle when, over each of SETTLE_QUIET_SECONDS seconds in a row, no process came or went and all
+ * spent less than this CPU (idle, the api processes' followers and the worker's job polls spend about 0.03 s a
+ * second in all; a merge or a graph build spends most of a core)...
+ */
+const IDLE_CPU_SECONDS = 0.1;
 const SETTLE_QUIET_SECONDS = 3;
 /** ...or, at the latest, this long after the load. */
 const SETTLE_MAX_SECONDS = 180;

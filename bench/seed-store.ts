@@ -1,11 +1,11 @@
-// Seeds a DATA_DIR for benchmarks: SciFact abstracts (10 per document, repeated in rounds) chunked,
+// Seeds a DATA_DIR for benchmarks: SciFact abstracts (10 per document, repeated in rounds) chunked as an upload is,
 // embedded with the hashing embedder and written as active generations straight into the durable store,
 // so that the service's start-up recovery rebuilds its serving snapshot from them.
 
 import { loadDataset } from './datasets.ts';
 import { Storage } from '../src/storage/storage.ts';
 import type { StoragePort } from '../src/storage/port.ts';
-import { chunkPages } from '../src/ingest/chunk.ts';
+import { chunkPages, DEFAULT_CHUNK_OPTIONS } from '../src/ingest/chunk.ts';
 import { createHashingEmbedder } from '../src/models/hashing-embedder.ts';
 import { emptyEntities } from '../src/domain/entities.ts';
 import { lanesAndManifest } from '../src/serving/manifest.ts';
@@ -53,8 +53,11 @@ export async function seedScifactChunks(dataDir: string, clientId: string, targe
       const before = chunkCount;
       for (let start = 0; start < scifact.documents.length && chunkCount < targetChunks; start += ABSTRACTS_PER_DOCUMENT) {
         const group = scifact.documents.slice(start, start + ABSTRACTS_PER_DOCUMENT);
-        const pages = group.map((doc) => ({ pageNumber: null, pageLabel: null, text: `${doc.title}\n\n${doc.text}` }));
-        const texts = chunkPages(pages, { targetChars: 1000, overlapChars: 150 }).slice(0, targetChunks - chunkCount);
+        // One text, chunked as the service chunks an upload by default (CHUNK_TARGET_CHARS, CHUNK_OVERLAP_CHARS): the
+        // store is the one POST /embed of that text would have written (bench/ingest-http.ts sends the same), and
+        // searches over it cost what they cost over such a store.
+        const pages = [{ pageNumber: null, pageLabel: null, text: group.map((doc) => `${doc.title}\n\n${doc.text}`).join('\n\n') }];
+        const texts = chunkPages(pages, DEFAULT_CHUNK_OPTIONS).slice(0, targetChunks - chunkCount);
         const vectors = await embedder.embed(texts.map((chunk) => chunk.text));
         const languages = await detectLanguages(texts.map((chunk) => chunk.text));
         const chunks = texts.map((chunk, i) => ({ chunkIndex: chunk.chunkIndex, page: null, pageLabel: null, text: chunk.text, entities: emptyEntities(), vector: vectors[i], language: languages[i] }));
