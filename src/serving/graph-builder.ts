@@ -8,6 +8,8 @@ import { AnnGraph } from './ann-index.ts';
 import type { CachedGraph } from './graph-cache.ts';
 
 const GRAPH_PROCESS = new URL('./graph-process.ts', import.meta.url).pathname;
+/** HDS_PROCESS_ROLE of a graph process (the supervisor's children are `api` and `worker`). */
+export const GRAPH_PROCESS_ROLE = 'graph';
 /** The graph cache's directory under DATA_DIR. */
 export const GRAPH_CACHE_DIR = 'graphs';
 
@@ -36,7 +38,9 @@ export class GraphBuilder {
   private run(codes: Int8Array, dimensions: number): Promise<CachedGraph> {
     if (this.closed) return Promise.reject(new Error('graph builder is closed'));
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [GRAPH_PROCESS, this.options.dir, String(dimensions), String(this.options.budgetBytes)], { stdio: ['pipe', 'pipe', 'pipe'] });
+      // Its role names it apart from the api process that started it (bench/ reports memory and CPU by role).
+      const env = { ...process.env, HDS_PROCESS_ROLE: GRAPH_PROCESS_ROLE };
+      const child = spawn(process.execPath, [GRAPH_PROCESS, this.options.dir, String(dimensions), String(this.options.budgetBytes)], { stdio: ['pipe', 'pipe', 'pipe'], env });
       this.running.add(child);
       let out = '';
       let err = '';
