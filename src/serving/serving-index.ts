@@ -20,7 +20,7 @@ import { chainSettled } from './chain-settled.ts';
 import type { SegmentCache } from './segment-cache.ts';
 import type { CachedGeneration } from './segment-file.ts';
 import { recordedLanesDigest } from './manifest.ts';
-import { snapshotBytes } from './memory-estimate.ts';
+import { segmentBytes, snapshotBytes } from './memory-estimate.ts';
 import type { Segment, SegmentBuilder } from './segment.ts';
 import type { Evidence } from './evidence.ts';
 
@@ -358,7 +358,10 @@ export class ServingIndex {
       this.compacting.delete(clientId);
       this.scheduleCompaction(clientId); // publications meanwhile may have left a run to merge
     }
-    if (wantsAnn(merged)) {
+    // Built first, the merged segment is held beside the segments it replaces for as long as its graph takes (minutes
+    // at a million rows): only while the budget has room for both. Otherwise it replaces them now, and its graph
+    // follows (scheduleAnn), exact scans meanwhile.
+    if (wantsAnn(merged) && this.estimatedBytes() + segmentBytes(merged) <= this.budgetBytes()) {
       // A graph that cannot be built leaves the merged segment to exact scans, as for any segment (scheduleAnn).
       merged.ann.graph = await this.queueGraph(() => this.builder.buildAnn(merged)).catch((error) => {
         this.onCompactionError(error);
