@@ -80,6 +80,11 @@ export interface GenerationRepository {
   loadGeneration(generation: number): Promise<LoadedGeneration | null>;
   /** The stored texts (and languages) of these chunks in the order asked, null where one is gone (its generation was purged). */
   chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(StoredChunkText | null)[]>;
+  /**
+   * The stored full-precision vectors of these chunks in the order asked, null where one is gone: what the dense
+   * lane rescores its best rows with (serving holds int8 codes only).
+   */
+  chunkVectors(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(Float32Array | null)[]>;
   /** Up to `limit` chunks of a generation from the `offset`-th, in document order. */
   chunkRange(generation: number, offset: number, limit: number): Promise<ChunkRecord[]>;
 

@@ -6,7 +6,7 @@ import type { ClientDatabase } from './client-database.ts';
 import { cachedStatement, readTransaction, transaction } from './sqlite.ts';
 import type { ChunkRow, GenerationRow, ManifestRow } from './generation-records.ts';
 import { readActiveGeneration, readGeneration, readServingGeneration, readStoredLoadedGeneration } from './generation-rows.ts';
-import { readable, storedChunkText, toChunk, toGeneration, toManifestRecord, vectorToBlob } from './generation-records.ts';
+import { blobToVector, readable, storedChunkText, toChunk, toGeneration, toManifestRecord, vectorToBlob } from './generation-records.ts';
 import { appendLogEntry } from './sqlite-publication-log.ts';
 import type { LogPolicy } from './sqlite-publication-log.ts';
 import type { ActivationVeto, GenerationRepository, ManifestRecord, StoredChunkText } from './port.ts';
@@ -190,6 +190,20 @@ export class SqliteGenerationRepository implements GenerationRepository {
       const texts = new Map(rows.map((row) => [`${row.generation}:${row.chunk_index}`, storedChunkText(row)]));
       batch.forEach((key, at) => {
         out[from + at] = texts.get(`${key.generation}:${key.chunkIndex}`) ?? null;
+      });
+    }
+    return out;
+  }
+
+  async chunkVectors(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(Float32Array | null)[]> {
+    const out: (Float32Array | null)[] = keys.map(() => null);
+    for (let from = 0; from < keys.length; from += CHUNK_TEXT_READ_BATCH) {
+      const batch = keys.slice(from, from + CHUNK_TEXT_READ_BATCH);
+      const read = cachedStatement(this.db, `SELECT generation, chunk_index, vector FROM chunks WHERE (generation, chunk_index) IN (VALUES ${batch.map(() => '(?, ?)').join(', ')})`);
+      const rows = read.all(...batch.flatMap((key) => [key.generation, key.chunkIndex])) as { generation: number; chunk_index: number; vector: Uint8Array }[];
+      const vectors = new Map(rows.map((row) => [`${row.generation}:${row.chunk_index}`, blobToVector(row.vector)]));
+      batch.forEach((key, at) => {
+        out[from + at] = vectors.get(`${key.generation}:${key.chunkIndex}`) ?? null;
       });
     }
     return out;

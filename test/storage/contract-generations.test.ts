@@ -167,6 +167,11 @@ for (const adapter of STORE_ADAPTERS) {
         assert.deepEqual(await generations.chunkTexts([]), []);
         const many = Array.from({ length: 70 }, (_, index) => ({ generation, chunkIndex: index % 40 }));
         assert.deepEqual(textsOf(await generations.chunkTexts(many)), many.map((key) => texts[key.chunkIndex]), 'more keys than one batch');
+        // Full-precision vectors, as staged (generationInput: vector(chunkIndex + 0.5)), in the order asked.
+        const vectors = await generations.chunkVectors([...keys, { generation: generation + 1000, chunkIndex: 0 }]);
+        assert.deepEqual(vectors.map((stored) => (stored ? [...stored] : null)), [[...vector(39.5)], [...vector(0.5)], [...vector(17.5)], null, null]);
+        assert.deepEqual(await generations.chunkVectors([]), []);
+        assert.deepEqual((await generations.chunkVectors(many)).map((stored) => stored![0]), many.map((key) => key.chunkIndex + 0.5), 'more keys than one batch');
         assert.deepEqual((await generations.chunkRange(generation, 10, 3)).map((chunk) => chunk.chunkIndex), [10, 11, 12]);
         assert.deepEqual(await generations.chunkRange(generation, 40, 5), []);
       });

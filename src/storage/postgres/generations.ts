@@ -5,10 +5,10 @@
 import type pg from 'pg';
 import { clientTransaction } from './database.ts';
 import type { Sql } from './database.ts';
-import { GENERATION_COLUMNS, readActiveGeneration, readGeneration, readLoadedGenerations, readServingGenerations, toStoredChunk } from './generation-reads.ts';
+import { asBytes, GENERATION_COLUMNS, readActiveGeneration, readGeneration, readLoadedGenerations, readServingGenerations, toStoredChunk } from './generation-reads.ts';
 import { appendLogEntry } from './publication-log.ts';
 import type { LogPolicy } from './publication-log.ts';
-import { readable, storedChunkText, toGeneration, toManifestRecord, vectorToBlob } from '../generation-records.ts';
+import { blobToVector, readable, storedChunkText, toGeneration, toManifestRecord, vectorToBlob } from '../generation-records.ts';
 import type { GenerationRow, ManifestRow } from '../generation-records.ts';
 import type { ActivationVeto, GenerationRepository, ManifestRecord, StoredChunkText } from '../port.ts';
 import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration, ServingGeneration } from '../../domain/generation.ts';
@@ -231,6 +231,19 @@ export class PgGenerationRepository implements GenerationRepository {
       ),
     );
     return rows.map((row) => (row.text === null ? null : storedChunkText({ text: row.text, language: row.language })));
+  }
+
+  async chunkVectors(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(Float32Array | null)[]> {
+    if (keys.length === 0) return [];
+    const { rows } = await this.read((sql) =>
+      sql.query<{ vector: Buffer | null }>(
+        `SELECT c.vector FROM unnest($1::bigint[], $2::integer[]) WITH ORDINALITY AS k (generation, chunk_index, ordinal)
+         LEFT JOIN chunks c ON c.generation = k.generation AND c.chunk_index = k.chunk_index
+         ORDER BY k.ordinal`,
+        [keys.map((key) => key.generation), keys.map((key) => key.chunkIndex)],
+      ),
+    );
+    return rows.map((row) => (row.vector === null ? null : blobToVector(asBytes(row.vector))));
   }
 
   async chunkRange(generation: number, offset: number, limit: number): Promise<ChunkRecord[]> {
