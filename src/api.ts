@@ -129,7 +129,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
       stepDelayMs: config.faultInjection.lifecycleStepDelayMs,
       purgeDeadlineMs: config.purgeDeadlineMs,
     }),
-    search: new SearchService({ readGuard, readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys), graphThread, spareCore: () => spareCores.available(), onMeasured: (scope, lane, seconds) => metrics.searchLatency.observe({ scope, lane }, seconds) }),
+    search: new SearchService({ readGuard, readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys), readVectors: (clientId, keys) => storage.client(clientId).generations.chunkVectors(keys), graphThread, spareCore: () => spareCores.available(), onMeasured: (scope, lane, seconds) => metrics.searchLatency.observe({ scope, lane }, seconds) }),
     documents: new DocumentService(readGuard, () => ({
       denseModel: models.embedder.model,
       denseDimensions: models.embedder.dimensions,

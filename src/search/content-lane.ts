@@ -11,6 +11,8 @@ import { graphWalks, searchDense } from './dense-lane.ts';
 import type { GraphProposals, ThreadedGraphWalks } from '../serving/threaded-graph-walks.ts';
 import type { LaneResult } from './dense-lane.ts';
 import { readOverNetwork } from './network-read.ts';
+import { DEFAULT_RANKED_ROWS, DENSE_RESCORE_ROWS, rescoreDenseHead } from './dense-rescore.ts';
+import type { ChunkVectorReader } from './dense-rescore.ts';
 import { fuseLanes } from './fusion.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { analyzeQueryTerms } from '../text/analyzer.ts';
@@ -142,7 +144,8 @@ export function rankHead(hits: VersionHit[], count: number): VersionHit[] {
 /**
  * `depth`: rows the caller needs ranked well (the dense lane's graphs propose at least this many);
  * `ordered`: how many versions must come out in rank order (all of them when another lane merges by rank);
- * `graphThread`: where the dense lane's graph walks run while the sparse lane runs here, when given.
+ * `graphThread`: where the dense lane's graph walks run while the sparse lane runs here, when given;
+ * `readVectors`: the store's float32 vectors, which the dense lane's best rows are rescored with (dense-rescore.ts).
  */
 export async function searchContent(
   snapshot: ClientSnapshot,
@@ -154,6 +157,7 @@ export async function searchContent(
   depth = 0,
   ordered = Number.POSITIVE_INFINITY,
   graphThread: ThreadedGraphWalks | null = null,
+  readVectors: ChunkVectorReader | null = null,
 ): Promise<ContentLaneResult> {
   const queryTerms = analyzeQueryTerms(normalizedQuery);
   const runSparse = alpha < 1 && queryTerms.length > 0;
@@ -176,6 +180,7 @@ export async function searchContent(
       })()
     : emptyLane();
   const dense = queryVector ? searchDense(snapshot.segments, queryVector, eligible, { cap: candidateCap, depth, ordered: false, proposals: proposals ? await proposals : undefined }) : emptyLane();
+  if (queryVector && readVectors) await rescoreDenseHead(snapshot, dense.hits, queryVector, Math.max(DEFAULT_RANKED_ROWS, depth), Math.max(DENSE_RESCORE_ROWS, depth), readVectors);
 
   const fused = fuseLanes(sparse, dense, alpha);
 

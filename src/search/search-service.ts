@@ -56,6 +56,8 @@ export interface SearchDependencies {
   candidateCap: number;
   /** Stored chunk text for the rows of an answer and the reranked prefix (the snapshot holds none). */
   readTexts: ChunkTextReader;
+  /** Stored float32 vectors of chunks, which the dense lane's best rows are rescored with (dense-rescore.ts). */
+  readVectors: (clientId: string, keys: { generation: number; chunkIndex: number }[]) => Promise<(Float32Array | null)[]>;
   /**
    * Where a search's graph walks run beside its sparse lane while it is the only search of the process in
    * progress and `spareCore` says a core is idle: with the cores busy anyway, the walk stays on the event loop.
@@ -272,6 +274,7 @@ export class SearchService {
               this.rankingDepth(request),
               runMetadata ? Number.POSITIVE_INFINITY : this.rankingDepth(request),
               this.running === 1 && this.deps.graphThread && this.deps.spareCore?.() ? this.deps.graphThread : null,
+              (keys) => this.deps.readVectors(clientId, keys),
             ),
           )
         : Promise.resolve(null),

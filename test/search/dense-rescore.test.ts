@@ -1,0 +1,68 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { searchDense } from '../../src/search/dense-lane.ts';
+import { rescoreDenseHead } from '../../src/search/dense-rescore.ts';
+import type { ChunkVectorReader } from '../../src/search/dense-rescore.ts';
+import { applyChange, chunkByOrdinal, emptySnapshot } from '../../src/serving/snapshot.ts';
+import { loadedGeneration } from '../helpers/generations.ts';
+
+const DIMS = 64;
+
+function normalized(values: number[]): Float32Array {
+  const norm = Math.sqrt(values.reduce((sum, value) => sum + value * value, 0));
+  return Float32Array.from(values, (value) => value / norm);
+}
+
+/** Ten vectors a hair apart (far below the int8 codes' step) along the direction the query leans to. */
+async function nearTies() {
+  const base = Array.from({ length: DIMS }, (_, i) => Math.sin(i + 1));
+  const lean = Array.from({ length: DIMS }, (_, i) => (i % 2 === 0 ? 1 : -1) / Math.sqrt(DIMS));
+  // And an eleventh far from them all: far below the band of the tenth, it is never read.
+  const vectors = [...Array.from({ length: 10 }, (_, k) => normalized(base.map((value, i) => value + k * 1e-5 * lean[i]))), normalized(base.map((value) => -value))];
+  const query = normalized(base.map((value, i) => value + 0.5 * lean[i]));
+  const snapshot = await applyChange(emptySnapshot('c', DIMS), {
+    activated: vectors.map((vector, k) => loadedGeneration(`doc-${k}`, [`chunk ${k}`], { dimensions: DIMS, vectors: [vector] })),
+  });
+  const stored = new Map<string, Float32Array>();
+  for (let ordinal = 0; ordinal < snapshot.nextOrdinal; ordinal++) {
+    const chunk = chunkByOrdinal(snapshot, ordinal)!;
+    stored.set(`${chunk.version.generation}:${chunk.chunkIndex}`, vectors[Number(chunk.version.documentId.slice(4))]);
+  }
+  let reads = 0;
+  const read: ChunkVectorReader = async (keys) => {
+    reads += keys.length;
+    return keys.map((key) => stored.get(`${key.generation}:${key.chunkIndex}`) ?? null);
+  };
+  const exact = (k: number) => vectors[k].reduce((sum, value, i) => sum + value * query[i], 0);
+  return { snapshot, query, read, reads: () => reads, exact, stored };
+}
+
+const documentOf = (snapshot: Awaited<ReturnType<typeof nearTies>>['snapshot'], ordinal: number) => chunkByOrdinal(snapshot, ordinal)!.version.documentId;
+
+test('the dense lane\'s best rows are ranked by their float32 cosine, which the int8 codes cannot tell apart', async () => {
+  const { snapshot, query, read, reads, exact } = await nearTies();
+  const { hits } = searchDense(snapshot.segments, query, snapshot.live, { floor: -1 });
+  assert.equal(hits.length, 11);
+  assert.ok(new Set(hits.map((hit) => hit.score)).size < hits.length, 'by the codes some rows tie');
+  await rescoreDenseHead(snapshot, hits, query, 10, 32, read);
+  assert.equal(reads(), 10, 'the ten near the tenth best were read; the far one was not');
+  hits.sort((a, b) => b.score - a.score);
+  assert.deepEqual(hits.map((hit) => documentOf(snapshot, hit.ordinal)), [...Array.from({ length: 10 }, (_, k) => `doc-${9 - k}`), 'doc-10'], 'the exact order');
+  for (const hit of hits.slice(0, 10)) assert.ok(Math.abs(hit.score - exact(Number(documentOf(snapshot, hit.ordinal).slice(4)))) < 1e-6);
+});
+
+test('only the best `count` rows are read and rescored; a row whose vector is gone keeps its score from the codes', async () => {
+  const { snapshot, query, read, reads, stored } = await nearTies();
+  const { hits } = searchDense(snapshot.segments, query, snapshot.live, { floor: -1 });
+  const before = hits.map((hit) => ({ ...hit }));
+  const best = [...before].sort((a, b) => b.score - a.score || a.ordinal - b.ordinal).slice(0, 3).map((hit) => hit.ordinal);
+  // The vector of one of the three best is gone (its generation purged meanwhile, say).
+  const gone = chunkByOrdinal(snapshot, best[0])!;
+  stored.delete(`${gone.version.generation}:${gone.chunkIndex}`);
+  await rescoreDenseHead(snapshot, hits, query, 3, 3, read);
+  assert.equal(reads(), 3);
+  hits.forEach((hit, index) => {
+    const changed = hit.score !== before[index].score;
+    assert.equal(changed, best.slice(1).includes(hit.ordinal), `ordinal ${hit.ordinal}`);
+  });
+});
