@@ -180,30 +180,27 @@ export class SqliteGenerationRepository implements GenerationRepository {
   }
 
   async chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(StoredChunkText | null)[]> {
-    // Chunks of a generation never change, so the reads need no enclosing transaction. Each batch of keys is
-    // one statement: a lookup of (generation, chunk_index) pairs in the primary key.
-    const out: (StoredChunkText | null)[] = keys.map(() => null);
-    for (let from = 0; from < keys.length; from += CHUNK_TEXT_READ_BATCH) {
-      const batch = keys.slice(from, from + CHUNK_TEXT_READ_BATCH);
-      const read = cachedStatement(this.db, `SELECT generation, chunk_index, text, language FROM chunks WHERE (generation, chunk_index) IN (VALUES ${batch.map(() => '(?, ?)').join(', ')})`);
-      const rows = read.all(...batch.flatMap((key) => [key.generation, key.chunkIndex])) as { generation: number; chunk_index: number; text: string; language: string | null }[];
-      const texts = new Map(rows.map((row) => [`${row.generation}:${row.chunk_index}`, storedChunkText(row)]));
-      batch.forEach((key, at) => {
-        out[from + at] = texts.get(`${key.generation}:${key.chunkIndex}`) ?? null;
-      });
-    }
-    return out;
+    return this.chunkColumns(keys, 'text, language', (row) => storedChunkText(row as { text: string; language: string | null }));
   }
 
   async chunkVectors(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(Float32Array | null)[]> {
-    const out: (Float32Array | null)[] = keys.map(() => null);
+    return this.chunkColumns(keys, 'vector', (row) => blobToVector(row.vector as Uint8Array));
+  }
+
+  /**
+   * `columns` of these chunks, each row read by `read`, in the order asked, null where one is gone. Chunks of a
+   * generation never change, so the reads need no enclosing transaction. Each batch of keys is one statement: a
+   * lookup of (generation, chunk_index) pairs in the primary key.
+   */
+  private chunkColumns<T>(keys: readonly { generation: number; chunkIndex: number }[], columns: string, read: (row: Record<string, unknown>) => T): (T | null)[] {
+    const out: (T | null)[] = keys.map(() => null);
     for (let from = 0; from < keys.length; from += CHUNK_TEXT_READ_BATCH) {
       const batch = keys.slice(from, from + CHUNK_TEXT_READ_BATCH);
-      const read = cachedStatement(this.db, `SELECT generation, chunk_index, vector FROM chunks WHERE (generation, chunk_index) IN (VALUES ${batch.map(() => '(?, ?)').join(', ')})`);
-      const rows = read.all(...batch.flatMap((key) => [key.generation, key.chunkIndex])) as { generation: number; chunk_index: number; vector: Uint8Array }[];
-      const vectors = new Map(rows.map((row) => [`${row.generation}:${row.chunk_index}`, blobToVector(row.vector)]));
+      const statement = cachedStatement(this.db, `SELECT generation, chunk_index, ${columns} FROM chunks WHERE (generation, chunk_index) IN (VALUES ${batch.map(() => '(?, ?)').join(', ')})`);
+      const rows = statement.all(...batch.flatMap((key) => [key.generation, key.chunkIndex])) as { generation: number; chunk_index: number }[];
+      const found = new Map(rows.map((row) => [`${row.generation}:${row.chunk_index}`, read(row)]));
       batch.forEach((key, at) => {
-        out[from + at] = vectors.get(`${key.generation}:${key.chunkIndex}`) ?? null;
+        out[from + at] = found.get(`${key.generation}:${key.chunkIndex}`) ?? null;
       });
     }
     return out;

@@ -220,30 +220,28 @@ export class PgGenerationRepository implements GenerationRepository {
   }
 
   async chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(StoredChunkText | null)[]> {
-    if (keys.length === 0) return [];
-    // One statement for every key: the keys joined to the chunks' primary key, answered in the order asked.
-    const { rows } = await this.read((sql) =>
-      sql.query<{ text: string | null; language: string | null }>(
-        `SELECT c.text, c.language FROM unnest($1::bigint[], $2::integer[]) WITH ORDINALITY AS k (generation, chunk_index, ordinal)
-         LEFT JOIN chunks c ON c.generation = k.generation AND c.chunk_index = k.chunk_index
-         ORDER BY k.ordinal`,
-        [keys.map((key) => key.generation), keys.map((key) => key.chunkIndex)],
-      ),
-    );
+    const rows = await this.chunkColumns<{ text: string | null; language: string | null }>(keys, 'c.text, c.language');
     return rows.map((row) => (row.text === null ? null : storedChunkText({ text: row.text, language: row.language })));
   }
 
   async chunkVectors(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(Float32Array | null)[]> {
+    const rows = await this.chunkColumns<{ vector: Buffer | null }>(keys, 'c.vector');
+    return rows.map((row) => (row.vector === null ? null : blobToVector(asBytes(row.vector))));
+  }
+
+  /** `columns` of the chunks (`c`) at these keys, one row per key in the order asked (all null where one is gone). */
+  private async chunkColumns<Row extends pg.QueryResultRow>(keys: readonly { generation: number; chunkIndex: number }[], columns: string): Promise<Row[]> {
     if (keys.length === 0) return [];
+    // One statement for every key: the keys joined to the chunks' primary key, answered in the order asked.
     const { rows } = await this.read((sql) =>
-      sql.query<{ vector: Buffer | null }>(
-        `SELECT c.vector FROM unnest($1::bigint[], $2::integer[]) WITH ORDINALITY AS k (generation, chunk_index, ordinal)
+      sql.query<Row>(
+        `SELECT ${columns} FROM unnest($1::bigint[], $2::integer[]) WITH ORDINALITY AS k (generation, chunk_index, ordinal)
          LEFT JOIN chunks c ON c.generation = k.generation AND c.chunk_index = k.chunk_index
          ORDER BY k.ordinal`,
         [keys.map((key) => key.generation), keys.map((key) => key.chunkIndex)],
       ),
     );
-    return rows.map((row) => (row.vector === null ? null : blobToVector(asBytes(row.vector))));
+    return rows;
   }
 
   async chunkRange(generation: number, offset: number, limit: number): Promise<ChunkRecord[]> {
