@@ -5,9 +5,12 @@
 // from the full-precision vectors the store keeps; reading them costs a page's worth, whatever the corpus.
 
 import type { ClientSnapshot } from '../serving/snapshot.ts';
-import { chunkByOrdinal } from '../serving/snapshot.ts';
+import { segmentIndexOf } from '../serving/snapshot.ts';
+import { chunkAtRow, rowOfOrdinal } from '../serving/segment.ts';
+import type { Segment } from '../serving/segment.ts';
 import type { LaneHit } from './dense-lane.ts';
 import { QUANTIZATION_SCALE } from '../serving/quantized-scan.ts';
+import { drainSorted, newTopK, offer } from './top-k.ts';
 
 /** Rows that must come out in their exact order when the caller needs fewer (a first page). */
 export const DEFAULT_RANKED_ROWS = 10;
@@ -30,24 +33,55 @@ export type ChunkVectorReader = (keys: { generation: number; chunkIndex: number 
  */
 export async function rescoreDenseHead(snapshot: ClientSnapshot, hits: LaneHit[], query: Float32Array, ranked: number, count: number, read: ChunkVectorReader): Promise<void> {
   if (hits.length === 0 || count <= 0) return;
-  const order = hits.map((_, index) => index);
-  order.sort((a, b) => hits[b].score - hits[a].score || hits[a].ordinal - hits[b].ordinal);
-  const lowest = hits[order[Math.min(ranked, order.length) - 1]].score - DENSE_RESCORE_BAND;
-  const head: number[] = [];
+  // The best `count` by code (ties by ordinal, as the lane ranks them), selected without sorting every hit.
+  const best = newTopK(Math.min(count, hits.length));
+  hits.forEach((hit) => offer(best, hit.score, hit.ordinal));
+  const order = drainSorted(best);
+  const lowest = order[Math.min(ranked, order.length) - 1].score - DENSE_RESCORE_BAND;
+  const rankOf = new Map(order.map((hit, rank) => [hit.id, rank]));
+  const indexAt = new Array<number>(order.length);
+  hits.forEach((hit, index) => {
+    const rank = rankOf.get(hit.ordinal);
+    if (rank !== undefined) indexAt[rank] = index;
+  });
+  // Rows of one text (equal text hashes, which cover the chunk's position) and equal codes were embedded from the
+  // same text: they hold one vector, read once. Copies (a boilerplate chunk, a document uploaded under several
+  // ids) otherwise fill the head with reads of the same vector.
+  const head: { index: number; read: number }[] = [];
   const keys: { generation: number; chunkIndex: number }[] = [];
-  for (const index of order.slice(0, count)) {
-    if (hits[index].score < lowest) break;
-    const chunk = chunkByOrdinal(snapshot, hits[index].ordinal);
-    if (!chunk) continue;
-    head.push(index);
-    keys.push({ generation: chunk.version.generation, chunkIndex: chunk.chunkIndex });
+  const readRows: { segment: Segment; row: number; textHash: number }[] = [];
+  for (let rank = 0; rank < order.length; rank++) {
+    const { id: ordinal, score } = order[rank];
+    if (score < lowest) break;
+    const at = segmentIndexOf(snapshot, ordinal);
+    const segment = at < 0 ? undefined : snapshot.segments[at];
+    const row = segment ? rowOfOrdinal(segment, ordinal) : -1;
+    if (!segment || row < 0) continue;
+    const chunk = chunkAtRow(segment, row);
+    let read = readRows.findIndex((other) => other.textHash === chunk.textHash && sameCodes(other.segment, other.row, segment, row));
+    if (read < 0) {
+      read = keys.length;
+      keys.push({ generation: chunk.version.generation, chunkIndex: chunk.chunkIndex });
+      readRows.push({ segment, row, textHash: chunk.textHash });
+    }
+    head.push({ index: indexAt[rank], read });
   }
   const vectors = await read(keys);
-  head.forEach((index, at) => {
-    const vector = vectors[at];
-    if (!vector || vector.length !== query.length) return;
+  const scores = vectors.map((vector) => {
+    if (!vector || vector.length !== query.length) return null;
     let score = 0;
     for (let d = 0; d < query.length; d++) score += vector[d] * query[d];
-    hits[index] = { ordinal: hits[index].ordinal, score };
+    return score;
   });
+  for (const { index, read } of head) {
+    const score = scores[read];
+    if (score !== null) hits[index] = { ordinal: hits[index].ordinal, score };
+  }
+}
+
+function sameCodes(a: Segment, rowA: number, b: Segment, rowB: number): boolean {
+  const dimensions = a.dimensions;
+  if (b.dimensions !== dimensions) return false;
+  for (let d = 0; d < dimensions; d++) if (a.codes[rowA * dimensions + d] !== b.codes[rowB * dimensions + d]) return false;
+  return true;
 }

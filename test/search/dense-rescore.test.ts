@@ -66,3 +66,25 @@ test('only the best `count` rows are read and rescored; a row whose vector is go
     assert.equal(changed, best.slice(1).includes(hit.ordinal), `ordinal ${hit.ordinal}`);
   });
 });
+
+test('copies of one chunk (its text and codes) are read once and all get its exact cosine; rows of other texts are read apart', async () => {
+  const base = normalized(Array.from({ length: DIMS }, (_, i) => Math.cos(i + 1)));
+  const query = normalized(Array.from({ length: DIMS }, (_, i) => Math.cos(i + 1) + 0.3 * Math.sin(3 * i)));
+  // Four copies of one text with one vector, and two rows with that vector under texts of their own.
+  const texts = ['boilerplate clause', 'boilerplate clause', 'boilerplate clause', 'boilerplate clause', 'another text', 'a third text'];
+  const snapshot = await applyChange(emptySnapshot('c', DIMS), {
+    activated: texts.map((text, k) => loadedGeneration(`doc-${k}`, [text], { dimensions: DIMS, vectors: [base] })),
+  });
+  const keysRead: string[] = [];
+  const read: ChunkVectorReader = async (keys) => {
+    keysRead.push(...keys.map((key) => `${key.generation}:${key.chunkIndex}`));
+    return keys.map(() => base);
+  };
+  const { hits } = searchDense(snapshot.segments, query, snapshot.live, { floor: -1 });
+  assert.equal(hits.length, texts.length);
+  await rescoreDenseHead(snapshot, hits, query, 10, 32, read);
+  assert.equal(keysRead.length, 3, 'one read for the four copies, one for each other text');
+  assert.equal(new Set(keysRead).size, 3);
+  const exact = base.reduce((sum, value, i) => sum + value * query[i], 0);
+  for (const hit of hits) assert.ok(Math.abs(hit.score - exact) < 1e-6, `ordinal ${hit.ordinal} has the exact cosine`);
+});
