@@ -7,6 +7,25 @@
 
 import { ServiceError } from '../domain/service-error.ts';
 import type { ServedVersion } from '../serving/served-types.ts';
+import type { ClientSnapshot } from '../serving/snapshot.ts';
+
+const provenSnapshots = new WeakMap<ClientSnapshot, boolean>();
+
+/**
+ * Whether every version a snapshot holds verified, those it serves and those its segments still name: then no
+ * search of it can meet one that did not, and the per-search check of every ranked version is skipped. Worked out
+ * once per snapshot (snapshots are immutable), so a search's cost does not grow with how many versions it matched.
+ */
+export function everyVersionProven(snapshot: ClientSnapshot): boolean {
+  let proven = provenSnapshots.get(snapshot);
+  if (proven === undefined) {
+    proven = true;
+    for (const version of snapshot.versions.values()) if (version.evidence.state !== 'verified') proven = false;
+    for (const segment of snapshot.segments) for (const version of segment.versions) if (version.evidence.state !== 'verified') proven = false;
+    provenSnapshots.set(snapshot, proven);
+  }
+  return proven;
+}
 
 /** For search: throws on the first candidate version that cannot be proven; corrupt evidence is a 500. */
 export function requireEvidence(versions: Iterable<ServedVersion>): void {

@@ -16,7 +16,7 @@ import type { ContentEvidenceItem, DocumentVersionRef, Evidence, MetadataEvidenc
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { compileFilters } from './filters.ts';
 import { readOverNetwork } from './network-read.ts';
-import { requireEvidence } from './evidence-gate.ts';
+import { everyVersionProven, requireEvidence } from './evidence-gate.ts';
 import type { CompiledFilters } from './filters.ts';
 import { searchContent } from './content-lane.ts';
 import type { ThreadedGraphWalks } from '../serving/threaded-graph-walks.ts';
@@ -157,7 +157,7 @@ interface MergedRow {
 /** The rows of an answer: how many there are, every row's version (for the evidence check), and the page's rows. */
 interface RankedRows {
   total: number;
-  versions: ServedVersion[];
+  versions: () => Iterable<ServedVersion>;
   page: MergedRow[];
 }
 
@@ -171,7 +171,7 @@ function mergeLanes(content: VersionHit[] | null, metadata: MetadataVersionHit[]
         ? { version: hit.version, content: hit as VersionHit, contentRank: rank, metadata: undefined, metadataRank: undefined }
         : { version: hit.version, content: undefined, contentRank: undefined, metadata: hit as MetadataVersionHit, metadataRank: rank };
     });
-    return { total: hits.length, versions: hits.map((hit) => hit.version), page };
+    return { total: hits.length, versions: () => hits.map((hit) => hit.version), page };
   }
   const rows = new Map<string, MergedRow & { fused: number }>();
   const row = (version: ServedVersion) => {
@@ -197,7 +197,7 @@ function mergeLanes(content: VersionHit[] | null, metadata: MetadataVersionHit[]
   // Two lanes merge by reciprocal rank.
   const merged = [...rows.values()];
   merged.sort((a, b) => b.fused - a.fused || (a.version.identity < b.version.identity ? -1 : 1));
-  return { total: merged.length, versions: merged.map((entry) => entry.version), page: merged.slice(offset, offset + limit) };
+  return { total: merged.length, versions: () => merged.map((entry) => entry.version), page: merged.slice(offset, offset + limit) };
 }
 
 function metadataEvidence(hit: MetadataVersionHit | undefined, highlight: boolean): Evidence<MetadataEvidenceItem> {
@@ -290,7 +290,7 @@ export class SearchService {
       rerankedCount = reranked.count;
     }
     const ranked = mergeLanes(contentRanked, metadata, request.offset, request.limit);
-    requireEvidence(ranked.versions);
+    if (!everyVersionProven(snapshot)) requireEvidence(ranked.versions());
     const page = ranked.page;
     await texts(page.flatMap((row) => (row.content ? evidenceChunks(snapshot, row.content) : [])));
     const results = page.map((row, index): SearchHit => {
