@@ -88,3 +88,36 @@ test('copies of one chunk (its text and codes) are read once and all get its exa
   const exact = base.reduce((sum, value, i) => sum + value * query[i], 0);
   for (const hit of hits) assert.ok(Math.abs(hit.score - exact) < 1e-6, `ordinal ${hit.ordinal} has the exact cosine`);
 });
+
+test('copies of one chunk, however many, do not crowd the other chunks of the band out of the rescored head', async () => {
+  const base = Array.from({ length: DIMS }, (_, i) => Math.sin(i + 1));
+  const lean = Array.from({ length: DIMS }, (_, i) => (i % 2 === 0 ? 1 : -1) / Math.sqrt(DIMS));
+  // Forty copies of one chunk (one text, one vector) stored first, so they hold the lowest ordinals and win every
+  // tie by code; then six chunks a hair apart, the first of them another copy.
+  const vectors = Array.from({ length: 6 }, (_, k) => normalized(base.map((value, i) => value + k * 1e-5 * lean[i])));
+  const query = normalized(base.map((value, i) => value + 0.5 * lean[i]));
+  const texts = [...Array.from({ length: 40 }, () => 'chunk 0'), ...Array.from({ length: 6 }, (_, k) => `chunk ${k}`)];
+  const snapshot = await applyChange(emptySnapshot('c', DIMS), {
+    activated: texts.map((text, k) => loadedGeneration(`doc-${k}`, [text], { dimensions: DIMS, vectors: [vectors[Number(text.slice(6))]] })),
+  });
+  const vectorOf = (generation: number, chunkIndex: number) => {
+    for (let ordinal = 0; ordinal < snapshot.nextOrdinal; ordinal++) {
+      const chunk = chunkByOrdinal(snapshot, ordinal)!;
+      if (chunk.version.generation === generation && chunk.chunkIndex === chunkIndex) return vectors[Number(texts[Number(chunk.version.documentId.slice(4))].slice(6))];
+    }
+    return null;
+  };
+  let reads = 0;
+  const read: ChunkVectorReader = async (keys) => {
+    reads += keys.length;
+    return keys.map((key) => vectorOf(key.generation, key.chunkIndex));
+  };
+  const { hits } = searchDense(snapshot.segments, query, snapshot.live, { floor: -1 });
+  assert.equal(hits.length, texts.length);
+  await rescoreDenseHead(snapshot, hits, query, 10, 6, read);
+  assert.equal(reads, 6, 'one read for each of the six chunks, the copies included in the first');
+  const textOf = (ordinal: number) => texts[Number(documentOf(snapshot, ordinal).slice(4))];
+  hits.sort((a, b) => b.score - a.score || a.ordinal - b.ordinal);
+  assert.deepEqual([...new Set(hits.map((hit) => textOf(hit.ordinal)))], ['chunk 5', 'chunk 4', 'chunk 3', 'chunk 2', 'chunk 1', 'chunk 0'], 'the six in their exact order');
+  assert.equal(hits.slice(-41).every((hit) => textOf(hit.ordinal) === 'chunk 0'), true, 'every copy of chunk 0 has its exact cosine');
+});
