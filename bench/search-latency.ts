@@ -17,7 +17,7 @@ import { createHashingEmbedder } from '../src/models/hashing-embedder.ts';
 import { loadConfig } from '../src/config.ts';
 import { searchBm25 } from '../src/search/bm25.ts';
 import { searchDense } from '../src/search/dense-lane.ts';
-import { DENSE_RESCORE_ROWS, rescoreDenseHead } from '../src/search/dense-rescore.ts';
+import { DENSE_RESCORE_CHUNKS, rescoreDenseHead } from '../src/search/dense-rescore.ts';
 import type { ChunkVectorReader } from '../src/search/dense-rescore.ts';
 import { analyzeQueryTerms } from '../src/text/analyzer.ts';
 import { normalizeContentQuery } from '../src/text/query-normalizer.ts';
@@ -182,7 +182,7 @@ try {
     });
     const rescored = await recallOf(async (query) => {
       const { hits } = searchDense(snapshot.segments, query, snapshot.live, { depth: 10, floor: -1 });
-      await rescoreDenseHead(snapshot, hits, query, 10, DENSE_RESCORE_ROWS, readVectors);
+      await rescoreDenseHead(snapshot, hits, query, 10, DENSE_RESCORE_CHUNKS, readVectors);
       return hits.sort((a, b) => b.score - a.score);
     });
     const approximate = await recallOf((query) => searchDense(snapshot.segments, query, snapshot.live, { depth: 10, floor: -1 }).hits);
@@ -192,7 +192,7 @@ try {
     const exhaustive = await recallOf((query) => searchDense(snapshot.segments, query, snapshot.live, { depth: 10, floor: -1 }).hits);
     snapshot.segments.forEach((segment, index) => (segment.ann.graph = graphs[index]));
     db.close();
-    console.log(`dense recall@10 against an exact float32 scan (${recallQueries.length} queries): ${rescored.toFixed(3)} as searches rank (HNSW graphs, the best ${DENSE_RESCORE_ROWS} chunks, copies read once, rescored in float32); by the int8 codes alone ${approximate.toFixed(3)} with HNSW graphs, ${exhaustive.toFixed(3)} scanning them exhaustively`);
+    console.log(`dense recall@10 against an exact float32 scan (${recallQueries.length} queries): ${rescored.toFixed(3)} as searches rank (HNSW graphs, the best ${DENSE_RESCORE_CHUNKS} chunks, copies read once, rescored in float32); by the int8 codes alone ${approximate.toFixed(3)} with HNSW graphs, ${exhaustive.toFixed(3)} scanning them exhaustively`);
   } finally {
     await service.close();
   }

@@ -11,7 +11,7 @@ import { graphWalks, searchDense } from './dense-lane.ts';
 import type { GraphProposals, ThreadedGraphWalks } from '../serving/threaded-graph-walks.ts';
 import type { LaneResult } from './dense-lane.ts';
 import { readOverNetwork } from './network-read.ts';
-import { DEFAULT_RANKED_ROWS, DENSE_RESCORE_ROWS, rescoreDenseHead } from './dense-rescore.ts';
+import { DEFAULT_RANKED_ROWS, DENSE_RESCORE_CHUNKS, rescoreDenseHead } from './dense-rescore.ts';
 import type { ChunkVectorReader } from './dense-rescore.ts';
 import { fuseLanes } from './fusion.ts';
 import { ServiceError } from '../domain/service-error.ts';
@@ -180,7 +180,7 @@ export async function searchContent(
       })()
     : emptyLane();
   const dense = queryVector ? searchDense(snapshot.segments, queryVector, eligible, { cap: candidateCap, depth, ordered: false, proposals: proposals ? await proposals : undefined }) : emptyLane();
-  if (queryVector && readVectors) await rescoreDenseHead(snapshot, dense.hits, queryVector, Math.max(DEFAULT_RANKED_ROWS, depth), Math.max(DENSE_RESCORE_ROWS, depth), readVectors);
+  if (queryVector && readVectors) await rescoreDenseHead(snapshot, dense.hits, queryVector, Math.max(DEFAULT_RANKED_ROWS, depth), Math.max(DENSE_RESCORE_CHUNKS, depth), readVectors);
 
   const fused = fuseLanes(sparse, dense, alpha);
 

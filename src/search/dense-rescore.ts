@@ -1,7 +1,7 @@
 // The dense lane's best rows rescored in float32. Serving holds int8 codes of the vectors (memory per chunk):
 // their rounding moves a cosine by about 0.002 at 384 dimensions, which reorders rows whose scores are that close.
 // Over chunks of 2,000 characters the ten best often are (SciFact, 100,000 chunks: recall@10 against an exact
-// float32 scan 0.965 walking graphs, 0.980 scanning every code). The best rows by code get their exact cosine,
+// float32 scan 0.965 walking graphs, 0.980 scanning every code). The best chunks by code get their exact cosine,
 // from the full-precision vectors the store keeps; reading them costs a page's worth, whatever the corpus.
 
 import type { ClientSnapshot } from '../serving/snapshot.ts';
@@ -18,7 +18,7 @@ export const DEFAULT_RANKED_ROWS = 10;
  * Chunks rescored at most: distinct texts, each read once for all its copies (more when a deep page needs more
  * ranked well).
  */
-export const DENSE_RESCORE_ROWS = 32;
+export const DENSE_RESCORE_CHUNKS = 32;
 /**
  * How far below the `ranked`-th best score by code a row can be and still belong above it: six times the spread of
  * a code's rounding error in a cosine (each component off by up to half a step, 1 / (scale * sqrt(12)) in all, about
