@@ -175,6 +175,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
         serving.flushCacheWrites();
         serving.close();
         await app.close();
+        // Rate-limit slots this process holds but did not hand out go back to the Clients' windows.
+        await services.rateLimiter.returnHeld();
         await recovered.catch(() => {});
         await segmentCache?.settled();
         await segmentBuilder.close();

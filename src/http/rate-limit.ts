@@ -1,13 +1,33 @@
 // Sliding-window rate limiting per resolved Client: every key of a Client draws on one budget, whichever api
 // process answers, because the windows live in the durable store. It sees only the Client, a bucket and a clock.
+//
+// A busy Client would cost a write to the store on every request. So while its window has plenty of room, a
+// process takes a batch of slots at once (sized to its own recent demand, at most a share of the room left)
+// and hands them to its next requests for a short lifetime, giving back the ones it did not hand out. The
+// store counts a batch as taken at the end of its lifetime, so no slot is counted later than the request that
+// used it: the limit holds in every window. A window with little room (the default 30 a minute always) is
+// decided request by request, exactly as without batches.
 
 /** The shared windows decisions are taken in (the control store keeps them, for every process). */
 export interface RateWindows {
-  takeSlots(clientId: string, buckets: readonly { bucket: string; limit: number }[], windowMs: number): Promise<{ allowed: boolean; retryAfterMs: number }>;
+  takeSlots(
+    clientId: string,
+    buckets: readonly { bucket: string; limit: number; wanted?: number }[],
+    windowMs: number,
+    batch?: { lifetimeMs: number; roomShare: number },
+  ): Promise<{ allowed: boolean; retryAfterMs: number; granted: number[]; stampedAt: number }>;
+  returnSlots(clientId: string, bucket: string, count: number, stampedAt: number): Promise<void>;
 }
 
 /** The window of RATE_LIMIT_PER_MINUTE. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/** How long a process may hand out the slots of a batch (and how much later than taken they are counted). */
+export const SLOT_BATCH_LIFETIME_MS = 1_000;
+/** The most slots one batch takes. */
+export const SLOT_BATCH_MAX = 64;
+/** A batch takes at most 1/16 of the room left in the window: below 32 slots of room, requests go one by one. */
+export const SLOT_BATCH_ROOM_SHARE = 16;
 
 /** The buckets: every protected route, and POST /search's additional counter. */
 export const RATE_BUCKETS = { all: 'all', search: 'search' } as const;
@@ -19,15 +39,37 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
+/** Slots counted in the store that this process hands out until `expiresAt`. */
+interface SlotBatch {
+  clientId: string;
+  bucket: RateBucket;
+  left: number;
+  expiresAt: number;
+  stampedAt: number;
+  timer: NodeJS.Timeout | null;
+}
+
+/** A (Client, bucket)'s batches and its demand: requests taken in the current and the previous lifetime. */
+interface BucketState {
+  batches: SlotBatch[];
+  periodStart: number;
+  current: number;
+  previous: number;
+}
+
 export class RateLimiter {
   private readonly rateLimits: RateWindows;
   private readonly limits: Record<RateBucket, number>;
   private readonly windowMs: number;
+  private readonly now: () => number;
+  private readonly states = new Map<string, BucketState>();
+  private readonly returning = new Set<Promise<void>>();
 
-  constructor(rateLimits: RateWindows, limits: Record<RateBucket, number>, windowMs = RATE_LIMIT_WINDOW_MS) {
+  constructor(rateLimits: RateWindows, limits: Record<RateBucket, number>, windowMs = RATE_LIMIT_WINDOW_MS, now: () => number = () => performance.now()) {
     this.rateLimits = rateLimits;
     this.limits = limits;
     this.windowMs = windowMs;
+    this.now = now;
   }
 
   /**
@@ -35,7 +77,99 @@ export class RateLimiter {
    * in none (POST /search draws on `all` and `search` together).
    */
   async take(clientId: string, ...buckets: RateBucket[]): Promise<RateDecision> {
-    const decision = await this.rateLimits.takeSlots(clientId, buckets.map((bucket) => ({ bucket, limit: this.limits[bucket] })), this.windowMs);
-    return { allowed: decision.allowed, retryAfterSeconds: decision.allowed ? 0 : Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
+    const now = this.now();
+    const states = buckets.map((bucket) => this.stateOf(clientId, bucket, now));
+    // A slot of a held batch is set aside before the store is asked for the other buckets, so that requests
+    // running meanwhile cannot hand it out too; it is put back if the store refuses.
+    const held = states.map((state) => takeHeld(state, now));
+    const missing = buckets.filter((_, at) => held[at] === null);
+    if (missing.length > 0) {
+      let decision: Awaited<ReturnType<RateWindows['takeSlots']>>;
+      try {
+        decision = await this.rateLimits.takeSlots(
+          clientId,
+          missing.map((bucket) => ({ bucket, limit: this.limits[bucket], wanted: Math.min(SLOT_BATCH_MAX, Math.max(1, this.stateOf(clientId, bucket, now).previous)) })),
+          this.windowMs,
+          { lifetimeMs: SLOT_BATCH_LIFETIME_MS, roomShare: SLOT_BATCH_ROOM_SHARE },
+        );
+      } catch (error) {
+        held.forEach((batch) => batch && this.putBack(batch));
+        throw error;
+      }
+      if (!decision.allowed) {
+        held.forEach((batch) => batch && this.putBack(batch));
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
+      }
+      missing.forEach((bucket, at) => {
+        if (decision.granted[at] > 1) this.hold(clientId, bucket, decision.granted[at] - 1, decision.stampedAt);
+      });
+    }
+    for (const state of states) state.current++;
+    return { allowed: true, retryAfterSeconds: 0 };
   }
+
+  /** Gives every slot still held back to the store (at shutdown, so that other processes can use them). */
+  async returnHeld(): Promise<void> {
+    for (const state of this.states.values()) for (const batch of [...state.batches]) this.expire(batch);
+    await Promise.all([...this.returning]);
+  }
+
+  private stateOf(clientId: string, bucket: RateBucket, now: number): BucketState {
+    const key = `${clientId}\u0000${bucket}`;
+    let state = this.states.get(key);
+    if (state === undefined) {
+      state = { batches: [], periodStart: now, current: 0, previous: 0 };
+      this.states.set(key, state);
+    }
+    if (now - state.periodStart >= SLOT_BATCH_LIFETIME_MS) {
+      // Demand is what one lifetime asked for; after an idle stretch, nothing.
+      state.previous = now - state.periodStart < 2 * SLOT_BATCH_LIFETIME_MS ? state.current : 0;
+      state.current = 0;
+      state.periodStart = now;
+    }
+    return state;
+  }
+
+  private hold(clientId: string, bucket: RateBucket, left: number, stampedAt: number): void {
+    const state = this.stateOf(clientId, bucket, this.now());
+    const batch: SlotBatch = { clientId, bucket, left, expiresAt: this.now() + SLOT_BATCH_LIFETIME_MS, stampedAt, timer: null };
+    batch.timer = setTimeout(() => this.expire(batch), SLOT_BATCH_LIFETIME_MS);
+    batch.timer.unref();
+    state.batches.push(batch);
+  }
+
+  private putBack(batch: SlotBatch): void {
+    const state = this.states.get(`${batch.clientId}\u0000${batch.bucket}`);
+    if (state?.batches.includes(batch)) batch.left++;
+    else this.giveBack(batch, 1);
+  }
+
+  /** Ends a batch: its slots are no longer handed out, and the ones left go back to the store. */
+  private expire(batch: SlotBatch): void {
+    const state = this.states.get(`${batch.clientId}\u0000${batch.bucket}`);
+    if (state === undefined || !state.batches.includes(batch)) return;
+    state.batches.splice(state.batches.indexOf(batch), 1);
+    if (batch.timer) clearTimeout(batch.timer);
+    if (state.batches.length === 0 && state.current === 0 && state.previous === 0) this.states.delete(`${batch.clientId}\u0000${batch.bucket}`);
+    if (batch.left > 0) this.giveBack(batch, batch.left);
+    batch.left = 0;
+  }
+
+  private giveBack(batch: SlotBatch, count: number): void {
+    // Failing to give slots back only leaves them counted until the window slides past them.
+    const returned = this.rateLimits.returnSlots(batch.clientId, batch.bucket, count, batch.stampedAt).catch(() => undefined);
+    this.returning.add(returned);
+    void returned.finally(() => this.returning.delete(returned));
+  }
+}
+
+/** Sets aside one slot of the first live batch with slots left; null when there is none. */
+function takeHeld(state: BucketState, now: number): SlotBatch | null {
+  for (const batch of state.batches) {
+    if (batch.left > 0 && now < batch.expiresAt) {
+      batch.left--;
+      return batch;
+    }
+  }
+  return null;
 }

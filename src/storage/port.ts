@@ -234,16 +234,44 @@ export interface AuthorityRepository {
   probe(): Promise<void>;
 }
 
+/** A bucket a request draws on. */
+export interface RateSlotRequest {
+  bucket: string;
+  limit: number;
+  /**
+   * Slots wanted (default 1, this request's own). More asks for a batch that the caller hands out to its
+   * next requests itself; it is granted only while the window has room for it (RateBatchPolicy).
+   */
+  wanted?: number;
+}
+
+/** When a store may count a batch of slots at once, and for how long the caller may hand them out. */
+export interface RateBatchPolicy {
+  /** The batch's slots are counted as taken this much later than now: a slot handed out within it is never counted early. */
+  lifetimeMs: number;
+  /** A batch takes at most this share of the room left in the window (room / roomShare slots). */
+  roomShare: number;
+}
+
 export interface RateWindowDecision {
   allowed: boolean;
   /** When refused: ms until the oldest hit in the window leaves it. */
   retryAfterMs: number;
+  /** When allowed: per bucket asked for, in order, the slots counted (1, or a batch). */
+  granted: number[];
+  /** When a batch was counted: the time (the store's clock) its slots were counted at, to give unused ones back. */
+  stampedAt: number;
 }
 
 /** Sliding rate-limit windows per (Client, bucket), shared by every process. */
 export interface RateLimitRepository {
-  /** Counts one request in every bucket if each window has room, all or nothing. */
-  takeSlots(clientId: string, buckets: readonly { bucket: string; limit: number }[], windowMs: number): Promise<RateWindowDecision>;
+  /**
+   * Counts one request in every bucket if each window has room, all or nothing; with a batch policy, a
+   * bucket that asks for more and has room for them counts a batch instead (RateSlotRequest.wanted).
+   */
+  takeSlots(clientId: string, buckets: readonly RateSlotRequest[], windowMs: number, batch?: RateBatchPolicy): Promise<RateWindowDecision>;
+  /** Uncounts up to `count` slots of a batch counted at `stampedAt` (those its taker did not hand out). */
+  returnSlots(clientId: string, bucket: string, count: number, stampedAt: number): Promise<void>;
 }
 
 /** Secrets shared by every process of a deployment, created by the first that asks. */

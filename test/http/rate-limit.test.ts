@@ -105,3 +105,90 @@ test('the running count follows the window over many slides', async () => {
     close();
   }
 });
+
+/** The limiters of sharedLimiters over stores that count their writes (takeSlots and returnSlots calls). */
+function countedLimiters(limits: { all: number; search: number }, clock: () => number) {
+  const dir = tempDataDir();
+  const path = join(dir, 'control.db');
+  const databases = [openDatabase(path, CONTROL_MIGRATIONS), openDatabase(path, CONTROL_MIGRATIONS)];
+  const writes = { take: 0, give: 0 };
+  const limiters = databases.map((db) => {
+    const store = new SqliteRateLimitRepository(db, clock);
+    const counted = {
+      takeSlots: (...args: Parameters<SqliteRateLimitRepository['takeSlots']>) => (writes.take++, store.takeSlots(...args)),
+      returnSlots: (...args: Parameters<SqliteRateLimitRepository['returnSlots']>) => (writes.give++, store.returnSlots(...args)),
+    };
+    return new RateLimiter(counted, limits, 60_000, clock);
+  });
+  const held = (bucket: string) => (databases[0].prepare('SELECT hits FROM rate_counts WHERE client_id = ? AND bucket = ?').get('c', bucket) as { hits: number } | undefined)?.hits ?? 0;
+  return {
+    a: limiters[0],
+    b: limiters[1],
+    writes,
+    held,
+    close() {
+      for (const db of databases) db.close();
+      removeDir(dir);
+    },
+  };
+}
+
+test('a busy Client takes its slots in batches: a store write every many requests, and never more than the limit', async () => {
+  let now = 1_000_000;
+  const { a, b, writes, held, close } = countedLimiters({ all: 1_000, search: 100_000 }, () => now);
+  try {
+    let allowed = 0;
+    // The first second: no demand known yet, so one store write a request.
+    for (let i = 0; i < 40; i++) allowed += Number((await a.take('c', 'all')).allowed) + Number((await b.take('c', 'all')).allowed);
+    assert.equal(writes.take, 80);
+    now += 1_000;
+    const before = writes.take;
+    for (let i = 0; i < 200; i++) allowed += Number((await a.take('c', 'all')).allowed) + Number((await b.take('c', 'all')).allowed);
+    assert.equal(allowed, 480);
+    assert.ok(writes.take - before <= 20, `${writes.take - before} store writes for 400 requests`);
+    // The window counts at least what was handed out, and at most that plus the slots still held.
+    assert.ok(held('all') >= allowed && held('all') <= allowed + 2 * 64, `window holds ${held('all')}, ${allowed} handed out`);
+    // Up to the limit: batches shrink with the room left, and a process may refuse while the other holds slots.
+    for (let i = 0; i < 400; i++) allowed += Number((await a.take('c', 'all')).allowed) + Number((await b.take('c', 'all')).allowed);
+    assert.ok(allowed <= 1_000, `${allowed} admitted against a limit of 1000`);
+    // Once both give back what they hold, every slot of the window is usable, and no more.
+    await a.returnHeld();
+    await b.returnHeld();
+    assert.equal(held('all'), allowed, 'the window counts exactly the requests admitted');
+    while ((await a.take('c', 'all')).allowed) allowed++;
+    assert.equal(allowed, 1_000);
+  } finally {
+    close();
+  }
+});
+
+test('a request refused by one bucket puts back the slot it set aside from another bucket\'s batch', async () => {
+  let now = 1_000_000;
+  const { a, held, close } = countedLimiters({ all: 10_000, search: 5 }, () => now);
+  try {
+    for (let i = 0; i < 100; i++) assert.equal((await a.take('c', 'all')).allowed, true);
+    now += 1_000;
+    // `all` now comes from a batch; `search` (room 5) is decided request by request.
+    let searches = 0;
+    for (let i = 0; i < 10; i++) searches += Number((await a.take('c', 'all', 'search')).allowed);
+    assert.equal(searches, 5);
+    await a.returnHeld();
+    assert.equal(held('all'), 105, 'the five refused searches took nothing from `all`, and the batch\'s unused slots went back');
+    assert.equal(held('search'), 5);
+  } finally {
+    close();
+  }
+});
+
+test('the default limit (30 a minute) is decided request by request: no slot is ever held back', async () => {
+  const { a, b, writes, close } = countedLimiters({ all: 30, search: 30 }, () => 2_000_000);
+  try {
+    const decisions: boolean[] = [];
+    for (let i = 0; i < 20; i++) decisions.push((await a.take('c', 'all')).allowed, (await b.take('c', 'all')).allowed);
+    assert.equal(decisions.filter(Boolean).length, 30);
+    assert.deepEqual(decisions.slice(0, 30), Array(30).fill(true), 'the first 30, alternating processes, all admitted');
+    assert.equal(writes.give, 0);
+  } finally {
+    close();
+  }
+});

@@ -260,7 +260,9 @@ for (const adapter of STORE_ADAPTERS) {
           { bucket: 'all', limit: 3 },
           { bucket: 'search', limit: 1 },
         ];
-        assert.deepEqual(await rateLimits.takeSlots('c1', both, windowMs), { allowed: true, retryAfterMs: 0 });
+        const first = await rateLimits.takeSlots('c1', both, windowMs);
+        assert.equal(first.allowed, true);
+        assert.deepEqual(first.granted, [1, 1], 'without a batch policy one slot a bucket');
         const refused = await rateLimits.takeSlots('c1', both, windowMs);
         assert.equal(refused.allowed, false, 'the search bucket is full');
         assert.ok(refused.retryAfterMs > 0 && refused.retryAfterMs <= windowMs, `retry after ${refused.retryAfterMs} ms`);
@@ -271,6 +273,31 @@ for (const adapter of STORE_ADAPTERS) {
         assert.equal((await rateLimits.takeSlots('c2', both, windowMs)).allowed, true, 'another Client has its own windows');
         await sleep(windowMs + 150);
         assert.equal((await rateLimits.takeSlots('c1', both, windowMs)).allowed, true, 'the window slid');
+      });
+    });
+
+    test('a rate window counts a batch only while it has room for it, and takes back the slots returned', async () => {
+      await withStore(adapter, async ({ storage, openAnother }) => {
+        const { rateLimits } = storage;
+        const policy = { lifetimeMs: 1_000, roomShare: 4 };
+        // Room 40: a batch of 10 wanted fits (40 / 4); another bucket with room 20 gets 5.
+        const batch = await rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 40, wanted: 10 }, { bucket: 'search', limit: 20, wanted: 10 }], 60_000, policy);
+        assert.equal(batch.allowed, true);
+        assert.deepEqual(batch.granted, [10, 5]);
+        // One wanted, or no policy: one slot.
+        assert.deepEqual((await rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 40, wanted: 1 }], 60_000, policy)).granted, [1]);
+        assert.deepEqual((await rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 40, wanted: 10 }], 60_000)).granted, [1]);
+        // 12 counted in `all`; 9 of the batch go back, from another opener (another process's store handle).
+        const other = await openAnother();
+        await other.rateLimits.returnSlots('c1', 'all', 9, batch.stampedAt);
+        await other.rateLimits.returnSlots('c1', 'all', 5, batch.stampedAt + 1);
+        let admitted = 0;
+        while ((await rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 40 }], 60_000)).allowed) admitted++;
+        assert.equal(admitted, 40 - 3, 'the 9 returned are free again; nothing at another time was taken back');
+        // A full window refuses a batch too; until its slots leave the window, the oldest is the batch's.
+        const refused = await rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 40, wanted: 10 }], 60_000, policy);
+        assert.equal(refused.allowed, false);
+        assert.ok(refused.retryAfterMs > 60_000 - 1_000 && refused.retryAfterMs <= 60_000 + 1_000, `a batch is counted as taken up to its lifetime later: ${refused.retryAfterMs}`);
       });
     });
 

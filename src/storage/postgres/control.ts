@@ -12,7 +12,9 @@ import type {
   AuthorityRecord,
   AuthorityRepository,
   DiscoveryRepository,
+  RateBatchPolicy,
   RateLimitRepository,
+  RateSlotRequest,
   RateWindowDecision,
   RecordedReadiness,
   SecretRepository,
@@ -125,17 +127,21 @@ export class PgRateLimitRepository implements RateLimitRepository {
   }
 
   /**
-   * One sliding window per (Client, bucket), shared by every process on every host: one request is counted
-   * in every bucket if each window has room, all or nothing (take_rate_slots, migrations.ts: one round trip).
+   * One sliding window per (Client, bucket), shared by every process on every host: one request (or a batch)
+   * is counted in every bucket if each window has room, all or nothing (take_rate_batch, migrations.ts: one
+   * round trip).
    */
-  async takeSlots(clientId: string, buckets: readonly { bucket: string; limit: number }[], windowMs: number): Promise<RateWindowDecision> {
-    const { rows } = await this.pool.query<{ allowed: boolean; retry_after_ms: number }>('SELECT allowed, retry_after_ms FROM take_rate_slots($1, $2::text[], $3::integer[], $4)', [
-      clientId,
-      buckets.map((entry) => entry.bucket),
-      buckets.map((entry) => entry.limit),
-      windowMs,
-    ]);
-    return { allowed: rows[0].allowed, retryAfterMs: rows[0].retry_after_ms };
+  async takeSlots(clientId: string, buckets: readonly RateSlotRequest[], windowMs: number, batch?: RateBatchPolicy): Promise<RateWindowDecision> {
+    const { rows } = await this.pool.query<{ allowed: boolean; retry_after_ms: string; granted: number[]; stamped_at: string }>(
+      'SELECT allowed, retry_after_ms, granted, stamped_at FROM take_rate_batch($1, $2::text[], $3::integer[], $4::integer[], $5, $6, $7)',
+      [clientId, buckets.map((entry) => entry.bucket), buckets.map((entry) => entry.limit), buckets.map((entry) => entry.wanted ?? 1), windowMs, batch?.lifetimeMs ?? 0, batch?.roomShare ?? 0],
+    );
+    const row = rows[0];
+    return { allowed: row.allowed, retryAfterMs: Number(row.retry_after_ms), granted: row.granted, stampedAt: Number(row.stamped_at) };
+  }
+
+  async returnSlots(clientId: string, bucket: string, count: number, stampedAt: number): Promise<void> {
+    await this.pool.query('SELECT return_rate_slots($1, $2, $3, $4)', [clientId, bucket, count, stampedAt]);
   }
 }
 

@@ -320,6 +320,69 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX jobs_claim_order ON jobs (status, next_run_at, seq);
   DROP INDEX jobs_runnable;
   `,
+  // Rate windows that count a batch of slots at once (RateBatchPolicy): take_rate_slots with, per bucket, the
+  // slots wanted; a bucket with room for more than one counts up to wanted (at most room / p_room_share),
+  // stamped p_lifetime ms later, and the decision says how many and when. return_rate_slots uncounts the ones
+  // a taker did not hand out. take_rate_slots stays for processes of the previous release during an upgrade.
+  `
+  CREATE FUNCTION take_rate_batch(p_client text, p_buckets text[], p_limits integer[], p_wanted integer[], p_window bigint, p_lifetime bigint, p_room_share integer,
+    OUT allowed boolean, OUT retry_after_ms bigint, OUT granted integer[], OUT stamped_at bigint)
+  LANGUAGE plpgsql AS $$
+  DECLARE
+    now_ms bigint := db_now_ms();
+    i integer;
+    expired integer;
+    held integer;
+    oldest bigint;
+    rooms integer[] := '{}';
+    slots integer;
+  BEGIN
+    PERFORM pg_advisory_xact_lock(${RATE_WINDOW_LOCK}, hashtext(p_client));
+    allowed := true;
+    retry_after_ms := 0;
+    granted := '{}';
+    stamped_at := now_ms;
+    FOR i IN 1 .. coalesce(array_length(p_buckets, 1), 0) LOOP
+      DELETE FROM rate_hits WHERE client_id = p_client AND bucket = p_buckets[i] AND at <= now_ms - p_window;
+      GET DIAGNOSTICS expired = ROW_COUNT;
+      IF expired > 0 THEN
+        UPDATE rate_counts SET hits = greatest(0, hits - expired) WHERE client_id = p_client AND bucket = p_buckets[i];
+      END IF;
+      SELECT hits INTO held FROM rate_counts WHERE client_id = p_client AND bucket = p_buckets[i];
+      rooms := rooms || (p_limits[i] - coalesce(held, 0));
+      IF coalesce(held, 0) >= p_limits[i] THEN
+        SELECT min(at) INTO oldest FROM rate_hits WHERE client_id = p_client AND bucket = p_buckets[i];
+        allowed := false;
+        retry_after_ms := greatest(retry_after_ms, coalesce(oldest, now_ms) + p_window - now_ms);
+      END IF;
+    END LOOP;
+    IF NOT allowed THEN
+      RETURN;
+    END IF;
+    stamped_at := now_ms + p_lifetime;
+    FOR i IN 1 .. coalesce(array_length(p_buckets, 1), 0) LOOP
+      slots := CASE WHEN p_room_share > 0 AND p_wanted[i] > 1 THEN greatest(1, least(p_wanted[i], rooms[i] / p_room_share)) ELSE 1 END;
+      INSERT INTO rate_hits (client_id, bucket, at)
+        SELECT p_client, p_buckets[i], CASE WHEN slots > 1 THEN stamped_at ELSE now_ms END FROM generate_series(1, slots);
+      INSERT INTO rate_counts (client_id, bucket, hits) VALUES (p_client, p_buckets[i], slots)
+        ON CONFLICT (client_id, bucket) DO UPDATE SET hits = rate_counts.hits + slots;
+      granted := granted || slots;
+    END LOOP;
+  END $$;
+
+  CREATE FUNCTION return_rate_slots(p_client text, p_bucket text, p_count integer, p_at bigint) RETURNS void
+  LANGUAGE plpgsql AS $$
+  DECLARE
+    returned integer;
+  BEGIN
+    PERFORM pg_advisory_xact_lock(${RATE_WINDOW_LOCK}, hashtext(p_client));
+    DELETE FROM rate_hits WHERE seq IN (SELECT seq FROM rate_hits WHERE client_id = p_client AND bucket = p_bucket AND at = p_at LIMIT p_count);
+    GET DIAGNOSTICS returned = ROW_COUNT;
+    IF returned > 0 THEN
+      UPDATE rate_counts SET hits = greatest(0, hits - returned) WHERE client_id = p_client AND bucket = p_bucket;
+    END IF;
+  END $$;
+  `,
 ];
 
 /**
