@@ -5,8 +5,8 @@
 // process takes a batch of slots at once (sized to its own recent demand, at most a share of the room left)
 // and hands them to its next requests for a short lifetime, giving back the ones it did not hand out. The
 // store counts a batch as taken at the end of its lifetime, so no slot is counted later than the request that
-// used it: the limit holds in every window. A window with little room (the default 30 a minute always) is
-// decided request by request, exactly as without batches.
+// used it: the limit holds in every window. A window with little room left (under SLOT_BATCH_MIN_ROOM; the
+// default 30 a minute always) is decided request by request, exactly as without batches.
 
 /** The shared windows decisions are taken in (the control store keeps them, for every process). */
 export interface RateWindows {
@@ -14,7 +14,7 @@ export interface RateWindows {
     clientId: string,
     buckets: readonly { bucket: string; limit: number; wanted?: number }[],
     windowMs: number,
-    batch?: { lifetimeMs: number; roomShare: number },
+    batch?: { lifetimeMs: number; roomShare: number; minRoom: number },
   ): Promise<{ allowed: boolean; retryAfterMs: number; granted: number[]; stampedAt: number }>;
   returnSlots(clientId: string, bucket: string, count: number, stampedAt: number): Promise<void>;
 }
@@ -26,8 +26,14 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 export const SLOT_BATCH_LIFETIME_MS = 1_000;
 /** The most slots one batch takes. */
 export const SLOT_BATCH_MAX = 64;
-/** A batch takes at most 1/16 of the room left in the window: below 32 slots of room, requests go one by one. */
+/** A batch takes at most 1/16 of the room left in the window. */
 export const SLOT_BATCH_ROOM_SHARE = 16;
+/**
+ * Below this much room left, requests go one by one. Slots another process holds could otherwise refuse a
+ * request a little before the limit; this way that can only happen to a Client that uses its last thousand
+ * slots within a batch's lifetime.
+ */
+export const SLOT_BATCH_MIN_ROOM = 1_024;
 
 /** The buckets: every protected route, and POST /search's additional counter. */
 export const RATE_BUCKETS = { all: 'all', search: 'search' } as const;
@@ -90,7 +96,7 @@ export class RateLimiter {
           clientId,
           missing.map((bucket) => ({ bucket, limit: this.limits[bucket], wanted: Math.min(SLOT_BATCH_MAX, Math.max(1, this.stateOf(clientId, bucket, now).previous)) })),
           this.windowMs,
-          { lifetimeMs: SLOT_BATCH_LIFETIME_MS, roomShare: SLOT_BATCH_ROOM_SHARE },
+          { lifetimeMs: SLOT_BATCH_LIFETIME_MS, roomShare: SLOT_BATCH_ROOM_SHARE, minRoom: SLOT_BATCH_MIN_ROOM },
         );
       } catch (error) {
         held.forEach((batch) => batch && this.putBack(batch));

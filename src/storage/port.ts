@@ -251,6 +251,8 @@ export interface RateBatchPolicy {
   lifetimeMs: number;
   /** A batch takes at most this share of the room left in the window (room / roomShare slots). */
   roomShare: number;
+  /** Below this much room left, one slot at a time: near its limit a window is decided request by request. */
+  minRoom: number;
 }
 
 export interface RateWindowDecision {

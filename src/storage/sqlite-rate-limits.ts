@@ -7,7 +7,7 @@ import type { RateBatchPolicy, RateLimitRepository, RateSlotRequest, RateWindowD
 
 /** Slots counted for a bucket with `room` left: a batch of up to `wanted` when the policy allows one, else 1. */
 export function slotsToCount(wanted: number, room: number, batch: RateBatchPolicy | undefined): number {
-  if (batch === undefined || wanted <= 1) return 1;
+  if (batch === undefined || wanted <= 1 || room < batch.minRoom) return 1;
   return Math.max(1, Math.min(wanted, Math.floor(room / batch.roomShare)));
 }
 

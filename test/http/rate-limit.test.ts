@@ -135,7 +135,7 @@ function countedLimiters(limits: { all: number; search: number }, clock: () => n
 
 test('a busy Client takes its slots in batches: a store write every many requests, and never more than the limit', async () => {
   let now = 1_000_000;
-  const { a, b, writes, held, close } = countedLimiters({ all: 1_000, search: 100_000 }, () => now);
+  const { a, b, writes, held, close } = countedLimiters({ all: 3_000, search: 100_000 }, () => now);
   try {
     let allowed = 0;
     // The first second: no demand known yet, so one store write a request.
@@ -149,14 +149,14 @@ test('a busy Client takes its slots in batches: a store write every many request
     // The window counts at least what was handed out, and at most that plus the slots still held.
     assert.ok(held('all') >= allowed && held('all') <= allowed + 2 * 64, `window holds ${held('all')}, ${allowed} handed out`);
     // Up to the limit: batches shrink with the room left, and a process may refuse while the other holds slots.
-    for (let i = 0; i < 400; i++) allowed += Number((await a.take('c', 'all')).allowed) + Number((await b.take('c', 'all')).allowed);
-    assert.ok(allowed <= 1_000, `${allowed} admitted against a limit of 1000`);
+    for (let i = 0; i < 1_400; i++) allowed += Number((await a.take('c', 'all')).allowed) + Number((await b.take('c', 'all')).allowed);
+    assert.ok(allowed <= 3_000, `${allowed} admitted against a limit of 3000`);
     // Once both give back what they hold, every slot of the window is usable, and no more.
     await a.returnHeld();
     await b.returnHeld();
     assert.equal(held('all'), allowed, 'the window counts exactly the requests admitted');
     while ((await a.take('c', 'all')).allowed) allowed++;
-    assert.equal(allowed, 1_000);
+    assert.equal(allowed, 3_000);
   } finally {
     close();
   }
@@ -180,13 +180,18 @@ test('a request refused by one bucket puts back the slot it set aside from anoth
   }
 });
 
-test('the default limit (30 a minute) is decided request by request: no slot is ever held back', async () => {
-  const { a, b, writes, close } = countedLimiters({ all: 30, search: 30 }, () => 2_000_000);
+test('a window with little room left is decided request by request: the last slots go to whichever process asks', async () => {
+  let now = 2_000_000;
+  const { a, b, writes, close } = countedLimiters({ all: 1_000, search: 100_000 }, () => now);
   try {
+    // Busy for a second, then busier: with under 1,024 slots of room no batch is ever taken.
+    for (let i = 0; i < 100; i++) await a.take('c', 'all');
+    now += 1_000;
     const decisions: boolean[] = [];
-    for (let i = 0; i < 20; i++) decisions.push((await a.take('c', 'all')).allowed, (await b.take('c', 'all')).allowed);
-    assert.equal(decisions.filter(Boolean).length, 30);
-    assert.deepEqual(decisions.slice(0, 30), Array(30).fill(true), 'the first 30, alternating processes, all admitted');
+    for (let i = 0; i < 500; i++) decisions.push((await a.take('c', 'all')).allowed, (await b.take('c', 'all')).allowed);
+    assert.deepEqual(decisions.slice(0, 900), Array(900).fill(true), 'alternating processes, every slot admitted');
+    assert.equal(decisions.filter(Boolean).length, 900);
+    assert.equal(writes.take, 1_100, 'a store write a request');
     assert.equal(writes.give, 0);
   } finally {
     close();

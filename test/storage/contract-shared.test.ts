@@ -279,12 +279,13 @@ for (const adapter of STORE_ADAPTERS) {
     test('a rate window counts a batch only while it has room for it, and takes back the slots returned', async () => {
       await withStore(adapter, async ({ storage, openAnother }) => {
         const { rateLimits } = storage;
-        const policy = { lifetimeMs: 1_000, roomShare: 4 };
+        const policy = { lifetimeMs: 1_000, roomShare: 4, minRoom: 10 };
         // Room 40: a batch of 10 wanted fits (40 / 4); another bucket with room 20 gets 5.
         const batch = await rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 40, wanted: 10 }, { bucket: 'search', limit: 20, wanted: 10 }], 60_000, policy);
         assert.equal(batch.allowed, true);
         assert.deepEqual(batch.granted, [10, 5]);
-        // One wanted, or no policy: one slot.
+        // Room under minRoom, one wanted, or no policy: one slot.
+        assert.deepEqual((await rateLimits.takeSlots('c1', [{ bucket: 'tight', limit: 9, wanted: 10 }], 60_000, policy)).granted, [1]);
         assert.deepEqual((await rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 40, wanted: 1 }], 60_000, policy)).granted, [1]);
         assert.deepEqual((await rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 40, wanted: 10 }], 60_000)).granted, [1]);
         // 12 counted in `all`; 9 of the batch go back, from another opener (another process's store handle).

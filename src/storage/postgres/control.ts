@@ -133,8 +133,8 @@ export class PgRateLimitRepository implements RateLimitRepository {
    */
   async takeSlots(clientId: string, buckets: readonly RateSlotRequest[], windowMs: number, batch?: RateBatchPolicy): Promise<RateWindowDecision> {
     const { rows } = await this.pool.query<{ allowed: boolean; retry_after_ms: string; granted: number[]; stamped_at: string }>(
-      'SELECT allowed, retry_after_ms, granted, stamped_at FROM take_rate_batch($1, $2::text[], $3::integer[], $4::integer[], $5, $6, $7)',
-      [clientId, buckets.map((entry) => entry.bucket), buckets.map((entry) => entry.limit), buckets.map((entry) => entry.wanted ?? 1), windowMs, batch?.lifetimeMs ?? 0, batch?.roomShare ?? 0],
+      'SELECT allowed, retry_after_ms, granted, stamped_at FROM take_rate_batch($1, $2::text[], $3::integer[], $4::integer[], $5, $6, $7, $8)',
+      [clientId, buckets.map((entry) => entry.bucket), buckets.map((entry) => entry.limit), buckets.map((entry) => entry.wanted ?? 1), windowMs, batch?.lifetimeMs ?? 0, batch?.roomShare ?? 0, batch?.minRoom ?? 0],
     );
     const row = rows[0];
     return { allowed: row.allowed, retryAfterMs: Number(row.retry_after_ms), granted: row.granted, stampedAt: Number(row.stamped_at) };

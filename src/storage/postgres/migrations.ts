@@ -321,11 +321,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   DROP INDEX jobs_runnable;
   `,
   // Rate windows that count a batch of slots at once (RateBatchPolicy): take_rate_slots with, per bucket, the
-  // slots wanted; a bucket with room for more than one counts up to wanted (at most room / p_room_share),
+  // slots wanted; a bucket with at least p_min_room left counts up to wanted (at most room / p_room_share),
   // stamped p_lifetime ms later, and the decision says how many and when. return_rate_slots uncounts the ones
   // a taker did not hand out. take_rate_slots stays for processes of the previous release during an upgrade.
   `
-  CREATE FUNCTION take_rate_batch(p_client text, p_buckets text[], p_limits integer[], p_wanted integer[], p_window bigint, p_lifetime bigint, p_room_share integer,
+  CREATE FUNCTION take_rate_batch(p_client text, p_buckets text[], p_limits integer[], p_wanted integer[], p_window bigint, p_lifetime bigint, p_room_share integer, p_min_room integer,
     OUT allowed boolean, OUT retry_after_ms bigint, OUT granted integer[], OUT stamped_at bigint)
   LANGUAGE plpgsql AS $$
   DECLARE
@@ -361,7 +361,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     END IF;
     stamped_at := now_ms + p_lifetime;
     FOR i IN 1 .. coalesce(array_length(p_buckets, 1), 0) LOOP
-      slots := CASE WHEN p_room_share > 0 AND p_wanted[i] > 1 THEN greatest(1, least(p_wanted[i], rooms[i] / p_room_share)) ELSE 1 END;
+      slots := CASE WHEN p_room_share > 0 AND p_wanted[i] > 1 AND rooms[i] >= p_min_room THEN greatest(1, least(p_wanted[i], rooms[i] / p_room_share)) ELSE 1 END;
       INSERT INTO rate_hits (client_id, bucket, at)
         SELECT p_client, p_buckets[i], CASE WHEN slots > 1 THEN stamped_at ELSE now_ms END FROM generate_series(1, slots);
       INSERT INTO rate_counts (client_id, bucket, hits) VALUES (p_client, p_buckets[i], slots)
