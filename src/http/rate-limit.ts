@@ -58,6 +58,8 @@ interface SlotBatch {
 /** A (Client, bucket)'s batches and its demand: requests taken in the current and the previous lifetime. */
 interface BucketState {
   batches: SlotBatch[];
+  /** A batch is being asked for (one at a time). */
+  asking: boolean;
   periodStart: number;
   current: number;
   previous: number;
@@ -83,33 +85,37 @@ export class RateLimiter {
    * in none (POST /search draws on `all` and `search` together).
    */
   async take(clientId: string, ...buckets: RateBucket[]): Promise<RateDecision> {
+    // The time before the store is asked: a batch it counts is stamped at its own later time plus the
+    // lifetime, so a batch that expires a lifetime after this moment is never handed out past its stamp.
     const now = this.now();
     const states = buckets.map((bucket) => this.stateOf(clientId, bucket, now));
-    // A slot of a held batch is set aside before the store is asked for the other buckets, so that requests
-    // running meanwhile cannot hand it out too; it is put back if the store refuses.
-    const held = states.map((state) => takeHeld(state, now));
-    const missing = buckets.filter((_, at) => held[at] === null);
-    if (missing.length > 0) {
-      let decision: Awaited<ReturnType<RateWindows['takeSlots']>>;
-      try {
-        decision = await this.rateLimits.takeSlots(
-          clientId,
-          missing.map((bucket) => ({ bucket, limit: this.limits[bucket], wanted: Math.min(SLOT_BATCH_MAX, Math.max(1, this.stateOf(clientId, bucket, now).previous)) })),
-          this.windowMs,
-          { lifetimeMs: SLOT_BATCH_LIFETIME_MS, roomShare: SLOT_BATCH_ROOM_SHARE, minRoom: SLOT_BATCH_MIN_ROOM },
-        );
-      } catch (error) {
-        held.forEach((batch) => batch && this.putBack(batch));
-        throw error;
+    // Held slots are used only when every bucket has one, synchronously: no slot is set aside across an await.
+    if (states.every((state) => hasHeld(state, now))) {
+      for (const state of states) {
+        takeHeld(state, now);
+        state.current++;
       }
-      if (!decision.allowed) {
-        held.forEach((batch) => batch && this.putBack(batch));
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
-      }
-      missing.forEach((bucket, at) => {
-        if (decision.granted[at] > 1) this.hold(clientId, bucket, decision.granted[at] - 1, decision.stampedAt);
-      });
+      return { allowed: true, retryAfterSeconds: 0 };
     }
+    // One batch asked for at a time per bucket: requests that miss meanwhile ask for their own slot only.
+    const wanted = states.map((state) => (state.asking ? 1 : Math.min(SLOT_BATCH_MAX, Math.max(1, state.previous))));
+    const asking = states.filter((_, at) => wanted[at] > 1);
+    for (const state of asking) state.asking = true;
+    let decision: Awaited<ReturnType<RateWindows['takeSlots']>>;
+    try {
+      decision = await this.rateLimits.takeSlots(
+        clientId,
+        buckets.map((bucket, at) => ({ bucket, limit: this.limits[bucket], wanted: wanted[at] })),
+        this.windowMs,
+        { lifetimeMs: SLOT_BATCH_LIFETIME_MS, roomShare: SLOT_BATCH_ROOM_SHARE, minRoom: SLOT_BATCH_MIN_ROOM },
+      );
+    } finally {
+      for (const state of asking) state.asking = false;
+    }
+    if (!decision.allowed) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
+    buckets.forEach((bucket, at) => {
+      if (decision.granted[at] > 1) this.hold(clientId, bucket, decision.granted[at] - 1, decision.stampedAt, now + SLOT_BATCH_LIFETIME_MS);
+    });
     for (const state of states) state.current++;
     return { allowed: true, retryAfterSeconds: 0 };
   }
@@ -124,7 +130,7 @@ export class RateLimiter {
     const key = `${clientId}\u0000${bucket}`;
     let state = this.states.get(key);
     if (state === undefined) {
-      state = { batches: [], periodStart: now, current: 0, previous: 0 };
+      state = { batches: [], asking: false, periodStart: now, current: 0, previous: 0 };
       this.states.set(key, state);
     }
     if (now - state.periodStart >= SLOT_BATCH_LIFETIME_MS) {
@@ -136,18 +142,12 @@ export class RateLimiter {
     return state;
   }
 
-  private hold(clientId: string, bucket: RateBucket, left: number, stampedAt: number): void {
+  private hold(clientId: string, bucket: RateBucket, left: number, stampedAt: number, expiresAt: number): void {
     const state = this.stateOf(clientId, bucket, this.now());
-    const batch: SlotBatch = { clientId, bucket, left, expiresAt: this.now() + SLOT_BATCH_LIFETIME_MS, stampedAt, timer: null };
-    batch.timer = setTimeout(() => this.expire(batch), SLOT_BATCH_LIFETIME_MS);
+    const batch: SlotBatch = { clientId, bucket, left, expiresAt, stampedAt, timer: null };
+    batch.timer = setTimeout(() => this.expire(batch), Math.max(0, expiresAt - this.now()));
     batch.timer.unref();
     state.batches.push(batch);
-  }
-
-  private putBack(batch: SlotBatch): void {
-    const state = this.states.get(`${batch.clientId}\u0000${batch.bucket}`);
-    if (state?.batches.includes(batch)) batch.left++;
-    else this.giveBack(batch, 1);
   }
 
   /** Ends a batch: its slots are no longer handed out, and the ones left go back to the store. */
@@ -156,26 +156,26 @@ export class RateLimiter {
     if (state === undefined || !state.batches.includes(batch)) return;
     state.batches.splice(state.batches.indexOf(batch), 1);
     if (batch.timer) clearTimeout(batch.timer);
-    if (state.batches.length === 0 && state.current === 0 && state.previous === 0) this.states.delete(`${batch.clientId}\u0000${batch.bucket}`);
+    if (state.batches.length === 0 && !state.asking && state.current === 0 && state.previous === 0) this.states.delete(`${batch.clientId}\u0000${batch.bucket}`);
     if (batch.left > 0) this.giveBack(batch, batch.left);
     batch.left = 0;
   }
 
   private giveBack(batch: SlotBatch, count: number): void {
-    // Failing to give slots back only leaves them counted until the window slides past them.
+    // Failing to give slots back (or a process that dies holding some) only leaves them counted until the
+    // window slides past them: at most a minute and a second, and only while the window had 1,024 slots of room.
     const returned = this.rateLimits.returnSlots(batch.clientId, batch.bucket, count, batch.stampedAt).catch(() => undefined);
     this.returning.add(returned);
     void returned.finally(() => this.returning.delete(returned));
   }
 }
 
-/** Sets aside one slot of the first live batch with slots left; null when there is none. */
-function takeHeld(state: BucketState, now: number): SlotBatch | null {
-  for (const batch of state.batches) {
-    if (batch.left > 0 && now < batch.expiresAt) {
-      batch.left--;
-      return batch;
-    }
-  }
-  return null;
+function hasHeld(state: BucketState, now: number): boolean {
+  return state.batches.some((batch) => batch.left > 0 && now < batch.expiresAt);
+}
+
+/** Hands out one slot of the first live batch with slots left. */
+function takeHeld(state: BucketState, now: number): void {
+  const batch = state.batches.find((held) => held.left > 0 && now < held.expiresAt);
+  if (batch) batch.left--;
 }

@@ -111,11 +111,11 @@ function countedLimiters(limits: { all: number; search: number }, clock: () => n
   const dir = tempDataDir();
   const path = join(dir, 'control.db');
   const databases = [openDatabase(path, CONTROL_MIGRATIONS), openDatabase(path, CONTROL_MIGRATIONS)];
-  const writes = { take: 0, give: 0 };
+  const writes = { take: 0, give: 0, batchAsks: 0 };
   const limiters = databases.map((db) => {
     const store = new SqliteRateLimitRepository(db, clock);
     const counted = {
-      takeSlots: (...args: Parameters<SqliteRateLimitRepository['takeSlots']>) => (writes.take++, store.takeSlots(...args)),
+      takeSlots: (...args: Parameters<SqliteRateLimitRepository['takeSlots']>) => (writes.take++, (writes.batchAsks += Number(args[1].some((bucket) => (bucket.wanted ?? 1) > 1))), store.takeSlots(...args)),
       returnSlots: (...args: Parameters<SqliteRateLimitRepository['returnSlots']>) => (writes.give++, store.returnSlots(...args)),
     };
     return new RateLimiter(counted, limits, 60_000, clock);
@@ -162,7 +162,7 @@ test('a busy Client takes its slots in batches: a store write every many request
   }
 });
 
-test('a request refused by one bucket puts back the slot it set aside from another bucket\'s batch', async () => {
+test('a request refused by one bucket takes nothing from the other bucket, held batch or window', async () => {
   let now = 1_000_000;
   const { a, held, close } = countedLimiters({ all: 10_000, search: 5 }, () => now);
   try {
@@ -193,6 +193,23 @@ test('a window with little room left is decided request by request: the last slo
     assert.equal(decisions.filter(Boolean).length, 900);
     assert.equal(writes.take, 1_100, 'a store write a request');
     assert.equal(writes.give, 0);
+  } finally {
+    close();
+  }
+});
+
+test('requests in flight together ask for one batch between them, not one each', async () => {
+  let now = 3_000_000;
+  const { a, writes, held, close } = countedLimiters({ all: 100_000, search: 100_000 }, () => now);
+  try {
+    for (let i = 0; i < 100; i++) await a.take('c', 'all');
+    now += 1_000;
+    const asksBefore = writes.batchAsks;
+    const decisions = await Promise.all(Array.from({ length: 16 }, () => a.take('c', 'all')));
+    assert.ok(decisions.every((decision) => decision.allowed));
+    assert.equal(writes.batchAsks - asksBefore, 1, 'one of the 16 asked for a batch; the others for their own slot');
+    await a.returnHeld();
+    assert.equal(held('all'), 116);
   } finally {
     close();
   }
