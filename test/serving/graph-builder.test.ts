@@ -1,12 +1,13 @@
 // HNSW graphs built in graph processes through the graph cache in the data directory: a graph of the same
 // codes is mapped again rather than rebuilt (another api process, or this one after a restart), a damaged
 // file is rebuilt rather than mapped, one process builds while the others wait on its lock, a lock of a dead
-// process is taken over, the cache keeps to its budget, and a bad input or shutdown fails the build legibly.
+// process is taken over, the cache keeps to its budget, a bad input or shutdown fails the build legibly, and
+// a builder whose event loop is busy (an api process under load) still hands its codes over at once.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { GraphBuilder } from '../../src/serving/graph-builder.ts';
 import { graphKey, partialPaths, storeGraph } from '../../src/serving/graph-cache.ts';
@@ -126,9 +127,16 @@ test('the cache keeps to its budget, least recently used first, and a bad input 
     assert.deepEqual(graphFiles(dir).map((name) => name.split('.')[0]), [graphKey(codes[2], DIMENSIONS)]);
 
     await assert.rejects(builder.graphOf(new Int8Array(DIMENSIONS + 1), DIMENSIONS), /are not rows of 32 dimensions/);
-    const building = builder.graphOf(randomCodes(20_000, 24), DIMENSIONS);
+    // Closed before its process started (its codes still being written), a build fails as closed...
+    const early = builder.graphOf(randomCodes(20_000, 24), DIMENSIONS);
+    const closing = new GraphBuilder({ dir, budgetBytes: 1 });
+    const beforeSpawn = closing.graphOf(randomCodes(20_000, 25), DIMENSIONS);
+    closing.close();
+    await assert.rejects(beforeSpawn, /graph builder is closed/);
+    // ...and closed while its process runs, by that process's end.
+    while (builder.building === 0) await new Promise((resolve) => setImmediate(resolve));
     builder.close();
-    await assert.rejects(building, /graph process ended with SIGTERM/);
+    await assert.rejects(early, /graph process ended with SIGTERM/);
     await assert.rejects(builder.graphOf(codes[0], DIMENSIONS), /closed/);
   } finally {
     builder.close();
@@ -149,6 +157,32 @@ test('identical rows share one vector of the graph, and a proposed group stands 
     const [group] = graph.nearestGroups(rowVector(codes, 642), 1);
     const { starts, members } = graph.groups;
     assert.deepEqual([...members.subarray(starts[group], starts[group + 1])], [42, 342, 642], 'the group of row 642 holds its copies');
+  } finally {
+    builder.close();
+    removeDir(data);
+  }
+});
+
+test('the codes reach the graph process whole while the api process is busy: the graph is built with its event loop blocked', async () => {
+  const data = tempDataDir();
+  const dir = join(data, 'graphs');
+  // 4 MiB of codes (64 pipe buffers), of 200 distinct rows so that the build itself is quick.
+  const distinct = randomCodes(200, 41);
+  const rows = (4 << 20) / DIMENSIONS;
+  const codes = new Int8Array(rows * DIMENSIONS);
+  for (let row = 0; row < rows; row++) codes.set(distinct.subarray((row % 200) * DIMENSIONS, ((row % 200) + 1) * DIMENSIONS), row * DIMENSIONS);
+  const builder = new GraphBuilder({ dir, budgetBytes: 1 << 30 });
+  try {
+    const building = builder.graphOf(codes, DIMENSIONS);
+    while (builder.building === 0) await new Promise((resolve) => setImmediate(resolve));
+    // From here this thread never yields until the graph is in the cache: nothing it would have to pump can be
+    // what the graph process waits for.
+    const deadline = Date.now() + 60_000;
+    while (!(existsSync(dir) && readdirSync(dir).some((name) => name.endsWith('.usearch'))) && Date.now() < deadline) {
+      // busy, as an event loop answering searches back to back
+    }
+    assert.equal(graphFiles(dir).length, 1, 'the graph was built while this thread never yielded');
+    assert.equal((await building).nodes, 200);
   } finally {
     builder.close();
     removeDir(data);
