@@ -1,7 +1,7 @@
 // SPEC.md search rule 12 where a search really reads over the network: the query embedding by a remote
 // (OpenAI-compatible) embedder and the http reranker, both played by a real local HTTP server that can drop
 // its connections. One drop is retried; a second gives 503 internal_error with Retry-After 1; other
-// transport errors are not retried.
+// transport errors are not retried. A search waiting on either holds up no other search of its api process.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,7 +33,20 @@ function answerOrFault(mode: Mode, answer: () => FakeAnswer): FakeAnswer {
   return answer();
 }
 
-function handle(request: RecordedRequest): FakeAnswer {
+/** Requests of kind `heldKind` whose texts include HELD_WORD wait for `held` (a slow provider). */
+const HELD_WORD = 'stalled';
+let heldKind: 'embed' | 'rerank' = 'embed';
+let releaseHeld: () => void = () => {};
+let held: Promise<void> = Promise.resolve();
+
+const kindOf = (request: RecordedRequest) => (request.url.includes('rerank') ? 'rerank' : 'embed');
+const isHeld = (request: RecordedRequest) => kindOf(request) === heldKind && JSON.stringify(request.body).includes(HELD_WORD);
+
+function handle(request: RecordedRequest): FakeAnswer | Promise<FakeAnswer> {
+  return isHeld(request) ? held.then(() => answer(request)) : answer(request);
+}
+
+function answer(request: RecordedRequest): FakeAnswer {
   if (request.url.includes('rerank')) {
     const documents = (request.body as { documents: string[] }).documents;
     // Scores reverse the fused order, so a reranked page is recognisable.
@@ -49,6 +62,8 @@ let server: TestServer;
 before(async () => {
   provider = await startFakeProvider(handle);
   server = await startTestServer({
+    // One api process: a search that waits and the searches answered meanwhile are the same process's.
+    API_PROCESSES: '1',
     EMBEDDING_PROVIDER: 'openai',
     EMBEDDING_URL: provider.url,
     EMBEDDING_MODEL: 'toy',
@@ -174,3 +189,27 @@ test('the http reranker: one drop is retried and the page is reranked; a second 
   assert.equal(failing, 1, 'not retried');
   rerankMode = 'answer';
 });
+
+for (const wait of ['embed', 'rerank'] as const) {
+  test(`a search waiting on the ${wait === 'embed' ? 'remote embedder' : 'http reranker'} lets other searches answer meanwhile`, { timeout: 60_000 }, async () => {
+    heldKind = wait;
+    held = new Promise((resolve) => (releaseHeld = resolve));
+    try {
+      const body = wait === 'embed' ? { query: `${HELD_WORD} ledger`, alpha: 1 } : { query: `${HELD_WORD} ledger`, rerank: true };
+      const waiting = api(server.url, '/search', { key: KEYS.alpha, body });
+      // Once the provider holds its request, the search is waiting on it.
+      while (!provider.requests.some(isHeld)) await new Promise((resolve) => setTimeout(resolve, 5));
+      for (const query of ['ledger', 'summary']) {
+        const other = await api(server.url, '/search', { key: KEYS.alpha, body: { query, rerank: wait === 'rerank' } });
+        assert.equal(other.status, 200, other.text);
+        assert.ok(other.json.results.length > 0);
+      }
+      releaseHeld();
+      const answered = await waiting;
+      assert.equal(answered.status, 200, answered.text);
+      if (wait === 'rerank') assert.equal(answered.json.meta.retrieval.reranked, true);
+    } finally {
+      releaseHeld();
+    }
+  });
+}
