@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, open, rm } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AnnGraph } from './ann-index.ts';
@@ -24,6 +25,19 @@ export interface GraphCacheOptions {
   dir: string;
   /** Finished graphs beyond this many bytes are removed, least recently used first. */
   budgetBytes: number;
+}
+
+/**
+ * A temporary file whose name is removed as soon as it is open: its space is returned when the last descriptor
+ * of it closes, so that codes are never left behind in the temporary directory, even by a process that dies.
+ */
+async function openNamelessFile(): Promise<FileHandle> {
+  const dir = await mkdtemp(join(tmpdir(), 'hds-graph-codes-'));
+  try {
+    return await open(join(dir, 'codes'), 'w+');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 export class GraphBuilder {
@@ -48,20 +62,17 @@ export class GraphBuilder {
 
   private async run(codes: Int8Array, dimensions: number): Promise<CachedGraph> {
     if (this.closed) throw new Error('graph builder is closed');
-    const dir = await mkdtemp(join(tmpdir(), 'hds-graph-codes-'));
+    const file = await openNamelessFile();
+    let building: Promise<CachedGraph>;
     try {
-      const file = await open(join(dir, 'codes'), 'w+');
-      try {
-        // One write call in the thread pool (a regular file takes it whole), then the process reads it from offset 0.
-        await file.write(Buffer.from(codes.buffer, codes.byteOffset, codes.byteLength), 0, codes.byteLength, 0);
-        if (this.closed) throw new Error('graph builder is closed');
-        return await this.spawnProcess(file.fd, dimensions);
-      } finally {
-        await file.close();
-      }
+      // One write call in the thread pool (a regular file takes it whole), then the process reads it from offset 0.
+      await file.write(Buffer.from(codes.buffer, codes.byteOffset, codes.byteLength), 0, codes.byteLength, 0);
+      if (this.closed) throw new Error('graph builder is closed');
+      building = this.spawnProcess(file.fd, dimensions);
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await file.close(); // the graph process has its own descriptor of it
     }
+    return building;
   }
 
   private spawnProcess(codesFd: number, dimensions: number): Promise<CachedGraph> {
