@@ -105,7 +105,7 @@ class GroupedVersionHit implements VersionHit {
 
 /**
  * The hits with the best `count` first, in rank order, and the rest after them in no particular order: a page
- * needs its rows ranked, while totals and evidence checks only need every hit counted.
+ * needs its rows ranked, while totals and evidence checks only need every hit counted. Rearranges `hits`.
  */
 export function rankHead(hits: VersionHit[], count: number): VersionHit[] {
   if (count >= hits.length / 4) return hits.sort(compareVersionHits);
@@ -135,10 +135,13 @@ export function rankHead(hits: VersionHit[], count: number): VersionHit[] {
       i = worst;
     }
   }
+  // In place: the others move to the back (in no particular order), the head in rank order to the front.
   const head = new Set(heap);
   heap.sort(compareVersionHits);
-  for (const hit of hits) if (!head.has(hit)) heap.push(hit);
-  return heap;
+  let back = hits.length;
+  for (let i = hits.length - 1; i >= 0; i--) if (!head.has(hits[i])) hits[--back] = hits[i];
+  for (let i = 0; i < heap.length; i++) hits[i] = heap[i];
+  return hits;
 }
 
 /**
