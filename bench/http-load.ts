@@ -1,15 +1,18 @@
 // HTTP load on POST /search against the real service started as a child process (`node src/main.ts`), once
 // per API_PROCESSES value, over one seeded DATA_DIR. The load comes from autocannon in a third process (this
 // file started again with --runner), so neither the server nor the process that manages it generates it.
-// Reports requests/s, p50/p99 latency, non-2xx and errors per run, and the speedup of 2 api processes over 1
-// (goal: >= 1.5x).
+// Reports requests/s, p50/p99 latency, non-2xx and errors per run, the api processes' CPU per request, and the
+// speedup of 2 api processes over 1 (goal: >= 1.5x). `--rounds N` loads each service N times after one warm-up
+// and reports every round and their median: a shared machine's speed moves a single run by 20% or more, and
+// the CPU per request shows whether a slow round was the service or the machine.
 //
 // The load generator is wrk (Debian package `wrk`, a small C program, so it takes little of the 2 cores from
 // the service) when it is installed, else autocannon; `--generator` chooses.
 // The store is SQLite (DATA_DIR) unless `--store postgres` runs the service on a throwaway local PostgreSQL
 // cluster (bench-store.ts).
 // Usage: node bench/http-load.ts [--chunks 100000] [--connections 16] [--duration 20] [--processes 1,2]
-//                                [--warmup 200] [--alpha A] [--generator wrk|autocannon] [--store sqlite|postgres]
+//                                [--warmup 200] [--rounds 1] [--alpha A] [--generator wrk|autocannon]
+//                                [--store sqlite|postgres]
 // (`npm run bench:http-load -- --chunks 5000 --duration 5` for a quick run.)
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -122,6 +125,11 @@ function runWrk(config: RunnerConfig, script: string, seconds: number): WrkFigur
   return JSON.parse(line) as WrkFigures;
 }
 
+/** The figures of a warm-up alone (a runner with durationSeconds 0 only warms the service up). */
+function warmupOnly(non2xx: number, errors: number): LoadFigures {
+  return { requestsPerSecond: 0, latencyP50Ms: 0, latencyP99Ms: 0, latencyMeanMs: 0, ok2xx: 0, non2xx: 0, errors: 0, timeouts: 0, durationSeconds: 0, warmupNon2xx: non2xx, warmupErrors: errors };
+}
+
 /** wrk has no request count for a warm-up, so it warms up for about the time `warmupRequests` take at 100/s. */
 function runLoadWithWrk(config: RunnerConfig): LoadFigures {
   const dir = mkdtempSync(join(tmpdir(), 'hds-wrk-'));
@@ -129,6 +137,7 @@ function runLoadWithWrk(config: RunnerConfig): LoadFigures {
     const script = join(dir, 'search.lua');
     writeFileSync(script, wrkScript(config.key, trainQueries().map((query) => searchBody(query, config.alpha))));
     const warmup = config.warmupRequests > 0 ? runWrk(config, script, Math.max(1, Math.ceil(config.warmupRequests / 100))) : null;
+    if (config.durationSeconds === 0) return warmupOnly(warmup?.status ?? 0, warmup ? warmup.connect + warmup.read + warmup.write : 0);
     const run = runWrk(config, script, config.durationSeconds);
     const durationSeconds = run.durationUs / 1e6;
     return {
@@ -163,6 +172,7 @@ async function runLoad(config: RunnerConfig): Promise<LoadFigures> {
     requests: [{ setupRequest: (request: object) => ({ ...request, body: searchBody(queries[next++ % queries.length], config.alpha) }) }],
   };
   const warmup = config.warmupRequests > 0 ? await autocannon({ ...options, amount: config.warmupRequests }) : null;
+  if (config.durationSeconds === 0) return warmupOnly(warmup?.non2xx ?? 0, warmup?.errors ?? 0);
   const result = await autocannon({ ...options, duration: config.durationSeconds });
   return {
     requestsPerSecond: result.requests.average,
@@ -330,6 +340,10 @@ async function waitForGraphs(port: number): Promise<void> {
 
 interface RunRow {
   apiProcesses: number;
+  /** 1-based; 0 for the median of a service's rounds. */
+  round: number;
+  /** CPU seconds of the service's api processes (and their threads) per answered request, in milliseconds. */
+  apiCpuMsPerRequest: number;
   readySeconds: number;
   firstSearchSeconds: number;
   allSearchableSeconds: number;
@@ -343,14 +357,17 @@ function positiveInt(name: string, value: string): number {
   return parsed;
 }
 
-function printTable(rows: RunRow[]): void {
-  const header = ['API_PROCESSES', 'req/s (mean)', 'p50 ms', 'p99 ms', 'mean ms', '2xx', 'non-2xx', 'errors', 'timeouts', 'ready s', 'first search s'];
+/** `rounds`: per service; the RSS shown is the one after its last round. */
+function printTable(rows: RunRow[], rounds: number): void {
+  const header = ['API_PROCESSES', 'round', 'req/s (mean)', 'p50 ms', 'p99 ms', 'mean ms', 'api CPU ms/req', '2xx', 'non-2xx', 'errors', 'timeouts', 'ready s', 'first search s'];
   const lines = rows.map((row) => [
     String(row.apiProcesses),
+    row.round === 0 ? 'median' : String(row.round),
     row.figures.requestsPerSecond.toFixed(1),
     row.figures.latencyP50Ms.toFixed(1),
     row.figures.latencyP99Ms.toFixed(1),
     row.figures.latencyMeanMs.toFixed(1),
+    row.apiCpuMsPerRequest.toFixed(2),
     String(row.figures.ok2xx),
     String(row.figures.non2xx),
     String(row.figures.errors),
@@ -363,7 +380,40 @@ function printTable(rows: RunRow[]): void {
   console.log(format(header));
   console.log(widths.map((width) => '-'.repeat(width)).join('  '));
   for (const line of lines) console.log(format(line));
-  for (const row of rows) console.log(`API_PROCESSES=${row.apiProcesses}: RSS ${row.memory}`);
+  for (const row of rows) if (row.round === rounds) console.log(`API_PROCESSES=${row.apiProcesses}: RSS after the last round ${row.memory}`);
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/** The median of each figure over a service's rounds, as a row of its own (round 0). */
+function medianRow(rounds: RunRow[]): RunRow {
+  const of = (pick: (row: RunRow) => number) => median(rounds.map(pick));
+  const first = rounds[0];
+  return {
+    ...first,
+    round: 0,
+    apiCpuMsPerRequest: of((row) => row.apiCpuMsPerRequest),
+    figures: {
+      ...first.figures,
+      requestsPerSecond: of((row) => row.figures.requestsPerSecond),
+      latencyP50Ms: of((row) => row.figures.latencyP50Ms),
+      latencyP99Ms: of((row) => row.figures.latencyP99Ms),
+      latencyMeanMs: of((row) => row.figures.latencyMeanMs),
+      ok2xx: rounds.reduce((sum, row) => sum + row.figures.ok2xx, 0),
+      non2xx: rounds.reduce((sum, row) => sum + row.figures.non2xx, 0),
+      errors: rounds.reduce((sum, row) => sum + row.figures.errors, 0),
+      timeouts: rounds.reduce((sum, row) => sum + row.figures.timeouts, 0),
+    },
+  };
+}
+
+/** CPU seconds of the service's api processes so far. */
+function apiCpuSeconds(supervisorPid: number): number {
+  return serviceMemory(supervisorPid).filter((entry) => entry.role === 'api').reduce((sum, entry) => sum + entry.cpuSeconds, 0);
 }
 
 async function main(): Promise<void> {
@@ -375,6 +425,7 @@ async function main(): Promise<void> {
       duration: { type: 'string', default: '20' },
       processes: { type: 'string', default: '1,2' },
       warmup: { type: 'string', default: '200' },
+      rounds: { type: 'string', default: '1' },
       alpha: { type: 'string' },
       generator: { type: 'string' },
     },
@@ -383,6 +434,7 @@ async function main(): Promise<void> {
   const chunks = positiveInt('chunks', values.chunks);
   const connections = positiveInt('connections', values.connections);
   const durationSeconds = positiveInt('duration', values.duration);
+  const rounds = positiveInt('rounds', values.rounds);
   const warmupRequests = Number(values.warmup);
   if (!Number.isInteger(warmupRequests) || warmupRequests < 0) throw new Error(`--warmup must be a non-negative integer, got "${values.warmup}"`);
   const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
@@ -434,15 +486,26 @@ async function main(): Promise<void> {
         const graphsStarted = performance.now();
         await waitForGraphs(port);
         console.log(`  HNSW graphs built ${((performance.now() - graphsStarted) / 1000).toFixed(1)} s later; RSS ${formatMemory(serviceMemory(service.pid))}`);
-        console.log(`  load: ${connections} connections for ${durationSeconds} s after ${warmupRequests} warm-up requests`);
-        const figures = await spawnRunner({ generator, alpha, url: `http://127.0.0.1:${port}`, key: KEY, connections, durationSeconds, warmupRequests });
-        if (service.hasExited()) throw new Error(`service exited during the load:\n${service.outputTail()}`);
-        if (figures.warmupNon2xx > 0 || figures.warmupErrors > 0) console.warn(`  warning: warm-up had ${figures.warmupNon2xx} non-2xx answers and ${figures.warmupErrors} errors`);
-        if (figures.non2xx > 0 || figures.errors > 0) console.warn(`  warning: ${figures.non2xx} non-2xx answers and ${figures.errors} errors: figures are not comparable`);
-        console.log(`  ${figures.requestsPerSecond.toFixed(1)} requests/s, p50 ${figures.latencyP50Ms.toFixed(1)} ms, p99 ${figures.latencyP99Ms.toFixed(1)} ms`);
-        const memory = formatMemory(serviceMemory(service.pid));
-        console.log(`  RSS after the load: ${memory}`);
-        rows.push({ apiProcesses, readySeconds, firstSearchSeconds, allSearchableSeconds, figures, memory });
+        console.log(`  load: ${connections} connections for ${durationSeconds} s${rounds > 1 ? `, ${rounds} rounds,` : ''} after ${warmupRequests} warm-up requests`);
+        const runner = { generator, alpha, url: `http://127.0.0.1:${port}`, key: KEY, connections, durationSeconds };
+        if (warmupRequests > 0) {
+          const warmup = await spawnRunner({ ...runner, durationSeconds: 0, warmupRequests });
+          if (warmup.warmupNon2xx > 0 || warmup.warmupErrors > 0) console.warn(`  warning: warm-up had ${warmup.warmupNon2xx} non-2xx answers and ${warmup.warmupErrors} errors`);
+        }
+        const serviceRounds: RunRow[] = [];
+        for (let round = 1; round <= rounds; round++) {
+          const cpuBefore = apiCpuSeconds(service.pid);
+          const figures = await spawnRunner({ ...runner, warmupRequests: 0 });
+          const apiCpuMsPerRequest = ((apiCpuSeconds(service.pid) - cpuBefore) * 1000) / Math.max(1, figures.ok2xx + figures.non2xx);
+          if (service.hasExited()) throw new Error(`service exited during the load:\n${service.outputTail()}`);
+          if (figures.non2xx > 0 || figures.errors > 0) console.warn(`  warning: ${figures.non2xx} non-2xx answers and ${figures.errors} errors: figures are not comparable`);
+          console.log(`  ${rounds > 1 ? `round ${round}: ` : ''}${figures.requestsPerSecond.toFixed(1)} requests/s, p50 ${figures.latencyP50Ms.toFixed(1)} ms, p99 ${figures.latencyP99Ms.toFixed(1)} ms, api CPU ${apiCpuMsPerRequest.toFixed(2)} ms per request`);
+          const memory = formatMemory(serviceMemory(service.pid));
+          console.log(`  RSS after the load: ${memory}`);
+          serviceRounds.push({ apiProcesses, round, apiCpuMsPerRequest, readySeconds, firstSearchSeconds, allSearchableSeconds, figures, memory });
+        }
+        rows.push(...serviceRounds);
+        if (rounds > 1) rows.push(medianRow(serviceRounds));
       } finally {
         await service.stop();
       }
@@ -454,10 +517,12 @@ async function main(): Promise<void> {
     process.off('SIGTERM', abort);
   }
 
-  console.log(`\nPOST /search over ${chunks} chunks on ${store.store}, ${connections} connections, ${durationSeconds} s per run, alpha ${alpha ?? 'default'} (load from a separate ${generator} process):\n`);
-  printTable(rows);
-  const one = rows.find((row) => row.apiProcesses === 1);
-  const two = rows.find((row) => row.apiProcesses === 2);
+  console.log(`\nPOST /search over ${chunks} chunks on ${store.store}, ${connections} connections, ${durationSeconds} s per round, alpha ${alpha ?? 'default'} (load from a separate ${generator} process):\n`);
+  printTable(rows, rounds);
+  // The median of several rounds, else the one round.
+  const summary = (processes: number) => rows.find((row) => row.apiProcesses === processes && row.round === (rounds > 1 ? 0 : 1));
+  const one = summary(1);
+  const two = summary(2);
   if (one && two) {
     const ratio = two.figures.requestsPerSecond / one.figures.requestsPerSecond;
     console.log(`\nspeedup 2 vs 1 api processes: ${ratio.toFixed(2)}x (goal >= 1.5x: ${ratio >= 1.5 ? 'met' : 'NOT met'})`);
