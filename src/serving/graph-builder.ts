@@ -65,8 +65,10 @@ export class GraphBuilder {
     const file = await openNamelessFile();
     let building: Promise<CachedGraph>;
     try {
-      // One write call in the thread pool (a regular file takes it whole), then the process reads it from offset 0.
-      await file.write(Buffer.from(codes.buffer, codes.byteOffset, codes.byteLength), 0, codes.byteLength, 0);
+      // One write call in the thread pool (a regular file takes it whole, up to 2 GiB a call), then the process
+      // reads it from offset 0.
+      const bytes = Buffer.from(codes.buffer, codes.byteOffset, codes.byteLength);
+      for (let at = 0; at < bytes.byteLength; ) at += (await file.write(bytes, at, bytes.byteLength - at, at)).bytesWritten;
       if (this.closed) throw new Error('graph builder is closed');
       building = this.spawnProcess(file.fd, dimensions);
     } finally {
