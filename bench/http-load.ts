@@ -11,7 +11,7 @@
 // The store is SQLite (DATA_DIR) unless `--store postgres` runs the service on a throwaway local PostgreSQL
 // cluster (bench-store.ts).
 // Usage: node bench/http-load.ts [--chunks 100000] [--connections 16] [--duration 20] [--processes 1,2]
-//                                [--warmup 200] [--rounds 1] [--alpha A] [--generator wrk|autocannon]
+//                                [--warmup 200] [--rounds 3] [--alpha A] [--generator wrk|autocannon]
 //                                [--store sqlite|postgres]
 // (`npm run bench:http-load -- --chunks 5000 --duration 5` for a quick run.)
 
@@ -425,7 +425,7 @@ async function main(): Promise<void> {
       duration: { type: 'string', default: '20' },
       processes: { type: 'string', default: '1,2' },
       warmup: { type: 'string', default: '200' },
-      rounds: { type: 'string', default: '1' },
+      rounds: { type: 'string', default: '3' },
       alpha: { type: 'string' },
       generator: { type: 'string' },
     },
