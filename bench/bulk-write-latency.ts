@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchEnv, spawnSupervisor } from './bench-service.ts';
 import { seedDocumentVersions } from './seed-store.ts';
+import { percentile } from './stats.ts';
 import { requestJson, type JsonAnswer } from '../test/helpers/http-json.ts';
 
 const { values } = parseArgs({
@@ -80,14 +81,9 @@ function startLoad(url: string): { search: Samples; health: Samples; stop(): Pro
   };
 }
 
-function percentile(sorted: number[], p: number): number | undefined {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-}
-
 function row(label: string, samples: Samples): string {
-  const sorted = [...samples.ms].sort((a, b) => a - b);
-  const cell = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(1)).padStart(8);
-  return `${label.padEnd(26)}${String(sorted.length).padStart(6)}${cell(percentile(sorted, 0.5))}${cell(percentile(sorted, 0.99))}${cell(sorted.at(-1))}${String(samples.failures).padStart(8)}`;
+  const cell = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(1)).padStart(8);
+  return `${label.padEnd(26)}${String(samples.ms.length).padStart(6)}${cell(percentile(samples.ms, 50))}${cell(percentile(samples.ms, 99))}${cell(percentile(samples.ms, 100))}${String(samples.failures).padStart(8)}`;
 }
 
 async function waitForJob(url: string, jobId: string): Promise<any> {

@@ -29,6 +29,7 @@ import { formatMemory, serviceMemory, spawnSupervisor } from './bench-service.ts
 import type { SupervisorProcess } from './bench-service.ts';
 import { loadDataset } from './datasets.ts';
 import { openBenchStore, parseBenchStore } from './bench-store.ts';
+import { median } from './stats.ts';
 
 const CLIENT = 'load-client';
 const KEY = 'load-key';
@@ -382,12 +383,6 @@ function printTable(rows: RunRow[], rounds: number): void {
   for (const line of lines) console.log(format(line));
   for (const row of rows) if (row.round === rounds) console.log(`API_PROCESSES=${row.apiProcesses}: RSS after the last round ${row.memory}`);
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 /** The median of each figure over a service's rounds, as a row of its own (round 0). */
 function medianRow(rounds: RunRow[]): RunRow {

@@ -26,6 +26,7 @@ import { Agent } from 'node:http';
 import { formatMemory, formatThreadCpu, serviceMemory, spawnSupervisor, threadCpu } from './bench-service.ts';
 import { loadDataset } from './datasets.ts';
 import { openBenchStore, parseBenchStore } from './bench-store.ts';
+import { median } from './stats.ts';
 import { requestJson } from '../test/helpers/http-json.ts';
 
 const { values } = parseArgs({ options: { documents: { type: 'string', default: '0' }, 'in-flight': { type: 'string', default: '8' }, 'poll-ms': { type: 'string', default: '100' }, mode: { type: 'string', default: 'bulk' }, store: { type: 'string', default: 'sqlite' }, repeat: { type: 'string', default: '1' }, rounds: { type: 'string', default: '1' }, restart: { type: 'boolean', default: false } }, strict: true });
@@ -200,7 +201,5 @@ for (let run = 1; run <= REPEAT; run++) {
   rates.push(await oneLoad());
 }
 if (REPEAT > 1) {
-  const sorted = [...rates].sort((a, b) => a - b);
-  const median = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
-  console.log(`\n${REPEAT} loads: median ${median.toFixed(0)} chunks/s (min ${sorted[0].toFixed(0)}, max ${sorted[sorted.length - 1].toFixed(0)}; each ${rates.map((value) => value.toFixed(0)).join(', ')})`);
+  console.log(`\n${REPEAT} loads: median ${median(rates).toFixed(0)} chunks/s (min ${Math.min(...rates).toFixed(0)}, max ${Math.max(...rates).toFixed(0)}; each ${rates.map((value) => value.toFixed(0)).join(', ')})`);
 }

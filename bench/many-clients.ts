@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { formatMemory, serviceMemory, spawnSupervisor } from './bench-service.ts';
 import { seedScifactChunks } from './seed-store.ts';
 import { loadDataset } from './datasets.ts';
+import { percentile } from './stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,12 +42,6 @@ const RSS_SAMPLE_MS = 250;
 const clientIds = Array.from({ length: CLIENTS }, (_, i) => `tenant-${String(i).padStart(3, '0')}`);
 const keyOf = (clientId: string) => `key-${clientId}`;
 const queries = [...loadDataset('scifact', 'train.tsv').queries.values()];
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 /** A deterministic pseudo-random sequence, so runs are comparable. */
 function random(seed: number): () => number {

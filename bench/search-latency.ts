@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { loadDataset } from './datasets.ts';
+import { percentile } from './stats.ts';
 import { benchEnv, servedSnapshot, startInProcess } from './bench-service.ts';
 import { seedScifactChunks } from './seed-store.ts';
 import { createHashingEmbedder } from '../src/models/hashing-embedder.ts';
@@ -27,11 +28,6 @@ const TARGET_CHUNKS = Number(process.argv[2] ?? 100_000);
 const RECALL_QUERIES = Number(process.argv[3] ?? 200);
 const CLIENT = 'latency-client';
 const KEY = 'latency-key';
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 function summary(label: string, values: number[]): string {
   return `${label.padEnd(34)} p50 ${percentile(values, 50).toFixed(2)} ms  p95 ${percentile(values, 95).toFixed(2)} ms  p99 ${percentile(values, 99).toFixed(2)} ms  (n=${values.length})`;
