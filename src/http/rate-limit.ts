@@ -127,7 +127,7 @@ export class RateLimiter {
   }
 
   private stateOf(clientId: string, bucket: RateBucket, now: number): BucketState {
-    const key = `${clientId}\u0000${bucket}`;
+    const key = stateKey(clientId, bucket);
     let state = this.states.get(key);
     if (state === undefined) {
       state = { batches: [], asking: false, periodStart: now, current: 0, previous: 0 };
@@ -152,11 +152,12 @@ export class RateLimiter {
 
   /** Ends a batch: its slots are no longer handed out, and the ones left go back to the store. */
   private expire(batch: SlotBatch): void {
-    const state = this.states.get(`${batch.clientId}\u0000${batch.bucket}`);
+    const key = stateKey(batch.clientId, batch.bucket);
+    const state = this.states.get(key);
     if (state === undefined || !state.batches.includes(batch)) return;
     state.batches.splice(state.batches.indexOf(batch), 1);
     if (batch.timer) clearTimeout(batch.timer);
-    if (state.batches.length === 0 && !state.asking && state.current === 0 && state.previous === 0) this.states.delete(`${batch.clientId}\u0000${batch.bucket}`);
+    if (state.batches.length === 0 && !state.asking && state.current === 0 && state.previous === 0) this.states.delete(key);
     if (batch.left > 0) this.giveBack(batch, batch.left);
     batch.left = 0;
   }
@@ -168,6 +169,10 @@ export class RateLimiter {
     this.returning.add(returned);
     void returned.finally(() => this.returning.delete(returned));
   }
+}
+
+function stateKey(clientId: string, bucket: RateBucket): string {
+  return `${clientId}\u0000${bucket}`;
 }
 
 function hasHeld(state: BucketState, now: number): boolean {
