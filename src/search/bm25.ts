@@ -54,6 +54,11 @@ export interface Bm25SearchOptions {
   liveById?: Uint8Array;
   /** False when the caller ranks the hits again itself: they come back in no particular order. */
   ordered?: boolean;
+  /**
+   * Matches past this many need not be counted exactly (Bm25Result.matched), for a caller that only asks
+   * whether more docs match than it keeps: a doc that cannot be among the best is then not checked for liveness.
+   */
+  countUpTo?: number;
   /** Snapshot statistics basis for exactly these segments (see Bm25Liveness). */
   liveness?: Bm25Liveness;
   k1?: number;
@@ -64,7 +69,10 @@ export interface Bm25SearchOptions {
 
 export interface Bm25Result {
   hits: SparseHit[];
-  /** Live docs with a positive score (every live doc containing at least one query term). */
+  /**
+   * Live docs with a positive score (every live doc containing at least one query term). With `countUpTo`, exact
+   * up to that count; past it, a lower bound above it.
+   */
   matched: number;
 }
 
@@ -262,15 +270,19 @@ function collectSegment(segment: Bm25Segment, touched: number, options: Bm25Sear
   let compactAt = candidates.compactAt;
   let kept = candidates.size;
   let matched = 0;
+  const countUpTo = options.countUpTo ?? Number.POSITIVE_INFINITY;
   for (let i = 0; i < touched; i++) {
     const d = touchedDocs[i];
     const score = scores[d];
     scores[d] = 0;
+    // A doc that cannot be among the best is read (its id, its liveness) only while it still has to be counted.
+    const below = score * binScale < floorBin;
+    if (below && matched > countUpTo) continue;
     const id = docIds[d];
     if (liveById !== undefined && liveById[id] !== 1) continue;
     if (isLive !== undefined && !isLive(id)) continue;
     matched++;
-    if (score * binScale < floorBin) continue;
+    if (below) continue;
     keptScores[kept] = score;
     keptIds[kept++] = id;
     if (kept === compactAt) {

@@ -178,6 +178,8 @@ export async function searchContent(
           limit: candidateCap,
           liveById: eligible,
           ordered: false,
+          // Whether more chunks match than the cap is all the lane reports of its matches (exhausted).
+          countUpTo: candidateCap,
         });
         return { hits: hits.map((hit) => ({ ordinal: hit.id, score: hit.score })), matched, exhausted: matched <= candidateCap };
       })()

@@ -96,6 +96,25 @@ test('the best `limit` of many matches are exactly the head of every match ranke
   }
 });
 
+test('countUpTo: matches are counted exactly up to it, and past it only as more than it, with the same hits', () => {
+  // The first docs score high and the others low, so once the candidates are pruned (after COMPACT_MIN of
+  // them) every later doc is below the best: those are the ones counted only while the count is at most countUpTo.
+  const docs = Array.from({ length: 12_000 }, (_, id) => ({ id, text: id < 5000 ? 'akaun akaun' : 'akaun baki baki baki baki baki' }));
+  const segment = buildBm25Segment(docs, words);
+  const liveById = Uint8Array.from(docs, (_, id) => (id % 5 === 1 ? 0 : 1));
+  const exact = searchBm25([segment], ['akaun'], { limit: 10, liveById });
+  assert.equal(exact.matched, 9600);
+  for (const countUpTo of [0, 100, 6000, exact.matched - 1]) {
+    const counted = searchBm25([segment], ['akaun'], { limit: 10, liveById, countUpTo });
+    assert.deepEqual(counted.hits, exact.hits, `countUpTo ${countUpTo}`);
+    assert.ok(counted.matched > countUpTo && counted.matched <= exact.matched, `countUpTo ${countUpTo}: ${counted.matched} of ${exact.matched}`);
+  }
+  assert.ok(searchBm25([segment], ['akaun'], { limit: 10, liveById, countUpTo: 6000 }).matched < exact.matched, 'docs past the count are not all read');
+  for (const countUpTo of [exact.matched, exact.matched + 1]) {
+    assert.deepEqual(searchBm25([segment], ['akaun'], { limit: 10, liveById, countUpTo }), exact, `countUpTo ${countUpTo}`);
+  }
+});
+
 test('isLive hides docs from hits and matched without changing any score', () => {
   const segment = buildBm25Segment(CORPUS, words);
   const all = searchBm25([segment], ['apple', 'cherry'], { limit: 10, ...PARAMS });
