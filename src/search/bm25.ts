@@ -117,6 +117,9 @@ export function bm25Idf(docCount: number, df: number): number {
   return Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
 }
 
+/** Touched docs picked against one floor at a time once matches no longer need counting (collectSegment). */
+const COLLECT_BLOCK = 1024;
+
 /** Scratch accumulators reused across calls (search is synchronous, so no two calls share them at once). */
 let scratchScores = new Float32Array(0);
 let scratchTouched = new Int32Array(0);
@@ -277,7 +280,7 @@ function scoreSegment(segment: Bm25Segment, termIds: Int32Array, query: QueryPla
 
 /**
  * Moves the live touched docs into the candidates (those that can still be among the best: Candidates) and
- * clears the accumulators; returns how many were live.
+ * clears the accumulators; returns how many were live (a lower bound past options.countUpTo).
  */
 function collectSegment(segment: Bm25Segment, touched: number, options: Bm25SearchOptions, candidates: Candidates): number {
   const { isLive, liveById } = options;
@@ -293,18 +296,14 @@ function collectSegment(segment: Bm25Segment, touched: number, options: Bm25Sear
   let kept = candidates.size;
   let matched = 0;
   const countUpTo = options.countUpTo ?? Number.POSITIVE_INFINITY;
-  for (let i = 0; i < touched; i++) {
-    const d = touchedDocs[i];
-    const score = scores[d];
-    scores[d] = 0;
-    // A doc that cannot be among the best is read (its id, its liveness) only while it still has to be counted.
+  /** Counts a doc when it is live and keeps it when it can still be among the best. */
+  const take = (d: number, score: number): void => {
     const below = score * binScale < floorBin;
-    if (below && matched > countUpTo) continue;
     const id = docIds[d];
-    if (liveById !== undefined && liveById[id] !== 1) continue;
-    if (isLive !== undefined && !isLive(id)) continue;
+    if (liveById !== undefined && liveById[id] !== 1) return;
+    if (isLive !== undefined && !isLive(id)) return;
     matched++;
-    if (below) continue;
+    if (below) return;
     keptScores[kept] = score;
     keptIds[kept++] = id;
     if (kept === compactAt) {
@@ -314,6 +313,37 @@ function collectSegment(segment: Bm25Segment, touched: number, options: Bm25Sear
       kept = candidates.size;
       floorBin = candidates.floorBin;
       compactAt = candidates.compactAt;
+    }
+  };
+  // While matches must still be counted, every touched doc is read for its id and liveness.
+  let i = 0;
+  for (; i < touched && matched <= countUpTo; i++) {
+    const d = touchedDocs[i];
+    const score = scores[d];
+    scores[d] = 0;
+    take(d, score);
+  }
+  // Past the count, only docs at or above the floor matter. Block by block, they are picked out first without a
+  // branch (most are below it, at random), against the floor as it is at the block's start: it only rises, so none
+  // is lost. The picked ones move to the front of the block, which is read ahead of where they are written, and keep
+  // their scores until taken; taking them may raise the floor for the next block.
+  for (let from = i; from < touched; from += COLLECT_BLOCK) {
+    const to = Math.min(touched, from + COLLECT_BLOCK);
+    const blockFloor = floorBin;
+    let picked = from;
+    for (let at = from; at < to; at++) {
+      const d = touchedDocs[at];
+      const score = scores[d];
+      const atOrAbove = +(score * binScale >= blockFloor);
+      scores[d] = score * atOrAbove;
+      touchedDocs[picked] = d;
+      picked += atOrAbove;
+    }
+    for (let at = from; at < picked; at++) {
+      const d = touchedDocs[at];
+      const score = scores[d];
+      scores[d] = 0;
+      take(d, score);
     }
   }
   candidates.size = kept;

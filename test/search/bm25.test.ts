@@ -115,6 +115,17 @@ test('countUpTo: matches are counted exactly up to it, and past it only as more 
   }
 });
 
+test('countUpTo: a doc scoring at the candidates\' floor after the count is still kept (ties go to the lowest ids)', () => {
+  // Every doc scores the same, and ids fall as the docs go on: the best 1,000 are the last docs of the segment,
+  // read long after the count is passed and the candidates were pruned to the one bin every score is in.
+  const docs = Array.from({ length: 12_000 }, (_, d) => ({ id: 12_000 - 1 - d, text: 'akaun baki' }));
+  const segment = buildBm25Segment(docs, words);
+  const exact = searchBm25([segment], ['akaun'], { limit: 1000 });
+  assert.deepEqual(exact.hits.map((hit) => hit.id).sort((a, b) => a - b), Array.from({ length: 1000 }, (_, id) => id));
+  const counted = searchBm25([segment], ['akaun'], { limit: 1000, countUpTo: 1000 });
+  assert.deepEqual(counted.hits, exact.hits);
+});
+
 test('isLive hides docs from hits and matched without changing any score', () => {
   const segment = buildBm25Segment(CORPUS, words);
   const all = searchBm25([segment], ['apple', 'cherry'], { limit: 10, ...PARAMS });
