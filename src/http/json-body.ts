@@ -3,7 +3,8 @@
 // iteratively: nesting deeper than MAX_JSON_DEPTH, duplicate keys and prototype-poisoning keys are refused.
 // The bytes must be well-formed UTF-8 and every string (keys included) well-formed Unicode: JSON escapes can
 // carry lone surrogates ("\ud800"), which storage would silently turn into U+FFFD (two different ids would
-// become one). Failures are the 422 details of SPEC.md; nothing here recurses.
+// become one). Every number must be finite: JSON puts no bound on one, and 1e400 parses as Infinity, which
+// would be stored as null. Failures are the 422 details of SPEC.md; nothing here recurses.
 
 import type { ValidationDetail } from '../domain/validation-error.ts';
 import { RequestValidationError } from '../domain/validation-error.ts';
@@ -14,8 +15,8 @@ import { RequestValidationError } from '../domain/validation-error.ts';
  * walk over a parsed body (validation, error echoes, canonical JSON) far from the stack limit.
  */
 export const MAX_JSON_DEPTH = 64;
-/** Ill-formed strings reported in one response at most (each is one details entry). */
-const MAX_REPORTED_STRINGS = 20;
+/** Ill-formed strings and numbers reported in one response at most (each is one details entry). */
+const MAX_REPORTED_PROBLEMS = 20;
 /** Longer offending strings are not echoed back as the entry's input. */
 const MAX_ECHOED_CHARS = 256;
 
@@ -135,19 +136,23 @@ function pendingLoc(base: Loc, node: Pending): Loc {
 }
 
 /**
- * Every string of a parsed value (keys included) that is not well-formed Unicode, as 422/400 entries at
- * their location under `base`, in document order. Iterative; the caller bounds the depth.
+ * What a parsed value holds that the text could spell but nothing may store, as 422/400 entries at their location
+ * under `base`, in document order: strings (keys included) that are not well-formed Unicode, when `strings`, and
+ * numbers that are not finite (JSON has no bound on a number: 1e400 parses as Infinity, which would be written
+ * back as null, and a null in a merge patch deletes). Iterative; the caller bounds the depth.
  */
-export function illFormedStrings(value: unknown, base: Loc): ValidationDetail[] {
+function valueProblems(value: unknown, base: Loc, strings: boolean): ValidationDetail[] {
   const problems: ValidationDetail[] = [];
   const pending: Pending[] = [{ value, parent: null, key: '', badKey: false }];
-  while (pending.length > 0 && problems.length < MAX_REPORTED_STRINGS) {
+  while (pending.length > 0 && problems.length < MAX_REPORTED_PROBLEMS) {
     const node = pending.pop()!;
     const current = node.value;
     if (node.badKey) {
       problems.push({ type: 'string_unicode', loc: pendingLoc(base, node), msg: 'Keys should be valid strings: this one holds a lone surrogate (not well-formed Unicode)', input: null });
+    } else if (typeof current === 'number') {
+      if (!Number.isFinite(current)) problems.push({ type: 'finite_number', loc: pendingLoc(base, node), msg: 'Input should be a finite number: this one is too large for a 64-bit float', input: null });
     } else if (typeof current === 'string') {
-      if (!current.isWellFormed()) {
+      if (strings && !current.isWellFormed()) {
         problems.push({ type: 'string_unicode', loc: pendingLoc(base, node), msg: 'Input should be a valid string: it holds a lone surrogate (not well-formed Unicode)', input: echo(current) });
       }
     } else if (Array.isArray(current)) {
@@ -156,11 +161,16 @@ export function illFormedStrings(value: unknown, base: Loc): ValidationDetail[] 
       const keys = Object.keys(current);
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i];
-        pending.push({ value: (current as Record<string, unknown>)[key], parent: node, key, badKey: !key.isWellFormed() });
+        pending.push({ value: (current as Record<string, unknown>)[key], parent: node, key, badKey: strings && !key.isWellFormed() });
       }
     }
   }
   return problems;
+}
+
+/** Every string of a parsed value (keys included) that is not well-formed Unicode, and every number that is not finite. */
+export function illFormedValues(value: unknown, base: Loc): ValidationDetail[] {
+  return valueProblems(value, base, true);
 }
 
 /** A surrogate escape (\uD800-\uDFFF): the only way well-formed JSON text can spell a lone surrogate. */
@@ -177,9 +187,8 @@ export function parseJsonText(text: string, base: Loc = ['body']): JsonParseResu
     return { ok: false, details: [syntaxDetail(base)], syntax: true };
   }
   if (structural) return { ok: false, details: [structural.detail], syntax: false };
-  // Well-formed text without surrogate escapes cannot hold an ill-formed string: the walk is skipped.
-  if (text.isWellFormed() && !SURROGATE_ESCAPE.test(text)) return { ok: true, value };
-  const illFormed = illFormedStrings(value, base);
+  // Well-formed text without surrogate escapes cannot hold an ill-formed string: then only numbers are looked at.
+  const illFormed = valueProblems(value, base, !text.isWellFormed() || SURROGATE_ESCAPE.test(text));
   if (illFormed.length > 0) return { ok: false, details: illFormed, syntax: false };
   return { ok: true, value };
 }
@@ -199,7 +208,7 @@ export function parseJsonBody(bytes: Buffer): unknown {
 
 /**
  * Bounds a value that was parsed elsewhere (a form field the multipart parser decoded as JSON itself):
- * its depth and its strings, iteratively. Returns the problems, empty when it may be used.
+ * its depth, its strings and its numbers, iteratively. Returns the problems, empty when it may be used.
  */
 export function checkParsedJson(value: unknown, base: Loc): ValidationDetail[] {
   const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
@@ -209,5 +218,5 @@ export function checkParsedJson(value: unknown, base: Loc): ValidationDetail[] {
     if (depth + 1 > MAX_JSON_DEPTH) return [{ type: 'json_too_deep', loc: base, msg: `JSON nesting exceeds the limit of ${MAX_JSON_DEPTH} levels`, input: null }];
     for (const member of Object.values(current)) pending.push({ value: member, depth: depth + 1 });
   }
-  return illFormedStrings(value, base);
+  return illFormedValues(value, base);
 }

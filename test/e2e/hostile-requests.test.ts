@@ -276,6 +276,35 @@ test('duplicate JSON keys are a 422 wherever they are, and enqueue nothing', asy
   assert.equal(await jobCount(), jobs, 'nothing was enqueued');
 });
 
+test('a number too large for a 64-bit float is a 422 finite_number wherever it is, and changes nothing (it is not stored as null)', async () => {
+  const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'finite', text: 'An account statement with two custom values.', metadata: { keep: 7, other: 1 } });
+  assert.equal((await waitForJob(server.url, KEYS.alpha, accepted.json.job_id)).status, 'completed');
+  const customOf = async () => (await api(server.url, '/document/finite/text', { key: KEYS.alpha })).json.metadata.custom;
+  assert.deepEqual(await customOf(), { keep: 7, other: 1 });
+  const jobs = await jobCount();
+  const cases: [string, string, string, (string | number)[]][] = [
+    ['PATCH', '/update', '{"document_id": "finite", "metadata": {"keep": 1e400}}', ['body', 'metadata', 'keep']],
+    ['PATCH', '/update', '{"document_id": "finite", "metadata": {"list": [1, -1E+999]}}', ['body', 'metadata', 'list', 1]],
+    ['POST', '/embed', '{"document_id": "finite-2", "text": "a", "metadata": {"x": 1e400}}', ['body', 'metadata', 'x']],
+    ['POST', '/search', '{"query": "account", "filters": {"metadata.custom.keep": 1e400}}', ['body', 'filters', 'metadata.custom.keep']],
+    ['POST', '/search', `{"query": "account", "limit": 1${'0'.repeat(400)}}`, ['body', 'limit']],
+  ];
+  for (const [method, path, body, loc] of cases) {
+    const response = await json(path, body, { method });
+    assertEnvelope(response, 422);
+    assert.equal(entry(response).type, 'finite_number', body);
+    assert.deepEqual(entry(response).loc, loc, body);
+  }
+  const form = await formUpload(multipart('BOUNDARY', [{ name: 'document_id', value: 'finite-3' }, { name: 'metadata', value: '{"x": 1e400}' }, { name: 'file', value: 'x', filename: 'filename="a.txt"' }]));
+  assertEnvelope(form, 422);
+  assert.deepEqual(entry(form).loc, ['body', 'metadata', 'x']);
+  const filter = await send(`/documents?metadata_filter=${encodeURIComponent('{"metadata.custom.keep": 1e400}')}`, { method: 'GET' });
+  assertEnvelope(filter, 400);
+  assert.equal(filter.json.error_code, 'invalid_metadata_filter');
+  assert.equal(await jobCount(), jobs, 'nothing was enqueued');
+  assert.deepEqual(await customOf(), { keep: 7, other: 1 });
+});
+
 test('a body with a Content-Encoding other than identity is a 415, compressed or not (the header is never ignored)', async () => {
   const jobs = await jobCount();
   const search = '{"query": "invoice"}';

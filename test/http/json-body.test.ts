@@ -2,7 +2,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_JSON_DEPTH, checkParsedJson, illFormedStrings, parseJsonBody, parseJsonText } from '../../src/http/json-body.ts';
+import { MAX_JSON_DEPTH, checkParsedJson, illFormedValues, parseJsonBody, parseJsonText } from '../../src/http/json-body.ts';
 import { contentEncodingProblem, queryEncodingProblems } from '../../src/http/request-guards.ts';
 import { RequestValidationError } from '../../src/domain/validation-error.ts';
 
@@ -60,8 +60,20 @@ test('lone surrogates in values and keys are string_unicode entries at their loc
       { type: 'string_unicode', loc: ['body', '\udc00'], msg: 'Keys should be valid strings: this one holds a lone surrogate (not well-formed Unicode)', input: null },
     ],
   );
-  assert.deepEqual(illFormedStrings({ a: ['fine', '\u{1F600}'] }, ['body']), []);
-  assert.equal(illFormedStrings('x'.repeat(1000) + '\ud800', ['body'])[0].input, null, 'long strings are not echoed');
+  assert.deepEqual(illFormedValues({ a: ['fine', '\u{1F600}'] }, ['body']), []);
+  assert.equal(illFormedValues('x'.repeat(1000) + '\ud800', ['body'])[0].input, null, 'long strings are not echoed');
+});
+
+test('numbers too large for a 64-bit float are finite_number entries at their location, not Infinity', () => {
+  const finite = { type: 'finite_number', msg: 'Input should be a finite number: this one is too large for a 64-bit float', input: null };
+  assert.deepEqual((parseJsonText('{"metadata": {"keep": 1e400, "list": [1, -2E+999]}, "limit": 10}') as { details: unknown[] }).details, [
+    { ...finite, loc: ['body', 'metadata', 'keep'] },
+    { ...finite, loc: ['body', 'metadata', 'list', 1] },
+  ]);
+  assert.deepEqual((parseJsonText(`[1${'0'.repeat(400)}]`, ['query', 'metadata_filter']) as { details: unknown[] }).details, [{ ...finite, loc: ['query', 'metadata_filter', 0] }]);
+  assert.equal(checkParsedJson({ team: Number.POSITIVE_INFINITY }, ['body', 'metadata'])[0].type, 'finite_number');
+  // The largest double and the smallest ones (1e-400 underflows to 0) are numbers like any other.
+  assert.deepEqual(parseJsonText('[1.7976931348623157e308, 1e-400, 5e-324]'), { ok: true, value: [1.7976931348623157e308, 0, 5e-324] });
 });
 
 test('a body must be UTF-8: invalid bytes are json_invalid, a byte-order mark is dropped', () => {
