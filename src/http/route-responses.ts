@@ -209,13 +209,13 @@ export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
       status: 200,
       description: 'The versions deleted (soft or hard).',
       schema: { type: 'object', required: ['document_id', 'deleted_chunks', 'status'], properties: { document_id: { type: 'string' }, deleted_chunks: { type: 'integer', minimum: 0 }, status: { type: 'string', enum: ['soft_deleted', 'hard_deleted'] } } },
-    }, errors: [...CLIENT_ROUTE, 400, 404, 422, 503] },
+    }, errors: [...CLIENT_ROUTE, 400, 404, 503] },
   'POST /document/:document_id/restore': {
     success: {
       status: 200,
       description: 'The versions restored.',
       schema: { type: 'object', required: ['document_id', 'restored_chunks', 'status'], properties: { document_id: { type: 'string' }, restored_chunks: { type: 'integer', minimum: 0 }, status: { type: 'string', enum: ['restored'] } } },
-    }, errors: [...CLIENT_ROUTE, 400, 404, 422, 503] },
+    }, errors: [...CLIENT_ROUTE, 400, 404, 503] },
   'PATCH /update': {
     success: {
       status: 202,

@@ -329,7 +329,8 @@ function rejectsHeaders(headers: Record<string, string>): boolean {
 }
 
 function jsonCase(method: string, path: string, routeKey: string, body: { body: string | Uint8Array; reject: boolean; note: string }, k: KeyChoice, h: Record<string, string>, ct: string): Case {
-  const json = ct.toLowerCase().startsWith('application/json');
+  // A body without a Content-Type is read as JSON.
+  const json = ct === '' || ct.toLowerCase().startsWith('application/json');
   const headers: Record<string, string> = { ...h };
   if (ct !== '') headers['Content-Type'] = ct;
   const empty = typeof body.body === 'string' ? body.body === '' : body.body.length === 0;
@@ -339,7 +340,8 @@ function jsonCase(method: string, path: string, routeKey: string, body: { body: 
     key: keyFor(k, routeKey),
     headers,
     body: body.body,
-    // Not JSON at all is refused (415) whatever the text; an empty body under another type may pass.
+    // Under another type the body is not JSON and is refused (422, or 415 on POST /embed) whatever the text; an
+    // empty body under another type may pass.
     reject: (json && body.reject) || (!json && !empty) || (!empty && rejectsHeaders(h)),
     note: `${body.note} ${ct}`,
   };

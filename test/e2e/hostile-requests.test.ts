@@ -69,7 +69,7 @@ function multipart(boundary: string, parts: { name: string; value: string | Uint
 const formUpload = (body: Uint8Array, boundary = 'BOUNDARY', key: string = KEYS.alpha) =>
   send('/embed', { key, body, headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` } });
 
-test('a JSON body nested 10,000 levels deep is a 422 json_too_deep on every JSON route, and changes nothing', async () => {
+test('a JSON body nested 10,000 levels deep is a 422 json_too_deep on every route that takes a body, and changes nothing', async () => {
   const jobs = await jobCount();
   const deep = nested(10_000);
   const routes: [string, string, string][] = [
@@ -77,8 +77,6 @@ test('a JSON body nested 10,000 levels deep is a 422 json_too_deep on every JSON
     ['POST', '/embed', KEYS.alpha],
     ['PATCH', '/update', KEYS.alpha],
     ['POST', '/web-search', KEYS.alpha],
-    ['POST', '/document/some-doc/restore', KEYS.alpha],
-    ['DELETE', '/document/some-doc', KEYS.alpha],
     ['POST', '/admin/authority/mode', KEYS.operator],
     ['POST', '/admin/backfill', KEYS.operator],
   ];
@@ -88,6 +86,12 @@ test('a JSON body nested 10,000 levels deep is a 422 json_too_deep on every JSON
       assertEnvelope(response, 422);
       assert.deepEqual(entry(response), { type: 'json_too_deep', loc: ['body'], msg: `JSON nesting exceeds the limit of ${MAX_JSON_DEPTH} levels`, input: null }, `${method} ${path}`);
     }
+  }
+  // DELETE and restore take no body (SPEC lists no 422 for them): one is never read, however deep.
+  for (const [method, path] of [['POST', '/document/some-doc/restore'], ['DELETE', '/document/some-doc']]) {
+    const response = await json(path, deep, { method });
+    assertEnvelope(response, 404);
+    assert.equal(response.json.error_code, 'not_found', `${method} ${path}`);
   }
   // The limit itself: MAX_JSON_DEPTH levels are parsed (and then judged by the route), one more is not.
   const atLimit = await json('/search', `{"query": "invoice", "filters": {"metadata.custom.x": ${nested(MAX_JSON_DEPTH - 2)}}}`);
@@ -303,6 +307,33 @@ test('a number too large for a 64-bit float is a 422 finite_number wherever it i
   assert.equal(filter.json.error_code, 'invalid_metadata_filter');
   assert.equal(await jobCount(), jobs, 'nothing was enqueued');
   assert.deepEqual(await customOf(), { keep: 7, other: 1 });
+});
+
+test('a body without a Content-Type is read as JSON; under a type no route reads, a JSON route answers 422; a route without a body ignores one', async () => {
+  const bytes = (text: string) => new TextEncoder().encode(text); // fetch adds no Content-Type to bytes
+  const upload = await send('/embed', { body: bytes('{"document_id": "no-type", "text": "A bank statement sent without a content type."}') });
+  assert.equal(upload.status, 202, upload.text);
+  assert.equal((await waitForJob(server.url, KEYS.alpha, upload.json.job_id)).status, 'completed');
+  const search = await send('/search', { body: bytes('{"query": "bank statement without a content type", "scope": "content"}') });
+  assert.equal(search.status, 200, search.text);
+  assert.equal(search.json.results[0].document_version.document_id, 'no-type');
+  const jobs = await jobCount();
+  for (const type of ['application/octet-stream', 'application/x-www-form-urlencoded', 'text/plain']) {
+    for (const [method, path] of [['POST', '/search'], ['PATCH', '/update'], ['POST', '/web-search']]) {
+      const response = await send(path, { method, headers: { 'Content-Type': type }, body: bytes('{"query": "bank", "document_id": "no-type", "filename": "x.txt"}') });
+      assertEnvelope(response, 422);
+      assert.equal(entry(response).type, 'model_attributes_type', `${method} ${path} ${type}`);
+    }
+  }
+  // POST /embed reads multipart or JSON, and says so.
+  const octets = await send('/embed', { headers: { 'Content-Type': 'application/octet-stream' }, body: bytes('{"document_id": "no-type", "text": "x"}') });
+  assertEnvelope(octets, 415);
+  assert.equal(await jobCount(), jobs, 'nothing was enqueued');
+  // DELETE and restore take no body: whatever one comes with them is not read.
+  const deleted = await send('/document/no-type', { method: 'DELETE', headers: { 'Content-Type': 'application/json' }, body: '{bad' });
+  assert.equal(deleted.status, 200, deleted.text);
+  const restored = await send('/document/no-type/restore', { headers: { 'Content-Type': 'application/octet-stream' }, body: bytes('x') });
+  assert.equal(restored.status, 200, restored.text);
 });
 
 test('a body with a Content-Encoding other than identity is a 415, compressed or not (the header is never ignored)', async () => {

@@ -173,8 +173,9 @@ export function registerUploadRoutes(app: FastifyInstance, services: Services): 
       const accepted = await services.uploads.acceptFile(clientId, { ...upload, filename: upload.filename ?? 'upload' }, file);
       return reply.code(202).send(accepted);
     }
-    const contentType = (request.headers['content-type'] ?? '').toLowerCase();
-    if (!contentType.startsWith('application/json')) throw new ServiceError('unsupported_media_type', 'Use multipart/form-data or application/json');
+    // A body without a Content-Type was read as JSON (request-parsing.ts).
+    const contentType = request.headers['content-type']?.toLowerCase();
+    if (contentType !== undefined && !contentType.startsWith('application/json')) throw new ServiceError('unsupported_media_type', 'Use multipart/form-data or application/json');
     const checked = validateTextUpload(request.body) as { error?: Error };
     if (checked.error) throw checked.error;
     const body = request.body as { document_id: string; version_id?: string | null; text: string; filename?: string; metadata?: unknown };
