@@ -40,9 +40,12 @@ export interface UpdateAccepted {
   updated_fields: string[];
 }
 
-/** The canonical stored path of a top-level custom key; a key containing dots is quoted as one key. */
+/**
+ * The canonical stored path of a top-level custom key; a key containing dots is quoted as one key, and so is the
+ * empty key (unquoted, `metadata.custom.` would name no key at all).
+ */
 export function customPath(key: string): string {
-  return key.includes('.') ? `metadata.custom.${JSON.stringify(key)}` : `metadata.custom.${key}`;
+  return key === '' || key.includes('.') ? `metadata.custom.${JSON.stringify(key)}` : `metadata.custom.${key}`;
 }
 
 /** Why a top-level patch key addresses reserved, system or legacy state, or null when it is a custom key. */
