@@ -1,16 +1,17 @@
 // Decides the format of an upload from its bytes (magic numbers), using the filename only to refine text kinds.
 // It never trusts the extension over the content, and never parses beyond the few header bytes it needs.
 //
-// Mismatch policy (content decides, the name is a hint):
-// - a recognised binary signature wins over the name; the disagreement is noted in `warnings`
-//   (a DOCX named .xlsx is parsed as DOCX, a PNG named .jpg as PNG);
+// Mismatch policy (DESIGN.md: content whose magic bytes disagree with the extension fails the job legibly):
+// - a recognised binary signature under a name that promises another format fails with `format_mismatch`
+//   (a DOCX named .xlsx, a PNG named .jpg, a PDF named .txt); a name that promises no format (no extension,
+//   .bin, a date after the last dot) leaves the format to the content;
 // - a PDF behind junk (print-ticket %%EDF header, up to MAX_PDF_HEADER_OFFSET) is sliced at its header, provided the
 //   file also ends with %%EOF; an AppleSingle container is unwrapped to its data fork once;
 // - text under a binary name (a text file named .pdf) fails with `format_mismatch`: what arrived is not what the
 //   name promises (often a saved error page), and indexing it silently would hide that; renamed .txt it parses;
 // - an OLE2 compound file is told apart by its streams (its directory is read): an EncryptedPackage is encrypted
-//   OOXML (`encrypted`); WordDocument, Workbook or PowerPoint Document a legacy .doc, .xls or .ppt, which must be
-//   named as such (or have no extension): a legacy file under another name fails with `format_mismatch`.
+//   OOXML (`encrypted`); WordDocument, Workbook or PowerPoint Document a legacy .doc, .xls or .ppt, whose name is
+//   judged like any other.
 
 import { decodeBytes, looksLikeText, bomEncoding, utf16ByNulParity } from './parsers/charset.ts';
 import { looksLikeEbcdic } from './parsers/ebcdic.ts';
@@ -41,14 +42,15 @@ const APPLE_SINGLE_MAGIC = 0x00051600;
 const APPLE_DOUBLE_MAGIC = 0x00051607;
 const APPLE_DATA_FORK_ID = 1;
 
-const IMAGE_SIGNATURES: { magic: number[]; at?: number; extension: string; mimeType: string }[] = [
-  { magic: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], extension: 'png', mimeType: 'image/png' },
-  { magic: [0xff, 0xd8, 0xff], extension: 'jpg', mimeType: 'image/jpeg' },
-  { magic: [0x49, 0x49, 0x2a, 0x00], extension: 'tif', mimeType: 'image/tiff' },
-  { magic: [0x4d, 0x4d, 0x00, 0x2a], extension: 'tif', mimeType: 'image/tiff' },
-  { magic: [0x47, 0x49, 0x46, 0x38], extension: 'gif', mimeType: 'image/gif' },
-  { magic: [0x57, 0x45, 0x42, 0x50], at: 8, extension: 'webp', mimeType: 'image/webp' },
-  { magic: [0x42, 0x4d], extension: 'bmp', mimeType: 'image/bmp' },
+/** `names`: the extensions a name of such an image may carry. */
+const IMAGE_SIGNATURES: { magic: number[]; at?: number; extension: string; names: string[]; mimeType: string }[] = [
+  { magic: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], extension: 'png', names: ['png'], mimeType: 'image/png' },
+  { magic: [0xff, 0xd8, 0xff], extension: 'jpg', names: ['jpg', 'jpeg'], mimeType: 'image/jpeg' },
+  { magic: [0x49, 0x49, 0x2a, 0x00], extension: 'tif', names: ['tif', 'tiff'], mimeType: 'image/tiff' },
+  { magic: [0x4d, 0x4d, 0x00, 0x2a], extension: 'tif', names: ['tif', 'tiff'], mimeType: 'image/tiff' },
+  { magic: [0x47, 0x49, 0x46, 0x38], extension: 'gif', names: ['gif'], mimeType: 'image/gif' },
+  { magic: [0x57, 0x45, 0x42, 0x50], at: 8, extension: 'webp', names: ['webp'], mimeType: 'image/webp' },
+  { magic: [0x42, 0x4d], extension: 'bmp', names: ['bmp'], mimeType: 'image/bmp' },
 ];
 
 /** Binary formats named in a legible refusal rather than "unrecognised" (checked once the bytes proved not textual). */
@@ -68,8 +70,8 @@ const BMP_DIB_HEADER_SIZES = new Set([12, 40, 52, 56, 64, 108, 124]);
 
 /** Names that promise a binary container; text content under such a name is a mismatch. */
 const BINARY_EXTENSIONS = new Set([
-  'pdf', 'docx', 'docm', 'dotx', 'xlsx', 'xlsm', 'xltx', 'pptx', 'pptm', 'potx', 'ppsx', 'doc', 'xls', 'ppt',
-  'png', 'jpg', 'jpeg', 'tif', 'tiff', 'gif', 'bmp', 'webp', 'zip',
+  'pdf', 'docx', 'docm', 'dotx', 'dotm', 'xlsx', 'xlsm', 'xltx', 'xltm', 'pptx', 'pptm', 'potx', 'potm', 'ppsx', 'ppsm',
+  'doc', 'dot', 'xls', 'xlt', 'xla', 'ppt', 'pps', 'pot', 'png', 'jpg', 'jpeg', 'tif', 'tiff', 'gif', 'bmp', 'webp', 'zip',
 ]);
 const HTML_EXTENSIONS = new Set(['html', 'htm', 'xhtml', 'shtml']);
 const TEXT_KINDS: Record<string, { extension: string; mimeType: string }> = {
@@ -78,6 +80,17 @@ const TEXT_KINDS: Record<string, { extension: string; mimeType: string }> = {
   csv: { extension: 'csv', mimeType: 'text/csv' },
   tsv: { extension: 'tsv', mimeType: 'text/tab-separated-values' },
 };
+
+/** Every name that promises a format: a supported format's extension. */
+const FORMAT_EXTENSIONS: ReadonlySet<string> = new Set([...BINARY_EXTENSIONS, ...HTML_EXTENSIONS, ...Object.keys(TEXT_KINDS), 'txt', 'text']);
+
+/**
+ * Fails with `format_mismatch` when the name promises a format other than the content's: `names` are the
+ * extensions the content may be named with, `content` says what it is ("a PDF document").
+ */
+export function requireNameAgrees(named: string, names: readonly string[], content: string): void {
+  if (FORMAT_EXTENSIONS.has(named) && !names.includes(named)) throw formatMismatch(named, content);
+}
 
 export function extensionOf(filename: string): string {
   const base = filename.split(/[\\/]/).pop() ?? '';
@@ -120,10 +133,10 @@ export function appleSingleDataFork(bytes: Buffer): Buffer | null {
   return null;
 }
 
-/** A legacy Office document, by the stream its compound file carries; its name must agree (or give no extension). */
+/** A legacy Office document, by the stream its compound file carries; its name must not promise another format. */
 function detectLegacy(bytes: Buffer, named: string, warnings: string[]): Detection {
   const { kind } = openLegacyContainer(bytes);
-  if (named && !LEGACY_EXTENSIONS[kind].includes(named)) throw formatMismatch(named, LEGACY_NAMES[kind]);
+  requireNameAgrees(named, LEGACY_EXTENSIONS[kind], LEGACY_NAMES[kind]);
   return { kind: 'legacy', extension: kind, mimeType: LEGACY_MIME_TYPES[kind], bytes, warnings };
 }
 
@@ -146,27 +159,21 @@ function detectText(bytes: Buffer, named: string, warnings: string[]): Detection
   return { kind: 'text', ...kind, bytes, warnings };
 }
 
-function noteMismatch(named: string, extension: string, warnings: string[], sameFamily: string[] = []): void {
-  if (named && named !== extension && !sameFamily.includes(named)) {
-    warnings.push(`The file is named .${named} but its content is ${extension}; it was parsed as ${extension}.`);
-  }
-}
-
 function detectBinary(bytes: Buffer, named: string, warnings: string[], depth: number): Detection | null {
   const magic32 = bytes.length >= 4 ? bytes.readUInt32BE(0) : -1;
   if (magic32 === APPLE_SINGLE_MAGIC) return unwrapAppleSingle(bytes, named, warnings, depth);
   if (magic32 === APPLE_DOUBLE_MAGIC) throw unsupportedFormat('AppleDouble resource file (it carries no document content)');
   const pdfAt = pdfHeaderOffset(bytes);
   if (pdfAt >= 0) {
+    requireNameAgrees(named, ['pdf'], 'a PDF document');
     if (pdfAt > 0) warnings.push(`Skipped ${pdfAt} bytes of non-PDF data before the PDF header.`);
-    noteMismatch(named, 'pdf', warnings);
     return { kind: 'pdf', extension: 'pdf', mimeType: 'application/pdf', bytes: bytes.subarray(pdfAt), warnings };
   }
   if (isZip(bytes)) return { kind: 'zip', extension: 'zip', mimeType: 'application/zip', bytes, warnings };
   if (startsWith(bytes, [...OLE2_MAGIC])) return detectLegacy(bytes, named, warnings);
   for (const sig of IMAGE_SIGNATURES) {
     if (!startsWith(bytes, sig.magic, sig.at) || !isPlausibleImage(bytes, sig.extension)) continue;
-    noteMismatch(named, sig.extension, warnings, ['jpeg', 'tiff']);
+    requireNameAgrees(named, sig.names, `a ${sig.mimeType.slice('image/'.length).toUpperCase()} image`);
     return { kind: 'image', extension: sig.extension, mimeType: sig.mimeType, bytes, warnings };
   }
   if (startsWith(bytes, RTF_MAGIC)) throw unsupportedFormat('RTF document; save it as .docx or .pdf');

@@ -29,10 +29,15 @@ test('extensions are read case-insensitively from the last dot of the base name'
   assert.equal(extensionOf('README'), '');
 });
 
-test('a PDF is a PDF whatever its name, and the name mismatch is noted', () => {
-  const detection = detectFormat(corpusFile('pdf/pdfjs_helloworld-bad.pdf'), 'notes.txt');
-  assert.equal(detection.kind, 'pdf');
-  assert.ok(detection.warnings.some((w) => /named \.txt/.test(w)));
+test('a PDF under a name that promises another format fails as a mismatch; a name that promises none leaves it a PDF', () => {
+  const bytes = corpusFile('pdf/pdfjs_helloworld-bad.pdf');
+  for (const name of ['notes.txt', 'notes.docx', 'notes.png', 'notes.html', 'notes.csv']) {
+    assert.equal(codeOf(() => detectFormat(bytes, name)), 'format_mismatch', name);
+  }
+  assert.match(String((() => { try { detectFormat(bytes, 'notes.txt'); } catch (error) { return (error as Error).message; } })()), /named \.txt but contains a PDF document/);
+  for (const name of ['notes.pdf', 'NOTES.PDF', 'notes', 'notes.bin', 'statement 01.2024']) {
+    assert.equal(detectFormat(bytes, name).kind, 'pdf', name);
+  }
 });
 
 test('a PDF behind a print-ticket header is found and sliced at its header', () => {
@@ -91,13 +96,16 @@ test('a legacy Office file named as another format fails legibly as a mismatch',
   for (const name of ['report.xls', 'report.docx', 'report.pdf', 'report.ppt']) {
     assert.equal(codeOf(() => detectFormat(corpusFile('legacy/tika_testWORD.doc'), name)), 'format_mismatch', name);
   }
+  for (const name of ['report.doc', 'report.DOT', 'report', 'report.bin']) assert.equal(detectFormat(corpusFile('legacy/tika_testWORD.doc'), name).kind, 'legacy', name);
   assert.match(String((() => { try { detectFormat(corpusFile('legacy/tika_testEXCEL.xls'), 'sheet.doc'); } catch (error) { return (error as Error).message; } })()), /named \.doc but contains an Excel 97-2003 workbook/);
 });
 
-test('a DOCX named .xlsx is parsed as DOCX with a warning', async () => {
-  const doc = await parseDocument(buildDocx(wordDocumentXml(['Renamed document'])), 'renamed.xlsx');
-  assert.equal(doc.extension, 'docx');
-  assert.ok(doc.warnings.some((w) => /named \.xlsx/.test(w)));
+test('a DOCX named .xlsx or .pdf fails as a mismatch; named .docm, .zip or with no extension it is a DOCX', async () => {
+  const docx = buildDocx(wordDocumentXml(['Renamed document']));
+  for (const name of ['renamed.xlsx', 'renamed.pdf', 'renamed.txt']) {
+    await assert.rejects(parseDocument(docx, name), (error: Error & { code?: string }) => error.code === 'format_mismatch' && /contains a Word document \(DOCX\)/.test(error.message), name);
+  }
+  for (const name of ['renamed.docm', 'renamed.zip', 'renamed']) assert.equal((await parseDocument(docx, name)).extension, 'docx', name);
 });
 
 test('HTML is recognised by name or by content; a .txt name keeps HTML-looking text as text', () => {
@@ -108,8 +116,10 @@ test('HTML is recognised by name or by content; a .txt name keeps HTML-looking t
 });
 
 test('images are recognised by signature; "BM" text is not a bitmap', () => {
-  assert.equal(detectFormat(corpusFile('images/tika_testOCR.png'), 'scan.jpg').extension, 'png');
+  assert.equal(detectFormat(corpusFile('images/tika_testOCR.png'), 'scan').extension, 'png');
+  assert.equal(codeOf(() => detectFormat(corpusFile('images/tika_testOCR.png'), 'scan.jpg')), 'format_mismatch');
   assert.equal(detectFormat(corpusFile('images/tess_phototest.tif'), 'scan.tiff').mimeType, 'image/tiff');
+  assert.equal(detectFormat(corpusFile('images/tess_phototest.tif'), 'scan.tif').mimeType, 'image/tiff');
   assert.equal(detectFormat(Buffer.from('BMW annual report, plain text.'), 'bmw.txt').kind, 'text');
 });
 

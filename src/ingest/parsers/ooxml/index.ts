@@ -5,7 +5,7 @@ import type { ParsedDocument, ParsedPage } from '../../parsed-document.ts';
 import type { Parser, ParserContext } from '../../parse-options.ts';
 import { unreadable, unsupportedFormat } from '../../errors.ts';
 import { checkNotNested } from '../../guards/archive-guard.ts';
-import { extensionOf } from '../../detect.ts';
+import { extensionOf, requireNameAgrees } from '../../detect.ts';
 import { closePackage, hasPart, openPackage, readContentTypeOverrides, readRelationships, relType } from './package.ts';
 import type { OoxmlPackage } from './package.ts';
 import { readCoreProperties } from './core-properties.ts';
@@ -67,18 +67,19 @@ async function extractPages(pkg: OoxmlPackage, kind: OoxmlKind, part: string, co
   return { pages: [{ pageNumber: null, pageLabel: null, text: paragraphs.join('\n\n') }], pageCount: null };
 }
 
-function noteNameMismatch(kind: OoxmlKind, context: ParserContext): void {
-  const named = extensionOf(context.filename);
-  if (named && !SAME_KIND[kind].includes(named)) {
-    context.warnings.push(`The file is named .${named} but its content is ${kind}; it was parsed as ${kind}.`);
-  }
+/** What each kind is called in a refusal. */
+const KIND_NAMES: Record<OoxmlKind, string> = { docx: 'a Word document (DOCX)', xlsx: 'an Excel workbook (XLSX)', pptx: 'a PowerPoint presentation (PPTX)' };
+
+/** A package under a name that promises another format fails (detect.ts); .zip promises a package of any kind. */
+function requireKindNamed(kind: OoxmlKind, context: ParserContext): void {
+  requireNameAgrees(extensionOf(context.filename), [...SAME_KIND[kind], 'zip'], KIND_NAMES[kind]);
 }
 
 export const parseOoxml: Parser = async (bytes, context): Promise<ParsedDocument> => {
   const pkg = await openPackage(bytes);
   try {
     const { part, kind } = await mainDocument(pkg);
-    noteNameMismatch(kind, context);
+    requireKindNamed(kind, context);
     const { pages, pageCount } = await extractPages(pkg, kind, part, context);
     const properties = await readCoreProperties(pkg);
     return {
