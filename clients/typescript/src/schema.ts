@@ -1352,20 +1352,6 @@ export interface paths {
                         };
                     };
                 };
-                /** @description error_code validation_error. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
                 /** @description error_code rate_limited. Retry-After says when to repeat the request. */
                 429: {
                     headers: {
@@ -1493,20 +1479,6 @@ export interface paths {
                 };
                 /** @description error_code not_found. */
                 404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code validation_error. */
-                422: {
                     headers: {
                         [name: string]: unknown;
                     };
