@@ -69,12 +69,29 @@ function asValues(key: string, value: unknown): Scalar[] {
  * datetime, an entity key one string or a list. A value of another type can match nothing, so it is an invalid
  * filter (400), not an empty answer. Other keys take any scalar, compared exactly.
  */
+/** Days in each month of a common year. */
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * A date-time Date.parse reads and whose calendar day exists: Date.parse takes day 29 to 31 of any month
+ * (2026-02-30 would be read as 2 March), so the day of a YYYY-MM-DD date is checked against its month.
+ */
+function isDateTime(value: string): boolean {
+  if (!Number.isFinite(Date.parse(value))) return false;
+  const date = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  if (!date) return true;
+  const year = Number(date[1]);
+  const month = Number(date[2]);
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return Number(date[3]) <= MONTH_DAYS[month - 1] + (month === 2 && leap ? 1 : 0);
+}
+
 function checkValueTypes(rawKey: string, key: string, values: Scalar[]): void {
   const datetime = key === 'created_at' || key === 'extracted.created_at';
   if (key === 'document_id' || isEntityType(key) || datetime) {
     for (const value of values) {
       if (typeof value !== 'string') throw invalid(`Filter ${rawKey} takes ${datetime ? 'an ISO 8601 date-time string' : 'a string'} or a list of them`);
-      if (datetime && !Number.isFinite(Date.parse(value))) throw invalid(`Filter ${rawKey} takes an ISO 8601 date-time; ${JSON.stringify(value)} is not one`);
+      if (datetime && !isDateTime(value)) throw invalid(`Filter ${rawKey} takes an ISO 8601 date-time; ${JSON.stringify(value)} is not one`);
     }
   }
 }

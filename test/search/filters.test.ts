@@ -53,6 +53,7 @@ test('scalar filters match exactly, lists match any value, keys are ANDed', () =
   assert.equal(compileFilters({ 'classification.categories': 'notice' }).matchesVersion(v), true);
   assert.equal(compileFilters({ 'quality.ocr_used': false }).matchesVersion(v), true);
   assert.equal(compileFilters({ created_at: '2024-03-01T10:00:00Z' }).matchesVersion(v), true, 'same instant, other spelling');
+  for (const day of ['2024-02-29T10:00:00Z', '2000-02-29', '2026-04-30T23:59:59Z', '2026-12-31']) assert.doesNotThrow(() => compileFilters({ created_at: day }), day);
 });
 
 test('custom keys need the metadata.custom. prefix and may contain spaces, dots or nesting', () => {
@@ -101,6 +102,10 @@ test('reserved keys, unsupported paths and non-scalar values are 400 invalid_fil
     { created_at: 5 },
     { created_at: 'notadate' },
     { 'metadata.extracted.created_at': 'yesterday' },
+    // Calendar days that do not exist (Date.parse alone reads 2026-02-30 as 2 March).
+    { created_at: '2026-02-30T00:00:00Z' },
+    { created_at: '2026-02-29' },
+    { created_at: ['2024-03-01T10:00:00Z', '2026-04-31T00:00:00+08:00'] },
   ]) {
     assert.throws(() => compileFilters(filters), (error: unknown) => error instanceof ServiceError && error.code === 'invalid_filter', JSON.stringify(filters));
   }
