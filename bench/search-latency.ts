@@ -18,6 +18,7 @@ import { createHashingEmbedder } from '../src/models/hashing-embedder.ts';
 import { loadConfig } from '../src/config.ts';
 import { searchBm25 } from '../src/search/bm25.ts';
 import { searchDense } from '../src/search/dense-lane.ts';
+import { DEFAULT_CANDIDATE_CAP } from '../src/search/content-lane.ts';
 import { DENSE_RESCORE_CHUNKS, rescoreDenseHead } from '../src/search/dense-rescore.ts';
 import type { ChunkVectorReader } from '../src/search/dense-rescore.ts';
 import { analyzeQueryTerms } from '../src/text/analyzer.ts';
@@ -114,7 +115,8 @@ try {
       const [vector] = await embedder.embed([normalized]);
       parts.embed.push(performance.now() - t);
       t = performance.now();
-      searchBm25(snapshot.segments.map((segment) => segment.bm25), analyzeQueryTerms(normalized), { limit: 1000, liveById: snapshot.live });
+      // As the content lane calls it (content-lane.ts): its cap, unordered, matches counted up to the cap.
+      searchBm25(snapshot.segments.map((segment) => segment.bm25), analyzeQueryTerms(normalized), { limit: DEFAULT_CANDIDATE_CAP, liveById: snapshot.live, ordered: false, countUpTo: DEFAULT_CANDIDATE_CAP });
       parts.sparse.push(performance.now() - t);
       t = performance.now();
       searchDense(snapshot.segments, vector, snapshot.live, { depth: 10 });
