@@ -10,22 +10,8 @@ import { AggregatorRegistry } from 'prom-client';
 import { loadConfigOrExit } from './process-runner.ts';
 import type { SupervisorMessage } from './supervisor-link.ts';
 import type { Config } from './config.ts';
-import { EXPOSE_GC_FLAG } from './serving/memory-pressure.ts';
-
-type Role = 'api' | 'worker';
-
-/**
- * V8 flag of the api processes: no allocation site is promoted to allocating straight into the old generation.
- * V8 decides that for a site when nearly all of its objects outlive one young-generation collection, judged on
- * about a hundred objects. A search builds a thousand hit objects in a burst, and when a collection falls in the
- * middle of one, every one of them is still alive: the site is then tenured for good, and from then on every
- * search's short-lived hits are old-generation garbage, which only full collections reclaim. Measured with wrk
- * (16 connections, 2 api processes, 100,000 chunks): the old generation grew by about 1 MB per young collection
- * and was collected every 2-3 s, with the committed heap up to 235 MB; without pretenuring it stays near 80 MB,
- * and requests/s rose from 389-424 to 452-473 with p99 from 100-103 ms to 60-66 ms. An api process's long-lived
- * objects (its snapshots) are built once, so it gives up little.
- */
-const API_NO_PRETENURING_FLAG = '--no-allocation-site-pretenuring';
+import { roleEnvironment, roleExecArgv } from './process-settings.ts';
+import type { ProcessRole as Role } from './process-settings.ts';
 
 /** Restart backoff after a crash: doubles from the first delay up to the cap, reset after a stable run. */
 export const RESTART_BACKOFF_FIRST_MS = 250;
@@ -86,15 +72,9 @@ function supervise(config: Config): void {
   };
 
   const start = (slot: Slot) => {
-    // An api process gets its young generation whole from the start: grown by V8 as reads come, it would be
-    // resident memory rising minutes after start-up in whichever api process is busiest, outside what its budget
-    // measured at start-up. A worker's grows with its first upload, and its peak is bounded as it is.
-    const youngGeneration = [...(slot.role === 'api' ? [`--min-semi-space-size=${config.v8MaxSemiSpaceMb}`] : []), `--max-semi-space-size=${config.v8MaxSemiSpaceMb}`];
-    cluster.setupPrimary({ exec: ENTRY[slot.role], silent: false, execArgv: [...process.execArgv, ...youngGeneration, ...(slot.role === 'api' ? [EXPOSE_GC_FLAG, API_NO_PRETENURING_FLAG] : [])] });
-    // The allocator setting is read by glibc when the child starts, so it travels in the child's environment;
-    // so does Node's compile cache, which its children (graph and parse processes) inherit.
-    const mmapThreshold = slot.role === 'api' ? config.apiMallocMmapThreshold : config.mallocMmapThreshold;
-    const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role, MALLOC_MMAP_THRESHOLD_: mmapThreshold, NODE_COMPILE_CACHE: compileCache });
+    cluster.setupPrimary({ exec: ENTRY[slot.role], silent: false, execArgv: [...process.execArgv, ...roleExecArgv(slot.role, config)] });
+    // Node's compile cache travels in the child's environment too: its children (graph and parse processes) inherit it.
+    const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role, ...roleEnvironment(slot.role, config), NODE_COMPILE_CACHE: compileCache });
     slot.child = child;
     slot.ready = false;
     slot.startedAt = Date.now();
