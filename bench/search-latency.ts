@@ -1,14 +1,16 @@
-// Content-search latency over CHUNKS chunks in one Client, in-process (an api started in this process, no
-// worker): start-up to the first search answered, then again after a restart (segments from the segment cache,
-// graphs from the graph cache),
+// Content-search latency over CHUNKS chunks in one Client, in-process (an api started in a process of the bench's
+// own with an api process's V8 flags and allocator setting, no worker, searched by direct calls): start-up to the
+// first search answered, then again after a restart (segments from the segment cache, graphs from the graph cache),
 // p50/p95/p99 of the whole search path (default alpha, limit 10, no rerank) and of alpha 0 and 1, the share of
 // each stage, the RSS of this process, and the dense lane's recall@10 against an exact float32 scan of the
 // stored vectors. The HTTP figures are bench/http-load.ts's.
 // Usage: node bench/search-latency.ts [chunks=100000] [recallQueries=200]
 
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import { loadDataset } from './datasets.ts';
 import { percentile } from './stats.ts';
@@ -16,6 +18,7 @@ import { benchEnv, servedSnapshot, startInProcess } from './bench-service.ts';
 import { seedScifactChunks } from './seed-store.ts';
 import { createHashingEmbedder } from '../src/models/hashing-embedder.ts';
 import { loadConfig } from '../src/config.ts';
+import { roleEnvironment, roleExecArgv } from '../src/process-settings.ts';
 import { searchBm25 } from '../src/search/bm25.ts';
 import { searchDense } from '../src/search/dense-lane.ts';
 import { DEFAULT_CANDIDATE_CAP } from '../src/search/content-lane.ts';
@@ -25,31 +28,50 @@ import { analyzeQueryTerms } from '../src/text/analyzer.ts';
 import { normalizeContentQuery } from '../src/text/query-normalizer.ts';
 import { chunkByOrdinal, snapshotVocabulary } from '../src/serving/snapshot.ts';
 
-const TARGET_CHUNKS = Number(process.argv[2] ?? 100_000);
-const RECALL_QUERIES = Number(process.argv[3] ?? 200);
+const MEASURE_FLAG = '--measure';
+const measuring = process.argv.indexOf(MEASURE_FLAG);
 const CLIENT = 'latency-client';
 const KEY = 'latency-key';
+const THIS_FILE = fileURLToPath(import.meta.url);
 
 function summary(label: string, values: number[]): string {
   return `${label.padEnd(34)} p50 ${percentile(values, 50).toFixed(2)} ms  p95 ${percentile(values, 95).toFixed(2)} ms  p99 ${percentile(values, 99).toFixed(2)} ms  (n=${values.length})`;
 }
 
 const rssMiB = () => Math.round(process.memoryUsage().rss / 1048576);
-const scifact = loadDataset('scifact', 'train.tsv');
-const queries = [...scifact.queries.values()];
-const dataDir = mkdtempSync(join(tmpdir(), 'hds-latency-'));
-const embedder = createHashingEmbedder();
 
-try {
-  // 1. Write generations straight into the durable store, with their lane data, as workers do.
-  let started = performance.now();
-  const seeded = await seedScifactChunks(dataDir, CLIENT, TARGET_CHUNKS);
-  console.log(`wrote ${seeded.chunks} chunks in ${seeded.documents} versions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+if (measuring < 0) {
+  const targetChunks = Number(process.argv[2] ?? 100_000);
+  const recallQueries = Number(process.argv[3] ?? 200);
+  const dataDir = mkdtempSync(join(tmpdir(), 'hds-latency-'));
+  try {
+    // 1. Write generations straight into the durable store, with their lane data, as workers do.
+    const started = performance.now();
+    const seeded = await seedScifactChunks(dataDir, CLIENT, targetChunks);
+    console.log(`wrote ${seeded.chunks} chunks in ${seeded.documents} versions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    // The search path is timed in a process of its own, started as the supervisor starts an api process (its V8
+    // flags, its allocator setting), not in this one, which still holds what seeding allocated.
+    const config = loadConfig(benchEnv(dataDir, CLIENT, KEY));
+    const child = spawnSync(process.execPath, [...roleExecArgv('api', config), THIS_FILE, MEASURE_FLAG, dataDir, String(recallQueries)], {
+      stdio: 'inherit',
+      env: { ...process.env, ...roleEnvironment('api', config) },
+    });
+    if (child.status !== 0) throw new Error(`the measuring process failed (${child.status ?? child.signal})`);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+} else {
+  await measure(process.argv[measuring + 1], Number(process.argv[measuring + 2]));
+}
 
+async function measure(dataDir: string, recallQueryCount: number): Promise<void> {
+  const scifact = loadDataset('scifact', 'train.tsv');
+  const queries = [...scifact.queries.values()];
+  const embedder = createHashingEmbedder();
   // 2. Start an api in this process; the Client loads on its first search and its graph is built. Then restart
   // it: the Client loads again from its lane data, and the graph is mapped from the graph cache.
   const config = loadConfig(benchEnv(dataDir, CLIENT, KEY));
-  started = performance.now();
+  let started = performance.now();
   let service = await startInProcess(config, { worker: false });
   const search = (query: string, alpha?: number) =>
     service.services.search.search(CLIENT, {
@@ -135,7 +157,7 @@ try {
 
     // 4. Dense recall@10 against an exact float32 scan of the stored vectors (ties count as found).
     const db = new DatabaseSync(join(dataDir, 'clients', readdirSync(join(dataDir, 'clients')).find((name) => name.endsWith('.db'))!), { readOnly: true });
-    const recallQueries = queries.slice(0, RECALL_QUERIES);
+    const recallQueries = queries.slice(0, recallQueryCount);
     const vectors = await embedder.embed(recallQueries.map((query) => normalizeContentQuery(query, vocabulary).text));
     const exactTop = vectors.map(() => [] as { key: string; score: number }[]);
     const rows = db.prepare("SELECT c.generation AS generation, c.chunk_index AS chunk_index, c.vector AS vector FROM chunks c JOIN generations g ON g.generation = c.generation WHERE g.state = 'active'").iterate() as Iterable<{ generation: number; chunk_index: number; vector: Uint8Array }>;
@@ -194,6 +216,4 @@ try {
   } finally {
     await service.close();
   }
-} finally {
-  rmSync(dataDir, { recursive: true, force: true });
 }
