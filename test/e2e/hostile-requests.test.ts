@@ -44,6 +44,19 @@ function entry(response: { json: any }) {
   return response.json.details[0];
 }
 
+/** A JSON body sent to a route: [method, path, body text, where its refusal points]. */
+type RefusedBody = [string, string, string, (string | number)[]];
+
+/** Sends every case and expects a 422 whose first entry is of `type` at the case's location. */
+async function expectRefused(cases: RefusedBody[], type: string): Promise<void> {
+  for (const [method, path, body, loc] of cases) {
+    const response = await json(path, body, { method });
+    assertEnvelope(response, 422);
+    assert.equal(entry(response).type, type, body);
+    assert.deepEqual(entry(response).loc, loc, body);
+  }
+}
+
 /** Every job of every Client, from the jobs gauge of /metrics. */
 async function jobCount(): Promise<number> {
   const text = (await api(server.url, '/metrics', { key: KEYS.alpha })).text;
@@ -249,7 +262,7 @@ test('query integers are plain decimal integers within the safe range, else a 40
 
 test('duplicate JSON keys are a 422 wherever they are, and enqueue nothing', async () => {
   const jobs = await jobCount();
-  const cases: [string, string, string, (string | number)[]][] = [
+  const cases: RefusedBody[] = [
     ['POST', '/search', '{"query": "invoice", "query": "other"}', ['body', 'query']],
     ['POST', '/search', '{"query": "invoice", "\\u0071uery": "other"}', ['body', 'query']],
     ['POST', '/search', '{"query": "invoice", "filters": {"metadata.custom.a": 1, "metadata.custom.a": 2}}', ['body', 'filters', 'metadata.custom.a']],
@@ -259,12 +272,7 @@ test('duplicate JSON keys are a 422 wherever they are, and enqueue nothing', asy
     ['PATCH', '/update', '{"document_id": "dup", "metadata": {"a": 1}, "metadata": {"b": 2}}', ['body', 'metadata']],
     ['POST', '/web-search', '{"query": "a", "limit": 1, "limit": 2}', ['body', 'limit']],
   ];
-  for (const [method, path, body, loc] of cases) {
-    const response = await json(path, body, { method });
-    assertEnvelope(response, 422);
-    assert.equal(entry(response).type, 'json_duplicate_key', body);
-    assert.deepEqual(entry(response).loc, loc, body);
-  }
+  await expectRefused(cases, 'json_duplicate_key');
   const form = await formUpload(multipart('BOUNDARY', [{ name: 'document_id', value: 'dup' }, { name: 'metadata', value: '{"a": 1, "a": 2}' }, { name: 'file', value: 'x', filename: 'filename="a.txt"' }]));
   assertEnvelope(form, 422);
   assert.deepEqual(entry(form).loc, ['body', 'metadata', 'a']);
@@ -286,19 +294,14 @@ test('a number too large for a 64-bit float is a 422 finite_number wherever it i
   const customOf = async () => (await api(server.url, '/document/finite/text', { key: KEYS.alpha })).json.metadata.custom;
   assert.deepEqual(await customOf(), { keep: 7, other: 1 });
   const jobs = await jobCount();
-  const cases: [string, string, string, (string | number)[]][] = [
+  const cases: RefusedBody[] = [
     ['PATCH', '/update', '{"document_id": "finite", "metadata": {"keep": 1e400}}', ['body', 'metadata', 'keep']],
     ['PATCH', '/update', '{"document_id": "finite", "metadata": {"list": [1, -1E+999]}}', ['body', 'metadata', 'list', 1]],
     ['POST', '/embed', '{"document_id": "finite-2", "text": "a", "metadata": {"x": 1e400}}', ['body', 'metadata', 'x']],
     ['POST', '/search', '{"query": "account", "filters": {"metadata.custom.keep": 1e400}}', ['body', 'filters', 'metadata.custom.keep']],
     ['POST', '/search', `{"query": "account", "limit": 1${'0'.repeat(400)}}`, ['body', 'limit']],
   ];
-  for (const [method, path, body, loc] of cases) {
-    const response = await json(path, body, { method });
-    assertEnvelope(response, 422);
-    assert.equal(entry(response).type, 'finite_number', body);
-    assert.deepEqual(entry(response).loc, loc, body);
-  }
+  await expectRefused(cases, 'finite_number');
   const form = await formUpload(multipart('BOUNDARY', [{ name: 'document_id', value: 'finite-3' }, { name: 'metadata', value: '{"x": 1e400}' }, { name: 'file', value: 'x', filename: 'filename="a.txt"' }]));
   assertEnvelope(form, 422);
   assert.deepEqual(entry(form).loc, ['body', 'metadata', 'x']);
