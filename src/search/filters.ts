@@ -101,8 +101,24 @@ function flat(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [value];
 }
 
+/**
+ * The top-level key a quoted custom path names: updated_fields quotes a key containing dots, and the empty key, as
+ * one JSON string (`metadata.custom."cost.centre"`), so that path is a filter key too. Null for an unquoted key.
+ */
+function quotedKey(key: string): string | null {
+  if (key.length < 2 || !key.startsWith('"') || !key.endsWith('"')) return null;
+  try {
+    const parsed: unknown = JSON.parse(key);
+    return typeof parsed === 'string' ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
 function customValue(custom: unknown, key: string): unknown {
   if (!isJsonObject(custom)) return undefined;
+  const quoted = quotedKey(key);
+  if (quoted !== null) return Object.hasOwn(custom, quoted) ? custom[quoted] : undefined;
   if (key in custom) return custom[key]; // a literal key (spaces and dots allowed)
   let current: unknown = custom;
   for (const part of key.split('.')) {

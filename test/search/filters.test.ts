@@ -60,6 +60,12 @@ test('custom keys need the metadata.custom. prefix and may contain spaces, dots 
   const v = version();
   assert.equal(compileFilters({ 'metadata.custom.cost centre': 'KL-01' }).matchesVersion(v), true);
   assert.equal(compileFilters({ 'metadata.custom.a.b': 'dotted' }).matchesVersion(v), true);
+  // The paths updated_fields lists: a dotted or empty key quoted as one key.
+  assert.equal(compileFilters({ 'metadata.custom."a.b"': 'dotted' }).matchesVersion(v), true);
+  assert.equal(compileFilters({ 'metadata.custom.region.name': 'north' }).matchesVersion(v), true);
+  assert.equal(compileFilters({ 'metadata.custom."region.name"': 'north' }).matchesVersion(v), false, 'a quoted key is one key, never a path');
+  assert.equal(compileFilters({ 'metadata.custom.""': 'empty' }).matchesVersion({ ...v, canonicalMetadata: { ...v.canonicalMetadata, custom: { '': 'empty' } } } as typeof v), true);
+  assert.equal(compileFilters({ 'metadata.custom.""': 'empty' }).matchesVersion(v), false);
   assert.equal(compileFilters({ 'metadata.custom.region.name': 'north' }).matchesVersion(v), true);
   assert.equal(compileFilters({ 'metadata.custom.year': 2024 }).matchesVersion(v), true);
   assert.equal(compileFilters({ 'metadata.custom.year': '2024' }).matchesVersion(v), false, 'exact: types differ');
