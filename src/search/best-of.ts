@@ -10,9 +10,13 @@ import type { SparseHit } from './top-k.ts';
 /** Histogram bins over [0, upper bound]: enough that the boundary bin holds few candidates. */
 export const SCORE_BINS = 4096;
 
-/** Candidates gathered before the first pruning, in multiples of the limit (and at least COMPACT_MIN). */
-export const COMPACT_FACTOR = 8;
-export const COMPACT_MIN = 4096;
+/**
+ * Candidates gathered before the first pruning, in multiples of the limit (and at least COMPACT_MIN). Small, so the
+ * floor rises early: until the first pruning every match is kept, and a pruning costs one pass over what is held.
+ * At 100,000 chunks (limit 1,000) 2 and 1,024 against 8 and 4,096: whole-search p50 about 3% lower, p99 2-11% lower.
+ */
+export const COMPACT_FACTOR = 2;
+export const COMPACT_MIN = 1024;
 
 /**
  * Scored candidates in two growing arrays (`size` of them set), all of them scores in [0, an upper bound].
