@@ -18,6 +18,7 @@ import { metadataLeaves } from '../domain/metadata-leaves.ts';
 import { REPLACEMENT_OVERTAKEN } from '../domain/jobs.ts';
 import type { JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
 import { MAX_JOB_ATTEMPTS, MAX_STATUS_UPDATED_FIELDS } from '../spec-limits.ts';
+import { customPath } from '../domain/custom-path.ts';
 
 export const METADATA_UPDATE_FAILED = 'Metadata update failed';
 export const METADATA_UPDATE_VALIDATION_FAILED = 'Metadata update validation failed';
@@ -38,14 +39,6 @@ export interface UpdateAccepted {
   document_id: string;
   version_id: string | null;
   updated_fields: string[];
-}
-
-/**
- * The canonical stored path of a top-level custom key; a key containing dots is quoted as one key, and so is the
- * empty key (unquoted, `metadata.custom.` would name no key at all).
- */
-export function customPath(key: string): string {
-  return key === '' || key.includes('.') ? `metadata.custom.${JSON.stringify(key)}` : `metadata.custom.${key}`;
 }
 
 /** Why a top-level patch key addresses reserved, system or legacy state, or null when it is a custom key. */

@@ -7,6 +7,7 @@ import type { EntityType } from '../domain/entities.ts';
 import { RESERVED_KEYS, isJsonObject } from '../domain/canonical-metadata.ts';
 import type { JsonValue } from '../domain/canonical-metadata.ts';
 import type { ServedChunk, ServedVersion } from '../serving/served-types.ts';
+import { CUSTOM_PATH_PREFIX, quotedCustomKey } from '../domain/custom-path.ts';
 
 export const TOP_LEVEL_FILTER_KEYS = ['document_id', 'created_at'] as const;
 export const SYSTEM_FILTER_KEYS = [
@@ -25,7 +26,8 @@ export const SYSTEM_FILTER_KEYS = [
   'extracted.author',
   'extracted.created_at',
 ] as const;
-export const CUSTOM_FILTER_PREFIX = 'metadata.custom.';
+/** Custom keys are filtered by their stored path (SPEC.md: metadata.custom.<key>). */
+export const CUSTOM_FILTER_PREFIX = CUSTOM_PATH_PREFIX;
 /** Most values one list filter may carry. */
 export const MAX_FILTER_VALUES = 100;
 
@@ -101,23 +103,10 @@ function flat(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [value];
 }
 
-/**
- * The top-level key a quoted custom path names: updated_fields quotes a key containing dots, and the empty key, as
- * one JSON string (`metadata.custom."cost.centre"`), so that path is a filter key too. Null for an unquoted key.
- */
-function quotedKey(key: string): string | null {
-  if (key.length < 2 || !key.startsWith('"') || !key.endsWith('"')) return null;
-  try {
-    const parsed: unknown = JSON.parse(key);
-    return typeof parsed === 'string' ? parsed : null;
-  } catch {
-    return null;
-  }
-}
-
 function customValue(custom: unknown, key: string): unknown {
   if (!isJsonObject(custom)) return undefined;
-  const quoted = quotedKey(key);
+  // The paths updated_fields lists: a dotted or empty key quoted as one key.
+  const quoted = quotedCustomKey(key);
   if (quoted !== null) return Object.hasOwn(custom, quoted) ? custom[quoted] : undefined;
   if (key in custom) return custom[key]; // a literal key (spaces and dots allowed)
   let current: unknown = custom;
