@@ -94,7 +94,7 @@ function fuzzyCorrection(word: string, vocabulary: VocabularyParts): string | nu
   const chars = codePoints(word);
   if (chars.length < FUZZY_MIN_WORD_LENGTH || isMalayAffixedForm(word)) return null;
   // A transposition is two Levenshtein edits, so candidates are gathered with twice the keystroke cap.
-  const limits = { minSimilarity: FUZZY_MIN_SIMILARITY, maxEdits: 2 * maxTypoKeystrokes(chars.length) };
+  const limits = { minSimilarity: FUZZY_MIN_SIMILARITY, maxEdits: 2 * maxTypoKeystrokes(chars.length), sameFirstCharacter: true };
   const best = partsFuzzyCandidates(vocabulary, word, limits).find((candidate) => isTypoFix(chars, codePoints(candidate.word)));
   return best === undefined ? null : best.word;
 }

@@ -387,11 +387,24 @@ function countSharedBigrams(lists: ReadonlyArray<[Uint32Array, number, number]>,
   return touched;
 }
 
-/** Lookup limits: similarity floor, and optionally a cap on edits (typos are one or two keystrokes). */
+/**
+ * Lookup limits: similarity floor, optionally a cap on edits (typos are one or two keystrokes), and optionally only
+ * words that begin with the query word's first character (typo fixes keep it), which spares the distance of the rest.
+ */
 export interface FuzzyLimits {
   minSimilarity: number;
   maxEdits?: number;
+  sameFirstCharacter?: boolean;
 }
+
+/** Whether the word at bytes[from ..] begins with these UTF-8 bytes. */
+function startsWithBytes(bytes: Uint8Array, from: number, to: number, prefix: Uint8Array): boolean {
+  if (to - from < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[from + i] !== prefix[i]) return false;
+  return true;
+}
+
+const utf8 = new TextEncoder();
 
 /**
  * Vocabulary words with character similarity >= minSimilarity (and at most maxEdits edits) to `word`,
@@ -410,6 +423,7 @@ export function fuzzyCandidates(vocabulary: Vocabulary, word: string, limits: Fu
   const bigrams = paddedBigrams(word);
   const lists = windowedLists(vocabulary, bigrams, firstRankOfLength(vocabulary, fromLength), firstRankOfLength(vocabulary, toLength + 1));
   const touched = countSharedBigrams(lists, vocabulary.words.size);
+  const first = limits.sameFirstCharacter ? utf8.encode(String.fromCodePoint(query[0])) : null;
   const out: FuzzyCandidate[] = [];
   for (let i = 0; i < touched; i++) {
     const rank = sharedTouched[i];
@@ -420,6 +434,7 @@ export function fuzzyCandidates(vocabulary: Vocabulary, word: string, limits: Fu
     if (shared < bigrams.length - 2 * maxEdits) continue;
     // The candidate is compared as code points read from its bytes; only one that passes becomes a string.
     const { words } = vocabulary;
+    if (first !== null && !startsWithBytes(words.bytes, words.starts[id], endOf(words, id), first)) continue;
     const length = codePointsOfBytes(words.bytes, words.starts[id], endOf(words, id));
     const distance = levenshteinDistance(query, wordCodes, maxEdits, query.length, length);
     if (distance > maxEdits || distance === 0) continue; // 0: the word itself

@@ -68,6 +68,8 @@ function checkAgainstBruteForce(v: ReturnType<typeof buildVocabulary>): void {
       const capped = fuzzyCandidates(v, query, { minSimilarity: min, maxEdits: 2 }).map((c) => c.word).sort();
       const cappedSlow = slow.filter((w) => levenshteinDistance(codePoints(query), codePoints(w)) <= 2);
       assert.deepEqual(capped, cappedSlow, `${query} @ ${min}, <= 2 edits`);
+      const sameFirst = fuzzyCandidates(v, query, { minSimilarity: min, maxEdits: 2, sameFirstCharacter: true }).map((c) => c.word).sort();
+      assert.deepEqual(sameFirst, cappedSlow.filter((w) => w[0] === query[0]), `${query} @ ${min}, <= 2 edits, same first character`);
     }
   }
 }
@@ -78,6 +80,15 @@ function sharesBigram(a: string, b: string): boolean {
   for (const g of grams(b)) if (x.has(g)) return true;
   return false;
 }
+
+test('same-first-character candidates compare the whole first character, however many bytes it takes', () => {
+  const v = buildVocabulary([['édition', 3], ['èdition', 2], ['edition', 4], ['𝑥edition', 1], ['𝑥editiom', 1], ['édiction', 1]]);
+  const words = (query: string) => fuzzyCandidates(v, query, { minSimilarity: 0.6, maxEdits: 2, sameFirstCharacter: true }).map((c) => c.word);
+  assert.deepEqual(words('éditon'), ['édition', 'édiction']);
+  assert.deepEqual(words('editoin'), ['edition']);
+  assert.deepEqual(words('𝑥editon'), ['𝑥edition', '𝑥editiom']);
+  assert.deepEqual(fuzzyCandidates(v, 'éditon', { minSimilarity: 0.6, maxEdits: 2 }).map((c) => c.word).sort(), ['edition', 'édiction', 'édition', 'èdition'].sort());
+});
 
 test('fuzzy candidates are ordered by similarity, then count, then word', () => {
   const v = buildVocabulary([['bayaran', 1], ['bayarang', 5], ['bayar', 9], ['payaran', 2]]);
