@@ -8,6 +8,7 @@ import { surfaceWord } from './analyzer.ts';
 import { KNOWN_TYPOS } from './known-typos.ts';
 import { malayStem } from './malay-stemmer.ts';
 import { normalizeText } from './normalize.ts';
+import { RecentCache } from './recent-cache.ts';
 import { codePoints, keystrokeDistance } from './similarity.ts';
 import { isStopword } from './stopwords.ts';
 import { tokenize } from './tokenize.ts';
@@ -39,16 +40,48 @@ export interface NormalizedContentQuery {
   /** The normalized query text to embed and to analyze for the sparse lane. */
   text: string;
   /** Rewrites applied, in query order. */
-  rewrites: QueryRewrite[];
+  rewrites: Readonly<QueryRewrite>[];
 }
 
 const LETTER_WORD = /^[\p{L}\p{M}]+$/u;
+
+/**
+ * Word rewrites remembered across searches, by the vocabularies they were made against: queries repeat words,
+ * and a word the vocabulary lacks costs a fuzzy look-up over all of it. A vocabulary never changes once built,
+ * so a remembered rewrite is the one the look-up would make; a new publication adds a part, and its searches
+ * ask afresh. Bounded over every vocabulary of the process, so serving many Clients holds no more, and the
+ * entries of vocabularies no longer served age out.
+ */
+export const REMEMBERED_REWRITES = 8192;
+const rememberedRewrites = new RecentCache<string, Readonly<QueryRewrite> | null>(REMEMBERED_REWRITES);
+const vocabularyIds = new WeakMap<Vocabulary, number>();
+let nextVocabularyId = 0;
+
+/** Names this combination of vocabularies (in order) for as long as they live. */
+function vocabularyKey(parts: VocabularyParts): string {
+  let key = '';
+  for (const part of parts) {
+    let id = vocabularyIds.get(part);
+    if (id === undefined) vocabularyIds.set(part, (id = nextVocabularyId++));
+    key += `${id},`;
+  }
+  return key;
+}
+
+function rememberedRewrite(word: string, parts: VocabularyParts, key: string): Readonly<QueryRewrite> | null {
+  const entry = `${key}${word}`;
+  const known = rememberedRewrites.get(entry);
+  if (known !== undefined) return known;
+  const rewrite = rewriteQueryWord(word, parts);
+  rememberedRewrites.set(entry, rewrite === null ? null : Object.freeze(rewrite));
+  return rewrite;
+}
 
 /** A replacement of text[start, end) by rewrite.to. */
 interface Edit {
   start: number;
   end: number;
-  rewrite: QueryRewrite;
+  rewrite: Readonly<QueryRewrite>;
 }
 
 /** a/c, w/d: the tokenizer would split them into letters, so they are found on the text itself. */
@@ -140,10 +173,12 @@ export function normalizeContentQuery(query: string, vocabulary: Vocabulary | Vo
   const text = normalizeText(query);
   const edits = slashedAbbreviationEdits(text);
   const slashed = [...edits];
+  const parts = asParts(vocabulary);
+  const key = vocabularyKey(parts);
   for (const token of tokenize(text)) {
     // Words with apostrophes (don't, patient's) are left as written.
     if (overlaps(slashed, token.start, token.end) || surfaceWord(token.text) !== token.text) continue;
-    const rewrite = rewriteQueryWord(token.text, vocabulary);
+    const rewrite = rememberedRewrite(token.text, parts, key);
     if (rewrite !== null) edits.push({ start: token.start, end: token.end, rewrite });
   }
   const ordered = edits.sort((a, b) => a.start - b.start);

@@ -108,3 +108,19 @@ test('tables: abbreviations and typos map to different words and never to themse
   }
   for (const typo of KNOWN_TYPOS.keys()) assert.ok(!ABBREVIATIONS.has(typo), typo);
 });
+
+test('a remembered rewrite is the one made against the same vocabularies: another vocabulary, or one more part, asks afresh', () => {
+  const bayar = vocabularyFromTexts(['bayaran bayaran']);
+  const baki = vocabularyFromTexts(['bakiran bakiran']);
+  const rewritten = (parts: ReturnType<typeof vocabularyFromTexts>[]) => normalizeContentQuery('bayarn', parts).text;
+  for (let round = 0; round < 2; round++) {
+    assert.equal(rewritten([bayar]), 'bayaran');
+    assert.equal(rewritten([baki]), 'bayarn', 'nothing near it in this vocabulary');
+    // A part added (a new publication) with the word itself: known to the Client, kept.
+    assert.equal(rewritten([bayar, vocabularyFromTexts(['bayarn'])]), 'bayarn');
+    assert.equal(rewritten([]), 'bayarn');
+  }
+  const first = normalizeContentQuery('bayarn', [bayar]).rewrites[0];
+  assert.deepEqual(first, { from: 'bayarn', to: 'bayaran', kind: 'fuzzy' });
+  assert.ok(Object.isFrozen(first), 'a rewrite shared between searches cannot be changed by one of them');
+});
