@@ -36,8 +36,12 @@ export interface VersionHit {
 }
 
 export interface ContentLaneResult {
-  /** Every matched version; the first `ordered` of them (searchContent) in rank order, the rest after them in no order. */
+  /** The best `ordered` matched versions (searchContent) in rank order: all of them when `ordered` covers them. */
   versions: VersionHit[];
+  /** Versions matched in all; `versions` lists the first of them. */
+  total: number;
+  /** Every matched version, in no particular order (the rows an answer counts, for its evidence check). */
+  matchedVersions(): Iterable<ServedVersion>;
   exhausted: boolean;
   queryTerms: string[];
 }
@@ -47,8 +51,9 @@ function emptyLane(): LaneResult {
 }
 
 /**
- * The fused candidates grouped by version without an object per chunk: each version's chunks are a linked list
- * over the candidate arrays, turned into ChunkScores only for the versions a response reads.
+ * The fused candidates grouped by version without an object per chunk or per version: each version (a slot) has
+ * its best score, tie-break and place in the snapshot in typed arrays, and its chunks are a linked list over the
+ * candidate arrays. Objects (GroupedVersionHit, ChunkScore) are made only for the versions a response ranks.
  */
 class CandidateGroups {
   readonly ordinals: Int32Array;
@@ -57,14 +62,42 @@ class CandidateGroups {
   /** Next candidate of the same version, or -1; heads[slot] is a version's first. */
   readonly next: Int32Array;
   readonly heads: Int32Array;
+  /** Per slot: the version's best score and tie-break, and where the snapshot holds it (segment, generation). */
+  readonly bestScores: Float64Array;
+  readonly bestTieBreaks: Float64Array;
+  readonly segmentOf: Int32Array;
+  readonly generationOf: Int32Array;
+  /** Slots in use: versions matched. */
+  count = 0;
+  private readonly snapshot: ClientSnapshot;
 
-  constructor(size: number) {
+  constructor(snapshot: ClientSnapshot, size: number) {
+    this.snapshot = snapshot;
     this.ordinals = new Int32Array(size);
     this.scores = new Float64Array(size);
     this.tieBreaks = new Float64Array(size);
     this.next = new Int32Array(size);
     this.heads = new Int32Array(size);
+    this.bestScores = new Float64Array(size);
+    this.bestTieBreaks = new Float64Array(size);
+    this.segmentOf = new Int32Array(size);
+    this.generationOf = new Int32Array(size);
   }
+
+  versionOf(slot: number): ServedVersion {
+    return this.snapshot.segments[this.segmentOf[slot]].versions[this.generationOf[slot]];
+  }
+
+  /** compareVersionHits over slots: higher score, then higher tie-break, then identity. */
+  readonly compareSlots = (a: number, b: number): number => {
+    const scores = this.bestScores;
+    if (scores[b] !== scores[a]) return scores[b] - scores[a];
+    const tieBreaks = this.bestTieBreaks;
+    if (tieBreaks[b] !== tieBreaks[a]) return tieBreaks[b] - tieBreaks[a];
+    const x = this.versionOf(a).identity;
+    const y = this.versionOf(b).identity;
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
 
   chunksOf(slot: number): ChunkScore[] {
     const chunks: ChunkScore[] = [];
@@ -72,6 +105,10 @@ class CandidateGroups {
     // Equal scores keep the earlier chunk (document order) first.
     if (chunks.length > 1) chunks.sort((a, b) => b.score - a.score || b.tieBreak - a.tieBreak || a.ordinal - b.ordinal);
     return chunks;
+  }
+
+  *versions(): Iterable<ServedVersion> {
+    for (let slot = 0; slot < this.count; slot++) yield this.versionOf(slot);
   }
 }
 
@@ -85,15 +122,16 @@ function slotScratch(size: number): Int32Array {
 
 class GroupedVersionHit implements VersionHit {
   readonly version: ServedVersion;
-  score = Number.NEGATIVE_INFINITY;
-  tieBreak = Number.NEGATIVE_INFINITY;
-  /** The version's place in its CandidateGroups. */
-  readonly slot: number;
+  readonly score: number;
+  readonly tieBreak: number;
   private readonly groups: CandidateGroups;
+  private readonly slot: number;
   private listed: ChunkScore[] | null = null;
 
-  constructor(version: ServedVersion, groups: CandidateGroups, slot: number) {
-    this.version = version;
+  constructor(groups: CandidateGroups, slot: number) {
+    this.version = groups.versionOf(slot);
+    this.score = groups.bestScores[slot];
+    this.tieBreak = groups.bestTieBreaks[slot];
     this.groups = groups;
     this.slot = slot;
   }
@@ -104,17 +142,17 @@ class GroupedVersionHit implements VersionHit {
 }
 
 /**
- * The hits with the best `count` first, in rank order, and the rest after them in no particular order: a page
- * needs its rows ranked, while totals and evidence checks only need every hit counted. Rearranges `hits`.
+ * The best `count` of `items` by `compare`, in rank order: a page needs its rows ranked, while totals and evidence
+ * checks only need every version counted. Sorts `items` when the head is a large share of them.
  */
-export function rankHead(hits: VersionHit[], count: number): VersionHit[] {
-  if (count >= hits.length / 4) return hits.sort(compareVersionHits);
-  // A bounded heap of the best `count`, worst at the root: most hits lose to the root in one comparison.
-  const heap: VersionHit[] = [];
-  const worse = (a: VersionHit, b: VersionHit) => compareVersionHits(a, b) > 0;
-  for (const hit of hits) {
+export function rankHead<T>(items: T[], count: number, compare: (a: T, b: T) => number): T[] {
+  if (count >= items.length / 4) return items.sort(compare).slice(0, count);
+  // A bounded heap of the best `count`, worst at the root: most items lose to the root in one comparison.
+  const heap: T[] = [];
+  const worse = (a: T, b: T) => compare(a, b) > 0;
+  for (const item of items) {
     if (heap.length < count) {
-      heap.push(hit);
+      heap.push(item);
       for (let i = heap.length - 1; i > 0; ) {
         const parent = (i - 1) >> 1;
         if (!worse(heap[i], heap[parent])) break;
@@ -123,8 +161,8 @@ export function rankHead(hits: VersionHit[], count: number): VersionHit[] {
       }
       continue;
     }
-    if (count === 0 || !worse(heap[0], hit)) continue;
-    heap[0] = hit;
+    if (count === 0 || !worse(heap[0], item)) continue;
+    heap[0] = item;
     for (let i = 0; ; ) {
       const left = 2 * i + 1;
       let worst = i;
@@ -135,13 +173,7 @@ export function rankHead(hits: VersionHit[], count: number): VersionHit[] {
       i = worst;
     }
   }
-  // In place: the others move to the back (in no particular order), the head in rank order to the front.
-  const head = new Set(heap);
-  heap.sort(compareVersionHits);
-  let back = hits.length;
-  for (let i = hits.length - 1; i >= 0; i--) if (!head.has(hits[i])) hits[--back] = hits[i];
-  for (let i = 0; i < heap.length; i++) hits[i] = heap[i];
-  return hits;
+  return heap.sort(compare);
 }
 
 /**
@@ -190,11 +222,10 @@ export async function searchContent(
   const fused = fuseLanes(sparse, dense, alpha);
 
   // Grouped by generation number (generationNumbering), an integer per version: a version object is read
-  // once per version, not once per chunk.
+  // once per ranked version, not once per chunk.
   const numbering = generationNumbering(snapshot);
   const slotOf = slotScratch(numbering[numbering.length - 1]);
-  const groups = new CandidateGroups(fused.size);
-  const versions: GroupedVersionHit[] = [];
+  const groups = new CandidateGroups(snapshot, fused.size);
   const numbers: number[] = [];
   try {
     for (let at = 0; at < fused.size; at++) {
@@ -209,31 +240,35 @@ export async function searchContent(
         });
       }
       const number = numbering[s] + generation;
-      let slot = slotOf[number];
-      if (slot < 0) {
-        slot = versions.length;
-        slotOf[number] = slot;
-        numbers.push(number);
-        versions.push(new GroupedVersionHit(snapshot.segments[s].versions[generation], groups, slot));
-        groups.heads[slot] = -1;
-      }
       const score = fused.scores[at];
       const tieBreak = fused.tieBreaks[at];
+      let slot = slotOf[number];
+      if (slot < 0) {
+        slot = groups.count++;
+        slotOf[number] = slot;
+        numbers.push(number);
+        groups.segmentOf[slot] = s;
+        groups.generationOf[slot] = generation;
+        groups.heads[slot] = -1;
+        groups.bestScores[slot] = score;
+        groups.bestTieBreaks[slot] = tieBreak;
+      } else if (score > groups.bestScores[slot] || (score === groups.bestScores[slot] && tieBreak > groups.bestTieBreaks[slot])) {
+        groups.bestScores[slot] = score;
+        groups.bestTieBreaks[slot] = tieBreak;
+      }
       groups.ordinals[at] = ordinal;
       groups.scores[at] = score;
       groups.tieBreaks[at] = tieBreak;
       groups.next[at] = groups.heads[slot];
       groups.heads[slot] = at;
-      const entry = versions[slot];
-      if (score > entry.score || (score === entry.score && tieBreak > entry.tieBreak)) {
-        entry.score = score;
-        entry.tieBreak = tieBreak;
-      }
     }
   } finally {
     for (const number of numbers) slotOf[number] = -1;
   }
-  return { versions: rankHead(versions, ordered), exhausted: sparse.exhausted && dense.exhausted, queryTerms };
+  const slots: number[] = [];
+  for (let slot = 0; slot < groups.count; slot++) slots.push(slot);
+  const versions = rankHead(slots, ordered, groups.compareSlots).map((slot) => new GroupedVersionHit(groups, slot));
+  return { versions, total: groups.count, matchedVersions: () => groups.versions(), exhausted: sparse.exhausted && dense.exhausted, queryTerms };
 }
 
 /** Higher score first; ties broken by identity so equal scores always page the same way. */

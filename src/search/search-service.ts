@@ -161,18 +161,27 @@ interface RankedRows {
   page: MergedRow[];
 }
 
-function mergeLanes(content: VersionHit[] | null, metadata: MetadataVersionHit[] | null, offset: number, limit: number): RankedRows {
-  if (!content || !metadata) {
+/** A lane's versions as merging reads them: the ranked ones (all, or the first of them), how many matched, and all. */
+interface LaneVersions<T> {
+  ranked: T[];
+  total: number;
+  all: () => Iterable<ServedVersion>;
+}
+
+function mergeLanes(contentLane: LaneVersions<VersionHit> | null, metadata: MetadataVersionHit[] | null, offset: number, limit: number): RankedRows {
+  if (!contentLane || !metadata) {
     // A single lane keeps its own order exactly; only the page's rows are built.
-    const hits: (VersionHit | MetadataVersionHit)[] = content ?? metadata ?? [];
-    const page = hits.slice(offset, offset + limit).map((hit, index): MergedRow => {
+    const lane: LaneVersions<VersionHit | MetadataVersionHit> = contentLane ?? { ranked: metadata ?? [], total: metadata?.length ?? 0, all: () => (metadata ?? []).map((hit) => hit.version) };
+    const page = lane.ranked.slice(offset, offset + limit).map((hit, index): MergedRow => {
       const rank = offset + index + 1;
-      return content
+      return contentLane
         ? { version: hit.version, content: hit as VersionHit, contentRank: rank, metadata: undefined, metadataRank: undefined }
         : { version: hit.version, content: undefined, contentRank: undefined, metadata: hit as MetadataVersionHit, metadataRank: rank };
     });
-    return { total: hits.length, versions: () => hits.map((hit) => hit.version), page };
+    return { total: lane.total, versions: lane.all, page };
   }
+  // With the metadata lane, every content version was ranked (searchContent's `ordered`).
+  const content = contentLane.ranked;
   const rows = new Map<string, MergedRow & { fused: number }>();
   const row = (version: ServedVersion) => {
     let entry = rows.get(version.identity);
@@ -289,7 +298,7 @@ export class SearchService {
       contentRanked = reranked.hits;
       rerankedCount = reranked.count;
     }
-    const ranked = mergeLanes(contentRanked, metadata, request.offset, request.limit);
+    const ranked = mergeLanes(content && contentRanked ? { ranked: contentRanked, total: content.total, all: content.matchedVersions } : null, metadata, request.offset, request.limit);
     if (!everyVersionProven(snapshot)) requireEvidence(ranked.versions());
     const page = ranked.page;
     await texts(page.flatMap((row) => (row.content ? evidenceChunks(snapshot, row.content) : [])));

@@ -1,11 +1,15 @@
 // A content answer orders only the versions a page (or the reranked prefix) needs: the head must be exactly
-// what a full sort puts first, and no version may be lost or repeated, since totals count them all.
+// what a full sort puts first, and no version may be lost or repeated from the totals and the evidence check,
+// which count them all.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareVersionHits, rankHead } from '../../src/search/content-lane.ts';
+import { compareVersionHits, rankHead, searchContent } from '../../src/search/content-lane.ts';
 import type { VersionHit } from '../../src/search/content-lane.ts';
 import type { ServedVersion } from '../../src/serving/served-types.ts';
+import { applyChange, emptySnapshot } from '../../src/serving/snapshot.ts';
+import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
+import { loadedGeneration } from '../helpers/generations.ts';
 
 function hits(count: number, seed: number): VersionHit[] {
   let state = seed;
@@ -19,18 +23,38 @@ function hits(count: number, seed: number): VersionHit[] {
   }));
 }
 
-test('the ranked head equals the head of a full sort, and every hit is kept once', () => {
-  for (const [count, head] of [[1000, 10], [1000, 0], [1000, 1], [1000, 50], [1000, 400], [7, 3], [0, 10], [30, 30]] as const) {
-    const input = hits(count, count + head);
-    const expected = [...input].sort(compareVersionHits);
-    const ranked = rankHead([...input], head);
-    assert.equal(ranked.length, count);
-    assert.deepEqual(ranked.slice(0, head).map((hit) => hit.version.identity), expected.slice(0, head).map((hit) => hit.version.identity), `${count} hits, head ${head}`);
-    assert.deepEqual(new Set(ranked), new Set(input));
+test('the ranked head equals the head of a full sort', () => {
+  for (const [count, head] of [[1000, 10], [1000, 0], [1000, 1], [1000, 50], [1000, 400], [7, 3], [0, 10], [30, 30], [200, Number.POSITIVE_INFINITY]] as const) {
+    const input = hits(count, count + (Number.isFinite(head) ? head : 1));
+    const expected = [...input].sort(compareVersionHits).slice(0, head);
+    const ranked = rankHead([...input], head, compareVersionHits);
+    assert.deepEqual(ranked.map((hit) => hit.version.identity), expected.map((hit) => hit.version.identity), `${count} hits, head ${head}`);
   }
 });
 
-test('a head as long as the list orders it all', () => {
-  const input = hits(200, 7);
-  assert.deepEqual(rankHead([...input], Number.POSITIVE_INFINITY).map((hit) => hit.version.identity), [...input].sort(compareVersionHits).map((hit) => hit.version.identity));
+test('the content lane ranks only the head it is asked for, and still counts and lists every matched version', async () => {
+  const embedder = createHashingEmbedder();
+  const texts = Array.from({ length: 60 }, (_, i) => `statement ${i % 7 === 0 ? 'escrow escrow' : 'account'} number ${i} ${'balance '.repeat(i % 5)}`);
+  const generations = await Promise.all(
+    texts.map(async (text, i) => {
+      const [vector] = await embedder.embed([text]);
+      return loadedGeneration(`doc-${i}`, [text, `${text} continued`], { dimensions: embedder.dimensions, vectors: [vector, vector] });
+    }),
+  );
+  const snapshot = await applyChange(emptySnapshot('c', embedder.dimensions), { activated: generations });
+  for (const alpha of [0, 0.5, 1]) {
+    const all = await searchContent(snapshot, 'escrow statement balance', alpha, snapshot.live, embedder, 1000, 0, Number.POSITIVE_INFINITY);
+    assert.ok(all.versions.length > 20, `alpha ${alpha}: many versions match`);
+    assert.equal(all.total, all.versions.length);
+    assert.deepEqual(all.versions, [...all.versions].sort(compareVersionHits), 'all of them in rank order');
+    for (const head of [1, 3, 10]) {
+      const ranked = await searchContent(snapshot, 'escrow statement balance', alpha, snapshot.live, embedder, 1000, 0, head);
+      const row = (hit: VersionHit) => [hit.version.identity, hit.score, hit.tieBreak, hit.chunks.map((chunk) => chunk.ordinal)];
+      assert.deepEqual(ranked.versions.map(row), all.versions.slice(0, head).map(row), `alpha ${alpha}, head ${head}`);
+      assert.equal(ranked.total, all.total);
+      const listed = [...ranked.matchedVersions()].map((version) => version.identity);
+      assert.equal(new Set(listed).size, listed.length, 'each version once');
+      assert.deepEqual(listed.sort(), all.versions.map((hit) => hit.version.identity).sort());
+    }
+  }
 });
