@@ -1,5 +1,7 @@
 // Bounded top-k selection for lane hits (sparse and dense): a min-heap keyed by (score, then larger id is worse).
-// It never allocates per candidate, so scanning 100k scored docs stays cheap.
+// It never allocates per candidate, so scanning 100k scored docs stays cheap. Until it is full it is a plain list,
+// made a heap at once when it fills (or is drained in order): candidates often come best first (a graph's
+// proposals, nearest first), and each would otherwise climb the whole heap as the new worst.
 
 export interface SparseHit {
   id: number;
@@ -31,15 +33,6 @@ function swap(h: TopK, i: number, j: number): void {
   h.ids[j] = id;
 }
 
-function siftUp(h: TopK, i: number): void {
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    if (!ranksBelow(h.scores[i], h.ids[i], h.scores[parent], h.ids[parent])) return;
-    swap(h, i, parent);
-    i = parent;
-  }
-}
-
 function siftDown(h: TopK, i: number): void {
   for (;;) {
     const left = 2 * i + 1;
@@ -53,13 +46,21 @@ function siftDown(h: TopK, i: number): void {
   }
 }
 
-/** Offers a candidate; keeps it only while it is among the best `capacity` seen so far. */
+/** Orders the first `size` entries as a heap, worst at the root (bottom-up: linear in size). */
+function heapify(h: TopK): void {
+  for (let i = (h.size >> 1) - 1; i >= 0; i--) siftDown(h, i);
+}
+
+/**
+ * Offers a candidate; keeps it only while it is among the best `capacity` seen so far. The entries are heap-ordered
+ * only once the heap is full: until then scores[0] is not the worst kept.
+ */
 export function offer(h: TopK, score: number, id: number): void {
   if (h.capacity === 0) return;
   if (h.size < h.capacity) {
     h.scores[h.size] = score;
     h.ids[h.size] = id;
-    siftUp(h, h.size++);
+    if (++h.size === h.capacity) heapify(h);
     return;
   }
   if (!ranksBelow(h.scores[0], h.ids[0], score, id)) return;
@@ -79,6 +80,7 @@ export function drainUnordered(h: TopK): SparseHit[] {
 /** The kept candidates, best first (score descending, id ascending on ties); empties the heap. */
 export function drainSorted(h: TopK): SparseHit[] {
   const hits = new Array<SparseHit>(h.size);
+  if (h.size < h.capacity) heapify(h);
   // Popping the worst each time fills the result from the back: a heap sort with no comparator calls.
   while (h.size > 0) {
     hits[h.size - 1] = { id: h.ids[0], score: h.scores[0] };
