@@ -5,11 +5,13 @@ import type { Database } from './sqlite.ts';
 
 /**
  * How a Client's database is reached: `open` connects (again after `release`), `used` tells the owner which
- * connections are in use, so that it can keep only a bounded number open (storage.ts).
+ * connections are in use, so that it can keep only a bounded number open (storage.ts), and `refit`, when given,
+ * is run on the open connection once every `refit.every` uses (a page cache sized to a file that grows).
  */
 export interface ClientConnection {
   open(): Database;
   used?(database: ClientDatabase): void;
+  refit?: { every: number; run(db: Database): void };
 }
 
 export class ClientDatabase {
@@ -17,6 +19,7 @@ export class ClientDatabase {
   private readonly connection: ClientConnection;
   private openDb: Database | null = null;
   private closed = false;
+  private usesSinceRefit = 0;
   private readonly now: () => number;
 
   constructor(clientId: string, connection: ClientConnection, now: () => number = Date.now) {
@@ -34,6 +37,11 @@ export class ClientDatabase {
     if (this.closed) throw new Error(`the store of Client ${this.clientId} is closed`);
     this.openDb ??= this.connection.open();
     this.connection.used?.(this);
+    const refit = this.connection.refit;
+    if (refit && ++this.usesSinceRefit >= refit.every) {
+      this.usesSinceRefit = 0;
+      refit.run(this.openDb);
+    }
     return this.openDb;
   }
 

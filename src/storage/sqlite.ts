@@ -93,6 +93,27 @@ export function cachedStatement(db: Database, sql: string): StatementSync {
   return statement;
 }
 
+/** A page cache that grows with its database file: `share` of the file, between `minKiB` and `maxKiB`. */
+export interface PageCacheFit {
+  share: number;
+  minKiB: number;
+  maxKiB: number;
+}
+
+/** The page cache, in KiB, that `fit` gives a database file of this many bytes. */
+export function fittedCacheKiB(fileBytes: number, fit: PageCacheFit): number {
+  return Math.min(fit.maxKiB, Math.max(fit.minKiB, Math.floor((fileBytes * fit.share) / 1024)));
+}
+
+/** Sizes the connection's page cache to its file as it is now (SQLite allocates the pages only as it reads them). */
+export function fitPageCache(db: Database, fit: PageCacheFit): number {
+  const { page_count: pages } = cachedStatement(db, 'PRAGMA page_count').get() as { page_count: number };
+  const { page_size: pageSize } = cachedStatement(db, 'PRAGMA page_size').get() as { page_size: number };
+  const kib = fittedCacheKiB(pages * pageSize, fit);
+  db.exec(`PRAGMA cache_size = -${kib}`);
+  return kib;
+}
+
 /** Runs fn inside a read transaction: every SELECT in it sees one committed state of the database. */
 export function readTransaction<T>(db: Database, fn: () => T): T {
   db.exec('BEGIN');

@@ -5,8 +5,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase, probeDatabaseFile } from './sqlite.ts';
+import { fitPageCache, openDatabase, probeDatabaseFile } from './sqlite.ts';
 import type { Database } from './sqlite.ts';
+import { CLIENT_DB_CACHE_REFIT_USES, CLIENT_PAGE_CACHE } from './client-page-cache.ts';
 import { CONTROL_MIGRATIONS } from './control-migrations.ts';
 import { CLIENT_MIGRATIONS } from './client-migrations.ts';
 import { ClientStore } from './client-store.ts';
@@ -21,12 +22,6 @@ import type { StoragePort } from './port.ts';
 import { PUBLICATION_LOG_RETAINED_ENTRIES } from '../domain/publication-log.ts';
 
 const CLIENT_FILE_SUFFIX = '.db';
-/**
- * Page cache of each Client's connection. A process keeps one connection per Client it has touched, so at
- * SQLite's default (2,000 KiB each) 200 Clients held 400 MiB of cache outside any serving budget; what a
- * Client reads again (lane data on a reload, evidence texts) comes from the operating system's file cache.
- */
-export const CLIENT_DB_CACHE_KIB = 256;
 /**
  * Client databases a process keeps open at once. An open connection costs about 0.7 MiB (page cache,
  * schema, prepared statements) whether or not its Client is served, so 200 Clients held 140 MiB; the least
@@ -100,7 +95,15 @@ export class Storage implements StoragePort {
       const path = join(this.clientsDir, file);
       store = new ClientStore(
         clientId,
-        { open: () => openDatabase(path, CLIENT_MIGRATIONS, { cacheKiB: CLIENT_DB_CACHE_KIB }), used: (used) => this.connectionUsed(used) },
+        {
+          open: () => {
+            const db = openDatabase(path, CLIENT_MIGRATIONS);
+            fitPageCache(db, CLIENT_PAGE_CACHE);
+            return db;
+          },
+          used: (used) => this.connectionUsed(used),
+          refit: { every: CLIENT_DB_CACHE_REFIT_USES, run: (db) => fitPageCache(db, CLIENT_PAGE_CACHE) },
+        },
         { logRetained: this.logRetained, assertReady: this.assertReady },
       );
       this.clients.set(clientId, store);

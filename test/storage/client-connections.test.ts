@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { textsOf } from '../helpers/storage-adapters.ts';
 import { Storage } from '../../src/storage/storage.ts';
+import { CLIENT_DB_CACHE_KIB, CLIENT_DB_CACHE_MAX_KIB, CLIENT_DB_CACHE_REFIT_USES, CLIENT_DB_CACHE_SHARE } from '../../src/storage/client-page-cache.ts';
+import { fittedCacheKiB } from '../../src/storage/sqlite.ts';
 import { versionKey } from '../../src/domain/identity.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
@@ -49,6 +51,34 @@ test('a closed store refuses to connect again', async () => {
   try {
     await assert.rejects(() => store.publicationLog.head(), /closed/);
   } finally {
+    removeDir(dir);
+  }
+});
+
+test("a Client connection's page cache is a share of its file between a floor and a cap, refitted as the file grows", async () => {
+  const fit = { share: CLIENT_DB_CACHE_SHARE, minKiB: CLIENT_DB_CACHE_KIB, maxKiB: CLIENT_DB_CACHE_MAX_KIB };
+  assert.equal(fittedCacheKiB(1024 * 1024, fit), CLIENT_DB_CACHE_KIB, 'a small Client keeps the floor');
+  assert.equal(fittedCacheKiB(864 * 1024 * 1024, fit), Math.floor((864 * 1024 * CLIENT_DB_CACHE_SHARE)), 'a large one its share');
+  assert.equal(fittedCacheKiB(64 * 1024 ** 3, fit), CLIENT_DB_CACHE_MAX_KIB, 'a huge one the cap');
+  const dir = tempDataDir();
+  await seedVersions(dir, 'a', 'a-doc', [{ versionId: 'v1', text: 'Invoice of a.', chunks: ['Invoice of a.'] }]);
+  const storage = new Storage(dir);
+  try {
+    const store = storage.client('a');
+    const cacheKiB = () => -(store.database.db.prepare('PRAGMA cache_size').get() as { cache_size: number }).cache_size;
+    assert.equal(cacheKiB(), CLIENT_DB_CACHE_KIB);
+    // The file grows past what the floor covers (another writer, as a worker is to an api process).
+    const grownBytes = Math.ceil((1.5 * CLIENT_DB_CACHE_KIB * 1024) / CLIENT_DB_CACHE_SHARE);
+    store.database.db.exec(`CREATE TABLE filler (x BLOB); INSERT INTO filler VALUES (zeroblob(${grownBytes}))`);
+    const { page_count: pages, page_size: pageSize } = store.database.db.prepare('SELECT * FROM pragma_page_count, pragma_page_size').get() as { page_count: number; page_size: number };
+    for (let use = 0; use < CLIENT_DB_CACHE_REFIT_USES; use++) void store.database.db;
+    assert.equal(cacheKiB(), fittedCacheKiB(pages * pageSize, fit));
+    assert.ok(cacheKiB() > CLIENT_DB_CACHE_KIB, `${cacheKiB()} KiB`);
+    // A connection opened again is fitted at once.
+    store.release();
+    assert.equal(cacheKiB(), fittedCacheKiB(pages * pageSize, fit));
+  } finally {
+    storage.close();
     removeDir(dir);
   }
 });
