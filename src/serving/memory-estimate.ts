@@ -8,7 +8,7 @@ import type { ClientSnapshot } from './snapshot.ts';
 import { ANN_CONNECTIVITY } from './ann-index.ts';
 import type { Vocabulary } from '../text/vocabulary.ts';
 import { tableBytes } from '../text/string-table.ts';
-import { CLIENT_DB_CACHE_KIB, CLIENT_DB_CACHE_MAX_KIB } from '../storage/client-page-cache.ts';
+import { CLIENT_CONNECTION_CACHE_MAX_KIB, CLIENT_CONNECTION_CACHE_MIN_KIB } from '../storage/port.ts';
 
 /** A page label string. */
 export const LABEL_BYTES = 48;
@@ -22,19 +22,20 @@ export const VERSION_BYTES = 6 * 1024;
 /** What the segment thread may hold between recycles (threaded-segment-builder.ts THREAD_RECYCLE_BYTES). */
 export const SEGMENT_THREAD_RESERVE_BYTES = 64 * 1024 * 1024;
 /**
- * A Client database connection: its page cache (at least storage/client-page-cache.ts CLIENT_DB_CACHE_KIB), schema and prepared
- * statements, measured at about 0.7 MiB. A served Client keeps one open; an evicted one lets it go.
+ * A Client database connection: its page cache (at least storage/port.ts CLIENT_CONNECTION_CACHE_MIN_KIB), schema
+ * and prepared statements, measured at about 0.7 MiB. A served Client keeps one open; an evicted one lets it go.
  */
 export const CLIENT_CONNECTION_BYTES = 0.7 * 1024 * 1024;
 /**
- * A large Client's connection caches more: CLIENT_DB_CACHE_SHARE of its file (storage/client-page-cache.ts), which holds about 8.6 KB
- * a chunk (100,000 SciFact chunks: 864 MB), so about 34 bytes a chunk, up to CLIENT_DB_CACHE_MAX_KIB.
+ * A large Client's connection caches more: a share of its file (storage/client-page-cache.ts CLIENT_DB_CACHE_SHARE,
+ * 1/256), which holds about 8.6 KB a chunk (100,000 SciFact chunks: 864 MB), so about 34 bytes a chunk, up to
+ * CLIENT_CONNECTION_CACHE_MAX_KIB.
  */
 export const CONNECTION_CACHE_BYTES_PER_CHUNK = 34;
 
 /** The page cache of a Client's connection beyond the floor CLIENT_CONNECTION_BYTES counts. */
 function connectionCacheBytes(chunks: number): number {
-  return Math.max(0, Math.min(CLIENT_DB_CACHE_MAX_KIB * 1024, chunks * CONNECTION_CACHE_BYTES_PER_CHUNK) - CLIENT_DB_CACHE_KIB * 1024);
+  return Math.max(0, Math.min(CLIENT_CONNECTION_CACHE_MAX_KIB * 1024, chunks * CONNECTION_CACHE_BYTES_PER_CHUNK) - CLIENT_CONNECTION_CACHE_MIN_KIB * 1024);
 }
 
 /**

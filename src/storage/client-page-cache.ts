@@ -2,6 +2,7 @@
 // estimates (serving/memory-estimate.ts) count it as a served Client's.
 
 import type { PageCacheFit } from './sqlite.ts';
+import { CLIENT_CONNECTION_CACHE_MAX_KIB, CLIENT_CONNECTION_CACHE_MIN_KIB } from './port.ts';
 
 /**
  * Page cache of each Client's connection: CLIENT_DB_CACHE_SHARE of its database file, at least CLIENT_DB_CACHE_KIB
@@ -13,8 +14,8 @@ import type { PageCacheFit } from './sqlite.ts';
  * 864 MB), batches of 30 random chunk texts: 8.5 µs a row with 256 KiB, 6.1 with 2 MiB, 5.5 with 4 MiB. Pages
  * beyond it are read from the operating system's file cache.
  */
-export const CLIENT_DB_CACHE_KIB = 256;
-export const CLIENT_DB_CACHE_MAX_KIB = 8192;
+export const CLIENT_DB_CACHE_KIB = CLIENT_CONNECTION_CACHE_MIN_KIB;
+export const CLIENT_DB_CACHE_MAX_KIB = CLIENT_CONNECTION_CACHE_MAX_KIB;
 export const CLIENT_DB_CACHE_SHARE = 1 / 256;
 /** Uses of a Client's connection between two fittings of its page cache to its file, which grows with its data. */
 export const CLIENT_DB_CACHE_REFIT_USES = 4096;

@@ -283,6 +283,13 @@ export interface SecretRepository {
 }
 
 /**
+ * The page cache a Client's open database connection keeps, at least and at most (the SQLite store sizes it to the
+ * Client's file in between: client-page-cache.ts); processes that serve Clients count it in their memory budgets.
+ */
+export const CLIENT_CONNECTION_CACHE_MIN_KIB = 256;
+export const CLIENT_CONNECTION_CACHE_MAX_KIB = 8192;
+
+/**
  * How old an upload no live job names must be before a sweep removes it. An api process saves the file first
  * and records its job a moment later; a worker starting meanwhile (on any host) must not take the file from
  * under that job.
