@@ -9,7 +9,7 @@ import { versionKey } from '../../src/domain/identity.ts';
 import assert from 'node:assert/strict';
 import { Storage } from '../../src/storage/storage.ts';
 import { PUBLICATION_LOG_COMPACTION_EVERY } from '../../src/storage/sqlite-publication-log.ts';
-import { ServingIndex } from '../../src/serving/serving-index.ts';
+import { CONCURRENT_LOADS, ServingIndex } from '../../src/serving/serving-index.ts';
 import { ThreadedSegmentBuilder } from '../../src/serving/threaded-segment-builder.ts';
 import { inlineSegmentBuilder } from '../../src/serving/segment.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
@@ -217,6 +217,44 @@ test('Clients load on first use and the least recently used are evicted under th
     await seedVersions(dir, 'c0', 'later', [{ versionId: 'v1', text: 'A later ledger entry.' }]);
     await probe.catchUp('c0');
     assert.equal(probeChanges, 2, 'so does a catch-up that applied entries');
+  } finally {
+    storage.close();
+    removeDir(dir);
+  }
+});
+
+test('at most CONCURRENT_LOADS Clients load at once; the others wait their turn and then load whole', async () => {
+  const dir = tempDataDir();
+  const clients = ['c0', 'c1', 'c2', 'c3', 'c4'];
+  for (const clientId of clients) await seedVersions(dir, clientId, `doc-${clientId}`, [{ versionId: 'v1', text: `Ledger of ${clientId}.` }, { versionId: 'v2', text: `Statement of ${clientId}.` }]);
+  const storage = new Storage(dir);
+  try {
+    // Each load asks for its Client's generations: held there until released, counting the loads under way.
+    let loading = 0;
+    let mostAtOnce = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    for (const clientId of clients) {
+      const generations = storage.client(clientId).generations;
+      const servedGenerationIds = generations.servedGenerationIds.bind(generations);
+      generations.servedGenerationIds = async () => {
+        loading++;
+        mostAtOnce = Math.max(mostAtOnce, loading);
+        await released;
+        loading--;
+        return servedGenerationIds();
+      };
+    }
+    const index = new ServingIndex(storage, DIMENSIONS, inlineSegmentBuilder);
+    const reads = clients.map((clientId) => index.catchUp(clientId));
+    while (loading < CONCURRENT_LOADS) await new Promise((resolve) => setImmediate(resolve));
+    // Give the waiting loads every chance to start: none may while the first ones are under way.
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(loading, CONCURRENT_LOADS);
+    release();
+    await Promise.all(reads);
+    assert.equal(mostAtOnce, CONCURRENT_LOADS);
+    for (const clientId of clients) assert.deepEqual(ids(index, clientId), [`doc-${clientId}/v1`, `doc-${clientId}/v2`]);
   } finally {
     storage.close();
     removeDir(dir);
