@@ -42,6 +42,19 @@ function clientFileName(clientId: string): string {
   return `${readable}-${digest}${CLIENT_FILE_SUFFIX}`;
 }
 
+/**
+ * Sizes a Client connection's page cache to its file. Only tuning: when the file cannot be read for its size now
+ * (another process holds a lock past the busy timeout), the cache stays as it was and the next refit tries again,
+ * rather than failing the statement that asked for the connection.
+ */
+function fitClientPageCache(db: Database): void {
+  try {
+    fitPageCache(db, CLIENT_PAGE_CACHE);
+  } catch {
+    // The connection works with the cache it has.
+  }
+}
+
 export class Storage implements StoragePort {
   readonly jobs: SqliteJobRepository;
   readonly discovery: SqliteDiscoveryRepository;
@@ -98,11 +111,11 @@ export class Storage implements StoragePort {
         {
           open: () => {
             const db = openDatabase(path, CLIENT_MIGRATIONS);
-            fitPageCache(db, CLIENT_PAGE_CACHE);
+            fitClientPageCache(db);
             return db;
           },
           used: (used) => this.connectionUsed(used),
-          refit: { every: CLIENT_DB_CACHE_REFIT_USES, run: (db) => fitPageCache(db, CLIENT_PAGE_CACHE) },
+          refit: { every: CLIENT_DB_CACHE_REFIT_USES, run: fitClientPageCache },
         },
         { logRetained: this.logRetained, assertReady: this.assertReady },
       );
