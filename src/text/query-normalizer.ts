@@ -68,7 +68,9 @@ function vocabularyKey(parts: VocabularyParts): string {
   return key;
 }
 
+/** rewriteQueryWord, remembered for letter words (only they are ever rewritten; with no digit or comma in them, an entry names one key and one word). */
 function rememberedRewrite(word: string, parts: VocabularyParts, key: string): Readonly<QueryRewrite> | null {
+  if (!LETTER_WORD.test(word)) return null;
   const entry = `${key}${word}`;
   const known = rememberedRewrites.get(entry);
   if (known !== undefined) return known;
