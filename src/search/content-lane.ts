@@ -88,16 +88,9 @@ class CandidateGroups {
     return this.snapshot.segments[this.segmentOf[slot]].versions[this.generationOf[slot]];
   }
 
-  /** compareVersionHits over slots: higher score, then higher tie-break, then identity. */
-  readonly compareSlots = (a: number, b: number): number => {
-    const scores = this.bestScores;
-    if (scores[b] !== scores[a]) return scores[b] - scores[a];
-    const tieBreaks = this.bestTieBreaks;
-    if (tieBreaks[b] !== tieBreaks[a]) return tieBreaks[b] - tieBreaks[a];
-    const x = this.versionOf(a).identity;
-    const y = this.versionOf(b).identity;
-    return x < y ? -1 : x > y ? 1 : 0;
-  };
+  /** The rank order of compareVersionHits over slots; a version is looked up only when scores and tie-breaks tie. */
+  readonly compareSlots = (a: number, b: number): number =>
+    compareScores(this.bestScores[a], this.bestTieBreaks[a], this.bestScores[b], this.bestTieBreaks[b]) || compareIdentities(this.versionOf(a).identity, this.versionOf(b).identity);
 
   chunksOf(slot: number): ChunkScore[] {
     const chunks: ChunkScore[] = [];
@@ -273,7 +266,15 @@ export async function searchContent(
 
 /** Higher score first; ties broken by identity so equal scores always page the same way. */
 export function compareVersionHits(a: VersionHit, b: VersionHit): number {
-  if (b.score !== a.score) return b.score - a.score;
-  if (b.tieBreak !== a.tieBreak) return b.tieBreak - a.tieBreak;
-  return a.version.identity < b.version.identity ? -1 : a.version.identity > b.version.identity ? 1 : 0;
+  return compareScores(a.score, a.tieBreak, b.score, b.tieBreak) || compareIdentities(a.version.identity, b.version.identity);
+}
+
+/** Higher score first, then higher tie-break; 0 when both tie. */
+function compareScores(scoreA: number, tieBreakA: number, scoreB: number, tieBreakB: number): number {
+  if (scoreB !== scoreA) return scoreB - scoreA;
+  return tieBreakB - tieBreakA;
+}
+
+function compareIdentities(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
