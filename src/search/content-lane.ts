@@ -13,7 +13,7 @@ import type { LaneResult } from './dense-lane.ts';
 import { readOverNetwork } from './network-read.ts';
 import { DEFAULT_RANKED_ROWS, DENSE_RESCORE_CHUNKS, rescoreDenseHead } from './dense-rescore.ts';
 import type { ChunkVectorReader } from './dense-rescore.ts';
-import { fuseLanes } from './fusion.ts';
+import { DENSE_EVIDENCE_FLOOR, fuseLanes } from './fusion.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { analyzeQueryTerms } from '../text/analyzer.ts';
 
@@ -51,58 +51,80 @@ function emptyLane(): LaneResult {
 }
 
 /**
- * The fused candidates grouped by version without an object per chunk or per version: each version (a slot) has
- * its best score, tie-break and place in the snapshot in typed arrays, and its chunks are a linked list over the
- * candidate arrays. Objects (GroupedVersionHit, ChunkScore) are made only for the versions a response ranks.
+ * The arrays a search fuses and groups its candidates in, kept for the next search instead of allocated anew:
+ * they are written and read only in the synchronous part of searchContent, after its last await, and what outlives
+ * it (the ranked head's chunks, the matched versions) is copied out. Allocated per search, they were about 110 KB
+ * of ArrayBuffers each time; a search in flight across an await (16 hybrid searches at once in one process) keeps
+ * its buffers past a young-generation collection, so they waited for a full one while V8 let up to 64 MiB of such
+ * buffers build up, and the allocator's heap kept the high-water mark: in-process at 100,000 chunks, 16 at once,
+ * the main malloc heap grew from 8 to 77 MiB (RSS 336 to 442 MiB).
+ */
+class GroupingScratch {
+  capacity = 0;
+  // The fused candidates (fusion.ts FusedCandidates).
+  fusedOrdinals = new Int32Array(0);
+  fusedScores = new Float64Array(0);
+  fusedTieBreaks = new Float64Array(0);
+  // The candidates grouped: candidate i's ordinal, score and tie-break, and the next candidate of its version.
+  ordinals = new Int32Array(0);
+  scores = new Float64Array(0);
+  tieBreaks = new Float64Array(0);
+  next = new Int32Array(0);
+  // Per slot (a version): its first candidate, best score and tie-break, and where the snapshot holds it.
+  heads = new Int32Array(0);
+  bestScores = new Float64Array(0);
+  bestTieBreaks = new Float64Array(0);
+  segmentOf = new Int32Array(0);
+  generationOf = new Int32Array(0);
+
+  /** Room for `size` candidates (and as many slots), grown by doubling. */
+  ensure(size: number): this {
+    if (size <= this.capacity) return this;
+    const capacity = Math.max(size, 2 * this.capacity);
+    this.capacity = capacity;
+    this.fusedOrdinals = new Int32Array(capacity);
+    this.fusedScores = new Float64Array(capacity);
+    this.fusedTieBreaks = new Float64Array(capacity);
+    this.ordinals = new Int32Array(capacity);
+    this.scores = new Float64Array(capacity);
+    this.tieBreaks = new Float64Array(capacity);
+    this.next = new Int32Array(capacity);
+    this.heads = new Int32Array(capacity);
+    this.bestScores = new Float64Array(capacity);
+    this.bestTieBreaks = new Float64Array(capacity);
+    this.segmentOf = new Int32Array(capacity);
+    this.generationOf = new Int32Array(capacity);
+    return this;
+  }
+}
+
+/** Searches run one at a time on a thread, and only searchContent's synchronous part uses it. */
+const scratch = new GroupingScratch();
+
+/**
+ * The fused candidates grouped by version without an object per chunk or per version, in the scratch arrays: each
+ * version (a slot) has its best score, tie-break and place in the snapshot, and its chunks are a linked list over
+ * the candidates. Valid until searchContent returns; the ranked head is copied out (RankedChunks).
  */
 class CandidateGroups {
-  readonly ordinals: Int32Array;
-  readonly scores: Float64Array;
-  readonly tieBreaks: Float64Array;
-  /** Next candidate of the same version, or -1; heads[slot] is a version's first. */
-  readonly next: Int32Array;
-  readonly heads: Int32Array;
-  /** Per slot: the version's best score and tie-break, and where the snapshot holds it (segment, generation). */
-  readonly bestScores: Float64Array;
-  readonly bestTieBreaks: Float64Array;
-  readonly segmentOf: Int32Array;
-  readonly generationOf: Int32Array;
+  readonly arrays: GroupingScratch;
   /** Slots in use: versions matched. */
   count = 0;
   private readonly snapshot: ClientSnapshot;
 
-  constructor(snapshot: ClientSnapshot, size: number) {
+  constructor(snapshot: ClientSnapshot, arrays: GroupingScratch) {
     this.snapshot = snapshot;
-    this.ordinals = new Int32Array(size);
-    this.scores = new Float64Array(size);
-    this.tieBreaks = new Float64Array(size);
-    this.next = new Int32Array(size);
-    this.heads = new Int32Array(size);
-    this.bestScores = new Float64Array(size);
-    this.bestTieBreaks = new Float64Array(size);
-    this.segmentOf = new Int32Array(size);
-    this.generationOf = new Int32Array(size);
+    this.arrays = arrays;
   }
 
   versionOf(slot: number): ServedVersion {
-    return this.snapshot.segments[this.segmentOf[slot]].versions[this.generationOf[slot]];
+    return this.snapshot.segments[this.arrays.segmentOf[slot]].versions[this.arrays.generationOf[slot]];
   }
 
   /** The rank order of compareVersionHits over slots; a version is looked up only when scores and tie-breaks tie. */
   readonly compareSlots = (a: number, b: number): number =>
-    compareScores(this.bestScores[a], this.bestTieBreaks[a], this.bestScores[b], this.bestTieBreaks[b]) || compareIdentities(this.versionOf(a).identity, this.versionOf(b).identity);
-
-  chunksOf(slot: number): ChunkScore[] {
-    const chunks: ChunkScore[] = [];
-    for (let at = this.heads[slot]; at >= 0; at = this.next[at]) chunks.push({ ordinal: this.ordinals[at], score: this.scores[at], tieBreak: this.tieBreaks[at] });
-    // Equal scores keep the earlier chunk (document order) first.
-    if (chunks.length > 1) chunks.sort((a, b) => b.score - a.score || b.tieBreak - a.tieBreak || a.ordinal - b.ordinal);
-    return chunks;
-  }
-
-  *versions(): Iterable<ServedVersion> {
-    for (let slot = 0; slot < this.count; slot++) yield this.versionOf(slot);
-  }
+    compareScores(this.arrays.bestScores[a], this.arrays.bestTieBreaks[a], this.arrays.bestScores[b], this.arrays.bestTieBreaks[b]) ||
+    compareIdentities(this.versionOf(a).identity, this.versionOf(b).identity);
 }
 
 /** Slot of each generation number in the search running now (-1: none); searches run one at a time on a thread. */
@@ -113,25 +135,74 @@ function slotScratch(size: number): Int32Array {
   return slotScratchArray;
 }
 
+/**
+ * The chunks of the ranked versions, copied out of the scratch in one array of (ordinal, score, tie-break) triples:
+ * version i's are triples starts[i] to starts[i + 1], in no particular order until listed.
+ */
+class RankedChunks {
+  readonly triples: Float64Array;
+  readonly starts: number[];
+
+  constructor(groups: CandidateGroups, slots: readonly number[]) {
+    const { heads, next, ordinals, scores, tieBreaks } = groups.arrays;
+    this.starts = [0];
+    let total = 0;
+    for (const slot of slots) {
+      for (let at = heads[slot]; at >= 0; at = next[at]) total++;
+      this.starts.push(total);
+    }
+    this.triples = new Float64Array(3 * total);
+    let i = 0;
+    for (const slot of slots) {
+      for (let at = heads[slot]; at >= 0; at = next[at]) {
+        this.triples[i++] = ordinals[at];
+        this.triples[i++] = scores[at];
+        this.triples[i++] = tieBreaks[at];
+      }
+    }
+  }
+
+  chunksOf(index: number): ChunkScore[] {
+    const chunks: ChunkScore[] = [];
+    for (let t = this.starts[index]; t < this.starts[index + 1]; t++) chunks.push({ ordinal: this.triples[3 * t], score: this.triples[3 * t + 1], tieBreak: this.triples[3 * t + 2] });
+    // Equal scores keep the earlier chunk (document order) first.
+    if (chunks.length > 1) chunks.sort((a, b) => b.score - a.score || b.tieBreak - a.tieBreak || a.ordinal - b.ordinal);
+    return chunks;
+  }
+}
+
 class GroupedVersionHit implements VersionHit {
   readonly version: ServedVersion;
   readonly score: number;
   readonly tieBreak: number;
-  private readonly groups: CandidateGroups;
-  private readonly slot: number;
+  private readonly ranked: RankedChunks;
+  private readonly index: number;
   private listed: ChunkScore[] | null = null;
 
-  constructor(groups: CandidateGroups, slot: number) {
+  constructor(groups: CandidateGroups, slot: number, ranked: RankedChunks, index: number) {
     this.version = groups.versionOf(slot);
-    this.score = groups.bestScores[slot];
-    this.tieBreak = groups.bestTieBreaks[slot];
-    this.groups = groups;
-    this.slot = slot;
+    this.score = groups.arrays.bestScores[slot];
+    this.tieBreak = groups.arrays.bestTieBreaks[slot];
+    this.ranked = ranked;
+    this.index = index;
   }
 
   get chunks(): readonly ChunkScore[] {
-    return (this.listed ??= this.groups.chunksOf(this.slot));
+    return (this.listed ??= this.ranked.chunksOf(this.index));
   }
+}
+
+/** The version a generation number (generationNumbering) names. */
+function versionOfNumber(snapshot: ClientSnapshot, numbering: Int32Array, number: number): ServedVersion {
+  // The last segment whose first number is at most `number`.
+  let low = 0;
+  let high = snapshot.segments.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (numbering[middle] <= number) low = middle;
+    else high = middle - 1;
+  }
+  return snapshot.segments[low].versions[number - numbering[low]];
 }
 
 /**
@@ -212,13 +283,15 @@ export async function searchContent(
   const dense = queryVector ? searchDense(snapshot.segments, queryVector, eligible, { cap: candidateCap, depth, ordered: false, proposals: proposals ? await proposals : undefined }) : emptyLane();
   if (queryVector && readVectors) await rescoreDenseHead(snapshot, dense.hits, queryVector, Math.max(DEFAULT_RANKED_ROWS, depth), Math.max(DENSE_RESCORE_CHUNKS, depth), readVectors);
 
-  const fused = fuseLanes(sparse, dense, alpha);
+  const arrays = scratch.ensure(sparse.hits.length + dense.hits.length);
+  const fused = fuseLanes(sparse, dense, alpha, DENSE_EVIDENCE_FLOOR, { ordinals: arrays.fusedOrdinals, scores: arrays.fusedScores, tieBreaks: arrays.fusedTieBreaks });
 
   // Grouped by generation number (generationNumbering), an integer per version: a version object is read
   // once per ranked version, not once per chunk.
   const numbering = generationNumbering(snapshot);
   const slotOf = slotScratch(numbering[numbering.length - 1]);
-  const groups = new CandidateGroups(snapshot, fused.size);
+  const groups = new CandidateGroups(snapshot, arrays);
+  const { ordinals, scores, tieBreaks, next, heads, bestScores, bestTieBreaks, segmentOf, generationOf } = arrays;
   const numbers: number[] = [];
   try {
     for (let at = 0; at < fused.size; at++) {
@@ -240,28 +313,34 @@ export async function searchContent(
         slot = groups.count++;
         slotOf[number] = slot;
         numbers.push(number);
-        groups.segmentOf[slot] = s;
-        groups.generationOf[slot] = generation;
-        groups.heads[slot] = -1;
-        groups.bestScores[slot] = score;
-        groups.bestTieBreaks[slot] = tieBreak;
-      } else if (score > groups.bestScores[slot] || (score === groups.bestScores[slot] && tieBreak > groups.bestTieBreaks[slot])) {
-        groups.bestScores[slot] = score;
-        groups.bestTieBreaks[slot] = tieBreak;
+        segmentOf[slot] = s;
+        generationOf[slot] = generation;
+        heads[slot] = -1;
+        bestScores[slot] = score;
+        bestTieBreaks[slot] = tieBreak;
+      } else if (score > bestScores[slot] || (score === bestScores[slot] && tieBreak > bestTieBreaks[slot])) {
+        bestScores[slot] = score;
+        bestTieBreaks[slot] = tieBreak;
       }
-      groups.ordinals[at] = ordinal;
-      groups.scores[at] = score;
-      groups.tieBreaks[at] = tieBreak;
-      groups.next[at] = groups.heads[slot];
-      groups.heads[slot] = at;
+      ordinals[at] = ordinal;
+      scores[at] = score;
+      tieBreaks[at] = tieBreak;
+      next[at] = heads[slot];
+      heads[slot] = at;
     }
   } finally {
     for (const number of numbers) slotOf[number] = -1;
   }
   const slots: number[] = [];
   for (let slot = 0; slot < groups.count; slot++) slots.push(slot);
-  const versions = rankHead(slots, ordered, groups.compareSlots).map((slot) => new GroupedVersionHit(groups, slot));
-  return { versions, total: groups.count, matchedVersions: () => groups.versions(), exhausted: sparse.exhausted && dense.exhausted, queryTerms };
+  const head = rankHead(slots, ordered, groups.compareSlots);
+  const ranked = new RankedChunks(groups, head);
+  const versions = head.map((slot, index) => new GroupedVersionHit(groups, slot, ranked, index));
+  // Slot i's version is generation number numbers[i]: the matched versions outlive the scratch by their numbers.
+  const matchedVersions = function* (): Iterable<ServedVersion> {
+    for (const number of numbers) yield versionOfNumber(snapshot, numbering, number);
+  };
+  return { versions, total: groups.count, matchedVersions, exhausted: sparse.exhausted && dense.exhausted, queryTerms };
 }
 
 /** Higher score first; ties broken by identity so equal scores always page the same way. */

@@ -26,12 +26,19 @@ export interface FusedCandidates {
   readonly tieBreaks: Float64Array;
 }
 
-/** Fused score per chunk ordinal: the sparse lane's hits first, in its order, then the dense lane's others. */
-export function fuseLanes(sparse: LaneResult, dense: LaneResult, alpha: number, denseFloor: number = DENSE_EVIDENCE_FLOOR): FusedCandidates {
+/** Arrays to fuse into, each with room for every hit of both lanes (the content lane reuses its own). */
+export type FusionArrays = Pick<FusedCandidates, 'ordinals' | 'scores' | 'tieBreaks'>;
+
+/**
+ * Fused score per chunk ordinal: the sparse lane's hits first, in its order, then the dense lane's others. Written
+ * into `into` when given (zeroed first as far as the candidates go), into new arrays otherwise.
+ */
+export function fuseLanes(sparse: LaneResult, dense: LaneResult, alpha: number, denseFloor: number = DENSE_EVIDENCE_FLOOR, into?: FusionArrays): FusedCandidates {
   const capacity = sparse.hits.length + dense.hits.length;
-  const ordinals = new Int32Array(capacity);
-  const scores = new Float64Array(capacity);
-  const tieBreaks = new Float64Array(capacity);
+  if (into && (into.ordinals.length < capacity || into.scores.length < capacity || into.tieBreaks.length < capacity)) throw new RangeError(`fuseLanes: room for ${capacity} candidates needed`);
+  const { ordinals, scores, tieBreaks } = into ?? { ordinals: new Int32Array(capacity), scores: new Float64Array(capacity), tieBreaks: new Float64Array(capacity) };
+  scores.fill(0, 0, capacity);
+  tieBreaks.fill(0, 0, capacity);
   let sparseMax = 0;
   for (const hit of sparse.hits) if (hit.score > sparseMax) sparseMax = hit.score;
   // Where each dense hit's ordinal sits among the candidates: the dense lane returns far fewer hits than the

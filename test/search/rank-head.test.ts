@@ -58,3 +58,43 @@ test('the content lane ranks only the head it is asked for, and still counts and
     }
   }
 });
+
+test('a content answer keeps its ranked chunks and matched versions while later searches run', async () => {
+  const embedder = createHashingEmbedder();
+  // Three publications, so that the snapshot has several segments to find versions in.
+  let snapshot = emptySnapshot('c', embedder.dimensions);
+  for (let batch = 0; batch < 3; batch++) {
+    const generations = await Promise.all(
+      Array.from({ length: 20 }, async (_, j) => {
+        const i = batch * 20 + j;
+        const text = `${i % 3 === 0 ? 'invoice overdue' : 'letter of'} ${i % 4 === 0 ? 'escrow' : 'payroll'} reference ${i} ${'amount '.repeat(i % 6)}`;
+        const [vector] = await embedder.embed([text]);
+        return loadedGeneration(`doc-${i}`, [text, `${text} page two`], { dimensions: embedder.dimensions, vectors: [vector, vector] });
+      }),
+    );
+    snapshot = await applyChange(snapshot, { activated: generations });
+  }
+  assert.ok(snapshot.segments.length > 1, 'several segments');
+  const queries = ['escrow invoice amount', 'payroll letter reference'];
+  const read = (result: Awaited<ReturnType<typeof searchContent>>) => ({
+    rows: result.versions.map((hit) => [hit.version.identity, hit.score, hit.tieBreak, hit.chunks.map((chunk) => [chunk.ordinal, chunk.score, chunk.tieBreak])]),
+    total: result.total,
+    matched: [...result.matchedVersions()].map((version) => version.identity).sort(),
+  });
+  for (const alpha of [0, 0.5, 1]) {
+    for (const head of [3, Number.POSITIVE_INFINITY]) {
+      const search = (query: string) => searchContent(snapshot, query, alpha, snapshot.live, embedder, 1000, 0, head);
+      // Each answer read as soon as it is made...
+      const expected = [];
+      for (const query of queries) expected.push(read(await search(query)));
+      assert.notDeepEqual(expected[0].rows, expected[1].rows, `alpha ${alpha}: the queries rank differently`);
+      assert.equal(expected[0].matched.length, expected[0].total);
+      // ...and read only after the other query's search ran: the same.
+      const held = [];
+      for (const query of queries) held.push(await search(query));
+      const concurrent = await Promise.all([search(queries[1]), search(queries[0])]);
+      assert.deepEqual(held.map(read), expected, `alpha ${alpha}, head ${head}: held answers`);
+      assert.deepEqual(concurrent.reverse().map(read), expected, `alpha ${alpha}, head ${head}: concurrent answers`);
+    }
+  }
+});
