@@ -21,14 +21,16 @@ export const API_NO_PRETENURING_FLAG = '--no-allocation-site-pretenuring';
 
 /**
  * How far V8 lets an api process's old generation grow past what its last full collection kept before it
- * collects again: 1.5 times, where V8 otherwise picks up to 4 times on a machine with this much memory when its
+ * collects again: 1.25 times, where V8 otherwise picks up to 4 times on a machine with this much memory when its
  * collections are quick. Concurrent searches promote their short-lived objects (a search in flight across an
  * await outlives a young collection), so the old generation fills with garbage between full collections, up to
  * that factor times the live heap. In-process at 100,000 chunks, 16 searches at once: RSS 497-499 MiB at V8's
- * choice (old generation to 243 MiB), 371-379 MiB at 50%, 365 at 25%, 403 at 100%, for the same CPU per search
- * within the machine's noise; bench/http-load over HTTP in README.
+ * choice (the old generation up to 243 MiB), 403 at 100%, 371-379 at 50%, 365 at 25%. Over HTTP (wrk, 16
+ * connections, 3 rounds of 20 s): 2 api processes 325-347 MiB at 25% against 333-360 at 50%; 1 api process 390
+ * against 405 without the flag. A full collection (about 8 ms, most of the marking incremental) then comes every
+ * 10-15 s per process under that load; mutator utilization stays 0.999.
  */
-export const API_HEAP_GROWING_FLAG = '--heap-growing-percent=50';
+export const API_HEAP_GROWING_FLAG = '--heap-growing-percent=25';
 
 /** The V8 flags a process of this role runs with, after the supervisor's own. */
 export function roleExecArgv(role: ProcessRole, config: Pick<Config, 'v8MaxSemiSpaceMb'>): string[] {

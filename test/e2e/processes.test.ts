@@ -45,7 +45,7 @@ test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PRO
       const role = childPids(server, 'api').includes(pid) ? 'api' : 'worker';
       assert.equal(flags.includes('--min-semi-space-size=12'), role === 'api', `${role} process ${pid}: an api process has its young generation whole from the start`);
       assert.equal(flags.includes('--no-allocation-site-pretenuring'), role === 'api', `${role} process ${pid}: an api process's per-search objects are never allocated old`);
-      assert.equal(flags.includes('--heap-growing-percent=50'), role === 'api', `${role} process ${pid}: an api process's old generation grows at most 1.5 times between full collections`);
+      assert.equal(flags.includes('--heap-growing-percent=25'), role === 'api', `${role} process ${pid}: an api process's old generation grows at most 1.25 times between full collections`);
       const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
       assert.ok(environment.includes(`MALLOC_MMAP_THRESHOLD_=${role === 'api' ? 12288 : 65536}`), `${role} process ${pid} environment`);
       assert.ok(environment.includes(`NODE_COMPILE_CACHE=${join(dataDir, 'compile-cache')}`), `process ${pid} compile cache`);
