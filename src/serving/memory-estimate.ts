@@ -16,7 +16,7 @@ export const LABEL_BYTES = 48;
 export const BIGRAM_ENTRY_BYTES = 160;
 /** What a small vocabulary's bigram index, built on its first fuzzy lookup, may take per word (about eight bigrams of 4 bytes, and map entries). */
 export const LAZY_BIGRAM_BYTES_PER_WORD = 64;
-/** A served version: canonical metadata, entities, manifest and metadata leaves as parsed objects. */
+/** A served version: canonical metadata, entities and metadata leaves as parsed objects. */
 export const VERSION_BYTES = 6 * 1024;
 
 /** What the segment thread may hold between recycles (threaded-segment-builder.ts THREAD_RECYCLE_BYTES). */

@@ -22,7 +22,12 @@ export interface ServedVersion {
   deletion: DeletionMarkers;
   /** The generation's publication evidence, verified when it entered the snapshot. */
   evidence: Evidence;
-  manifest: JsonObject;
+  /**
+   * The digest of its lane data that its manifest records (manifest.ts recordedLanesDigest), null when it records
+   * none: what the segment cache checks a generation against. The manifest itself is verified on entry and not
+   * held (about 1 KB a version as parsed JSON).
+   */
+  lanesDigest: string | null;
   leaves: MetadataLeaf[];
   /** Its chunks hold the ordinals firstOrdinal .. firstOrdinal + chunkCount - 1, in document order. */
   firstOrdinal: number;

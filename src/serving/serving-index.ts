@@ -403,7 +403,7 @@ export class ServingIndex {
       this.written.add(segment);
       const generations: CachedGeneration[] = [];
       for (const version of segment.versions) {
-        const lanesDigest = recordedLanesDigest(version.manifest);
+        const { lanesDigest } = version;
         if (version.evidence.state !== 'verified' || lanesDigest === null || snapshot.live[version.firstOrdinal] !== 1) break;
         generations.push({ generation: version.generation, lanesDigest, rows: version.chunkCount });
       }

@@ -9,6 +9,7 @@ import { chunkAtRow, chunkInSegment, hasLiveRows, inlineSegmentBuilder, rowOfOrd
 import type { Segment, SegmentBuilder, SegmentPart } from './segment.ts';
 import type { VocabularyParts } from '../text/vocabulary.ts';
 import type { ServedChunk, ServedVersion } from './served-types.ts';
+import { recordedLanesDigest } from './manifest.ts';
 
 /**
  * Segments merge in runs of this many of one size class, so each chunk is rebuilt about log4(n) times, not
@@ -61,7 +62,7 @@ function toServedVersion(generation: ServingGeneration, firstOrdinal: number, ev
     embedding: generation.embedding,
     deletion: generation.deletion,
     evidence,
-    manifest: generation.manifest,
+    lanesDigest: recordedLanesDigest(generation.manifest),
     leaves: generation.leaves,
     firstOrdinal,
     chunkCount: generation.chunkCount,

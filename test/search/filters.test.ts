@@ -29,7 +29,7 @@ function version(overrides: Partial<ServedVersion> = {}): ServedVersion {
     embedding: {},
     deletion: { deleted: false, deletedAt: null, deletedBy: null },
     evidence: { state: 'verified' },
-    manifest: {},
+    lanesDigest: null,
     leaves: [],
     firstOrdinal: 0,
     chunkCount: 0,
