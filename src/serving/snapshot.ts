@@ -10,6 +10,7 @@ import type { Segment, SegmentBuilder, SegmentPart } from './segment.ts';
 import type { VocabularyParts } from '../text/vocabulary.ts';
 import type { ServedChunk, ServedVersion } from './served-types.ts';
 import { recordedLanesDigest } from './manifest.ts';
+import { sharedValue } from './shared-values.ts';
 
 /**
  * Segments merge in runs of this many of one size class, so each chunk is rebuilt about log4(n) times, not
@@ -57,13 +58,14 @@ function toServedVersion(generation: ServingGeneration, firstOrdinal: number, ev
     jobId: generation.jobId,
     createdAt: generation.createdAt,
     activatedAt: generation.activatedAt,
-    canonicalMetadata: generation.canonicalMetadata,
-    entities: generation.entities,
-    embedding: generation.embedding,
-    deletion: generation.deletion,
+    // Parts equal to other versions' are held once (shared-values.ts).
+    canonicalMetadata: sharedValue(generation.canonicalMetadata),
+    entities: sharedValue(generation.entities),
+    embedding: sharedValue(generation.embedding),
+    deletion: sharedValue(generation.deletion),
     evidence,
     lanesDigest: recordedLanesDigest(generation.manifest),
-    leaves: generation.leaves,
+    leaves: sharedValue(generation.leaves),
     firstOrdinal,
     chunkCount: generation.chunkCount,
   };
