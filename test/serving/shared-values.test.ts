@@ -50,7 +50,7 @@ test('key order, types and own "__proto__" keys are kept', () => {
 });
 
 test('a part too large to look up is rebuilt from shared smaller parts', () => {
-  const long = 'x'.repeat(SHARED_VALUE_MAX_KEY);
+  const long = 'x'.repeat(SHARED_VALUE_MAX_KEY + 1);
   const make = () => JSON.parse(JSON.stringify({ text: long, location: { page_number: null } }));
   const a = sharedValue(make());
   const b = sharedValue(make());
