@@ -3,7 +3,7 @@
 // extracted fields of documents without them, empty entity lists, a mime type, a leaf's path. Each part that
 // equals one met recently is replaced by that one, so equal parts are held once. A shared part is frozen:
 // served versions are only read. An api process serving 100,000 SciFact chunks (9,483 versions) held
-// 48.5 MiB of heap before, 37.4 MiB after.
+// 48.5 MiB of heap before, 39.5 MiB after (sharing them took about 110 ms).
 //
 // Parts are matched by what they hold, in their own key order (two objects that list their keys in another order
 // are not the same answer body): a string by itself, an object or array by a key made of its parts' ids. Only
