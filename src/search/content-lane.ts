@@ -57,7 +57,8 @@ function emptyLane(): LaneResult {
  * of ArrayBuffers each time; a search in flight across an await (16 hybrid searches at once in one process) keeps
  * its buffers past a young-generation collection, so they waited for a full one while V8 let up to 64 MiB of such
  * buffers build up, and the allocator's heap kept the high-water mark: in-process at 100,000 chunks, 16 at once,
- * the main malloc heap grew from 8 to 77 MiB (RSS 336 to 442 MiB).
+ * the main malloc heap grew from 8 to 77 MiB (RSS 336 to 442 MiB). They hold room for the most candidates a search
+ * has had: both lanes' hits, at most twice SEARCH_CANDIDATE_CAP (about 140 KB at the default 1,000).
  */
 class GroupingScratch {
   capacity = 0;
