@@ -2,7 +2,8 @@
 // the read guard, so a read sees exactly one published state, current as of its start.
 
 import type { ReadGuard } from '../serving/read-guard.ts';
-import { chunksOf } from '../serving/snapshot.ts';
+import { chunkByOrdinal, chunksOf } from '../serving/snapshot.ts';
+import type { ClientSnapshot } from '../serving/snapshot.ts';
 import type { ServedVersion } from '../serving/served-types.ts';
 import { chunkIdOf } from '../serving/served-types.ts';
 import { ServiceError } from '../domain/service-error.ts';
@@ -11,6 +12,7 @@ import type { DeletionFields, DocumentListPage, DocumentSummary, DocumentTextRes
 import { isJsonObject } from '../domain/canonical-metadata.ts';
 import { compileFilters } from './filters.ts';
 import { requireEvidenceOrUnavailable } from './evidence-gate.ts';
+import { storedTextVerifies } from './chunk-texts.ts';
 import type { TextReadLimits } from '../domain/limits.ts';
 import type { ChunkRecord } from '../domain/generation.ts';
 
@@ -122,6 +124,21 @@ function summaryOf(versions: ServedVersion[]): { row: DocumentSummary; version: 
   };
 }
 
+/**
+ * The text route returns only chunk text its generation published, as search does (chunk-texts.ts): each chunk of
+ * the window is checked against the hash its lane data recorded for the chunk at that place in document order.
+ * Text changed in the store since publication fails the read closed with the route's 503 (its status list has no
+ * 500), never served.
+ */
+function requireVerifiedChunks(snapshot: ClientSnapshot, version: ServedVersion, offset: number, chunks: readonly ChunkRecord[]): void {
+  chunks.forEach((stored, position) => {
+    const served = chunkByOrdinal(snapshot, version.firstOrdinal + offset + position);
+    if (!served || served.version.generation !== version.generation || !storedTextVerifies(served, stored.chunkIndex, stored.text)) {
+      throw new ServiceError('publication_authority_inconsistent', `Stored chunk text of generation ${version.generation} does not match its publication evidence`);
+    }
+  });
+}
+
 export class DocumentService {
   private readonly readGuard: ReadGuard;
   private readonly models: () => ModelInfo;
@@ -171,6 +188,7 @@ export class DocumentService {
     const metadata = version.canonicalMetadata;
     const offset = options.chunkOffset ?? 0;
     const page = this.chunkPage(await this.storedChunks(clientId, version, offset, options.chunkLimit), options.chunkLimit);
+    requireVerifiedChunks(snapshot, version, offset, page);
     const next = offset + page.length < version.chunkCount ? offset + page.length : null;
     const body: DocumentTextResource = {
       document_id: version.documentId,

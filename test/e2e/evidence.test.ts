@@ -66,6 +66,28 @@ test('list and text fail closed with 503 where they would need an unproven versi
   assert.equal(text.headers.get('retry-after'), '1');
 });
 
+test('the text route serves only chunk text its generation published: text altered in the store fails closed with 503', async () => {
+  const good = await api(server.url, '/document/good/text', { key: KEYS.alpha });
+  assert.equal(good.status, 200, good.text);
+  assert.deepEqual(good.json.chunks.map((chunk: any) => chunk.text), ['Quarterly ledger for the Ipoh branch.']);
+  // Altered while the service was down: the generation's lane data still proves the published text.
+  const altered = await api(server.url, '/document/corrupt/text', { key: KEYS.alpha });
+  assert.equal(altered.status, 503, altered.text);
+  assert.equal(altered.json.error_code, 'publication_authority_inconsistent');
+  assert.equal(altered.headers.get('retry-after'), '1');
+  assert.equal('chunks' in altered.json, false, 'never the altered text');
+  assert.doesNotMatch(altered.text, /altered/);
+  // Altered under a running service whose snapshot serves the version: the read checks what it reads, every time.
+  await clientSql(server.dataDir, 'client-alpha', `UPDATE chunks SET text = 'Quarterly ledger for the Ipoh branch, rewritten.' WHERE generation = (SELECT generation FROM generations WHERE state = 'active' AND document_id = 'good')`);
+  const rewritten = await api(server.url, '/document/good/text', { key: KEYS.alpha });
+  assert.equal(rewritten.status, 503, rewritten.text);
+  assert.equal(rewritten.json.error_code, 'publication_authority_inconsistent');
+  assert.equal(rewritten.headers.get('retry-after'), '1');
+  assert.doesNotMatch(rewritten.text, /rewritten/);
+  await clientSql(server.dataDir, 'client-alpha', `UPDATE chunks SET text = 'Quarterly ledger for the Ipoh branch.' WHERE generation = (SELECT generation FROM generations WHERE state = 'active' AND document_id = 'good')`);
+  assert.equal((await api(server.url, '/document/good/text', { key: KEYS.alpha })).status, 200, 'the published text restored serves again');
+});
+
 test('DELETE rule 5: a version with incomplete publication evidence is not republished (503 publication_unavailable)', async () => {
   const refused = await api(server.url, '/document/tampered', { method: 'DELETE', key: KEYS.alpha });
   assert.equal(refused.status, 503);
