@@ -123,7 +123,7 @@ export class ReadGuard {
     if (reads === 'nothing') return this.index.snapshot(clientId);
     const until = await this.applicableUntil();
     if (until === false) return this.index.snapshot(clientId);
-    if (reads !== 'everything' && reads !== 'nothing' && this.index.isLoaded(clientId) && reads.served(this.index.snapshot(clientId))) {
+    if (reads !== 'everything' && this.index.isLoaded(clientId) && reads.served(this.index.snapshot(clientId))) {
       const applied = this.index.appliedSeq(clientId);
       const touched = await this.storage.client(clientId).publicationLog.touchedSince(applied, reads.documentId, reads.versionKey, until ?? undefined);
       if (!touched) return this.index.snapshot(clientId);
