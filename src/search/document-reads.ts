@@ -15,9 +15,13 @@ import { requireEvidenceOrUnavailable } from './evidence-gate.ts';
 import { storedTextVerifies } from './chunk-texts.ts';
 import type { TextReadLimits } from '../domain/limits.ts';
 import type { ChunkRecord } from '../domain/generation.ts';
+import type { StoredChunkEntities } from '../storage/port.ts';
+import { chunkEntitiesEvidence } from '../serving/manifest.ts';
 
 /** Reads chunks of a generation from the durable store, in document order (the snapshot holds no vectors). */
 export type ChunkReader = (clientId: string, generation: number, offset: number, limit: number) => Promise<ChunkRecord[]>;
+/** Reads every chunk's entities of a generation as stored (JSON text), in document order. */
+export type ChunkEntitiesReader = (clientId: string, generation: number) => Promise<StoredChunkEntities[]>;
 
 export interface TextReadRequest {
   includeDeleted: boolean;
@@ -134,9 +138,13 @@ function requireVerifiedChunks(snapshot: ClientSnapshot, version: ServedVersion,
   chunks.forEach((stored, position) => {
     const served = chunkByOrdinal(snapshot, version.firstOrdinal + offset + position);
     if (!served || served.version.generation !== version.generation || !storedTextVerifies(served, stored.chunkIndex, stored.text)) {
-      throw new ServiceError('publication_authority_inconsistent', `Stored chunk text of generation ${version.generation} does not match its publication evidence`);
+      throw unverified(version, 'text');
     }
   });
+}
+
+function unverified(version: ServedVersion, what: 'text' | 'entities'): ServiceError {
+  return new ServiceError('publication_authority_inconsistent', `Stored chunk ${what} of generation ${version.generation}: not what its publication evidence records`);
 }
 
 export class DocumentService {
@@ -144,12 +152,14 @@ export class DocumentService {
   private readonly models: () => ModelInfo;
   private readonly textLimits: TextReadLimits;
   private readonly readChunks: ChunkReader;
+  private readonly readEntities: ChunkEntitiesReader;
 
-  constructor(readGuard: ReadGuard, models: () => ModelInfo, textLimits: TextReadLimits, readChunks: ChunkReader) {
+  constructor(readGuard: ReadGuard, models: () => ModelInfo, textLimits: TextReadLimits, readChunks: ChunkReader, readEntities: ChunkEntitiesReader) {
     this.readGuard = readGuard;
     this.models = models;
     this.textLimits = textLimits;
     this.readChunks = readChunks;
+    this.readEntities = readEntities;
   }
 
   async list(clientId: string, request: ListRequest): Promise<DocumentListPage> {
@@ -189,6 +199,7 @@ export class DocumentService {
     const offset = options.chunkOffset ?? 0;
     const page = this.chunkPage(await this.storedChunks(clientId, version, offset, options.chunkLimit), options.chunkLimit);
     requireVerifiedChunks(snapshot, version, offset, page);
+    await this.requireVerifiedEntities(clientId, version, offset, page);
     const next = offset + page.length < version.chunkCount ? offset + page.length : null;
     const body: DocumentTextResource = {
       document_id: version.documentId,
@@ -217,6 +228,24 @@ export class DocumentService {
     };
     if (options.includeDeleted) Object.assign(body, deletionFields(version));
     return body;
+  }
+
+  /**
+   * The entities of the chunks returned, checked against the digest the version's manifest recorded over every
+   * chunk's entities: a window that is the whole document is checked as read; otherwise the other chunks' entities
+   * are read as stored, and the window's take their place as this answer returns them. A generation written before
+   * manifests recorded entities has nothing to check them against (its text still is checked).
+   */
+  private async requireVerifiedEntities(clientId: string, version: ServedVersion, offset: number, page: readonly ChunkRecord[]): Promise<void> {
+    if (version.entitiesDigest === null) return;
+    const returned = page.map((chunk) => ({ chunkIndex: chunk.chunkIndex, entitiesJson: JSON.stringify(chunk.entities) }));
+    const whole = offset === 0 && page.length === version.chunkCount;
+    const chunks = whole ? returned : await this.readEntities(clientId, version.generation);
+    if (!whole) {
+      if (chunks.length !== version.chunkCount) throw new ServiceError('publication_unavailable', 'The version changed while it was read; retry');
+      chunks.splice(offset, returned.length, ...returned);
+    }
+    if (chunkEntitiesEvidence(chunks).digest !== version.entitiesDigest) throw unverified(version, 'entities');
   }
 
   private maxChunksOf(limit: number | undefined): number {
