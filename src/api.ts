@@ -140,7 +140,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
       classifierModelFile: models.classifier.modelFile,
       classificationEnabled: config.classificationEnabled,
     }), { maxChunks: config.textReadMaxChunks, maxChars: config.textReadMaxChars }, (clientId, generation, offset, limit) =>
-      storage.client(clientId).generations.chunkRange(generation, offset, limit)),
+      storage.client(clientId).generations.chunkRange(generation, offset, limit), (clientId, generation) => storage.client(clientId).generations.chunkEntities(generation)),
   };
   const app = await buildApp(services);
   if (config.apiKeyClientsProblem) app.log.warn(`${config.apiKeyClientsProblem}: every protected route answers 401`);

@@ -5,6 +5,7 @@
 
 import { parentPort } from 'node:worker_threads';
 import { lanesAndManifest } from '../serving/manifest.ts';
+import type { ManifestChunk } from '../serving/manifest.ts';
 import { extractEntities } from '../ingest/entities/extract.ts';
 import { detectLanguages } from '../ingest/language.ts';
 import type { ChunkLanguage } from '../domain/chunk-language.ts';
@@ -17,8 +18,11 @@ export interface LanesRequest {
   id: number;
   kind: 'lanes';
   ref: { documentId: string; versionId: string | null; jobId: string | null };
-  /** The chunks without their vectors, which travel packed in one transferred array (a clone per vector costs more). */
-  chunks: Array<Omit<LaneChunk, 'vector'>>;
+  /**
+   * The chunks without their vectors, which travel packed in one transferred array (a clone per vector costs more),
+   * and with their entities, which the manifest's entities evidence is computed from.
+   */
+  chunks: Array<Omit<LaneChunk, 'vector'> & Pick<ManifestChunk, 'entities'>>;
   vectors: Float32Array;
   dimensions: number;
   leaves: MetadataLeaf[];

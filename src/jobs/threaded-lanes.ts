@@ -6,6 +6,7 @@
 
 import { RequestThread } from '../serving/request-thread.ts';
 import { lanesAndManifest } from '../serving/manifest.ts';
+import type { ManifestChunk } from '../serving/manifest.ts';
 import type { LaneChunk } from '../serving/generation-lanes.ts';
 import type { MetadataLeaf } from '../domain/generation.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
@@ -18,7 +19,7 @@ const THREAD_URL = new URL('./lanes-thread.ts', import.meta.url);
 export type LanesAndManifest = { lanes: Uint8Array; manifest: JsonObject };
 
 /** Builds a generation's lane data and manifest from its chunks (serving/manifest.ts lanesAndManifest). */
-export type LanesBuilder = (ref: LanesRequest['ref'], chunks: readonly LaneChunk[], leaves: readonly MetadataLeaf[], title: string | null) => Promise<LanesAndManifest>;
+export type LanesBuilder = (ref: LanesRequest['ref'], chunks: readonly (LaneChunk & Pick<ManifestChunk, 'entities'>)[], leaves: readonly MetadataLeaf[], title: string | null) => Promise<LanesAndManifest>;
 
 /** On the calling thread: tests and tools, and generations whose vectors differ in length. */
 export const inlineLanesBuilder: LanesBuilder = async (ref, chunks, leaves, title) => lanesAndManifest(ref, chunks, leaves, title);

@@ -7,6 +7,11 @@ import type { ServedChunk } from '../serving/served-types.ts';
 import { chunkTextHash } from '../serving/generation-lanes.ts';
 import type { StoredChunkText } from '../storage/port.ts';
 
+/** Whether a text read from the store for this served chunk is the text its generation published (its recorded hash). */
+export function storedTextVerifies(chunk: ServedChunk, chunkIndex: number, text: string): boolean {
+  return chunk.chunkIndex === chunkIndex && chunkTextHash(chunkIndex, text) === chunk.textHash;
+}
+
 /** Reads stored chunk texts (with their languages) in the order asked; null where a chunk is gone. */
 export type ChunkTextReader = (clientId: string, keys: readonly { generation: number; chunkIndex: number }[]) => Promise<(StoredChunkText | null)[]>;
 
@@ -19,7 +24,7 @@ export async function readChunkTexts(reader: ChunkTextReader, clientId: string, 
     const stored = texts[index];
     // A version served by this read's snapshot was purged while it ran: the read cannot be completed as of its start.
     if (stored === null || stored === undefined) throw new ServiceError('publication_unavailable', 'A version of this answer was removed while it was read; retry');
-    if (chunkTextHash(chunk.chunkIndex, stored.text) !== chunk.textHash) {
+    if (!storedTextVerifies(chunk, chunk.chunkIndex, stored.text)) {
       throw new ServiceError('stored_evidence_inconsistent', 'Stored evidence is inconsistent with the publication manifest', {
         details: { code: 'stored_evidence_inconsistent', lane: 'content', point: `generation ${chunk.version.generation}` },
       });

@@ -2,7 +2,8 @@
 // the read guard, so a read sees exactly one published state, current as of its start.
 
 import type { ReadGuard } from '../serving/read-guard.ts';
-import { chunksOf } from '../serving/snapshot.ts';
+import { chunkByOrdinal, chunksOf } from '../serving/snapshot.ts';
+import type { ClientSnapshot } from '../serving/snapshot.ts';
 import type { ServedVersion } from '../serving/served-types.ts';
 import { chunkIdOf } from '../serving/served-types.ts';
 import { ServiceError } from '../domain/service-error.ts';
@@ -11,11 +12,16 @@ import type { DeletionFields, DocumentListPage, DocumentSummary, DocumentTextRes
 import { isJsonObject } from '../domain/canonical-metadata.ts';
 import { compileFilters } from './filters.ts';
 import { requireEvidenceOrUnavailable } from './evidence-gate.ts';
+import { storedTextVerifies } from './chunk-texts.ts';
 import type { TextReadLimits } from '../domain/limits.ts';
 import type { ChunkRecord } from '../domain/generation.ts';
+import type { StoredChunkEntities } from '../storage/port.ts';
+import { chunkEntitiesEvidence } from '../serving/manifest.ts';
 
 /** Reads chunks of a generation from the durable store, in document order (the snapshot holds no vectors). */
 export type ChunkReader = (clientId: string, generation: number, offset: number, limit: number) => Promise<ChunkRecord[]>;
+/** Reads every chunk's entities of a generation as stored (JSON text), in document order. */
+export type ChunkEntitiesReader = (clientId: string, generation: number) => Promise<StoredChunkEntities[]>;
 
 export interface TextReadRequest {
   includeDeleted: boolean;
@@ -122,17 +128,38 @@ function summaryOf(versions: ServedVersion[]): { row: DocumentSummary; version: 
   };
 }
 
+/**
+ * The text route returns only chunk text its generation published, as search does (chunk-texts.ts): each chunk of
+ * the window is checked against the hash its lane data recorded for the chunk at that place in document order.
+ * Text changed in the store since publication fails the read closed with the route's 503 (its status list has no
+ * 500), never served.
+ */
+function requireVerifiedChunks(snapshot: ClientSnapshot, version: ServedVersion, offset: number, chunks: readonly ChunkRecord[]): void {
+  chunks.forEach((stored, position) => {
+    const served = chunkByOrdinal(snapshot, version.firstOrdinal + offset + position);
+    if (!served || served.version.generation !== version.generation || !storedTextVerifies(served, stored.chunkIndex, stored.text)) {
+      throw unverified(version, 'text');
+    }
+  });
+}
+
+function unverified(version: ServedVersion, what: 'text' | 'entities'): ServiceError {
+  return new ServiceError('publication_authority_inconsistent', `Stored chunk ${what} of generation ${version.generation}: not what its publication evidence records`);
+}
+
 export class DocumentService {
   private readonly readGuard: ReadGuard;
   private readonly models: () => ModelInfo;
   private readonly textLimits: TextReadLimits;
   private readonly readChunks: ChunkReader;
+  private readonly readEntities: ChunkEntitiesReader;
 
-  constructor(readGuard: ReadGuard, models: () => ModelInfo, textLimits: TextReadLimits, readChunks: ChunkReader) {
+  constructor(readGuard: ReadGuard, models: () => ModelInfo, textLimits: TextReadLimits, readChunks: ChunkReader, readEntities: ChunkEntitiesReader) {
     this.readGuard = readGuard;
     this.models = models;
     this.textLimits = textLimits;
     this.readChunks = readChunks;
+    this.readEntities = readEntities;
   }
 
   async list(clientId: string, request: ListRequest): Promise<DocumentListPage> {
@@ -171,6 +198,8 @@ export class DocumentService {
     const metadata = version.canonicalMetadata;
     const offset = options.chunkOffset ?? 0;
     const page = this.chunkPage(await this.storedChunks(clientId, version, offset, options.chunkLimit), options.chunkLimit);
+    requireVerifiedChunks(snapshot, version, offset, page);
+    await this.requireVerifiedEntities(clientId, version, offset, page);
     const next = offset + page.length < version.chunkCount ? offset + page.length : null;
     const body: DocumentTextResource = {
       document_id: version.documentId,
@@ -199,6 +228,24 @@ export class DocumentService {
     };
     if (options.includeDeleted) Object.assign(body, deletionFields(version));
     return body;
+  }
+
+  /**
+   * The entities of the chunks returned, checked against the digest the version's manifest recorded over every
+   * chunk's entities: a window that is the whole document is checked as read; otherwise the other chunks' entities
+   * are read as stored, and the window's take their place as this answer returns them. A generation written before
+   * manifests recorded entities has nothing to check them against (its text still is checked).
+   */
+  private async requireVerifiedEntities(clientId: string, version: ServedVersion, offset: number, page: readonly ChunkRecord[]): Promise<void> {
+    if (version.entitiesDigest === null) return;
+    const returned = page.map((chunk) => ({ chunkIndex: chunk.chunkIndex, entitiesJson: JSON.stringify(chunk.entities) }));
+    const whole = offset === 0 && page.length === version.chunkCount;
+    const chunks = whole ? returned : await this.readEntities(clientId, version.generation);
+    if (!whole) {
+      if (chunks.length !== version.chunkCount) throw new ServiceError('publication_unavailable', 'The version changed while it was read; retry');
+      chunks.splice(offset, returned.length, ...returned);
+    }
+    if (chunkEntitiesEvidence(chunks).digest !== version.entitiesDigest) throw unverified(version, 'entities');
   }
 
   private maxChunksOf(limit: number | undefined): number {

@@ -4,6 +4,7 @@
 import { listStrings } from '../text/string-table.ts';
 import { createHash } from 'node:crypto';
 import type { ChunkRecord, MetadataLeaf } from '../domain/generation.ts';
+import type { Entities } from '../domain/entities.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
 import { vocabularyWordsOf } from '../text/vocabulary.ts';
@@ -24,6 +25,25 @@ export interface Manifest {
   metadata: LaneEvidence;
   /** The persisted lane data (generation-lanes.ts): chunk count and SHA-256 of its bytes. Absent for data written before it existed. */
   lanes?: LaneEvidence;
+  /**
+   * The chunks' entities as stored (their JSON text), in chunk order: what the text route returns of them is checked
+   * against it. Absent for data written before it existed.
+   */
+  entities?: LaneEvidence;
+}
+
+/** A chunk as a manifest reads it; writers give its entities, verification from stored chunks reads text only. */
+export type ManifestChunk = Pick<ChunkRecord, 'chunkIndex' | 'text'> & { entities?: Entities };
+
+/** The entities evidence of a generation's chunks, from each chunk's index and its entities as stored (JSON text). */
+export function chunkEntitiesEvidence(chunks: readonly { chunkIndex: number; entitiesJson: string }[]): LaneEvidence {
+  return { count: chunks.length, digest: digestOf(chunks.map((chunk) => `${chunk.chunkIndex}:${chunk.entitiesJson}`)) };
+}
+
+/** Both stores hold a chunk's entities as this JSON text (the writers' JSON.stringify). */
+function entitiesEvidenceOf(chunks: readonly ManifestChunk[]): LaneEvidence | null {
+  if (!chunks.every((chunk) => chunk.entities !== undefined)) return null;
+  return chunkEntitiesEvidence(chunks.map((chunk) => ({ chunkIndex: chunk.chunkIndex, entitiesJson: JSON.stringify(chunk.entities) })));
 }
 
 export function digestOf(parts: Iterable<string>): string {
@@ -50,7 +70,7 @@ export function metadataEvidence(leaves: readonly MetadataLeaf[]): LaneEvidence 
 /** The manifest of a generation; with its persisted lane data, the lanes' digest too. */
 export function computeManifest(
   ref: { documentId: string; versionId: string | null; jobId: string | null },
-  chunks: readonly Pick<ChunkRecord, 'chunkIndex' | 'text'>[],
+  chunks: readonly ManifestChunk[],
   leaves: readonly MetadataLeaf[],
   lanes?: Uint8Array,
   wordCounts?: Iterable<readonly [string, number]>,
@@ -62,6 +82,7 @@ export function computeManifest(
     for (const chunk of chunks) for (const word of vocabularyWordsOf(chunk.text)) counted.set(word, (counted.get(word) ?? 0) + 1);
     counts = counted;
   }
+  const entities = entitiesEvidenceOf(chunks);
   return {
     record_id: recordIdOf(ref.documentId, ref.versionId, ref.jobId),
     document_id: ref.documentId,
@@ -70,6 +91,7 @@ export function computeManifest(
     fuzzy: fuzzyEvidence(counts),
     metadata: metadataEvidence(leaves),
     ...(lanes ? { lanes: { count: chunks.length, digest: lanesDigest(lanes) } } : {}),
+    ...(entities ? { entities } : {}),
   };
 }
 
@@ -77,6 +99,12 @@ export function computeManifest(
 export function recordedLanesDigest(manifest: unknown): string | null {
   const lanes = isJsonObject(manifest) ? manifest.lanes : undefined;
   return isJsonObject(lanes) && typeof lanes.digest === 'string' ? lanes.digest : null;
+}
+
+/** The digest a stored manifest records for its chunks' entities, or null when it records none (or not as evidence). */
+export function recordedEntitiesDigest(manifest: unknown): string | null {
+  const entities = isJsonObject(manifest) ? manifest.entities : undefined;
+  return isLane(entities) ? entities.digest : null;
 }
 
 /** One digest over the whole manifest, recorded on the job so a later poll can compare. */
@@ -111,7 +139,7 @@ export function manifestProblem(manifest: unknown, documentId: string, versionId
  */
 export function lanesAndManifest(
   ref: { documentId: string; versionId: string | null; jobId: string | null },
-  chunks: readonly LaneChunk[],
+  chunks: readonly (LaneChunk & Pick<ManifestChunk, 'entities'>)[],
   leaves: readonly MetadataLeaf[],
   title: string | null,
 ): { lanes: Uint8Array; manifest: JsonObject } {

@@ -113,15 +113,17 @@ export class ReadGuard {
    * For status polls, which must stay readable in every mode: the snapshot, caught up first as far as the
    * mode lets the log be applied. Never refuses. `reads` says what the answer reads of it, so that a catch-up
    * that could not change the answer is spared (during bulk ingest, a catch-up and a small segment per poll):
-   * - `nothing` (a job in flight, failed or superseded): a loaded snapshot is served as it is;
+   * - `nothing` (a job in flight, failed or superseded): the snapshot is served as it is, and a Client this process
+   *   has not loaded stays unloaded (its empty snapshot answers): a poll would otherwise load all of a large Client
+   *   for an answer that reads none of it, and answer 503 once the load outran the catch-up deadline;
    * - one Document Version, with whether the snapshot already serves what the answer looks for: when it does and
    *   no entry after what was applied names that version, catching up would change nothing the answer reads.
    */
   async observe(clientId: string, reads: SnapshotReads = EVERYTHING): Promise<ClientSnapshot> {
-    if (reads === 'nothing' && this.index.isLoaded(clientId)) return this.index.snapshot(clientId);
+    if (reads === 'nothing') return this.index.snapshot(clientId);
     const until = await this.applicableUntil();
     if (until === false) return this.index.snapshot(clientId);
-    if (reads !== 'everything' && reads !== 'nothing' && this.index.isLoaded(clientId) && reads.served(this.index.snapshot(clientId))) {
+    if (reads !== 'everything' && this.index.isLoaded(clientId) && reads.served(this.index.snapshot(clientId))) {
       const applied = this.index.appliedSeq(clientId);
       const touched = await this.storage.client(clientId).publicationLog.touchedSince(applied, reads.documentId, reads.versionKey, until ?? undefined);
       if (!touched) return this.index.snapshot(clientId);

@@ -28,6 +28,11 @@ export interface ServedVersion {
    * held (about 1 KB a version as parsed JSON).
    */
   lanesDigest: string | null;
+  /**
+   * The digest of its chunks' entities that its manifest records (manifest.ts recordedEntitiesDigest), null when it
+   * records none: taken on entry, what the text route checks the entities it reads against.
+   */
+  entitiesDigest: string | null;
   leaves: MetadataLeaf[];
   /** Its chunks hold the ordinals firstOrdinal .. firstOrdinal + chunkCount - 1, in document order. */
   firstOrdinal: number;

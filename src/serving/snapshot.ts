@@ -9,7 +9,7 @@ import { chunkAtRow, chunkInSegment, hasLiveRows, inlineSegmentBuilder, rowOfOrd
 import type { Segment, SegmentBuilder, SegmentPart } from './segment.ts';
 import type { VocabularyParts } from '../text/vocabulary.ts';
 import type { ServedChunk, ServedVersion } from './served-types.ts';
-import { recordedLanesDigest } from './manifest.ts';
+import { recordedEntitiesDigest, recordedLanesDigest } from './manifest.ts';
 import { sharedValue } from './shared-values.ts';
 
 /**
@@ -65,6 +65,7 @@ function toServedVersion(generation: ServingGeneration, firstOrdinal: number, ev
     deletion: sharedValue(generation.deletion),
     evidence,
     lanesDigest: recordedLanesDigest(generation.manifest),
+    entitiesDigest: recordedEntitiesDigest(generation.manifest),
     leaves: sharedValue(generation.leaves),
     firstOrdinal,
     chunkCount: generation.chunkCount,

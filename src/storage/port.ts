@@ -22,6 +22,11 @@ import type { DurableAuthorityMode, PublicationLogEntry } from '../domain/public
 
 /** A generation's publication record: its manifest and the identity it was published under. */
 /** What an answer reads of a chunk it shows: its text, and the language that chose its analyzer (for highlights). */
+export interface StoredChunkEntities {
+  chunkIndex: number;
+  entitiesJson: string;
+}
+
 export interface StoredChunkText {
   text: string;
   language: ChunkLanguage | null;
@@ -87,6 +92,8 @@ export interface GenerationRepository {
   chunkVectors(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(Float32Array | null)[]>;
   /** Up to `limit` chunks of a generation from the `offset`-th, in document order. */
   chunkRange(generation: number, offset: number, limit: number): Promise<ChunkRecord[]>;
+  /** Every chunk's entities of a generation as stored (their JSON text), in document order: what their evidence is checked against. */
+  chunkEntities(generation: number): Promise<StoredChunkEntities[]>;
 
   /**
    * The next active versions (not under purge) after `cursor` in identity order, loaded, unreadable ones

@@ -9,7 +9,7 @@ import { readActiveGeneration, readGeneration, readServingGeneration, readStored
 import { blobToVector, readable, storedChunkText, toChunk, toGeneration, toManifestRecord, vectorToBlob } from './generation-records.ts';
 import { appendLogEntry } from './sqlite-publication-log.ts';
 import type { LogPolicy } from './sqlite-publication-log.ts';
-import type { ActivationVeto, GenerationRepository, ManifestRecord, StoredChunkText } from './port.ts';
+import type { ActivationVeto, GenerationRepository, ManifestRecord, StoredChunkEntities, StoredChunkText } from './port.ts';
 import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration, ServingGeneration } from '../domain/generation.ts';
 import type { UsageBesides } from '../domain/limits.ts';
 
@@ -211,6 +211,11 @@ export class SqliteGenerationRepository implements GenerationRepository {
       .prepare('SELECT * FROM chunks WHERE generation = ? ORDER BY chunk_index LIMIT ? OFFSET ?')
       .all(generation, limit, offset) as unknown as ChunkRow[];
     return rows.map(toChunk);
+  }
+
+  async chunkEntities(generation: number): Promise<StoredChunkEntities[]> {
+    const rows = cachedStatement(this.db, 'SELECT chunk_index, entities FROM chunks WHERE generation = ? ORDER BY chunk_index').all(generation) as { chunk_index: number; entities: string }[];
+    return rows.map((row) => ({ chunkIndex: row.chunk_index, entitiesJson: row.entities }));
   }
 
   async activeGenerationsOf(documentId: string): Promise<GenerationRecord[]> {

@@ -36,7 +36,7 @@ export const DEFAULT_CLIENT_CONNECTIONS_MAX = 64;
 export const PROBED_CLIENT_FILES_PER_CALL = 16;
 
 /** A file name that is unique per client id, readable, and safe on any file system. */
-function clientFileName(clientId: string): string {
+export function clientFileName(clientId: string): string {
   const readable = clientId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40);
   const digest = createHash('sha256').update(clientId).digest('hex').slice(0, 16);
   return `${readable}-${digest}${CLIENT_FILE_SUFFIX}`;

@@ -4,12 +4,15 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { api, KEYS, removeDir, startTestServer, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { clientSql, editManifests } from '../helpers/test-store.ts';
 
 const dataDir = tempDataDir();
 let server: TestServer;
+/** A real statement of several chunks (MT940 bank statement text from the shared corpus). */
+const STATEMENT = readFileSync('../shared/corpus/txt/mt940_ASNB_0708271685_09022020_164516.940.txt', 'utf8');
 
 before(async () => {
   const first = await startTestServer({}, dataDir);
@@ -17,6 +20,7 @@ before(async () => {
     ['good', 'Quarterly ledger for the Ipoh branch.'],
     ['tampered', 'Cheque clearing report for the Seremban branch.'],
     ['corrupt', 'Fixed deposit certificate for the Kuantan branch.'],
+    ['statement', STATEMENT],
   ]) {
     const accepted = await uploadText(first.url, KEYS.alpha, { document_id: id, text });
     assert.equal((await waitForJob(first.url, KEYS.alpha, accepted.json.job_id)).status, 'completed');
@@ -64,6 +68,68 @@ test('list and text fail closed with 503 where they would need an unproven versi
   const text = await api(server.url, '/document/tampered/text', { key: KEYS.alpha });
   assert.equal(text.status, 503);
   assert.equal(text.headers.get('retry-after'), '1');
+});
+
+test('the text route serves only chunk text its generation published: text altered in the store fails closed with 503', async () => {
+  const good = await api(server.url, '/document/good/text', { key: KEYS.alpha });
+  assert.equal(good.status, 200, good.text);
+  assert.deepEqual(good.json.chunks.map((chunk: any) => chunk.text), ['Quarterly ledger for the Ipoh branch.']);
+  // Altered while the service was down: the generation's lane data still proves the published text.
+  const altered = await api(server.url, '/document/corrupt/text', { key: KEYS.alpha });
+  assert.equal(altered.status, 503, altered.text);
+  assert.equal(altered.json.error_code, 'publication_authority_inconsistent');
+  assert.equal(altered.headers.get('retry-after'), '1');
+  assert.equal('chunks' in altered.json, false, 'never the altered text');
+  assert.doesNotMatch(altered.text, /altered/);
+  // Altered under a running service whose snapshot serves the version: the read checks what it reads, every time.
+  await clientSql(server.dataDir, 'client-alpha', `UPDATE chunks SET text = 'Quarterly ledger for the Ipoh branch, rewritten.' WHERE generation = (SELECT generation FROM generations WHERE state = 'active' AND document_id = 'good')`);
+  const rewritten = await api(server.url, '/document/good/text', { key: KEYS.alpha });
+  assert.equal(rewritten.status, 503, rewritten.text);
+  assert.equal(rewritten.json.error_code, 'publication_authority_inconsistent');
+  assert.equal(rewritten.headers.get('retry-after'), '1');
+  assert.doesNotMatch(rewritten.text, /rewritten/);
+  await clientSql(server.dataDir, 'client-alpha', `UPDATE chunks SET text = 'Quarterly ledger for the Ipoh branch.' WHERE generation = (SELECT generation FROM generations WHERE state = 'active' AND document_id = 'good')`);
+  assert.equal((await api(server.url, '/document/good/text', { key: KEYS.alpha })).status, 200, 'the published text restored serves again');
+});
+
+test('the text route serves only chunk entities their generation published, in a window or whole', async () => {
+  const generation = `(SELECT generation FROM generations WHERE state = 'active' AND document_id = 'statement')`;
+  const whole = await api(server.url, '/document/statement/text', { key: KEYS.alpha });
+  assert.equal(whole.status, 200, whole.text);
+  const count = whole.json.chunk_count;
+  assert.ok(count >= 3, `the statement makes several chunks (${count})`);
+  const window = await api(server.url, '/document/statement/text?chunk_offset=1&chunk_limit=1', { key: KEYS.alpha });
+  assert.equal(window.status, 200, window.text);
+  assert.deepEqual(window.json.chunks[0].entities, whole.json.chunks[1].entities);
+
+  const stored = await clientSql(server.dataDir, 'client-alpha', `SELECT chunk_index, entities FROM chunks WHERE generation = ${generation} ORDER BY chunk_index`);
+  const alter = async (chunkIndex: number) => {
+    assert.match(String(stored[chunkIndex]!.entities), /"persons":\[\]/);
+    await clientSql(server.dataDir, 'client-alpha', `UPDATE chunks SET entities = replace(entities, '"persons":[]', '"persons":["Mallory"]') WHERE generation = ${generation} AND chunk_index = ?`, chunkIndex);
+  };
+  const restore = (chunkIndex: number) =>
+    clientSql(server.dataDir, 'client-alpha', `UPDATE chunks SET entities = ? WHERE generation = ${generation} AND chunk_index = ?`, String(stored[chunkIndex]!.entities), chunkIndex);
+  const refused = async (path: string) => {
+    const read = await api(server.url, path, { key: KEYS.alpha });
+    assert.equal(read.status, 503, `${path}: ${read.text}`);
+    assert.equal(read.json.error_code, 'publication_authority_inconsistent');
+    assert.equal(read.headers.get('retry-after'), '1');
+    assert.doesNotMatch(read.text, /Mallory/);
+  };
+
+  // Entities altered in the chunk a window returns: that window and the whole document fail closed.
+  await alter(1);
+  await refused('/document/statement/text?chunk_offset=1&chunk_limit=1');
+  await refused('/document/statement/text');
+  await restore(1);
+  // Altered in a chunk outside the window: the evidence covers every chunk, so what the window returns cannot be proven either.
+  await alter(count - 1);
+  await refused('/document/statement/text?chunk_offset=1&chunk_limit=1');
+  await restore(count - 1);
+
+  const again = await api(server.url, '/document/statement/text?chunk_offset=1&chunk_limit=1', { key: KEYS.alpha });
+  assert.equal(again.status, 200, 'the published entities restored serve again');
+  assert.deepEqual(again.json.chunks, window.json.chunks);
 });
 
 test('DELETE rule 5: a version with incomplete publication evidence is not republished (503 publication_unavailable)', async () => {

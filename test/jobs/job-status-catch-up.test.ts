@@ -62,3 +62,34 @@ test('a status poll catches the snapshot up only when its answer could change by
     removeDir(dir);
   }
 });
+
+test('a status poll of a job that is not completed never loads a Client this process has not loaded', async () => {
+  const dir = tempDataDir();
+  const storage = new Storage(dir);
+  const index = new ServingIndex(storage, DIMENSIONS, inlineSegmentBuilder);
+  const guard = new ReadGuard(storage, index, { enabled: false, catchUpDeadlineMs: 30_000 });
+  guard.recovered();
+  const status = new JobStatusService(storage, guard, { publicationEnabled: false });
+  try {
+    // The Client holds published data (as a large Client would) that this process has never read.
+    await storage.client('acme').generations.stageAndActivate(generationInput('doc-0', ['published before this process started', 'a second chunk']));
+    const failing = await storage.jobs.enqueue({ clientId: 'acme', operation: 'embed', documentId: 'doc-1', versionKey: 'doc-1', request: {}, maxAttempts: 1 });
+    await storage.jobs.claim('w1', 30_000);
+    await storage.jobs.finish(failing.jobId, 'w1', { status: 'failed', error: 'Document could not be parsed' });
+    const pending = await storage.jobs.enqueue({ clientId: 'acme', operation: 'embed', documentId: 'doc-2', versionKey: 'doc-2', request: {}, maxAttempts: 3 });
+
+    assert.equal((await status.view('acme', pending.jobId)).status, 'pending');
+    assert.equal((await status.view('acme', failing.jobId)).status, 'failed');
+    assert.deepEqual(index.loadedClientIds(), [], 'neither poll loaded the Client');
+    assert.equal(index.stats().loads, 0);
+
+    // A read that needs the Client still loads it: what the polls left alone is there to be served.
+    await guard.guard('acme');
+    assert.deepEqual(index.loadedClientIds(), ['acme']);
+    assert.equal(index.snapshot('acme').versions.size, 1);
+  } finally {
+    index.close();
+    storage.close();
+    removeDir(dir);
+  }
+});

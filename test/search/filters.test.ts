@@ -30,6 +30,7 @@ function version(overrides: Partial<ServedVersion> = {}): ServedVersion {
     deletion: { deleted: false, deletedAt: null, deletedBy: null },
     evidence: { state: 'verified' },
     lanesDigest: null,
+    entitiesDigest: null,
     leaves: [],
     firstOrdinal: 0,
     chunkCount: 0,

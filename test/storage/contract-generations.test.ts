@@ -174,6 +174,12 @@ for (const adapter of STORE_ADAPTERS) {
         assert.deepEqual((await generations.chunkVectors(many)).map((stored) => stored![0]), many.map((key) => key.chunkIndex + 0.5), 'more keys than one batch');
         assert.deepEqual((await generations.chunkRange(generation, 10, 3)).map((chunk) => chunk.chunkIndex), [10, 11, 12]);
         assert.deepEqual(await generations.chunkRange(generation, 40, 5), []);
+        // Every chunk's entities as the writer stored them (its JSON text), in document order.
+        const entities = await generations.chunkEntities(generation);
+        assert.deepEqual(entities.map((chunk) => chunk.chunkIndex), texts.map((_, index) => index));
+        assert.deepEqual(entities.map((chunk) => chunk.entitiesJson), (await generations.chunkRange(generation, 0, 40)).map((chunk) => JSON.stringify(chunk.entities)));
+        assert.deepEqual(JSON.parse(entities[3]!.entitiesJson).dates, ['2024-04-01']);
+        assert.deepEqual(await generations.chunkEntities(generation + 1000), []);
       });
     });
 
@@ -316,6 +322,7 @@ for (const adapter of STORE_ADAPTERS) {
         assert.equal(await other.generations.activeGeneration('shared-id', 'shared-id'), null);
         assert.deepEqual(await other.generations.chunkTexts([{ generation, chunkIndex: 0 }]), [null]);
         assert.deepEqual(await other.generations.chunkRange(generation, 0, 10), []);
+        assert.deepEqual(await other.generations.chunkEntities(generation), []);
         assert.deepEqual(await other.generations.loadActiveGenerations([generation]), []);
         assert.equal(await other.publicationLog.head(), 0);
         assert.equal((await other.generations.usage({ documentId: 'x', versionKey: 'x' })).chunks, 0);

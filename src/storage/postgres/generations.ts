@@ -10,7 +10,7 @@ import { appendLogEntry } from './publication-log.ts';
 import type { LogPolicy } from './publication-log.ts';
 import { blobToVector, readable, storedChunkText, toGeneration, toManifestRecord, vectorToBlob } from '../generation-records.ts';
 import type { GenerationRow, ManifestRow } from '../generation-records.ts';
-import type { ActivationVeto, GenerationRepository, ManifestRecord, StoredChunkText } from '../port.ts';
+import type { ActivationVeto, GenerationRepository, ManifestRecord, StoredChunkEntities, StoredChunkText } from '../port.ts';
 import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration, ServingGeneration } from '../../domain/generation.ts';
 import type { UsageBesides } from '../../domain/limits.ts';
 
@@ -252,6 +252,13 @@ export class PgGenerationRepository implements GenerationRepository {
       ),
     );
     return rows.map(toStoredChunk);
+  }
+
+  async chunkEntities(generation: number): Promise<StoredChunkEntities[]> {
+    const { rows } = await this.read((sql) =>
+      sql.query<{ chunk_index: number; entities: string }>('SELECT chunk_index, entities FROM chunks WHERE generation = $1 ORDER BY chunk_index', [generation]),
+    );
+    return rows.map((row) => ({ chunkIndex: row.chunk_index, entitiesJson: row.entities }));
   }
 
   async activeGenerationsOf(documentId: string): Promise<GenerationRecord[]> {
