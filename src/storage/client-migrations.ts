@@ -168,4 +168,14 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE chunks ADD COLUMN language TEXT;
   `,
+  // The position in the publication log that each FENCING pins this Client's reads to, named by the fence's
+  // start (sqlite-publication-log.ts): recorded under the file's write lock by the first read in the fence,
+  // so that no append can land between it and the fence. Reads no longer compare entry times with the fence.
+  `
+  CREATE TABLE fence_positions (
+    fenced_at TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  DROP INDEX publication_log_by_time;
+  `,
 ];
