@@ -87,6 +87,9 @@ test('SIGTERM: a search and an upload already received get their full answers; n
     assert.equal(uploaded.status, 202, JSON.stringify(uploaded.json));
     assert.equal(typeof uploaded.json.job_id, 'string');
     assert.equal(await server.exited, 0, 'the drain ends and the supervisor exits 0');
+  } catch (error) {
+    // What the processes said while they stopped (a crash, a failed shutdown) is the lead when this fails.
+    throw new Error(`${error instanceof Error ? error.message : error}\nsupervisor output:\n${server.stdout()}\n${server.stderr()}`, { cause: error });
   } finally {
     await server.crash();
     removeDir(dataDir);
