@@ -2,7 +2,8 @@
 // versions, read by followers to replay what changed since their position.
 
 import type { ClientDatabase } from './client-database.ts';
-import { cachedStatement, readTransaction, transaction } from './sqlite.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SQLITE_BUSY_TIMEOUT_MS, cachedStatement, readTransaction, transactionIfFree } from './sqlite.ts';
 import { readServingGeneration } from './generation-rows.ts';
 import type { PublicationChanges, PublicationLogRepository } from './port.ts';
 import type { PublicationLogKind } from '../domain/publication-log.ts';
@@ -10,6 +11,8 @@ import type { ServingGeneration } from '../domain/generation.ts';
 
 /** The log is compacted on every this-many-th append (a cheap indexed delete). */
 export const PUBLICATION_LOG_COMPACTION_EVERY = 64;
+/** How often the first read in a fence tries again for the write lock that recording the fence's position takes. */
+export const FENCE_POSITION_RETRY_MS = 5;
 
 interface LogRow {
   seq: number;
@@ -72,22 +75,33 @@ export class SqlitePublicationLog implements PublicationLogRepository {
    * so it waits for an append in flight (a writer that read READY just before the fence: its entry is a READY
    * publication, and is part of what the fence serves), and every append after it finds FENCING in the
    * authority, which had begun before this read, and is refused: nothing lands above the position while the
-   * fence lasts, whatever the clocks say. A fence is named by its start, to the millisecond.
+   * fence lasts, whatever the clocks say. A fence is named by its start, to the millisecond. The lock is waited
+   * for between tries, not in SQLite's busy wait, which would stop every other request of the process; a
+   * writer that holds it past SQLITE_BUSY_TIMEOUT_MS fails the read, as it would fail a write.
    */
-  private fencePosition(fencedAt: string): number {
-    const db = this.database.db;
-    const pinned = () => cachedStatement(db, 'SELECT seq FROM fence_positions WHERE fenced_at = ?').get(fencedAt) as { seq: number } | undefined;
-    const recorded = pinned();
-    if (recorded) return recorded.seq;
-    return transaction(db, () => {
-      const raced = pinned();
-      if (raced) return raced.seq;
-      const head = this.headSync();
-      cachedStatement(db, 'INSERT INTO fence_positions (fenced_at, seq) VALUES (?, ?)').run(fencedAt, head);
-      // Earlier fences are over (this one began after them); only a read still inside one would ask again.
-      cachedStatement(db, 'DELETE FROM fence_positions WHERE fenced_at < ?').run(fencedAt);
-      return head;
-    });
+  private async fencePosition(fencedAt: string): Promise<number> {
+    const deadline = performance.now() + SQLITE_BUSY_TIMEOUT_MS;
+    for (;;) {
+      // The connection is read again after each wait: it may have been released and opened again meanwhile.
+      const db = this.database.db;
+      const pinned = () => cachedStatement(db, 'SELECT seq FROM fence_positions WHERE fenced_at = ?').get(fencedAt) as { seq: number } | undefined;
+      const recorded = pinned();
+      if (recorded) return recorded.seq;
+      const attempt = transactionIfFree(db, () => {
+        const raced = pinned();
+        if (raced) return raced.seq;
+        const head = this.headSync();
+        cachedStatement(db, 'INSERT INTO fence_positions (fenced_at, seq) VALUES (?, ?)').run(fencedAt, head);
+        // Earlier fences are over (this one began after them); only a read still inside one would ask again.
+        cachedStatement(db, 'DELETE FROM fence_positions WHERE fenced_at < ?').run(fencedAt);
+        return head;
+      });
+      if (attempt.done) return attempt.value;
+      if (performance.now() >= deadline) {
+        throw new Error(`the database of Client ${this.database.clientId} stayed locked by a writer for ${SQLITE_BUSY_TIMEOUT_MS} ms: the fence's position could not be recorded`);
+      }
+      await sleep(FENCE_POSITION_RETRY_MS);
+    }
   }
 
   /** `until`: the start of the fence being served; the head is then the fence's position. */
@@ -96,7 +110,7 @@ export class SqlitePublicationLog implements PublicationLogRepository {
   }
 
   async touchedSince(since: number, documentId: string, versionKey: string, until?: string): Promise<boolean> {
-    const ceiling = until === undefined ? Number.MAX_SAFE_INTEGER : this.fencePosition(until);
+    const ceiling = until === undefined ? Number.MAX_SAFE_INTEGER : await this.fencePosition(until);
     const db = this.database.db;
     return readTransaction(db, () => {
       const floor = (cachedStatement(db, 'SELECT MIN(seq) AS floor FROM publication_log').get() as { floor: number | null }).floor ?? 0;
@@ -108,7 +122,7 @@ export class SqlitePublicationLog implements PublicationLogRepository {
 
   async changesSince(since: number, maxEntries: number, until?: string): Promise<PublicationChanges> {
     // Recorded (or read) before the consistent read, which cannot take the write lock a first recording needs.
-    const fenced = until === undefined ? null : this.fencePosition(until);
+    const fenced = until === undefined ? null : await this.fencePosition(until);
     const db = this.database.db;
     return readTransaction(db, () => {
       const head = fenced ?? this.headSync();

@@ -2,7 +2,8 @@
 // database, each over its own connections, as another api process or worker would be.
 // - role 'writer': a hard delete of two versions whose second append passed its READY check and then waits,
 //   inside its write transaction, until `release[0]` is set: the writer that straddles a fence.
-// - role 'reader': reads the head pinned by the fence `fencedAt` when asked, saying first that it is about to.
+// - role 'reader': reads the head pinned by the fence `fencedAt` when asked, saying first that it is about to;
+//   it answers a ping meanwhile when its event loop is free.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { ClientStore } from '../../src/storage/client-store.ts';
@@ -27,7 +28,11 @@ if (role === 'writer') {
   await store.purges.begin('gone', ['v1', 'v2']);
   parentPort!.postMessage({ type: 'committed' });
 } else {
-  parentPort!.on('message', async (message: { fencedAt: string }) => {
+  parentPort!.on('message', async (message: { type: 'read'; fencedAt: string } | { type: 'ping' }) => {
+    if (message.type === 'ping') {
+      parentPort!.postMessage({ type: 'pong' });
+      return;
+    }
     parentPort!.postMessage({ type: 'reading' });
     parentPort!.postMessage({ type: 'head', head: await store.publicationLog.head(message.fencedAt) });
   });

@@ -55,8 +55,13 @@ test('a writer that straddles the fence is part of its position, whole, and ever
     // Another process's first read in the fence, while the straddling transaction is still open.
     const reading = nextMessage(reader, 'reading');
     const answer = nextMessage<{ type: string; head: number }>(reader, 'head');
-    reader.postMessage({ fencedAt });
+    reader.postMessage({ type: 'read', fencedAt });
     await reading;
+    // The reader waits for the writer's lock without stopping its thread: it answers meanwhile.
+    const pong = nextMessage(reader, 'pong');
+    reader.postMessage({ type: 'ping' });
+    const first = await Promise.race([pong.then(() => 'pong'), answer.then(() => 'head')]);
+    assert.equal(first, 'pong', 'the position is not read before the writer in flight commits');
     Atomics.store(release, 0, 1);
     Atomics.notify(release, 0);
     await committed;
