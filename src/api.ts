@@ -170,11 +170,14 @@ export async function startApi(config: Config): Promise<RunningApi> {
     recovered,
     close() {
       closing ??= (async () => {
+        // The listener closes first, so that new connections are refused from the start of the stop, and
+        // every request already received is answered in full (app.close waits for them) while the snapshots,
+        // the threads and the store they read are all still open.
+        await app.close();
         await follower.stop();
         // Segments still waiting to settle are written now: the next start reads them back.
         serving.flushCacheWrites();
         serving.close();
-        await app.close();
         // Rate-limit slots this process holds but did not hand out go back to the Clients' windows.
         await services.rateLimiter.returnHeld();
         await recovered.catch(() => {});

@@ -124,8 +124,10 @@ function supervise(config: Config): void {
       process.exit(0);
     });
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  // Not once: a second signal during the drain (a group's and then a shell's, say) is ignored like the
+  // children ignore it, instead of ending the supervisor before its processes have drained.
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
 supervise(loadConfigOrExit());

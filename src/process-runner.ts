@@ -17,7 +17,13 @@ export function loadConfigOrExit(): Config {
   }
 }
 
-/** Runs `stop` once on SIGTERM, SIGINT or (for a supervised child) the loss of the supervisor, then exits. */
+/**
+ * Runs `stop` once on SIGTERM, SIGINT or (for a supervised child) the loss of the supervisor, then exits.
+ * Every later signal is ignored while the stop drains: a stop signal often comes twice (sent to the whole
+ * process group, as a service manager or a shell does, a child gets it and then the supervisor's relay of it),
+ * and left to its default action the second one would end the process at once, resetting the requests it was
+ * still answering. The supervisor's drain timeout (main.ts) bounds a stop that never ends.
+ */
 export function stopOnSignals(stop: () => Promise<void>, options: { whenSupervisorGone: boolean }): void {
   let stopping = false;
   const shutdown = () => {
@@ -31,8 +37,8 @@ export function stopOnSignals(stop: () => Promise<void>, options: { whenSupervis
       },
     );
   };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
   if (options.whenSupervisorGone) process.once('disconnect', shutdown);
 }
 

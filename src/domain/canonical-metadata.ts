@@ -60,22 +60,3 @@ export const RESERVED_KEYS = ['client_id', 'deleted', 'deleted_at', 'deleted_by'
 export function isJsonObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
-
-/**
- * Page of a stored chunk record, with the read-only fallbacks for pre-v2 records:
- * metadata.location.page_number, then metadata.processing.page_number, then flat metadata.page_number,
- * then the record's root page_number. A genuinely pageless record gives null.
- */
-export function pageOfRecord(record: { metadata?: unknown; page_number?: unknown }): number | null {
-  const metadata = isJsonObject(record.metadata) ? record.metadata : {};
-  const candidates: unknown[] = [
-    isJsonObject(metadata.location) ? metadata.location.page_number : undefined,
-    isJsonObject(metadata.processing) ? metadata.processing.page_number : undefined,
-    metadata.page_number,
-    record.page_number,
-  ];
-  for (const candidate of candidates) {
-    if (typeof candidate === 'number' && Number.isInteger(candidate)) return candidate;
-  }
-  return null;
-}

@@ -42,6 +42,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 4 * MAX_ID_LENGTH },
     clientErrorHandler,
     frameworkErrors: frameworkErrorReply,
+    // A request that comes on a connection already open while the process stops is answered in full (with
+    // Connection: close), not with Fastify's bare 503: a graceful stop answers every request it receives.
+    return503OnClosing: false,
   });
   app.setValidatorCompiler(schemaCompiler);
   app.setSerializerCompiler(responseSerializer);

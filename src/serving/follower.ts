@@ -1,6 +1,6 @@
 // The follower of an api process: applies new publication-log entries of every loaded Client in the background,
-// so the read guard rarely has to catch up on the request path. While FENCING it applies only what was
-// committed before the fence began; in MAINTENANCE and while recovering it waits.
+// so the read guard rarely has to catch up on the request path. While FENCING it applies only what the
+// fence's position in the log covers; in MAINTENANCE and while recovering it waits.
 // A store that announces publications (PostgreSQL's NOTIFY) wakes it for the Client that published, and the
 // poll is then only a backstop; a store that does not (SQLite) is polled every FOLLOWER_POLL_MS.
 

@@ -433,8 +433,8 @@ export class ServingIndex {
   }
 
   /**
-   * Applies every log entry committed up to now (at least up to `atLeast`), or, with `until` (an ISO time),
-   * those committed by then; concurrent callers share one pass.
+   * Applies every log entry committed up to now (at least up to `atLeast`), or, with `until` (the start of
+   * a fence), those up to the fence's position; concurrent callers share one pass.
    */
   async catchUp(clientId: string, atLeast = 0, until?: string): Promise<void> {
     for (;;) {
@@ -473,7 +473,7 @@ export class ServingIndex {
         continue;
       }
       // Read in one transaction up to the head, the last activation of a version names its active generation.
-      // Only a catch-up bounded in time (FENCING) can meet one retired since; that later change is not applied.
+      // Only a catch-up bounded by a fence's position (FENCING) can meet one retired since; that later change is not applied.
       const loaded = entry.generation === null ? undefined : changes.generations.get(entry.generation);
       if (loaded) activated.push(loaded);
     }

@@ -171,14 +171,24 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
   // The publication log came in with no entries for the generations already active (the second migration), and
   // a read guard loads a Client only once its log head is above 0: a Client written before the log, and not
   // written to since, served nothing. Its active generations enter the log now, as activations in generation
-  // order, stamped with this upgrade's time (an entry's time is when it entered the log: FENCING pins reads to
-  // the entries committed before it began). Only an empty log is filled in: once any entry exists, the first
-  // load of the Client reads every active generation whatever the log names, so those are served already.
+  // order, stamped with this upgrade's time (an entry's time is when it entered the log). Only an empty log is
+  // filled in: once any entry exists, the first load of the Client reads every active generation whatever the
+  // log names, so those are served already.
   `
   INSERT INTO publication_log (kind, document_id, version_key, generation, at)
     SELECT 'activate', document_id, version_key, generation, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
     FROM generations
     WHERE state = 'active' AND NOT EXISTS (SELECT 1 FROM publication_log)
     ORDER BY generation;
+  `,
+  // The position in the publication log that each FENCING pins this Client's reads to, named by the fence's
+  // start (sqlite-publication-log.ts): recorded under the file's write lock by the first read in the fence,
+  // so that no append can land between it and the fence. Reads no longer compare entry times with the fence.
+  `
+  CREATE TABLE fence_positions (
+    fenced_at TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  DROP INDEX publication_log_by_time;
   `,
 ];

@@ -33,6 +33,13 @@ export interface GenerationRow {
 
 export interface ChunkRow {
   chunk_index: number;
+  /**
+   * The chunk's page (the evidence item's page, and location.page_number of its row). Every schema of this
+   * service, on both stores, has kept it in this column of its own from the first migration on; no chunk was
+   * ever stored with metadata of its own. The pre-v2 fallbacks of SPEC "Content evidence item" (a record's
+   * metadata.processing.page_number, then its flat metadata.page_number) name places no stored record of this
+   * service has, so there is nothing to fall back to: the column is the record's root page_number.
+   */
   page: number | null;
   page_label: string | null;
   text: string;

@@ -134,15 +134,16 @@ export interface PublicationChanges {
 /** One Client's publication log: the ordered record of activations and removals that followers replay. */
 export interface PublicationLogRepository {
   /**
-   * The sequence number of the newest publication (0 before the first). `until` is the start of a fence (an
-   * ISO time): what FENCING pins reads to. Every adapter refuses appends once a fence has begun (LogPolicy);
-   * one whose refusal is serialized with the mode change (PostgreSQL: the authority row's lock) serves its
-   * head as the fenced position and needs no time, and one whose refusal is not (SQLite: the authority is
-   * in another database file) pins by time, on its one machine's clock.
+   * The sequence number of the newest publication (0 before the first). `until` names the fence being served
+   * (its start, an ISO time): the head is then the fence's position, the same on every host. Every adapter
+   * refuses appends once a fence has begun (LogPolicy); one whose refusal is serialized with the mode change
+   * (PostgreSQL: the authority row's lock) serves its head as the fence's position, and one whose refusal is
+   * not (SQLite: the authority is in another database file) records the position under the Client's write
+   * lock at the fence's first read, so that no append lands above it. No adapter compares clocks.
    */
   head(until?: string): Promise<number>;
   /**
-   * Entries after `since` up to the head (or the last one committed by `until`), at most `maxEntries` of
+   * Entries after `since` up to the head (or the position of the fence `until` names), at most `maxEntries` of
    * them, and the still-active generations they name, in one consistent read.
    */
   changesSince(since: number, maxEntries: number, until?: string): Promise<PublicationChanges>;

@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Database } from './sqlite.ts';
-import { cachedStatement } from './sqlite.ts';
+import { cachedStatement, transaction } from './sqlite.ts';
 import type { DurableAuthorityMode } from '../domain/publication-log.ts';
 import { AuthorityUnreadable, DURABLE_AUTHORITY_MODES } from '../domain/publication-log.ts';
 import type { AuthorityRecord, AuthorityRepository } from './port.ts';
@@ -54,12 +54,19 @@ export class SqliteAuthorityRepository implements AuthorityRepository {
    * the repair of corrupted publication state is an operator's decision, never a process's at start-up.
    */
   async setAuthorityMode(mode: DurableAuthorityMode): Promise<AuthorityRecord> {
-    this.db
-      .prepare(
-        `INSERT INTO authority (id, mode, authority_id, changed_at) VALUES (1, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET mode = excluded.mode, changed_at = excluded.changed_at`,
-      )
-      .run(mode, randomUUID(), new Date(this.now()).toISOString());
+    transaction(this.db, () => {
+      // Each change is later than the one before, by a millisecond at least: a fence is named by its start
+      // (sqlite-publication-log.ts), so two fences begun within one millisecond must not share the name.
+      const previous = (cachedStatement(this.db, 'SELECT changed_at FROM authority WHERE id = 1').get() as { changed_at: string } | undefined)?.changed_at;
+      const previousMs = previous === undefined ? Number.NaN : Date.parse(previous);
+      const changedAt = Number.isNaN(previousMs) ? this.now() : Math.max(this.now(), previousMs + 1);
+      this.db
+        .prepare(
+          `INSERT INTO authority (id, mode, authority_id, changed_at) VALUES (1, ?, ?, ?)
+           ON CONFLICT (id) DO UPDATE SET mode = excluded.mode, changed_at = excluded.changed_at`,
+        )
+        .run(mode, randomUUID(), new Date(changedAt).toISOString());
+    });
     return this.authority();
   }
 

@@ -2,7 +2,8 @@
 // versions, read by followers to replay what changed since their position.
 
 import type { ClientDatabase } from './client-database.ts';
-import { cachedStatement, readTransaction } from './sqlite.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SQLITE_BUSY_TIMEOUT_MS, cachedStatement, readTransaction, transactionIfFree } from './sqlite.ts';
 import { readServingGeneration } from './generation-rows.ts';
 import type { PublicationChanges, PublicationLogRepository } from './port.ts';
 import type { PublicationLogKind } from '../domain/publication-log.ts';
@@ -10,6 +11,8 @@ import type { ServingGeneration } from '../domain/generation.ts';
 
 /** The log is compacted on every this-many-th append (a cheap indexed delete). */
 export const PUBLICATION_LOG_COMPACTION_EVERY = 64;
+/** How often the first read in a fence tries again for the write lock that recording the fence's position takes. */
+export const FENCE_POSITION_RETRY_MS = 5;
 
 interface LogRow {
   seq: number;
@@ -25,10 +28,10 @@ export interface LogPolicy {
   retained: number;
   /**
    * With PUBLICATION_ENABLED: throws PublicationPaused unless the authority is READY, read in the transaction
-   * that appends. The authority lives in the control database, so this does not serialize with an operator's
-   * mode change the way the PostgreSQL adapter's row lock does: a writer may read READY just before a fence
-   * and commit just after. Reads close that gap by pinning a fence by time (head's `until`), which holds
-   * because every process of a SQLite deployment reads one machine's clock.
+   * that appends, after it took the Client file's write lock. The authority lives in the control database, so
+   * the check does not serialize with an operator's mode change the way the PostgreSQL adapter's row lock does:
+   * a writer may read READY just before a fence and commit just after. Reads close that gap by the fence's
+   * position (SqlitePublicationLog.fencePosition), which is taken under that same write lock.
    */
   assertReady: (() => void) | null;
 }
@@ -61,34 +64,68 @@ export class SqlitePublicationLog implements PublicationLogRepository {
     this.database = database;
   }
 
-  private headSync(until?: string): number {
-    const db = this.database.db;
-    const row = (until === undefined
-      ? cachedStatement(db, 'SELECT MAX(seq) AS head FROM publication_log').get()
-      : cachedStatement(db, 'SELECT MAX(seq) AS head FROM publication_log WHERE at <= ?').get(until)) as { head: number | null };
+  private headSync(): number {
+    const row = cachedStatement(this.database.db, 'SELECT MAX(seq) AS head FROM publication_log').get() as { head: number | null };
     return row.head ?? 0;
   }
 
+  /**
+   * The position the fence begun at `fencedAt` pins this Client to: the log's head when the first read in that
+   * fence recorded it, the same for every process. It is recorded in a write transaction of the Client's file,
+   * so it waits for an append in flight (a writer that read READY just before the fence: its entry is a READY
+   * publication, and is part of what the fence serves), and every append after it finds FENCING in the
+   * authority, which had begun before this read, and is refused: nothing lands above the position while the
+   * fence lasts, whatever the clocks say. A fence is named by its start, to the millisecond. The lock is waited
+   * for between tries, not in SQLite's busy wait, which would stop every other request of the process; a
+   * writer that holds it past SQLITE_BUSY_TIMEOUT_MS fails the read, as it would fail a write.
+   */
+  private async fencePosition(fencedAt: string): Promise<number> {
+    const deadline = performance.now() + SQLITE_BUSY_TIMEOUT_MS;
+    for (;;) {
+      // The connection is read again after each wait: it may have been released and opened again meanwhile.
+      const db = this.database.db;
+      const pinned = () => cachedStatement(db, 'SELECT seq FROM fence_positions WHERE fenced_at = ?').get(fencedAt) as { seq: number } | undefined;
+      const recorded = pinned();
+      if (recorded) return recorded.seq;
+      const attempt = transactionIfFree(db, () => {
+        const raced = pinned();
+        if (raced) return raced.seq;
+        const head = this.headSync();
+        cachedStatement(db, 'INSERT INTO fence_positions (fenced_at, seq) VALUES (?, ?)').run(fencedAt, head);
+        // Earlier fences are over (this one began after them); only a read still inside one would ask again.
+        cachedStatement(db, 'DELETE FROM fence_positions WHERE fenced_at < ?').run(fencedAt);
+        return head;
+      });
+      if (attempt.done) return attempt.value;
+      if (performance.now() >= deadline) {
+        throw new Error(`the database of Client ${this.database.clientId} stayed locked by a writer for ${SQLITE_BUSY_TIMEOUT_MS} ms: the fence's position could not be recorded`);
+      }
+      await sleep(FENCE_POSITION_RETRY_MS);
+    }
+  }
+
+  /** `until`: the start of the fence being served; the head is then the fence's position. */
   async head(until?: string): Promise<number> {
-    return this.headSync(until);
+    return until === undefined ? this.headSync() : this.fencePosition(until);
   }
 
   async touchedSince(since: number, documentId: string, versionKey: string, until?: string): Promise<boolean> {
+    const ceiling = until === undefined ? Number.MAX_SAFE_INTEGER : await this.fencePosition(until);
     const db = this.database.db;
     return readTransaction(db, () => {
       const floor = (cachedStatement(db, 'SELECT MIN(seq) AS floor FROM publication_log').get() as { floor: number | null }).floor ?? 0;
       if (floor > since + 1) return true;
-      const named = until === undefined
-        ? cachedStatement(db, 'SELECT 1 FROM publication_log WHERE seq > ? AND document_id = ? AND version_key = ? LIMIT 1').get(since, documentId, versionKey)
-        : cachedStatement(db, 'SELECT 1 FROM publication_log WHERE seq > ? AND document_id = ? AND version_key = ? AND at <= ? LIMIT 1').get(since, documentId, versionKey, until);
+      const named = cachedStatement(db, 'SELECT 1 FROM publication_log WHERE seq > ? AND seq <= ? AND document_id = ? AND version_key = ? LIMIT 1').get(since, ceiling, documentId, versionKey);
       return named !== undefined;
     });
   }
 
   async changesSince(since: number, maxEntries: number, until?: string): Promise<PublicationChanges> {
+    // Recorded (or read) before the consistent read, which cannot take the write lock a first recording needs.
+    const fenced = until === undefined ? null : await this.fencePosition(until);
     const db = this.database.db;
     return readTransaction(db, () => {
-      const head = this.headSync(until);
+      const head = fenced ?? this.headSync();
       const floor = (cachedStatement(db, 'SELECT MIN(seq) AS floor FROM publication_log').get() as { floor: number | null }).floor ?? 0;
       const generations = new Map<number, ServingGeneration>();
       if (head <= since || head - since > maxEntries || floor > since + 1) return { head, floor, entries: [], generations };

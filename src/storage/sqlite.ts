@@ -135,6 +135,31 @@ export function probeDatabaseFile(path: string): void {
   }
 }
 
+/**
+ * Runs fn inside BEGIN IMMEDIATE ... COMMIT when the file's write lock is free now; `done: false` (nothing done)
+ * when another connection holds it. It never waits for the lock: the busy timeout blocks the whole thread, so
+ * a caller on a request path waits for the lock between tries instead (sqlite-publication-log.ts).
+ */
+export function transactionIfFree<T>(db: Database, fn: () => T): { done: true; value: T } | { done: false } {
+  db.exec('PRAGMA busy_timeout = 0');
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (error) {
+    if (isBusy(error)) return { done: false };
+    throw error;
+  } finally {
+    db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  }
+  try {
+    const value = fn();
+    db.exec('COMMIT');
+    return { done: true, value };
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
 /** Runs fn inside BEGIN IMMEDIATE ... COMMIT, rolling back on any throw. Not re-entrant. */
 export function transaction<T>(db: Database, fn: () => T): T {
   db.exec('BEGIN IMMEDIATE');

@@ -69,7 +69,7 @@ interface LogRow {
 /**
  * The newest entry. A fence pins reads by position here, not by time: no entry commits once a fence has begun
  * (LogPolicy.fenced), so the head read while it lasts is the fence's position, and the fence's start time
- * (`until`, which the SQLite adapter compares on its one machine's clock) is not needed.
+ * (`until`, by which the SQLite adapter finds the position it recorded for the fence) is not needed.
  */
 async function readHead(sql: Sql): Promise<number> {
   const { rows } = await sql.query<{ head: number | null }>('SELECT max(seq) AS head FROM publication_log');
