@@ -116,6 +116,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     startedAt,
     // One secret for every process of the deployment: set, or created once in the store.
     auditSecret: config.auditFingerprintSecret ?? (await storage.secrets.deploymentSecret(AUDIT_FINGERPRINT_SECRET_NAME)),
+    storeFailure: (error) => storage.failureOf(error),
     probeClassifier: async () => {
       if (config.classifierModelFile) await loadClassifierModelFile(config.classifierModelFile);
     },

@@ -135,7 +135,11 @@ export function probeDatabaseFile(path: string): void {
   }
 }
 
-/** Runs fn inside BEGIN IMMEDIATE ... COMMIT, rolling back on any throw. Not re-entrant. */
+/**
+ * Runs fn inside BEGIN IMMEDIATE ... COMMIT, rolling back on any throw. Not re-entrant. The error thrown is
+ * always the one that stopped the transaction: SQLite rolls a transaction back by itself on some failures
+ * (SQLITE_FULL, I/O errors), and a ROLLBACK then fails with "cannot rollback", which would hide the full disk.
+ */
 export function transaction<T>(db: Database, fn: () => T): T {
   db.exec('BEGIN IMMEDIATE');
   try {
@@ -143,7 +147,13 @@ export function transaction<T>(db: Database, fn: () => T): T {
     db.exec('COMMIT');
     return result;
   } catch (error) {
-    db.exec('ROLLBACK');
+    if (db.isTransaction) {
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // The original failure is what the caller must see; a connection that cannot roll back reports it next time.
+      }
+    }
     throw error;
   }
 }

@@ -19,6 +19,8 @@ import { SqliteRateLimitRepository } from './sqlite-rate-limits.ts';
 import { SqliteSecretRepository } from './sqlite-secrets.ts';
 import { UploadFiles } from './upload-files.ts';
 import type { StoragePort } from './port.ts';
+import { storeFailureOf } from './store-failures.ts';
+import type { StoreFailure } from '../domain/store-failure.ts';
 import { PUBLICATION_LOG_RETAINED_ENTRIES } from '../domain/publication-log.ts';
 
 const CLIENT_FILE_SUFFIX = '.db';
@@ -186,6 +188,10 @@ export class Storage implements StoragePort {
       }
     }
     if (this.failingFiles.size > 0) throw new Error(`unreadable Client stores: ${[...this.failingFiles].slice(0, 5).join(', ')}`);
+  }
+
+  failureOf(error: unknown): StoreFailure | null {
+    return storeFailureOf(error, 'sqlite');
   }
 
   /** How many Client stores have been provisioned (health drops its schema cache when this changes). */

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { sharedTransaction } from './database.ts';
 import type { ReadinessState } from '../../domain/job-states.ts';
 import type { DurableAuthorityMode } from '../../domain/publication-log.ts';
+import { storeFailureOf } from '../store-failures.ts';
 import { AuthorityUnreadable, DURABLE_AUTHORITY_MODES } from '../../domain/publication-log.ts';
 import type {
   AuthorityRecord,
@@ -67,7 +68,8 @@ export class PgAuthorityRepository implements AuthorityRepository {
     try {
       row = (await this.pool.query<{ mode: string; authority_id: string; changed_at: string }>('SELECT mode, authority_id, changed_at FROM authority WHERE id = 1')).rows[0];
     } catch (error) {
-      throw new AuthorityUnreadable(error instanceof Error ? error.message : String(error));
+      // A store that cannot be reached or read is the store's failure, not a damaged record: it is answered as such.
+      throw storeFailureOf(error, 'postgres') ?? new AuthorityUnreadable(error instanceof Error ? error.message : String(error));
     }
     if (!row) throw new AuthorityUnreadable('the record is missing');
     if (!(DURABLE_AUTHORITY_MODES as readonly string[]).includes(row.mode)) throw new AuthorityUnreadable(`unknown mode ${JSON.stringify(row.mode)}`);
