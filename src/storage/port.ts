@@ -275,6 +275,13 @@ export interface RateLimitRepository {
   takeSlots(clientId: string, buckets: readonly RateSlotRequest[], windowMs: number, batch?: RateBatchPolicy): Promise<RateWindowDecision>;
   /** Uncounts up to `count` slots of a batch counted at `stampedAt` (those its taker did not hand out). */
   returnSlots(clientId: string, bucket: string, count: number, stampedAt: number): Promise<void>;
+  /** The hits the bucket's window holds now, by reading only (a full store still answers it). */
+  countSlots(clientId: string, bucket: string, windowMs: number): Promise<number>;
+  /**
+   * Counts hits that were allowed without the store (while it refused writes), each `agesMs[i]` ms before the
+   * store's now, so they leave the window when they would have had they been counted then.
+   */
+  recordSlots(clientId: string, bucket: string, agesMs: readonly number[]): Promise<void>;
 }
 
 /** Secrets shared by every process of a deployment, created by the first that asks. */
