@@ -172,6 +172,8 @@ export class RateLimiter {
     } finally {
       for (const state of asking) state.asking = false;
     }
+    // The store decided: it writes again (health stops reporting it refusing writes).
+    this.decidedWithoutStoreAt = null;
     if (!decision.allowed) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
     buckets.forEach((bucket, at) => {
       if (decision.granted[at] > 1) this.hold(clientId, bucket, decision.granted[at] - 1, decision.stampedAt, now + SLOT_BATCH_LIFETIME_MS);

@@ -24,7 +24,8 @@ function writeWhole(fd: number, bytes: Uint8Array): void {
 }
 
 export class UploadFiles implements UploadRepository {
-  private readonly dir: string;
+  /** Where the files are (the state-store probe checks its free space). */
+  readonly dir: string;
 
   constructor(dir: string) {
     this.dir = dir;
