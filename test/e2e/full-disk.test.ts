@@ -154,6 +154,17 @@ test('a full disk: writes are refused whole with 507 and Retry-After, reads keep
     const after = await api(url, '/documents', { key: KEYS.alpha });
     assert.deepEqual(after.json.documents.map((row: any) => row.document_id), ['doc-1']);
 
+    // A hard delete on the full disk: refused whole (507: still there), or stopped after it was journaled and
+    // hidden (503 publication_purge_timeout: resumable), or done; never a 500, and never an error after it is done.
+    const hard = await api(url, '/document/doc-1?mode=hard', { method: 'DELETE', key: KEYS.alpha });
+    assert.ok([200, 503, 507].includes(hard.status), `hard delete on a full disk: ${hard.status} ${hard.text}`);
+    if (hard.status === 507) {
+      assertStorageFull(hard, 'sqlite', 'a hard delete');
+      assert.equal((await api(url, '/document/doc-1/text', { key: KEYS.alpha })).status, 200, 'a refused delete changed nothing');
+    }
+    if (hard.status === 503) assert.equal(hard.json.error_code, 'publication_purge_timeout', hard.text);
+    t.diagnostic(`hard delete on the full disk answered ${hard.status}`);
+
     // Space comes back: writes work again without a restart, and the upload refused before is stored whole.
     rmSync(filler);
     rmSync(join(dataDir, 'filler-rest'));
@@ -167,6 +178,13 @@ test('a full disk: writes are refused whole with 507 and Retry-After, reads keep
     // The file's last bytes are indexed (its last cell and the name on its last row): the text was not cut short.
     const lastRow = CSV.toString('utf8').trim().split('\n').at(-1)!.split(',');
     for (const cell of [lastRow.at(-1)!, lastRow[4]]) assert.ok(storedText.includes(cell), `the stored text holds ${cell} of the file's last row`);
+    // The hard delete finishes (repeated when it did not before); the document is gone.
+    if (hard.status !== 200) {
+      const repeated = await api(url, '/document/doc-1?mode=hard', { method: 'DELETE', key: KEYS.alpha });
+      assert.equal(repeated.status, 200, repeated.text);
+      assert.equal(repeated.json.status, 'hard_deleted');
+    }
+    assert.equal((await api(url, '/document/doc-1/text', { key: KEYS.alpha })).status, 404);
     const recovered = await api(url, '/health', { key: null });
     assert.equal(recovered.json.components.state_store, 'ok', recovered.text);
   } finally {
