@@ -14,6 +14,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { api, baseEnv, KEYS, removeDir, spawnServer, tempDataDir, uploadFile, uploadText, waitForJob } from '../helpers/server.ts';
 import type { ChildServer } from '../helpers/server.ts';
 import { STORAGE_FULL_RETRY_AFTER_SECONDS } from '../../src/domain/store-failure.ts';
+import { TEST_STORE } from '../helpers/test-store.ts';
 
 /** Room for a started service and two small documents, with WAL files that grow to SQLite's 4 MiB checkpoint. */
 const TMPFS_SIZE = '48m';
@@ -26,8 +27,11 @@ const ROOM_LEFT_BYTES = 128 * 1024;
 const asRoot = process.getuid?.() === 0;
 
 /** Mounts a tmpfs of `size` on `dir` (a new directory by default); a reason to skip when this machine does not let the test. */
-function mountSmallDisk(size = TMPFS_SIZE, dir = mkdtempSync(join(tmpdir(), 'hds-full-disk-'))): { dir: string } | { skip: string } {
+function mountSmallDisk(size = TMPFS_SIZE, at?: string): { dir: string } | { skip: string } {
+  // The file systems filled are DATA_DIR's: the SQLite store's databases and upload files.
+  if (TEST_STORE !== 'sqlite') return { skip: "DATA_DIR's file systems hold the SQLite store: tested in the SQLite pass of the suites" };
   if (!asRoot) return { skip: 'mounting a tmpfs needs root; run the suite as root to test a full disk' };
+  const dir = at ?? mkdtempSync(join(tmpdir(), 'hds-full-disk-'));
   mkdirSync(dir, { recursive: true });
   const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { encoding: 'utf8' });
   if (mounted.status !== 0) {

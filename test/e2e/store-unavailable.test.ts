@@ -2,7 +2,8 @@
 // protected route, naming the storage, never 500 (issue 45, item 5): on SQLite with control.db overwritten by
 // something that is not a database (what a botched copy or a failing disk leaves an operator), and on
 // PostgreSQL with the server stopped. Each test runs the real service on a store of its own, so stopping or
-// breaking it disturbs no other test.
+// breaking it disturbs no other test; each runs in its store's pass of the suites (TEST_STORE), the PostgreSQL
+// one on a private cluster, since it stops the server.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { api, baseEnv, KEYS, removeDir, spawnServer, tempDataDir, uploadFile, waitForJob } from '../helpers/server.ts';
 import type { ChildServer } from '../helpers/server.ts';
 import { startPostgresCluster } from '../helpers/postgres-cluster.ts';
+import { TEST_STORE } from '../helpers/test-store.ts';
 import { STORE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../src/domain/store-failure.ts';
 
 /**
@@ -90,7 +92,7 @@ function breakControlDb(dataDir: string): void {
   }
 }
 
-test('SQLite: with control.db unreadable every protected route answers 503 store_unavailable with Retry-After', async () => {
+test('SQLite: with control.db unreadable every protected route answers 503 store_unavailable with Retry-After', { skip: TEST_STORE !== 'sqlite' ? 'runs in the SQLite pass of the suites' : false }, async () => {
   const dataDir = tempDataDir();
   let server: ChildServer | undefined;
   try {
@@ -108,7 +110,7 @@ test('SQLite: with control.db unreadable every protected route answers 503 store
   }
 });
 
-test('PostgreSQL: with the server stopped every protected route answers 503 store_unavailable with Retry-After', async () => {
+test('PostgreSQL: with the server stopped every protected route answers 503 store_unavailable with Retry-After', { skip: TEST_STORE !== 'postgres' ? 'runs in the PostgreSQL pass of the suites (TEST_STORE=postgres)' : false }, async () => {
   const cluster = await startPostgresCluster();
   const dataDir = tempDataDir();
   let server: ChildServer | undefined;
