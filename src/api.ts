@@ -34,7 +34,7 @@ import { SearchService } from './search/search-service.ts';
 import { UploadService } from './ingest/upload-service.ts';
 import { clientQuotasOf } from './domain/limits.ts';
 import { ServiceMetrics } from './http/metrics.ts';
-import { RateLimiter } from './http/rate-limit.ts';
+import { RATE_LIMIT_WINDOW_MS, RateLimiter } from './http/rate-limit.ts';
 import { buildApp } from './http/app.ts';
 import type { Services } from './http/services.ts';
 import { createModels } from './models/compose.ts';
@@ -110,12 +110,16 @@ export async function startApi(config: Config): Promise<RunningApi> {
     readiness: new ReadinessService(storage, readGuard, startedAt),
     authority: new AuthorityService(storage, { enabled: readGuard.enabled }),
     metrics,
-    rateLimiter: new RateLimiter(storage.rateLimits, { all: config.rateLimitPerMinute, search: config.searchRateLimitPerMinute }),
+    rateLimiter: new RateLimiter(storage.rateLimits, { all: config.rateLimitPerMinute, search: config.searchRateLimitPerMinute }, RATE_LIMIT_WINDOW_MS, undefined, {
+      isFull: (error) => storage.failureOf(error)?.kind === 'full',
+      processes: config.apiProcesses,
+    }),
     embedder: models.embedder,
     reranker: models.reranker,
     startedAt,
     // One secret for every process of the deployment: set, or created once in the store.
     auditSecret: config.auditFingerprintSecret ?? (await storage.secrets.deploymentSecret(AUDIT_FINGERPRINT_SECRET_NAME)),
+    storeFailure: (error) => storage.failureOf(error),
     probeClassifier: async () => {
       if (config.classifierModelFile) await loadClassifierModelFile(config.classifierModelFile);
     },

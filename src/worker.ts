@@ -70,6 +70,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
         if (config.logLevel === 'debug' || config.logLevel === 'trace') log(config, { event: 'job_transition', operation, state });
       },
       onRunEnded: (operation, outcome, seconds) => metrics.jobDurations.observe({ operation, outcome }, seconds),
+      storeFailure: (error) => storage.failureOf(error),
       // SPEC.md: a metadata update fails with "Metadata update failed" for every reason but a contract violation.
       failureMessage: (job, message) => (job.operation === 'metadata_update' ? METADATA_UPDATE_FAILED : message),
     },

@@ -25,6 +25,8 @@ export type ServiceErrorCode =
   | 'payload_too_large'
   | 'client_quota_exceeded'
   | 'unsupported_media_type'
+  | 'store_unavailable'
+  | 'storage_full'
   | 'internal_error';
 
 export class ServiceError extends Error {

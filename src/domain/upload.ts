@@ -6,6 +6,13 @@ export interface EmbedJobRequest {
   source: 'text' | 'file';
   text?: string;
   upload?: string;
+  /**
+   * The stored file's size and SHA-256 (hex) as accepted: the job reads the file back and parses it only when both
+   * still match, so a file cut short or altered on disk fails the job and is never indexed as if whole. Jobs
+   * accepted before these were recorded carry neither and are read as they are.
+   */
+  uploadBytes?: number;
+  uploadSha256?: string;
   filename: string | null;
   metadata: JsonObject;
 }

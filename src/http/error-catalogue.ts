@@ -6,6 +6,7 @@
 import { ServiceError } from '../domain/service-error.ts';
 import type { ServiceErrorCode } from '../domain/service-error.ts';
 import { PUBLICATION_RETRY_AFTER_SECONDS } from '../spec-limits.ts';
+import { STORAGE_FULL_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../domain/store-failure.ts';
 
 export interface CatalogueEntry {
   status: number;
@@ -74,6 +75,20 @@ export const ERROR_CATALOGUE: Record<ServiceErrorCode, CatalogueEntry> = {
   /** A Client at its documents, chunks or text-bytes quota (README "Limits"): retrying does not help, so no Retry-After. */
   client_quota_exceeded: { status: 403, errorCode: 'client_quota_exceeded', detail: 'Client quota exceeded', retryAfterSeconds: null },
   unsupported_media_type: { status: 415, errorCode: 'unsupported_media_type', detail: 'Unsupported Content-Type', retryAfterSeconds: null },
+  /**
+   * The durable store cannot be reached or read (PostgreSQL down, control.db not a database). None of SPEC.md's
+   * 503 codes fits: publication_unavailable means missing readiness or incomplete evidence, publication_busy
+   * contention, and both tell an operator to look at publication, while the fault is the store's; a code of
+   * its own says where to look, and still fails closed with Retry-After as every 503 does. details.storage
+   * names the store.
+   */
+  store_unavailable: { status: 503, errorCode: 'store_unavailable', detail: 'The durable store cannot be reached', retryAfterSeconds: STORE_UNAVAILABLE_RETRY_AFTER_SECONDS },
+  /**
+   * A write found no room (a full disk or quota, SQLite's SQLITE_FULL, PostgreSQL's disk_full): 507 Insufficient
+   * Storage, whose meaning is exactly this, with Retry-After for when space has been freed; details.storage
+   * names the storage. Nothing of the request was kept.
+   */
+  storage_full: { status: 507, errorCode: 'storage_full', detail: 'The storage is full', retryAfterSeconds: STORAGE_FULL_RETRY_AFTER_SECONDS },
   internal_error: { status: 500, errorCode: 'internal_error', detail: 'Internal server error', retryAfterSeconds: null },
 };
 
@@ -162,7 +177,7 @@ function describeServiceError(error: ServiceError): ErrorDescriptor {
   const detail = error.message && ownMessage && entry.status < 500 && entry.status !== 401 ? error.message : entry.detail;
   let details = error.details;
   // A 503 always says what failed, even when the service gave no details; its detail stays the catalogue's.
-  if (details === undefined && entry.status === 503) details = { code: entry.errorCode, message: ownMessage ? error.message : entry.detail };
+  if (details === undefined && entry.status >= 503) details = { code: entry.errorCode, message: ownMessage ? error.message : entry.detail };
   return { code: error.code, detail, details, retryAfterSeconds: error.retryAfterSeconds };
 }
 
@@ -173,7 +188,7 @@ export function renderError(requestId: string, error: ServiceError | ErrorDescri
   const status = described.status !== undefined && described.status >= 400 && described.status < 500 ? described.status : entry.status;
   const detail = described.detail ?? entry.detail;
   let details = described.details;
-  if (details === undefined && entry.status === 503) details = { code: entry.errorCode, message: detail };
+  if (details === undefined && entry.status >= 503) details = { code: entry.errorCode, message: detail };
   const headers: Record<string, string> = {};
   const retryAfter = described.retryAfterSeconds ?? entry.retryAfterSeconds;
   if (retryAfter !== null) headers['Retry-After'] = String(retryAfter);

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { ServiceError } from '../domain/service-error.ts';
+import { storeRefusal } from '../domain/store-failure.ts';
 import { publicationAuditEvent } from './audit-event.ts';
 import { jsonDecodeFailure, renderError, validationFailure } from './error-catalogue.ts';
 import type { ErrorDescriptor } from './error-catalogue.ts';
@@ -24,7 +25,7 @@ export function sendServiceError(request: FastifyRequest, reply: FastifyReply, e
 }
 
 /** The app's error handler: services' errors, validation failures and Fastify's own, each in its envelope. */
-export function handleError(services: Pick<Services, 'auditSecret' | 'config'>) {
+export function handleError(services: Pick<Services, 'auditSecret' | 'config' | 'storeFailure'>) {
   return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ServiceError) {
       const audit = publicationAuditEvent(request, error, services.auditSecret);
@@ -49,6 +50,12 @@ export function handleError(services: Pick<Services, 'auditSecret' | 'config'>) 
     const status = (error as FastifyError).statusCode;
     if (status && status >= 400 && status < 500) {
       return sendError(request, reply, { code: 'invalid_request', detail: error.message, status });
+    }
+    // The store itself failed (down, unreadable, full): a retryable refusal naming it, not a defect's 500.
+    const failure = services.storeFailure(error);
+    if (failure) {
+      request.log.warn({ err: error, storage: failure.storage, kind: failure.kind }, 'store failure');
+      return sendServiceError(request, reply, storeRefusal(failure));
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendServiceError(request, reply, new ServiceError('internal_error'));

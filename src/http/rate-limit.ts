@@ -7,6 +7,17 @@
 // store counts a batch as taken at the end of its lifetime, so no slot is counted later than the request that
 // used it: the limit holds in every window. A window with little room left (under SLOT_BATCH_MIN_ROOM; the
 // default 30 a minute always) is decided request by request, exactly as without batches.
+//
+// A store that is full still reads but refuses every write, and a budget write per request would turn a full
+// disk into an outage of every read. So when the store refuses a decision for want of space, this process
+// decides in its own window instead: of the room the stored window still shows (read only), its share
+// (1/API_PROCESSES, the api processes that share the store), so that all of them together stay within the
+// limit. The hits it allows meanwhile are counted in the store, at the times they were allowed, as soon as
+// it writes again, before any decision of that Client is taken there. Another process counts its own only when
+// it next decides, so for a window after its last decision without the store a process leaves the others'
+// shares out of the room it decides on: the limit holds across the outage, at the cost of admitting less for
+// that minute. A store that cannot be read at all is no rate-limit question: the error goes up and the
+// request is refused as the store's (503).
 
 /** The shared windows decisions are taken in (the control store keeps them, for every process). */
 export interface RateWindows {
@@ -17,7 +28,23 @@ export interface RateWindows {
     batch?: { lifetimeMs: number; roomShare: number; minRoom: number },
   ): Promise<{ allowed: boolean; retryAfterMs: number; granted: number[]; stampedAt: number }>;
   returnSlots(clientId: string, bucket: string, count: number, stampedAt: number): Promise<void>;
+  countSlots(clientId: string, bucket: string, windowMs: number): Promise<number>;
+  recordSlots(clientId: string, bucket: string, agesMs: readonly number[]): Promise<void>;
 }
+
+/** How this process decides while the store refuses writes (see the top of this file). */
+export interface FullStoreFallback {
+  /** Whether an error of the store means it is full (StoragePort.failureOf(error)?.kind === 'full'). */
+  isFull(error: unknown): boolean;
+  /** The api processes that share the store and its windows (API_PROCESSES): each decides on its share of the room. */
+  processes: number;
+}
+
+/** Without a fallback every store error goes up as it is. */
+const NO_FALLBACK: FullStoreFallback = { isFull: () => false, processes: 1 };
+
+/** How long after a decision taken in-process the store is still reported as refusing writes (health). */
+export const STORE_FULL_REPORT_MS = 60_000;
 
 /** The window of RATE_LIMIT_PER_MINUTE. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -34,6 +61,12 @@ export const SLOT_BATCH_ROOM_SHARE = 16;
  * slots within a batch's lifetime.
  */
 export const SLOT_BATCH_MIN_ROOM = 1_024;
+
+/**
+ * Retry-After of a request refused while the store is full and its stored window leaves this process no share:
+ * when those stored hits leave the window is not known without a write, so the caller asks again soon.
+ */
+const UNKNOWN_ROOM_RETRY_MS = 1_000;
 
 /** The buckets: every protected route, and POST /search's additional counter. */
 export const RATE_BUCKETS = { all: 'all', search: 'search' } as const;
@@ -72,12 +105,34 @@ export class RateLimiter {
   private readonly now: () => number;
   private readonly states = new Map<string, BucketState>();
   private readonly returning = new Set<Promise<void>>();
+  private readonly fallback: FullStoreFallback;
+  /** Per (Client, bucket): when (this process's clock) each request allowed without the store was, not yet counted there. */
+  private readonly uncounted = new Map<string, number[]>();
+  /**
+   * Per (Client, bucket): the slots the other processes may have allowed without the store and not counted
+   * there yet (their shares at this process's last decision without the store), left out of the room until then.
+   */
+  private readonly reserved = new Map<string, { slots: number; until: number }>();
+  /** When this process last decided without the store (this process's clock), or null. */
+  private decidedWithoutStoreAt: number | null = null;
 
-  constructor(rateLimits: RateWindows, limits: Record<RateBucket, number>, windowMs = RATE_LIMIT_WINDOW_MS, now: () => number = () => performance.now()) {
+  constructor(
+    rateLimits: RateWindows,
+    limits: Record<RateBucket, number>,
+    windowMs = RATE_LIMIT_WINDOW_MS,
+    now: () => number = () => performance.now(),
+    fallback: FullStoreFallback = NO_FALLBACK,
+  ) {
     this.rateLimits = rateLimits;
     this.limits = limits;
     this.windowMs = windowMs;
     this.now = now;
+    this.fallback = fallback;
+  }
+
+  /** Whether the store refused this process's budget writes for want of space within STORE_FULL_REPORT_MS. */
+  get storeRefusingWrites(): boolean {
+    return this.decidedWithoutStoreAt !== null && this.now() - this.decidedWithoutStoreAt < STORE_FULL_REPORT_MS;
   }
 
   /**
@@ -103,21 +158,88 @@ export class RateLimiter {
     for (const state of asking) state.asking = true;
     let decision: Awaited<ReturnType<RateWindows['takeSlots']>>;
     try {
+      // Requests allowed while the store was full are counted there first: its decision then includes them.
+      await this.countUncounted(clientId, buckets, now);
       decision = await this.rateLimits.takeSlots(
         clientId,
-        buckets.map((bucket, at) => ({ bucket, limit: this.limits[bucket], wanted: wanted[at] })),
+        buckets.map((bucket, at) => ({ bucket, limit: this.limits[bucket] - this.reservedSlots(clientId, bucket, now), wanted: wanted[at] })),
         this.windowMs,
         { lifetimeMs: SLOT_BATCH_LIFETIME_MS, roomShare: SLOT_BATCH_ROOM_SHARE, minRoom: SLOT_BATCH_MIN_ROOM },
       );
+    } catch (error) {
+      if (!this.fallback.isFull(error)) throw error;
+      return this.decideWithoutStore(clientId, buckets, states, now);
     } finally {
       for (const state of asking) state.asking = false;
     }
+    // The store decided: it writes again (health stops reporting it refusing writes).
+    this.decidedWithoutStoreAt = null;
     if (!decision.allowed) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
     buckets.forEach((bucket, at) => {
       if (decision.granted[at] > 1) this.hold(clientId, bucket, decision.granted[at] - 1, decision.stampedAt, now + SLOT_BATCH_LIFETIME_MS);
     });
     for (const state of states) state.current++;
     return { allowed: true, retryAfterSeconds: 0 };
+  }
+
+  /**
+   * The store is full: decides in this process, on its share of the room the stored window shows (all buckets
+   * or none, as the store would). Reading the window can fail too: then the store cannot be read, and that
+   * error goes up.
+   */
+  private async decideWithoutStore(clientId: string, buckets: readonly RateBucket[], states: BucketState[], now: number): Promise<RateDecision> {
+    this.decidedWithoutStoreAt = now;
+    const stored: number[] = [];
+    for (const bucket of buckets) stored.push(await this.rateLimits.countSlots(clientId, bucket, this.windowMs));
+    // From here on synchronously: requests deciding side by side each see the others' hits (no await between).
+    let retryAfterMs = 0;
+    const windows = buckets.map((bucket) => this.uncountedWindow(clientId, bucket, now));
+    const processes = Math.max(1, this.fallback.processes);
+    for (const [at, bucket] of buckets.entries()) {
+      const share = Math.floor(Math.max(0, this.limits[bucket] - stored[at]) / processes);
+      if (processes > 1) this.reserved.set(stateKey(clientId, bucket), { slots: share * (processes - 1), until: now + this.windowMs });
+      if (windows[at].length < share) continue;
+      // The oldest request of this process's own leaves first; with none, the stored ones are unknown to it.
+      retryAfterMs = Math.max(retryAfterMs, windows[at].length > 0 ? windows[at][0] + this.windowMs - now : UNKNOWN_ROOM_RETRY_MS);
+    }
+    if (retryAfterMs > 0) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
+    for (const window of windows) window.push(now);
+    for (const state of states) state.current++;
+    return { allowed: true, retryAfterSeconds: 0 };
+  }
+
+  /** The slots left out of this (Client, bucket)'s room for the other processes' uncounted requests (0 when none). */
+  private reservedSlots(clientId: string, bucket: RateBucket, now: number): number {
+    const key = stateKey(clientId, bucket);
+    const reserve = this.reserved.get(key);
+    if (reserve === undefined) return 0;
+    if (now < reserve.until) return reserve.slots;
+    this.reserved.delete(key);
+    return 0;
+  }
+
+  /** The requests of this (Client, bucket) allowed without the store and still inside the window, oldest first. */
+  private uncountedWindow(clientId: string, bucket: RateBucket, now: number): number[] {
+    const key = stateKey(clientId, bucket);
+    let times = this.uncounted.get(key);
+    if (times === undefined) {
+      times = [];
+      this.uncounted.set(key, times);
+    }
+    while (times.length > 0 && times[0] <= now - this.windowMs) times.shift();
+    return times;
+  }
+
+  /** Counts in the store the requests allowed without it (those still inside the window), at their times. */
+  private async countUncounted(clientId: string, buckets: readonly RateBucket[], now: number): Promise<void> {
+    for (const bucket of buckets) {
+      const key = stateKey(clientId, bucket);
+      if (!this.uncounted.has(key)) continue;
+      const times = this.uncountedWindow(clientId, bucket, now);
+      if (times.length > 0) await this.rateLimits.recordSlots(clientId, bucket, times.map((at) => now - at));
+      // Counted (or aged out): from here the store decides on them; a failure above keeps them for the next try.
+      this.uncounted.delete(key);
+    }
   }
 
   /** Gives every slot still held back to the store (at shutdown, so that other processes can use them). */

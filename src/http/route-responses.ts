@@ -17,10 +17,15 @@ export interface RouteResponses {
   bodies?: Readonly<Record<number, object>>;
 }
 
-/** What a Client-key route can meet before its handler runs: a bad key, its rate limit, an internal failure. */
-const CLIENT_ROUTE = [401, 429, 500] as const;
-/** An operator route: a bad key, an internal failure (no rate limit applies). */
-const OPERATOR_ROUTE = [401, 500] as const;
+/**
+ * What a Client-key route can meet before its handler runs: a bad key, its rate limit, an internal failure, a
+ * store that cannot be reached (503 store_unavailable: the rate limit is kept in the store).
+ */
+const CLIENT_ROUTE = [401, 429, 500, 503] as const;
+/** An operator route: a bad key, an internal failure, a store that cannot be reached (no rate limit applies). */
+const OPERATOR_ROUTE = [401, 500, 503] as const;
+/** A route that writes to the store: a write that finds no room is refused whole (507 storage_full). */
+const STORE_WRITE = 507;
 /** Reads of a Client's serving snapshot fail closed while publication cannot be proven (503, Retry-After). */
 const SNAPSHOT_READ = 503;
 
@@ -200,7 +205,7 @@ export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
     bodies: { 503: { description: 'Publication is enabled and serving is unsafe: the same health answer, components.publication error.', ...HEALTH } },
   },
   'POST /search': { success: { status: 200, description: 'Ranked results of the requested page, with evidence.', schema: SEARCH_ANSWER }, errors: [...CLIENT_ROUTE, 400, 409, 422, SNAPSHOT_READ] },
-  'POST /embed': { success: { status: 202, description: 'Accepted: the upload is queued; poll GET /status/{job_id}.' }, errors: [...CLIENT_ROUTE, 403, 413, 415, 422, 503] },
+  'POST /embed': { success: { status: 202, description: 'Accepted: the upload is queued; poll GET /status/{job_id}.' }, errors: [...CLIENT_ROUTE, 403, 413, 415, 422, 503, STORE_WRITE] },
   'GET /status/:job_id': { success: { status: 200, description: 'The job, rendered by its state: common fields, then those of its state and operation (SPEC.md GET /status).', schema: JOB_VIEW }, errors: [...CLIENT_ROUTE, 404, SNAPSHOT_READ] },
   'GET /documents': { success: { status: 200, description: 'A page of Document Version summaries.', schema: DOCUMENT_LIST }, errors: [...CLIENT_ROUTE, 400, 422, SNAPSHOT_READ] },
   'GET /document/:document_id/text': { success: { status: 200, description: 'The document text resource.' }, errors: [...CLIENT_ROUTE, 400, 404, 422, SNAPSHOT_READ] },
@@ -209,19 +214,19 @@ export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
       status: 200,
       description: 'The versions deleted (soft or hard).',
       schema: { type: 'object', required: ['document_id', 'deleted_chunks', 'status'], properties: { document_id: { type: 'string' }, deleted_chunks: { type: 'integer', minimum: 0 }, status: { type: 'string', enum: ['soft_deleted', 'hard_deleted'] } } },
-    }, errors: [...CLIENT_ROUTE, 400, 404, 503] },
+    }, errors: [...CLIENT_ROUTE, 400, 404, 503, STORE_WRITE] },
   'POST /document/:document_id/restore': {
     success: {
       status: 200,
       description: 'The versions restored.',
       schema: { type: 'object', required: ['document_id', 'restored_chunks', 'status'], properties: { document_id: { type: 'string' }, restored_chunks: { type: 'integer', minimum: 0 }, status: { type: 'string', enum: ['restored'] } } },
-    }, errors: [...CLIENT_ROUTE, 400, 404, 503] },
+    }, errors: [...CLIENT_ROUTE, 400, 404, 503, STORE_WRITE] },
   'PATCH /update': {
     success: {
       status: 202,
       description: 'Accepted: the metadata update is queued; poll GET /status/{job_id}.',
       schema: { ...ACCEPTED_JOB, required: [...ACCEPTED_JOB.required, 'document_id', 'version_id', 'updated_fields'], properties: { ...ACCEPTED_JOB.properties, document_id: { type: 'string' }, version_id: NULLABLE_STRING, updated_fields: { type: 'array', items: { type: 'string' } } } },
-    }, errors: [...CLIENT_ROUTE, 400, 422, 503] },
+    }, errors: [...CLIENT_ROUTE, 400, 422, 503, STORE_WRITE] },
   'GET /metrics': {
     success: { status: 200, description: 'Prometheus text exposition of every process of the deployment.', schema: { content: { 'text/plain': { schema: { type: 'string' } } } } },
     errors: [...CLIENT_ROUTE],
@@ -241,14 +246,14 @@ export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
   },
   'POST /admin/authority/mode': {
     success: { status: 200, description: 'The authority mode set.', schema: { type: 'object', required: ['authority_mode'], properties: { authority_mode: { type: 'string', enum: AUTHORITY_MODES } } } },
-    errors: [...OPERATOR_ROUTE, 422, 503],
+    errors: [...OPERATOR_ROUTE, 422, 503, STORE_WRITE],
   },
   'POST /admin/backfill': {
     success: {
       status: 202,
       description: 'Accepted: the backfill is queued; the Client polls GET /status/{job_id}.',
       schema: { ...ACCEPTED_JOB, required: [...ACCEPTED_JOB.required, 'operation', 'client_id'], properties: { ...ACCEPTED_JOB.properties, operation: { type: 'string', enum: ['metadata_backfill'] }, client_id: { type: 'string' } } },
-    }, errors: [...OPERATOR_ROUTE, 404, 422, 503] },
+    }, errors: [...OPERATOR_ROUTE, 404, 422, 503, STORE_WRITE] },
   'GET /web-search/capabilities': { success: { status: 200, description: 'Whether web search is enabled.', schema: { type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean' } } } }, errors: [...CLIENT_ROUTE] },
   'POST /web-search': {
     success: {

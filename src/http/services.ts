@@ -14,6 +14,7 @@ import type { Embedder } from '../models/embedder.ts';
 import type { Reranker } from '../models/reranker.ts';
 import type { WebSearchService } from '../websearch/web-search.ts';
 import type { JobRecord } from '../domain/jobs.ts';
+import type { StoreFailure } from '../domain/store-failure.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { MemoryPressure } from '../serving/memory-pressure.ts';
 import type { HealthProbes } from '../health/health-probes.ts';
@@ -51,6 +52,8 @@ export interface Services {
   /** Key of the audit event's query fingerprint (AUDIT_FINGERPRINT_SECRET, or the deployment's own secret). */
   auditSecret: string;
   webSearch: WebSearchService;
+  /** The store failure an error means (unreachable, unreadable or full), or null: the error handler answers it 503 or 507. */
+  storeFailure(error: unknown): StoreFailure | null;
   /** Health: reads the classifier's model file again (resolves at once for the built-in classifier). */
   probeClassifier(): Promise<void>;
   /** Operator action: queue a metadata backfill for a Client. */

@@ -9,6 +9,7 @@
 // check, so a quota may be overshot by at most the documents activating concurrently (WORKER_PROCESSES x
 // WORKER_CONCURRENCY - 1); no further upload is accepted after that.
 
+import { createHash } from 'node:crypto';
 import type { StoragePort } from '../storage/port.ts';
 import type { GenerationInput, GenerationRecord } from '../domain/generation.ts';
 import type { Publisher } from '../publication/publisher.ts';
@@ -98,10 +99,20 @@ function supersededBy(jobId: string): JobOutcome {
   };
 }
 
+/** Whether the stored file is the one accepted: its size and SHA-256 as recorded with the job (when recorded). */
+export function uploadIsWhole(request: EmbedJobRequest, bytes: Uint8Array): boolean {
+  if (request.uploadBytes !== undefined && bytes.byteLength !== request.uploadBytes) return false;
+  return request.uploadSha256 === undefined || createHash('sha256').update(bytes).digest('hex') === request.uploadSha256;
+}
+
 async function sourceOf(job: JobRecord, request: EmbedJobRequest, storage: StoragePort): Promise<IngestSource> {
   if (request.source === 'text') return { kind: 'text', text: request.text ?? '', filename: request.filename };
   const bytes = request.upload ? await storage.uploads.read(request.upload) : null;
   if (!bytes) throw new IngestError('upload_missing', `The uploaded file of job ${job.jobId} is no longer available`);
+  if (!uploadIsWhole(request, bytes)) {
+    // Never parsed: text cut short would be indexed and completed as if it were the document.
+    throw new IngestError('upload_damaged', `The uploaded file of job ${job.jobId} is not the file accepted (its size or SHA-256 differs); upload it again`, { transient: false });
+  }
   return { kind: 'file', bytes, filename: request.filename ?? 'upload' };
 }
 

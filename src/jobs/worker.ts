@@ -6,6 +6,7 @@ import type { JobRepository } from '../storage/port.ts';
 import type { JobOperation, JobState } from '../domain/job-states.ts';
 import { PublicationPaused, RetryableJobError } from '../domain/jobs.ts';
 import type { JobContext, JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
+import type { StoreFailure } from '../domain/store-failure.ts';
 
 export interface WorkerOptions {
   concurrency: number;
@@ -21,6 +22,11 @@ export interface WorkerOptions {
   onError?: (job: JobRecord, error: unknown) => void;
   /** The error a failed job of this operation reports when the worker ends it (its contract may fix the text). */
   failureMessage?: (job: JobRecord, message: string) => string;
+  /**
+   * The store failure an error means (StoragePort.failureOf): a job stopped by a full or unreachable store says
+   * so in its error, and is retried, instead of reporting an internal error.
+   */
+  storeFailure?: (error: unknown) => StoreFailure | null;
   /** Called when a run of a job ends, with how it ended and how long it ran (seconds), for metrics. */
   onRunEnded?: (operation: string, outcome: RunOutcome, seconds: number) => void;
 }
@@ -152,7 +158,8 @@ export class Worker {
       this.options.onError?.(job, error);
       const retryable = error instanceof RetryableJobError || !(error instanceof Error && 'transient' in error && error.transient === false);
       const legible = error instanceof RetryableJobError || (error instanceof Error && error.name === 'IngestError');
-      const message = legible ? (error as Error).message : INTERNAL_JOB_ERROR;
+      const failure = legible ? null : (this.options.storeFailure?.(error) ?? null);
+      const message = failure ? `${failure.message} (${failure.storage})` : legible ? (error as Error).message : INTERNAL_JOB_ERROR;
       if (retryable && job.attempts < job.maxAttempts) {
         const delay = this.options.retryBaseMs * 2 ** (job.attempts - 1);
         if (!(await this.jobs.scheduleRetry(job.jobId, this.owner, message, delay))) return 'lease_lost';

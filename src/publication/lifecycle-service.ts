@@ -133,6 +133,14 @@ export class LifecycleService {
       try {
         activation = loaded ? await this.publisher.replace(clientId, [{ input: successorOf(loaded, { deletion }), expected: target.generation }]) : null;
       } catch (error) {
+        const failure = error instanceof PublicationPaused ? null : this.storage.failureOf(error);
+        // A store failure before any version changed changed nothing: it is answered as the store's (507 or 503).
+        if (failure !== null && changed.length > 0) {
+          // After some changed, SPEC.md DELETE rule 4's transient backend failure: which changed, which are pending.
+          const pending = targets.slice(index).map((generation) => versionIdFromKey(generation.versionKey) ?? '');
+          const message = `${failure.message}; repeat the request to finish`;
+          throw new ServiceError('publication_busy', message, { details: { code: 'publication_busy', message, changed_versions: changed, pending_versions: pending, storage: failure.storage } });
+        }
         if (!(error instanceof PublicationPaused)) throw error;
       }
       if (!activation || !loaded) {
@@ -165,6 +173,21 @@ export class LifecycleService {
       if (error instanceof PublicationPaused) throw new ServiceError('publication_busy', 'Publication is not ready');
       throw error;
     }
+    try {
+      return await this.purge(clientId, documentId, versionId, versionKeys);
+    } catch (error) {
+      // The removal is journaled and hidden from reads: a store that stops the purge part way (full, unreachable)
+      // leaves an incomplete purge, which SPEC.md DELETE rule 6 answers as such; repeating the request resumes it.
+      const failure = this.storage.failureOf(error);
+      if (failure === null) throw error;
+      const message = `${failure.message}; the purge is journaled: repeat the request to resume it`;
+      throw new ServiceError('publication_purge_timeout', message, { details: { code: 'publication_purge_timeout', message, storage: failure.storage } });
+    }
+  }
+
+  /** Purges the journaled versions one by one (rows, job bindings), within the request deadline. */
+  private async purge(clientId: string, documentId: string, versionId: string | undefined, versionKeys: string[]): Promise<DeleteResult> {
+    const store = this.storage.client(clientId);
     const deadline = Date.now() + this.options.purgeDeadlineMs;
     let chunks = 0;
     for (const [index, key] of versionKeys.entries()) {

@@ -18,6 +18,7 @@ import type {
 import type { JobState, ReadinessState } from '../domain/job-states.ts';
 import type { JobIdentity, JobRecord, NewJob } from '../domain/jobs.ts';
 import type { UsageBesides } from '../domain/limits.ts';
+import type { StoreFailure } from '../domain/store-failure.ts';
 import type { DurableAuthorityMode, PublicationLogEntry } from '../domain/publication-log.ts';
 
 /** A generation's publication record: its manifest and the identity it was published under. */
@@ -282,6 +283,13 @@ export interface RateLimitRepository {
   takeSlots(clientId: string, buckets: readonly RateSlotRequest[], windowMs: number, batch?: RateBatchPolicy): Promise<RateWindowDecision>;
   /** Uncounts up to `count` slots of a batch counted at `stampedAt` (those its taker did not hand out). */
   returnSlots(clientId: string, bucket: string, count: number, stampedAt: number): Promise<void>;
+  /** The hits the bucket's window holds now, by reading only (a full store still answers it). */
+  countSlots(clientId: string, bucket: string, windowMs: number): Promise<number>;
+  /**
+   * Counts hits that were allowed without the store (while it refused writes), each `agesMs[i]` ms before the
+   * store's now, so they leave the window when they would have had they been counted then.
+   */
+  recordSlots(clientId: string, bucket: string, agesMs: readonly number[]): Promise<void>;
 }
 
 /** Secrets shared by every process of a deployment, created by the first that asks. */
@@ -330,6 +338,11 @@ export interface StoragePort {
   knownClientIds(): Promise<string[]>;
   /** Whether the store answers: the shared records and, in turn, a bounded number of Client stores. */
   probe(): Promise<void>;
+  /**
+   * The store failure an error of this store means (it cannot be reached or read, or it is full), or null for
+   * any other error: callers answer the first with a retryable refusal that names the storage, never a 500.
+   */
+  failureOf(error: unknown): StoreFailure | null;
   provisionedClients(): Promise<number>;
   /** The lane tables' stored schemas, and the engine with its version (`sqlite-3.50.4`, `postgresql-16.10`). */
   laneSchemas(): Promise<{ engineVersion: string; schemas: string[] }>;

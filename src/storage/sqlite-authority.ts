@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from './sqlite.ts';
 import { cachedStatement, transaction } from './sqlite.ts';
 import type { DurableAuthorityMode } from '../domain/publication-log.ts';
+import { storeFailureOf } from './store-failures.ts';
 import { AuthorityUnreadable, DURABLE_AUTHORITY_MODES } from '../domain/publication-log.ts';
 import type { AuthorityRecord, AuthorityRepository } from './port.ts';
 import { PublicationPaused } from '../domain/jobs.ts';
@@ -28,7 +29,8 @@ export class SqliteAuthorityRepository implements AuthorityRepository {
     try {
       row = cachedStatement(this.db, 'SELECT mode, authority_id, changed_at FROM authority WHERE id = 1').get() as typeof row;
     } catch (error) {
-      throw new AuthorityUnreadable(error instanceof Error ? error.message : String(error));
+      // A store that cannot be reached or read is the store's failure, not a damaged record: it is answered as such.
+      throw storeFailureOf(error, 'sqlite') ?? new AuthorityUnreadable(error instanceof Error ? error.message : String(error));
     }
     if (!row) throw new AuthorityUnreadable('the record is missing');
     if (!(DURABLE_AUTHORITY_MODES as readonly string[]).includes(row.mode)) throw new AuthorityUnreadable(`unknown mode ${JSON.stringify(row.mode)}`);

@@ -64,4 +64,20 @@ export class SqliteRateLimitRepository implements RateLimitRepository {
       if (returned > 0) cachedStatement(db, 'UPDATE rate_counts SET hits = MAX(0, hits - ?) WHERE client_id = ? AND bucket = ?').run(returned, clientId, bucket);
     });
   }
+
+  async countSlots(clientId: string, bucket: string, windowMs: number): Promise<number> {
+    const row = cachedStatement(this.db, 'SELECT COUNT(*) AS hits FROM rate_hits WHERE client_id = ? AND bucket = ? AND at > ?').get(clientId, bucket, this.now() - windowMs) as { hits: number };
+    return row.hits;
+  }
+
+  async recordSlots(clientId: string, bucket: string, agesMs: readonly number[]): Promise<void> {
+    if (agesMs.length === 0) return;
+    const db = this.db;
+    const now = this.now();
+    transaction(db, () => {
+      const insert = cachedStatement(db, 'INSERT INTO rate_hits (client_id, bucket, at) VALUES (?, ?, ?)');
+      for (const age of agesMs) insert.run(clientId, bucket, now - age);
+      cachedStatement(db, 'INSERT INTO rate_counts (client_id, bucket, hits) VALUES (?, ?, ?) ON CONFLICT (client_id, bucket) DO UPDATE SET hits = hits + excluded.hits').run(clientId, bucket, agesMs.length);
+    });
+  }
 }

@@ -114,13 +114,31 @@ export function fitPageCache(db: Database, fit: PageCacheFit): number {
   return kib;
 }
 
-/** Runs fn inside a read transaction: every SELECT in it sees one committed state of the database. */
+/**
+ * Runs fn inside a read transaction: every SELECT in it sees one committed state of the database. A read that
+ * fails reports its own error: ending a transaction SQLite already ended (an I/O error, a file that is no
+ * database) would fail too, and hide it.
+ */
 export function readTransaction<T>(db: Database, fn: () => T): T {
   db.exec('BEGIN');
+  let result: T;
   try {
-    return fn();
-  } finally {
-    db.exec('COMMIT');
+    result = fn();
+  } catch (error) {
+    endQuietly(db);
+    throw error;
+  }
+  db.exec('COMMIT');
+  return result;
+}
+
+/** Rolls back what is still open after a failure; the failure, not this, is what the caller must see. */
+function endQuietly(db: Database): void {
+  if (!db.isTransaction) return;
+  try {
+    db.exec('ROLLBACK');
+  } catch {
+    // A connection that cannot roll back reports it on its next statement.
   }
 }
 
@@ -155,12 +173,16 @@ export function transactionIfFree<T>(db: Database, fn: () => T): { done: true; v
     db.exec('COMMIT');
     return { done: true, value };
   } catch (error) {
-    db.exec('ROLLBACK');
+    endQuietly(db);
     throw error;
   }
 }
 
-/** Runs fn inside BEGIN IMMEDIATE ... COMMIT, rolling back on any throw. Not re-entrant. */
+/**
+ * Runs fn inside BEGIN IMMEDIATE ... COMMIT, rolling back on any throw. Not re-entrant. The error thrown is
+ * always the one that stopped the transaction: SQLite rolls a transaction back by itself on some failures
+ * (SQLITE_FULL, I/O errors), and a ROLLBACK then fails with "cannot rollback", which would hide the full disk.
+ */
 export function transaction<T>(db: Database, fn: () => T): T {
   db.exec('BEGIN IMMEDIATE');
   try {
@@ -168,7 +190,7 @@ export function transaction<T>(db: Database, fn: () => T): T {
     db.exec('COMMIT');
     return result;
   } catch (error) {
-    db.exec('ROLLBACK');
+    endQuietly(db);
     throw error;
   }
 }

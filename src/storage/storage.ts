@@ -3,7 +3,7 @@
 // It hands out per-Client stores; it never interprets documents.
 
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, existsSync } from 'node:fs';
+import { mkdirSync, readdirSync, existsSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fitPageCache, openDatabase, probeDatabaseFile } from './sqlite.ts';
 import type { Database } from './sqlite.ts';
@@ -19,6 +19,8 @@ import { SqliteRateLimitRepository } from './sqlite-rate-limits.ts';
 import { SqliteSecretRepository } from './sqlite-secrets.ts';
 import { UploadFiles } from './upload-files.ts';
 import type { StoragePort } from './port.ts';
+import { storeFailureOf } from './store-failures.ts';
+import type { StoreFailure } from '../domain/store-failure.ts';
 import { PUBLICATION_LOG_RETAINED_ENTRIES } from '../domain/publication-log.ts';
 
 const CLIENT_FILE_SUFFIX = '.db';
@@ -34,6 +36,13 @@ export const DEFAULT_CLIENT_CONNECTIONS_MAX = 64;
  * the others are probed by the calls that follow, in turn.
  */
 export const PROBED_CLIENT_FILES_PER_CALL = 16;
+
+/**
+ * Free space under which the state-store probe reports the store failed: SQLite needs a few pages of WAL for
+ * every commit and an upload its whole size, so below 1 MiB (256 pages of 4 KiB) writes fail or soon will,
+ * while reads still answer (health degrades; it does not refuse to serve).
+ */
+export const STORE_FREE_SPACE_FLOOR_BYTES = 1024 * 1024;
 
 /** A file name that is unique per client id, readable, and safe on any file system. */
 export function clientFileName(clientId: string): string {
@@ -169,6 +178,7 @@ export class Storage implements StoragePort {
    */
   async probe(): Promise<void> {
     await this.authority.probe();
+    this.probeFreeSpace();
     let rows = this.controlDb.prepare('SELECT rowid, file FROM client_files WHERE rowid > ? ORDER BY rowid LIMIT ?').all(this.probeCursor, PROBED_CLIENT_FILES_PER_CALL) as { rowid: number; file: string }[];
     if (rows.length < PROBED_CLIENT_FILES_PER_CALL) {
       // Round the end: the first files again, up to the window (those not read yet in this call).
@@ -186,6 +196,22 @@ export class Storage implements StoragePort {
       }
     }
     if (this.failingFiles.size > 0) throw new Error(`unreadable Client stores: ${[...this.failingFiles].slice(0, 5).join(', ')}`);
+  }
+
+  /**
+   * Fails when a file system of the store (DATA_DIR, its Client databases, its uploads: any may be a mount of
+   * its own) has less than STORE_FREE_SPACE_FLOOR_BYTES free for the service's user.
+   */
+  private probeFreeSpace(): void {
+    for (const [name, dir] of [['DATA_DIR', this.dataDir], ['DATA_DIR/clients', this.clientsDir], ['DATA_DIR/uploads', this.uploads.dir]] as const) {
+      const { bavail, bsize } = statfsSync(dir);
+      const free = bavail * bsize;
+      if (free < STORE_FREE_SPACE_FLOOR_BYTES) throw new Error(`${name} has ${free} bytes free, under the ${STORE_FREE_SPACE_FLOOR_BYTES} writes need`);
+    }
+  }
+
+  failureOf(error: unknown): StoreFailure | null {
+    return storeFailureOf(error, 'sqlite');
   }
 
   /** How many Client stores have been provisioned (health drops its schema cache when this changes). */

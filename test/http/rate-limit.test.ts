@@ -117,6 +117,8 @@ function countedLimiters(limits: { all: number; search: number }, clock: () => n
     const counted = {
       takeSlots: (...args: Parameters<SqliteRateLimitRepository['takeSlots']>) => (writes.take++, (writes.batchAsks += Number(args[1].some((bucket) => (bucket.wanted ?? 1) > 1))), store.takeSlots(...args)),
       returnSlots: (...args: Parameters<SqliteRateLimitRepository['returnSlots']>) => (writes.give++, store.returnSlots(...args)),
+      countSlots: (...args: Parameters<SqliteRateLimitRepository['countSlots']>) => store.countSlots(...args),
+      recordSlots: (...args: Parameters<SqliteRateLimitRepository['recordSlots']>) => store.recordSlots(...args),
     };
     return new RateLimiter(counted, limits, 60_000, clock);
   });
@@ -212,5 +214,106 @@ test('requests in flight together ask for one batch between them, not one each',
     assert.equal(held('all'), 116);
   } finally {
     close();
+  }
+});
+
+/**
+ * A full disk, as a narrow fault seam: the real SQLite windows, whose writes fail with SQLITE_FULL (what SQLite
+ * raises on a full disk) while `full` is set, and whose reads still answer. test/e2e/full-disk.test.ts fills a
+ * real file system; this seam lets the budget arithmetic be checked exactly, request by request.
+ */
+function fullDiskLimiters(limit: number, clock: () => number) {
+  const dir = tempDataDir();
+  const path = join(dir, 'control.db');
+  const databases = [openDatabase(path, CONTROL_MIGRATIONS), openDatabase(path, CONTROL_MIGRATIONS)];
+  const disk = { full: false };
+  const diskFull = () => Object.assign(new Error('database or disk is full'), { errcode: 13 });
+  const limiters = databases.map((db) => {
+    const store = new SqliteRateLimitRepository(db, clock);
+    const windows = {
+      takeSlots: async (...args: Parameters<SqliteRateLimitRepository['takeSlots']>) => {
+        if (disk.full) throw diskFull();
+        return store.takeSlots(...args);
+      },
+      returnSlots: (...args: Parameters<SqliteRateLimitRepository['returnSlots']>) => store.returnSlots(...args),
+      countSlots: (...args: Parameters<SqliteRateLimitRepository['countSlots']>) => store.countSlots(...args),
+      recordSlots: async (...args: Parameters<SqliteRateLimitRepository['recordSlots']>) => {
+        if (disk.full) throw diskFull();
+        return store.recordSlots(...args);
+      },
+    };
+    return new RateLimiter(windows, { all: limit, search: limit }, 60_000, clock, { isFull: (error) => (error as { errcode?: number }).errcode === 13, processes: 2 });
+  });
+  const stored = () => (databases[0].prepare("SELECT COUNT(*) AS n FROM rate_hits WHERE client_id = 'c' AND bucket = 'all'").get() as { n: number }).n;
+  return {
+    a: limiters[0],
+    b: limiters[1],
+    disk,
+    stored,
+    close() {
+      for (const db of databases) db.close();
+      removeDir(dir);
+    },
+  };
+}
+
+test('a full store: reads are still decided, each process on its share of the room the stored window shows, and the limit holds across the outage', async () => {
+  let now = 1_000_000;
+  const { a, b, disk, stored, close } = fullDiskLimiters(10, () => now);
+  try {
+    for (let i = 0; i < 4; i++) assert.equal((await a.take('c', 'all')).allowed, true, 'before the disk fills');
+    assert.equal(stored(), 4);
+    disk.full = true;
+    now += 1_000;
+    // 6 slots of room, 2 api processes: 3 each, decided without a write.
+    const during = [];
+    for (let i = 0; i < 5; i++) during.push((await a.take('c', 'all')).allowed, (await b.take('c', 'all')).allowed);
+    assert.deepEqual(during.filter(Boolean).length, 6, `allowed while full: ${during}`);
+    assert.equal(a.storeRefusingWrites, true, 'the process knows its store refuses writes');
+    const refused = await a.take('c', 'all');
+    assert.equal(refused.allowed, false);
+    assert.ok(refused.retryAfterSeconds >= 1 && refused.retryAfterSeconds <= 60, `Retry-After ${refused.retryAfterSeconds}`);
+    assert.equal(stored(), 4, 'nothing was written while the disk was full');
+    // Space is back: each process counts what it allowed before deciding again, and leaves the other's share out
+    // until that one has counted its own: the window is full (4 + 3 + 3) whichever process asks first.
+    disk.full = false;
+    now += 1_000;
+    assert.equal((await a.take('c', 'all')).allowed, false, 'the 10 of the window are spent, 3 of them uncounted on the other process');
+    assert.equal(stored(), 7, 'this process counted its 3');
+    assert.equal((await b.take('c', 'all')).allowed, false, 'and on the other process too');
+    assert.equal(stored(), 10, 'the requests allowed during the outage are counted in the store');
+    // They leave the window at the times they were allowed: the 4 from before first.
+    now += 58_001;
+    assert.equal((await a.take('c', 'all')).allowed, true, 'a slot of the first four is free again');
+    // The other's share stays left out for a window after the outage (7 of 10 counted, 3 reserved): less is
+    // admitted for that minute, never more.
+    assert.equal((await b.take('c', 'all')).allowed, false, 'the reserve holds for a window after the outage');
+    now += 1_000;
+    assert.equal((await b.take('c', 'all')).allowed, true, 'the outage has left the window');
+  } finally {
+    close();
+  }
+});
+
+test('a store error that is not a full disk is not decided in-process: it goes up as it is', async () => {
+  const dir = tempDataDir();
+  const db = openDatabase(join(dir, 'control.db'), CONTROL_MIGRATIONS);
+  try {
+    const store = new SqliteRateLimitRepository(db);
+    const broken = Object.assign(new Error('file is not a database'), { errcode: 26 });
+    const windows = {
+      takeSlots: async () => {
+        throw broken;
+      },
+      returnSlots: store.returnSlots.bind(store),
+      countSlots: store.countSlots.bind(store),
+      recordSlots: store.recordSlots.bind(store),
+    };
+    const limiter = new RateLimiter(windows, { all: 10, search: 10 }, 60_000, undefined, { isFull: (error) => (error as { errcode?: number }).errcode === 13, processes: 1 });
+    await assert.rejects(limiter.take('c', 'all'), (error) => error === broken);
+    assert.equal(limiter.storeRefusingWrites, false);
+  } finally {
+    db.close();
+    removeDir(dir);
   }
 });

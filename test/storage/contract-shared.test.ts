@@ -312,6 +312,27 @@ for (const adapter of STORE_ADAPTERS) {
       });
     });
 
+    test('rate windows are counted by reading alone, and hits decided without the store are counted at their ages', async () => {
+      await withStore(adapter, async ({ storage, openAnother }) => {
+        const other = await openAnother();
+        const windowMs = 1_000;
+        assert.equal(await storage.rateLimits.countSlots('c1', 'all', windowMs), 0);
+        await storage.rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 5 }], windowMs);
+        // Two hits allowed while the store refused writes: one just now, one long enough ago to have left the window.
+        await other.rateLimits.recordSlots('c1', 'all', [0, 2 * windowMs]);
+        await other.rateLimits.recordSlots('c1', 'all', []);
+        assert.equal(await storage.rateLimits.countSlots('c1', 'all', windowMs), 2, 'the recent hit counts, the old one has left the window');
+        assert.equal(await storage.rateLimits.countSlots('c2', 'all', windowMs), 0, 'another Client has its own windows');
+        // The recorded hits take room in the decisions that follow: 5 allowed in all.
+        let admitted = 0;
+        while ((await storage.rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 5 }], windowMs)).allowed) admitted++;
+        assert.equal(admitted, 3);
+        await sleep(windowMs + 100);
+        assert.equal(await other.rateLimits.countSlots('c1', 'all', windowMs), 0, 'they leave the window');
+        assert.equal((await storage.rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 5 }], windowMs)).allowed, true);
+      });
+    });
+
     test('a deployment secret is created once and read the same by every opener', async () => {
       await withStore(adapter, async ({ storage, openAnother }) => {
         const other = await openAnother();

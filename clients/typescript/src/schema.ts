@@ -410,7 +410,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error. Retry-After says when to repeat the request. */
+                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
                 503: {
                     headers: {
                         /** @description Seconds to wait before repeating the request. */
@@ -616,8 +616,24 @@ export interface paths {
                         };
                     };
                 };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error. Retry-After says when to repeat the request. */
+                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
                 503: {
+                    headers: {
+                        /** @description Seconds to wait before repeating the request. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                            error_code: string;
+                            request_id: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+                /** @description error_code storage_full. Retry-After says when to repeat the request. */
+                507: {
                     headers: {
                         /** @description Seconds to wait before repeating the request. */
                         "Retry-After"?: number;
@@ -822,7 +838,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error. Retry-After says when to repeat the request. */
+                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
                 503: {
                     headers: {
                         /** @description Seconds to wait before repeating the request. */
@@ -996,7 +1012,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error. Retry-After says when to repeat the request. */
+                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
                 503: {
                     headers: {
                         /** @description Seconds to wait before repeating the request. */
@@ -1238,7 +1254,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error. Retry-After says when to repeat the request. */
+                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
                 503: {
                     headers: {
                         /** @description Seconds to wait before repeating the request. */
@@ -1382,8 +1398,24 @@ export interface paths {
                         };
                     };
                 };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error. Retry-After says when to repeat the request. */
+                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
                 503: {
+                    headers: {
+                        /** @description Seconds to wait before repeating the request. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                            error_code: string;
+                            request_id: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+                /** @description error_code storage_full. Retry-After says when to repeat the request. */
+                507: {
                     headers: {
                         /** @description Seconds to wait before repeating the request. */
                         "Retry-After"?: number;
@@ -1521,8 +1553,24 @@ export interface paths {
                         };
                     };
                 };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error. Retry-After says when to repeat the request. */
+                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
                 503: {
+                    headers: {
+                        /** @description Seconds to wait before repeating the request. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                            error_code: string;
+                            request_id: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+                /** @description error_code storage_full. Retry-After says when to repeat the request. */
+                507: {
                     headers: {
                         /** @description Seconds to wait before repeating the request. */
                         "Retry-After"?: number;
@@ -1686,8 +1734,24 @@ export interface paths {
                         };
                     };
                 };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error. Retry-After says when to repeat the request. */
+                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
                 503: {
+                    headers: {
+                        /** @description Seconds to wait before repeating the request. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                            error_code: string;
+                            request_id: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+                /** @description error_code storage_full. Retry-After says when to repeat the request. */
+                507: {
                     headers: {
                         /** @description Seconds to wait before repeating the request. */
                         "Retry-After"?: number;
@@ -1765,6 +1829,22 @@ export interface paths {
                 /** @description error_code stored_evidence_inconsistent, internal_error. */
                 500: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                            error_code: string;
+                            request_id: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before repeating the request. */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1882,7 +1962,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error. Retry-After says when to repeat the request. */
+                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
                 503: {
                     headers: {
                         /** @description Seconds to wait before repeating the request. */
@@ -1991,7 +2071,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error. Retry-After says when to repeat the request. */
+                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
                 503: {
                     headers: {
                         /** @description Seconds to wait before repeating the request. */
@@ -2107,8 +2187,24 @@ export interface paths {
                         };
                     };
                 };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error. Retry-After says when to repeat the request. */
+                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
                 503: {
+                    headers: {
+                        /** @description Seconds to wait before repeating the request. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                            error_code: string;
+                            request_id: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+                /** @description error_code storage_full. Retry-After says when to repeat the request. */
+                507: {
                     headers: {
                         /** @description Seconds to wait before repeating the request. */
                         "Retry-After"?: number;
@@ -2241,8 +2337,24 @@ export interface paths {
                         };
                     };
                 };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error. Retry-After says when to repeat the request. */
+                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
                 503: {
+                    headers: {
+                        /** @description Seconds to wait before repeating the request. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                            error_code: string;
+                            request_id: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+                /** @description error_code storage_full. Retry-After says when to repeat the request. */
+                507: {
                     headers: {
                         /** @description Seconds to wait before repeating the request. */
                         "Retry-After"?: number;
@@ -2331,6 +2443,22 @@ export interface paths {
                 /** @description error_code stored_evidence_inconsistent, internal_error. */
                 500: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                            error_code: string;
+                            request_id: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before repeating the request. */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2476,6 +2604,22 @@ export interface paths {
                 /** @description error_code stored_evidence_inconsistent, internal_error. */
                 500: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                            error_code: string;
+                            request_id: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before repeating the request. */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {

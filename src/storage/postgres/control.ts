@@ -4,9 +4,10 @@
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { sharedTransaction } from './database.ts';
+import { RATE_WINDOW_LOCK, sharedTransaction } from './database.ts';
 import type { ReadinessState } from '../../domain/job-states.ts';
 import type { DurableAuthorityMode } from '../../domain/publication-log.ts';
+import { storeFailureOf } from '../store-failures.ts';
 import { AuthorityUnreadable, DURABLE_AUTHORITY_MODES } from '../../domain/publication-log.ts';
 import type {
   AuthorityRecord,
@@ -67,7 +68,8 @@ export class PgAuthorityRepository implements AuthorityRepository {
     try {
       row = (await this.pool.query<{ mode: string; authority_id: string; changed_at: string }>('SELECT mode, authority_id, changed_at FROM authority WHERE id = 1')).rows[0];
     } catch (error) {
-      throw new AuthorityUnreadable(error instanceof Error ? error.message : String(error));
+      // A store that cannot be reached or read is the store's failure, not a damaged record: it is answered as such.
+      throw storeFailureOf(error, 'postgres') ?? new AuthorityUnreadable(error instanceof Error ? error.message : String(error));
     }
     if (!row) throw new AuthorityUnreadable('the record is missing');
     if (!(DURABLE_AUTHORITY_MODES as readonly string[]).includes(row.mode)) throw new AuthorityUnreadable(`unknown mode ${JSON.stringify(row.mode)}`);
@@ -142,6 +144,21 @@ export class PgRateLimitRepository implements RateLimitRepository {
 
   async returnSlots(clientId: string, bucket: string, count: number, stampedAt: number): Promise<void> {
     await this.pool.query('SELECT return_rate_slots($1, $2, $3, $4)', [clientId, bucket, count, stampedAt]);
+  }
+
+  async countSlots(clientId: string, bucket: string, windowMs: number): Promise<number> {
+    const { rows } = await this.pool.query<{ hits: number }>('SELECT count(*)::integer AS hits FROM rate_hits WHERE client_id = $1 AND bucket = $2 AND at > db_now_ms() - $3', [clientId, bucket, windowMs]);
+    return rows[0].hits;
+  }
+
+  async recordSlots(clientId: string, bucket: string, agesMs: readonly number[]): Promise<void> {
+    if (agesMs.length === 0) return;
+    // Under the Client's rate-window lock, as take_rate_batch counts: no decision sees half of them.
+    await sharedTransaction(this.pool, async (sql) => {
+      await sql.query(`SELECT pg_advisory_xact_lock(${RATE_WINDOW_LOCK}, hashtext($1))`, [clientId]);
+      await sql.query('INSERT INTO rate_hits (client_id, bucket, at) SELECT $1, $2, db_now_ms() - age FROM unnest($3::bigint[]) AS age', [clientId, bucket, [...agesMs].map(Math.round)]);
+      await sql.query('INSERT INTO rate_counts (client_id, bucket, hits) VALUES ($1, $2, $3) ON CONFLICT (client_id, bucket) DO UPDATE SET hits = rate_counts.hits + excluded.hits', [clientId, bucket, agesMs.length]);
+    });
   }
 }
 

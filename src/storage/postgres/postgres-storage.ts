@@ -14,6 +14,8 @@ import { PgPurgeJournal } from './purge-journal.ts';
 import { PgJobRepository } from './jobs.ts';
 import { PgAuthorityRepository, PgDiscoveryRepository, PgRateLimitRepository, PgSecretRepository } from './control.ts';
 import { PgUploadRepository } from './uploads.ts';
+import { storeFailureOf } from '../store-failures.ts';
+import type { StoreFailure } from '../../domain/store-failure.ts';
 import type { ClientRepositories, PublicationWatch, StoragePort } from '../port.ts';
 import { PublicationNotices } from './publication-notices.ts';
 import { PUBLICATION_LOG_RETAINED_ENTRIES } from '../../domain/publication-log.ts';
@@ -134,6 +136,10 @@ export class PostgresStorage implements StoragePort {
     await this.authority.probe();
     await this.pool.query('SELECT 1 FROM clients LIMIT 1');
     await this.pool.query('SELECT 1 FROM publication_log LIMIT 1');
+  }
+
+  failureOf(error: unknown): StoreFailure | null {
+    return storeFailureOf(error, 'postgres');
   }
 
   async provisionedClients(): Promise<number> {

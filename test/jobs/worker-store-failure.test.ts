@@ -1,0 +1,66 @@
+// A job stopped by a full store is retried with an error that names the storage, not "internal error": what an
+// operator reading /status needs to know is that the disk is full. The store's error is SQLite's own
+// (SQLITE_FULL from a real database on a real full disk in test/e2e/full-disk.test.ts); here the handler throws
+// it, as the generation write on a full disk does, so that the retry can be waited for without filling a disk.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { openDatabase } from '../../src/storage/sqlite.ts';
+import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
+import { SqliteJobRepository } from '../../src/storage/sqlite-jobs.ts';
+import { storeFailureOf } from '../../src/storage/store-failures.ts';
+import { Worker } from '../../src/jobs/worker.ts';
+import type { RunOutcome } from '../../src/jobs/worker.ts';
+import { tempDataDir, removeDir } from '../helpers/server.ts';
+
+const NEW_JOB = { clientId: 'c1', operation: 'embed' as const, documentId: 'd1', versionKey: 'd1', request: { source: 'text' }, maxAttempts: 3 };
+
+async function runOnce(thrown: unknown): Promise<{ outcome: RunOutcome; error: string | null }> {
+  const dir = tempDataDir();
+  const db = openDatabase(join(dir, 'control.db'), CONTROL_MIGRATIONS);
+  const jobs = new SqliteJobRepository(db);
+  let ended!: (outcome: RunOutcome) => void;
+  const run = new Promise<RunOutcome>((resolve) => (ended = resolve));
+  const worker = new Worker(
+    jobs,
+    {
+      embed: async () => {
+        throw thrown;
+      },
+    },
+    {
+      concurrency: 1,
+      pollMs: 10,
+      leaseMs: 600_000,
+      retryBaseMs: 600_000,
+      publicationWaitMs: 1000,
+      publicationPollMs: 100,
+      storeFailure: (error) => storeFailureOf(error, 'sqlite'),
+      onRunEnded: (_operation, outcome) => ended(outcome),
+    },
+  );
+  try {
+    const job = await jobs.enqueue(NEW_JOB);
+    worker.start();
+    const outcome = await run;
+    await worker.stop(5_000);
+    return { outcome, error: (await jobs.get('c1', job.jobId))!.error };
+  } finally {
+    db.close();
+    removeDir(dir);
+  }
+}
+
+test('a job stopped by a full disk is retried, its error naming the storage', async () => {
+  const { outcome, error } = await runOnce(Object.assign(new Error('database or disk is full'), { errcode: 13, code: 'ERR_SQLITE_ERROR' }));
+  assert.equal(outcome, 'retrying');
+  assert.match(error ?? '', /No space is left for the embedded databases/);
+  assert.match(error ?? '', /\(sqlite\)/);
+});
+
+test('any other failure still reports the internal error, not its own message', async () => {
+  const { outcome, error } = await runOnce(new TypeError('a defect with a path in it: /srv/data'));
+  assert.equal(outcome, 'retrying');
+  assert.doesNotMatch(error ?? '', /srv|defect|No space/);
+});
