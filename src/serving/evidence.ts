@@ -6,7 +6,7 @@
 
 import type { ChunkRecord, ServingGeneration } from '../domain/generation.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
-import { computeManifest, manifestProblem, metadataEvidence, recordIdOf } from './manifest.ts';
+import { computeManifest, manifestProblem, metadataEvidence, recordedLanesDigest, recordIdOf } from './manifest.ts';
 import type { LaneEvidence, Manifest } from './manifest.ts';
 import { LanesFormatError, lanesChunkCount, lanesDigest, lanesDigestOffThread } from './generation-lanes.ts';
 
@@ -18,12 +18,16 @@ import { LanesFormatError, lanesChunkCount, lanesDigest, lanesDigestOffThread } 
  *   (500 internal_error);
  * - corrupt: the manifest is the authoritative record but the stored lanes disagree with it (search rule 11:
  *   500 naming the lane and point).
+ * A generation that did not verify also says whether its persisted lane data is unproven (`lanesUnproven`: not
+ * the bytes its manifest recorded, by digest and chunk count). Such bytes are never decoded: a truncated or
+ * garbage blob would throw, or decode into postings that point anywhere, in the one segment build that serves
+ * every other generation of the Client. The generation then holds no rows (snapshot.ts planChange).
  */
 export type Evidence =
   | { state: 'verified' }
-  | { state: 'unauthoritative'; reason: string }
-  | { state: 'malformed'; reason: string }
-  | { state: 'corrupt'; lane: 'content' | 'fuzzy' | 'metadata'; point: string };
+  | { state: 'unauthoritative'; reason: string; lanesUnproven?: true }
+  | { state: 'malformed'; reason: string; lanesUnproven?: true }
+  | { state: 'corrupt'; lane: 'content' | 'fuzzy' | 'metadata'; point: string; lanesUnproven?: true };
 
 export const VERIFIED: Evidence = { state: 'verified' };
 
@@ -94,7 +98,28 @@ function lanesProven(manifest: Manifest, proof: LanesProof, chunkCount: number):
   return manifest.lanes.digest === proof.digest && proof.chunkCount === chunkCount;
 }
 
+/**
+ * Whether persisted lane data may be decoded into a segment: the bytes (by digest) and the chunk count the
+ * generation's own stored manifest recorded, whether or not that manifest is authoritative. A generation
+ * without persisted lane data is indexed from its chunk text, which any text can be.
+ */
+function lanesDecodable(manifest: unknown, proof: LanesProof | null, chunkCount: number): boolean {
+  return proof === null || (recordedLanesDigest(manifest) === proof.digest && proof.chunkCount === chunkCount);
+}
+
 export function verifyEvidence(generation: EvidenceInput): Evidence {
+  const proof = generation.lanesProof ?? (generation.lanes ? proofOf(generation.lanes, lanesDigest(generation.lanes)) : null);
+  const evidence = verdictOf(generation, proof);
+  if (evidence.state === 'verified' || lanesDecodable(generation.manifest, proof, generation.chunkCount)) return evidence;
+  return { ...evidence, lanesUnproven: true };
+}
+
+/** Whether a generation's chunks may be indexed for serving (see Evidence: `lanesUnproven`). */
+export function lanesServable(evidence: Evidence): boolean {
+  return evidence.state === 'verified' || evidence.lanesUnproven !== true;
+}
+
+function verdictOf(generation: EvidenceInput, proof: LanesProof | null): Evidence {
   const versionId = versionIdFromKey(generation.versionKey);
   if (generation.unreadable) return { state: 'malformed', reason: `unreadable ${generation.unreadable.join(', ')}` };
   const problem = manifestProblem(generation.manifest, generation.documentId, versionId);
@@ -104,7 +129,6 @@ export function verifyEvidence(generation: EvidenceInput): Evidence {
   const manifest = generation.manifest as unknown as Manifest;
   if (manifest.record_id !== recordIdOf(generation.documentId, versionId, generation.jobId)) return { state: 'unauthoritative', reason: 'manifest of another record' };
   const point = `generation ${generation.generation}`;
-  const proof = generation.lanesProof ?? (generation.lanes ? proofOf(generation.lanes, lanesDigest(generation.lanes)) : null);
   if (proof) {
     if (!lanesProven(manifest, proof, generation.chunkCount)) return { state: 'corrupt', lane: 'content', point };
     if (!sameLane(manifest.metadata, metadataEvidence(generation.leaves))) return { state: 'corrupt', lane: 'metadata', point };
