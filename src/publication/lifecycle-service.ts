@@ -23,6 +23,11 @@ export interface LifecycleOptions {
   stepDelayMs: number;
   /** The hard-delete request deadline (PURGE_DEADLINE_MS): past it the purge stops with a retryable 503. */
   purgeDeadlineMs: number;
+  /**
+   * Told once a hard delete's purge is done: the api process removes the copies its host's caches hold of what
+   * was purged (serving/cache-sweep.ts), whether or not it serves the Client.
+   */
+  purged?: (clientId: string) => Promise<void>;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -184,6 +189,8 @@ export class LifecycleService {
       await endOfStep(this.options.stepDelayMs);
     }
     if (versionId === undefined) await this.storage.jobs.deleteForDocument(clientId, documentId, null);
+    await this.storage.erasePurged(clientId);
+    await this.options.purged?.(clientId);
     return { document_id: documentId, deleted_chunks: chunks, status: 'hard_deleted' };
   }
 }

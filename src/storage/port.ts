@@ -320,6 +320,13 @@ export interface StoragePort {
   /** Lets go of what the process holds open for the Client (its connection); the next use opens it again. */
   releaseClient(clientId: string): void;
   knownClientIds(): Promise<string[]>;
+  /**
+   * After a hard delete's purge: lets no copy of what it removed stay in the store's own files where the store
+   * can see to it (SQLite: the Client's database and the control database checkpoint their write-ahead logs
+   * and truncate them; deleted content is already overwritten, secure_delete). PostgreSQL keeps dead tuples until
+   * its VACUUM reclaims them, which is the database's own business: nothing here.
+   */
+  erasePurged(clientId: string): Promise<void>;
   /** Whether the store answers: the shared records and, in turn, a bounded number of Client stores. */
   probe(): Promise<void>;
   provisionedClients(): Promise<number>;
