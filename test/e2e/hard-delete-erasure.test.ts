@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { cpSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { api, KEYS, removeDir, startTestServer, tempDataDir, uploadFile, uploadText, waitForJob } from '../helpers/server.ts';
+import { until } from '../helpers/processes.ts';
+import { storeEnv, TEST_STORE } from '../helpers/test-store.ts';
 
 const CORPUS = new URL('../../../shared/corpus/', import.meta.url).pathname;
 /** Filler enough for one segment of the segment cache (SEGMENT_CACHE_MIN_ROWS, 4,096 rows) at 100-character chunks. */
@@ -112,5 +114,47 @@ test('after a hard delete, no file under DATA_DIR holds the documents\' text, te
     assert.deepEqual(copiesUnder(dataDir, needles), [], 'no copy once stopped');
   } finally {
     removeDir(dataDir);
+  }
+});
+
+test('PostgreSQL: a host whose process does not serve the Client clears its caches when another host hard-deletes a document', { timeout: 600_000, skip: TEST_STORE !== 'postgres' ? 'needs the suites on PostgreSQL (TEST_STORE=postgres): separate hosts share no SQLite files' : false }, async () => {
+  const hostA = tempDataDir();
+  const hostB = tempDataDir();
+  // Two hosts: one database, a DATA_DIR each.
+  const settings = { ...SETTINGS, ...storeEnv(hostA) };
+  try {
+    const a = await startTestServer(settings, hostA);
+    try {
+      const uploads = [
+        await uploadFile(a.url, KEYS.alpha, { document_id: 'facilities' }, { name: 'facilities.csv', bytes: readFileSync(join(CORPUS, FILLER)), type: 'text/csv' }),
+        await uploadText(a.url, KEYS.alpha, { document_id: 'memo', text: `Escrow memorandum ${SECRET_WORD} for the Tawau branch, held in trust.` }),
+      ];
+      for (const accepted of uploads) assert.equal((await waitForJob(a.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 300_000 })).status, 'completed');
+      // Host B loads the Client (one segment of both documents, in its segment cache once stopped).
+      const loader = await startTestServer({ ...settings, WORKER_PROCESSES: '0' }, hostB);
+      try {
+        assert.equal((await api(loader.url, '/search', { key: KEYS.alpha, body: { query: SECRET_WORD } })).json.results[0].document_version.document_id, 'memo');
+      } finally {
+        await loader.close();
+      }
+      assert.ok(copiesUnder(join(hostB, 'segments'), [Buffer.from(SECRET_WORD)]).length > 0, 'host B caches the memo');
+      // Host B runs again without serving the Client; host A deletes the memo for good.
+      const b = await startTestServer({ ...settings, WORKER_PROCESSES: '0' }, hostB);
+      try {
+        const deleted = await api(a.url, '/document/memo?mode=hard', { method: 'DELETE', key: KEYS.alpha });
+        assert.equal(deleted.status, 200, deleted.text);
+        await until('host B has cleared its copy', () => copiesUnder(hostB, [Buffer.from(SECRET_WORD)]).length === 0, 60_000);
+        assert.deepEqual(copiesUnder(hostA, [Buffer.from(SECRET_WORD)]), []);
+        const kept = await api(b.url, '/search', { key: KEYS.alpha, body: { query: 'Hospital Alor Gajah', alpha: 0 } });
+        assert.equal(kept.json.results[0].document_version.document_id, 'facilities', 'host B still serves what is kept');
+      } finally {
+        await b.close();
+      }
+    } finally {
+      await a.close();
+    }
+  } finally {
+    removeDir(hostA);
+    removeDir(hostB);
   }
 });
