@@ -193,6 +193,11 @@ export interface JobRepository {
   newestEmbedJob(clientId: string, documentId: string, versionKey: string): Promise<JobIdentity | null>;
   /** Deletes a document's jobs (hard delete); returns their ids. */
   deleteForDocument(clientId: string, documentId: string, versionKey: string | null): Promise<string[]>;
+  /**
+   * The uploads named by the jobs deleteForDocument would delete (one not yet parsed still has its file): a hard
+   * delete removes them first, so that no copy of an uploaded file outlives it.
+   */
+  uploadsForDocument(clientId: string, documentId: string, versionKey: string | null): Promise<string[]>;
   countsByOperationAndState(): Promise<{ operation: string; status: string; count: number }[]>;
   /** Upload files that live jobs still need. */
   liveUploadNames(): Promise<Set<string>>;

@@ -83,9 +83,13 @@ test('after a hard delete, no file under DATA_DIR holds the documents\' text, te
     const staleCopy = tempDataDir();
     cpSync(join(dataDir, 'segments'), staleCopy, { recursive: true });
 
-    // A process that has not loaded the Client deletes both for good; its host's caches are clean at once.
-    const deleter = await startTestServer(SETTINGS, dataDir);
+    // A process that has not loaded the Client deletes both for good; its host's caches are clean at once. With no
+    // worker running, the statement uploaded again waits unparsed: its file goes with its job.
+    const deleter = await startTestServer({ ...SETTINGS, WORKER_PROCESSES: '0' }, dataDir);
     try {
+      const again = await uploadFile(deleter.url, KEYS.alpha, { document_id: 'statement' }, { name: 'statement.txt', bytes: statement, type: 'text/plain' });
+      assert.equal(again.status, 202);
+      if (TEST_STORE === 'sqlite') assert.ok(copiesUnder(join(dataDir, 'uploads'), [statementSlice]).length > 0, 'the waiting upload is a file');
       for (const documentId of ['memo', 'statement']) {
         const deleted = await api(deleter.url, `/document/${documentId}?mode=hard`, { method: 'DELETE', key: KEYS.alpha });
         assert.equal(deleted.status, 200, deleted.text);
