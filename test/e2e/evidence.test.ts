@@ -13,14 +13,14 @@ let server: TestServer;
 
 before(async () => {
   const first = await startTestServer({}, dataDir);
-  for (const [id, text] of [
+  for (const [id, text, desk] of [
     ['good', 'Quarterly ledger for the Ipoh branch.'],
     ['tampered', 'Cheque clearing report for the Seremban branch.'],
     ['corrupt', 'Fixed deposit certificate for the Kuantan branch.'],
-    ['truncated', 'Remittance advice for the Kuching branch.'],
+    ['truncated', 'Remittance advice for the Kuching branch.', 'Sarawak remittances desk'],
     ['garbage', 'Overdraft facility letter for the Miri branch.'],
   ]) {
-    const accepted = await uploadText(first.url, KEYS.alpha, { document_id: id, text });
+    const accepted = await uploadText(first.url, KEYS.alpha, { document_id: id, text, ...(desk ? { metadata: { desk } } : {}) });
     assert.equal((await waitForJob(first.url, KEYS.alpha, accepted.json.job_id)).status, 'completed');
   }
   await first.close();
@@ -76,6 +76,14 @@ test('search rule 10: a generation whose lane data cannot be decoded never occup
   assert.equal(good.status, 200, good.text);
   assert.equal(good.json.results[0].document_version.document_id, 'good');
   assert.equal((await api(server.url, '/document/good/text', { key: KEYS.alpha })).status, 200);
+});
+
+test('search rule 11: a search that needs the authoritative generation whose lane data is damaged (its metadata matched) fails 500 naming the lane and point', async () => {
+  const answer = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'Sarawak remittances desk', scope: 'metadata' } });
+  assert.equal(answer.status, 500, answer.text);
+  assert.equal(answer.json.error_code, 'stored_evidence_inconsistent');
+  assert.equal(answer.json.details.lane, 'content');
+  assert.match(answer.json.details.point, /^generation \d+$/);
 });
 
 test('list and text fail closed with 503 where they would need an unproven version', async () => {

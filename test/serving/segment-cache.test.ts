@@ -14,6 +14,7 @@ import { ThreadedSegmentBuilder } from '../../src/serving/threaded-segment-build
 import { chooseEntries, SegmentCache } from '../../src/serving/segment-cache.ts';
 import type { CacheEntry } from '../../src/serving/segment-cache.ts';
 import type { Segment } from '../../src/serving/segment.ts';
+import { chunksOf } from '../../src/serving/snapshot.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
@@ -174,6 +175,30 @@ test('lane data that is not what its manifest recorded (flipped, truncated, garb
     for (const generation of damaged.keys()) assert.deepEqual(stateOf(third, generation), { state: 'verified' });
     assert.equal(indexed(third).length, VERSIONS);
     assert.equal(third.snapshot('c').segments.reduce((rows, segment) => rows + segment.rows, 0), VERSIONS * 3);
+  });
+});
+
+test('lane data that no manifest digest proves (its manifest is missing) is decoded guarded: cut short, its generation holds no rows; whole, it keeps them, and the load goes on', async () => {
+  await withStore(async ({ dir, storage, index, cache }) => {
+    const store = storage.client('c');
+    const db = new DatabaseSync(clientDbFile(dir, 'c'));
+    const cut = (await store.generations.activeGeneration('doc', 'v7'))!.generation;
+    const whole = (await store.generations.activeGeneration('doc', 'v8'))!.generation;
+    db.prepare(`UPDATE generations SET manifest = '{}' WHERE generation IN (?, ?)`).run(cut, whole);
+    const { lanes } = db.prepare('SELECT lanes FROM generation_lanes WHERE generation = ?').get(cut) as { lanes: Uint8Array };
+    db.prepare('UPDATE generation_lanes SET lanes = ? WHERE generation = ?').run(lanes.slice(0, lanes.length >> 1), cut);
+    db.close();
+
+    const serving = index(cache());
+    await serving.catchUp('c');
+    const snapshot = serving.snapshot('c');
+    const stateOf = (generation: number) => [...snapshot.versions.values()].find((version) => version.generation === generation)!.evidence.state;
+    assert.equal(stateOf(cut), 'unauthoritative');
+    assert.equal(stateOf(whole), 'unauthoritative');
+    assert.equal(snapshot.segments.reduce((rows, segment) => rows + segment.rows, 0), (VERSIONS - 1) * 3, 'every generation but the one cut short has its rows');
+    const versionOf = (generation: number) => [...snapshot.versions.values()].find((version) => version.generation === generation)!;
+    assert.equal(chunksOf(snapshot, versionOf(cut)).length, 0);
+    assert.equal(chunksOf(snapshot, versionOf(whole)).length, 3, 'rows a search can meet, and then fail closed on');
   });
 });
 
