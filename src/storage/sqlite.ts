@@ -120,12 +120,11 @@ export function fitPageCache(db: Database, fit: PageCacheFit): number {
 /**
  * Copies every page of the write-ahead log into the database file and truncates the log to zero bytes, so that
  * the log no longer holds the page images written before a purge (secure_delete zeroes the pages the purge
- * writes, not the older images of them). Waits, through the busy timeout, for readers of older snapshots;
- * false when one still held the log at its end (the next checkpoint, or the last connection's close, finishes).
+ * writes, not the older images of them). Waits, through the busy timeout, for readers of older snapshots; one
+ * still reading past it leaves the log to the next checkpoint (or to the last connection's close).
  */
-export function checkpointTruncate(db: Database): boolean {
-  const { busy } = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as { busy: number };
-  return busy === 0;
+export function checkpointTruncate(db: Database): void {
+  db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get();
 }
 
 /** Runs fn inside a read transaction: every SELECT in it sees one committed state of the database. */
