@@ -17,6 +17,8 @@ import { Publisher } from '../../src/publication/publisher.ts';
 import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
+import { ANN_MIN_ROWS } from '../../src/serving/ann-index.ts';
+import type { Segment } from '../../src/serving/segment.ts';
 
 const DIMENSIONS = createHashingEmbedder().dimensions;
 const VERSIONS = 12;
@@ -92,5 +94,23 @@ test('a sweep removes the files of a Client no process here serves that hold a v
     assert.equal(await sweep.sweepAll(), 0);
     assert.equal((await cache.entries('c'))[0].generations.length, VERSIONS - 1);
     assert.equal(graphFiles(graphDir).length, 1);
+  });
+});
+
+test('a segment\'s graph built for a Client records its generations: a removal of one of them takes the graph file', async () => {
+  await withCaches(async ({ builder, graphDir }) => {
+    // A segment as large as one that gets a graph, of few dimensions so that the build is quick: only its codes,
+    // dimensions, rows and versions reach the graph builder.
+    const dimensions = 8;
+    let state = 1;
+    const codes = Int8Array.from({ length: ANN_MIN_ROWS * dimensions }, () => ((state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) >>> 16) % 255 - 127);
+    const segment = { rows: ANN_MIN_ROWS, dimensions, codes, versions: [{ generation: 41 }, { generation: 42 }] } as unknown as Segment;
+    const graph = await builder.buildAnn(segment, 'c');
+    assert.ok(graph, 'a graph where the native index loads');
+    assert.equal(graphFiles(graphDir).length, 1);
+    assert.ok(builder.holdsGraphs('c'));
+    assert.equal(builder.forgetGraphs('c', (generation) => generation === 43), 0);
+    assert.equal(builder.forgetGraphs('c', (generation) => generation === 42), 1);
+    assert.deepEqual(graphFiles(graphDir), []);
   });
 });
