@@ -15,6 +15,7 @@ import { ServingIndex } from './serving/serving-index.ts';
 import { SERVED_CLIENTS_LOW_BYTES, snapshotBudgetBytes } from './serving/memory-estimate.ts';
 import { MemoryPressure, exposedCollector } from './serving/memory-pressure.ts';
 import { SegmentCache, SEGMENT_CACHE_DIR } from './serving/segment-cache.ts';
+import { CacheSweep } from './serving/cache-sweep.ts';
 import { HealthProbes } from './health/health-probes.ts';
 import { JobStatusService } from './jobs/job-status-service.ts';
 import { ReadinessService } from './publication/readiness-service.ts';
@@ -74,6 +75,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const processBudgetBytes = config.servingMemoryBudgetMb * 1024 * 1024;
   const servedBytes = snapshotBudgetBytes(processBudgetBytes, process.memoryUsage.rss(), config.v8MaxSemiSpaceMb * 1024 * 1024);
   const segmentCache = config.segmentCacheMb > 0 ? new SegmentCache(join(config.dataDir, SEGMENT_CACHE_DIR), config.segmentCacheMb * 1024 * 1024) : undefined;
+  // Copies of purged versions in this host's caches go after each purge, on announcements and at start-up.
+  const cacheSweep = new CacheSweep({ storage, segmentCache: segmentCache ?? null, graphs: segmentBuilder });
   const memoryPressure = new MemoryPressure({ budgetBytes: processBudgetBytes, servedBytes, collect: exposedCollector() });
   const serving = new ServingIndex(storage, models.embedder.dimensions, segmentBuilder, {
     memoryBudgetBytes: () => memoryPressure.servedBytes(),
@@ -132,6 +135,11 @@ export async function startApi(config: Config): Promise<RunningApi> {
       fenceWaitMs: config.publicationLifecycleFenceWaitSeconds * 1000,
       stepDelayMs: config.faultInjection.lifecycleStepDelayMs,
       purgeDeadlineMs: config.purgeDeadlineMs,
+      // The purge has taken effect: a sweep that fails is logged, and the next start sweeps again.
+      purged: (clientId) => cacheSweep.sweep(clientId).then(
+        () => undefined,
+        (error) => app.log.warn({ err: error }, 'cache sweep after a purge failed'),
+      ),
     }),
     search: new SearchService({ readGuard, readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys), readVectors: (clientId, keys) => storage.client(clientId).generations.chunkVectors(keys), graphThread, spareCore: () => spareCores.available(), onMeasured: (scope, lane, seconds) => metrics.searchLatency.observe({ scope, lane }, seconds) }),
     documents: new DocumentService(readGuard, () => ({
@@ -154,9 +162,11 @@ export async function startApi(config: Config): Promise<RunningApi> {
   // Listen first: RECOVERING is observable (health 503, reads 503 with Retry-After) until the process is ready to serve.
   await app.listen({ host: config.host, port: config.port });
   serving.onCompactionError = (error) => app.log.warn({ err: error }, 'segment merge failed');
-  const follower = new Follower({ storage, index: serving, guard: readGuard, pollMs: config.followerPollMs, onError: (error) => app.log.warn({ err: error }, 'follower pass failed') });
+  const follower = new Follower({ storage, index: serving, guard: readGuard, pollMs: config.followerPollMs, sweep: (clientId) => cacheSweep.sweepIfHeld(clientId), onError: (error) => app.log.warn({ err: error }, 'follower pass failed') });
   const recovered = (async () => {
     if (config.faultInjection.recoveryDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.faultInjection.recoveryDelayMs));
+    // Before serving: files of versions purged while no process here served their Client (or before a crash) go.
+    await cacheSweep.sweepAll().catch((error) => app.log.warn({ err: error }, 'cache sweep at start-up failed'));
     // Nothing is rebuilt up front: each Client's snapshot loads on its first read (ServingIndex).
     readGuard.recovered();
     follower.start();

@@ -23,6 +23,11 @@ export interface LifecycleOptions {
   stepDelayMs: number;
   /** The hard-delete request deadline (PURGE_DEADLINE_MS): past it the purge stops with a retryable 503. */
   purgeDeadlineMs: number;
+  /**
+   * Told once a hard delete's purge is done: the api process removes the copies its host's caches hold of what
+   * was purged (serving/cache-sweep.ts), whether or not it serves the Client.
+   */
+  purged?: (clientId: string) => Promise<void>;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -155,6 +160,12 @@ export class LifecycleService {
     return chunks;
   }
 
+  /** A hard delete's job bindings, and the uploaded files they still name (an upload not yet parsed). */
+  private async deleteJobs(clientId: string, documentId: string, versionKey: string | null): Promise<void> {
+    for (const upload of await this.storage.jobs.uploadsForDocument(clientId, documentId, versionKey)) await this.storage.uploads.delete(upload);
+    await this.storage.jobs.deleteForDocument(clientId, documentId, versionKey);
+  }
+
   /**
    * Hard delete: journal and hide first (one transaction, one removal per version in the log), then purge
    * version by version (rows, job bindings). A repeated request resumes an interrupted purge even when the
@@ -203,10 +214,12 @@ export class LifecycleService {
       if ((await store.purges.remainingRecords(documentId, key)) > 0) {
         throw new ServiceError('publication_purge_timeout', 'Records remain after the purge; repeat the request to resume it');
       }
-      await this.storage.jobs.deleteForDocument(clientId, documentId, key);
+      await this.deleteJobs(clientId, documentId, key);
       await endOfStep(this.options.stepDelayMs);
     }
-    if (versionId === undefined) await this.storage.jobs.deleteForDocument(clientId, documentId, null);
+    if (versionId === undefined) await this.deleteJobs(clientId, documentId, null);
+    await this.storage.erasePurged(clientId);
+    await this.options.purged?.(clientId);
     return { document_id: documentId, deleted_chunks: chunks, status: 'hard_deleted' };
   }
 }

@@ -6,9 +6,9 @@
 
 import type { ChunkRecord, ServingGeneration } from '../domain/generation.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
-import { computeManifest, manifestProblem, metadataEvidence, recordIdOf } from './manifest.ts';
+import { computeManifest, manifestProblem, metadataEvidence, recordedLanesDigest, recordIdOf } from './manifest.ts';
 import type { LaneEvidence, Manifest } from './manifest.ts';
-import { LanesFormatError, lanesChunkCount, lanesDigest, lanesDigestOffThread } from './generation-lanes.ts';
+import { decodeLanes, LanesFormatError, lanesChunkCount, lanesDigest, lanesDigestOffThread } from './generation-lanes.ts';
 
 /**
  * verified: serve it. None of the others occupies a page slot (search rule 10); reads that would need one fail
@@ -18,12 +18,17 @@ import { LanesFormatError, lanesChunkCount, lanesDigest, lanesDigestOffThread } 
  *   (500 internal_error);
  * - corrupt: the manifest is the authoritative record but the stored lanes disagree with it (search rule 11:
  *   500 naming the lane and point).
+ * A generation that did not verify also says whether its persisted lane data is unproven (`lanesUnproven`: not
+ * the bytes its manifest recorded, by digest and chunk count). Such bytes are never decoded: a truncated or
+ * garbage blob would throw, or decode into postings that point anywhere, in the one segment build that serves
+ * every other generation of the Client. The generation then holds no rows (snapshot.ts planChange); so does one
+ * whose lane data no manifest digest can prove and that does not decode (lanesDecodable).
  */
 export type Evidence =
   | { state: 'verified' }
-  | { state: 'unauthoritative'; reason: string }
-  | { state: 'malformed'; reason: string }
-  | { state: 'corrupt'; lane: 'content' | 'fuzzy' | 'metadata'; point: string };
+  | { state: 'unauthoritative'; reason: string; lanesUnproven?: true }
+  | { state: 'malformed'; reason: string; lanesUnproven?: true }
+  | { state: 'corrupt'; lane: 'content' | 'fuzzy' | 'metadata'; point: string; lanesUnproven?: true };
 
 export const VERIFIED: Evidence = { state: 'verified' };
 
@@ -42,6 +47,8 @@ export type EvidenceInput = Pick<ServingGeneration, 'generation' | 'documentId' 
 export interface LanesProof {
   digest: string;
   chunkCount: number | null;
+  /** false: its manifest records no digest to prove it by, and it did not decode (tried only then). */
+  decodes?: false;
 }
 
 function headerChunkCount(lanes: Uint8Array): number | null {
@@ -61,11 +68,22 @@ function headerChunkCount(lanes: Uint8Array): number | null {
 export async function proveLanes(input: EvidenceInput): Promise<EvidenceInput> {
   if (!input.lanes) return input;
   const { lanes, ...rest } = input;
-  return { ...rest, lanesProof: proofOf(lanes, await lanesDigestOffThread(lanes)) };
+  return { ...rest, lanesProof: proofOf(lanes, await lanesDigestOffThread(lanes), input.manifest) };
 }
 
-function proofOf(lanes: Uint8Array, digest: string): LanesProof {
-  return { digest, chunkCount: headerChunkCount(lanes) };
+/**
+ * Lane data that no recorded digest can prove (its manifest is missing or unreadable) is decoded once here to see
+ * whether it can be: rare (a damaged generation), and one generation's lane data.
+ */
+function proofOf(lanes: Uint8Array, digest: string, manifest: unknown): LanesProof {
+  const proof: LanesProof = { digest, chunkCount: headerChunkCount(lanes) };
+  if (recordedLanesDigest(manifest) !== null) return proof;
+  try {
+    decodeLanes(lanes);
+    return proof;
+  } catch {
+    return { ...proof, decodes: false };
+  }
 }
 
 /** The verification input of a served generation, without vectors and entities. */
@@ -94,7 +112,33 @@ function lanesProven(manifest: Manifest, proof: LanesProof, chunkCount: number):
   return manifest.lanes.digest === proof.digest && proof.chunkCount === chunkCount;
 }
 
+/**
+ * Whether persisted lane data may be decoded into a segment: the bytes (by digest) and the chunk count the
+ * generation's own stored manifest recorded, whether or not that manifest is authoritative. A manifest that records
+ * no digest (missing, or unreadable) proves nothing either way: such lane data is served if it decodes (proofOf
+ * tried) with the generation's chunk count, so that reads needing the version still fail closed on its evidence.
+ * A generation without persisted lane data is indexed from its chunk text, which any text can be.
+ */
+function lanesDecodable(manifest: unknown, proof: LanesProof | null, chunkCount: number): boolean {
+  if (proof === null) return true;
+  const recorded = recordedLanesDigest(manifest);
+  if (recorded === null) return proof.decodes !== false && proof.chunkCount === chunkCount;
+  return recorded === proof.digest && proof.chunkCount === chunkCount;
+}
+
 export function verifyEvidence(generation: EvidenceInput): Evidence {
+  const proof = generation.lanesProof ?? (generation.lanes ? proofOf(generation.lanes, lanesDigest(generation.lanes), generation.manifest) : null);
+  const evidence = verdictOf(generation, proof);
+  if (evidence.state === 'verified' || lanesDecodable(generation.manifest, proof, generation.chunkCount)) return evidence;
+  return { ...evidence, lanesUnproven: true };
+}
+
+/** Whether a generation's chunks may be indexed for serving (see Evidence: `lanesUnproven`). */
+export function lanesServable(evidence: Evidence): boolean {
+  return evidence.state === 'verified' || evidence.lanesUnproven !== true;
+}
+
+function verdictOf(generation: EvidenceInput, proof: LanesProof | null): Evidence {
   const versionId = versionIdFromKey(generation.versionKey);
   if (generation.unreadable) return { state: 'malformed', reason: `unreadable ${generation.unreadable.join(', ')}` };
   const problem = manifestProblem(generation.manifest, generation.documentId, versionId);
@@ -104,7 +148,6 @@ export function verifyEvidence(generation: EvidenceInput): Evidence {
   const manifest = generation.manifest as unknown as Manifest;
   if (manifest.record_id !== recordIdOf(generation.documentId, versionId, generation.jobId)) return { state: 'unauthoritative', reason: 'manifest of another record' };
   const point = `generation ${generation.generation}`;
-  const proof = generation.lanesProof ?? (generation.lanes ? proofOf(generation.lanes, lanesDigest(generation.lanes)) : null);
   if (proof) {
     if (!lanesProven(manifest, proof, generation.chunkCount)) return { state: 'corrupt', lane: 'content', point };
     if (!sameLane(manifest.metadata, metadataEvidence(generation.leaves))) return { state: 'corrupt', lane: 'metadata', point };

@@ -23,8 +23,12 @@ export class Follower {
   private passes: Promise<void> = Promise.resolve();
   private onError: (error: unknown) => void;
 
-  constructor(deps: { storage: StoragePort; index: ServingIndex; guard: ReadGuard; pollMs: number; onError?: (error: unknown) => void }) {
+  /** Sweeps this host's cache files of a Client not loaded here (cache-sweep.ts). */
+  private readonly sweep: (clientId: string) => Promise<unknown>;
+
+  constructor(deps: { storage: StoragePort; index: ServingIndex; guard: ReadGuard; pollMs: number; sweep?: (clientId: string) => Promise<unknown>; onError?: (error: unknown) => void }) {
     this.storage = deps.storage;
+    this.sweep = deps.sweep ?? (async () => undefined);
     this.index = deps.index;
     this.guard = deps.guard;
     this.pollMs = deps.pollMs;
@@ -62,9 +66,15 @@ export class Follower {
     this.timer.unref();
   }
 
-  /** One announced publication: the Client is caught up if it is loaded (one that is not loads current on its first read). */
+  /**
+   * One announced publication: the Client is caught up if it is loaded (one that is not loads current on its first
+   * read). For one that is not, it may be a hard delete on another host: this host's cache files of it are swept.
+   */
   private async tickClient(clientId: string): Promise<void> {
-    if (!this.index.isLoaded(clientId)) return;
+    if (!this.index.isLoaded(clientId)) {
+      await this.sweep(clientId);
+      return;
+    }
     const until = await this.guard.applicableUntil();
     if (until === false) return;
     await this.catchUp(clientId, until);

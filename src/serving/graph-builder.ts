@@ -12,13 +12,21 @@ import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AnnGraph } from './ann-index.ts';
+import { forgetGraphs, holdsGraphs, recordHolder, removeUnheld } from './graph-cache.ts';
 import type { CachedGraph } from './graph-cache.ts';
+import { cacheClientKey } from './cache-client-key.ts';
 
 const GRAPH_PROCESS = new URL('./graph-process.ts', import.meta.url).pathname;
 /** HDS_PROCESS_ROLE of a graph process (the supervisor's children are `api` and `worker`). */
 export const GRAPH_PROCESS_ROLE = 'graph';
 /** The graph cache's directory under DATA_DIR. */
 export const GRAPH_CACHE_DIR = 'graphs';
+
+/** Whose rows a graph indexes: a Client and the generations of the segment it is built for. */
+export interface GraphHolder {
+  clientId: string;
+  generations: readonly number[];
+}
 
 export interface GraphCacheOptions {
   /** The cache directory (DATA_DIR/GRAPH_CACHE_DIR for an api process). */
@@ -49,10 +57,30 @@ export class GraphBuilder {
     this.options = options;
   }
 
-  /** The graph of these codes (row-major int8), built or found in the cache, mapped into this process. */
-  async graphOf(codes: Int8Array, dimensions: number): Promise<AnnGraph> {
+  /**
+   * The graph of these codes (row-major int8), built or found in the cache, mapped into this process; `holder`:
+   * the Client and the generations whose rows the codes are, recorded beside the graph before it is mapped
+   * (graph-cache.ts recordHolder), so that a hard delete finds it.
+   */
+  async graphOf(codes: Int8Array, dimensions: number, holder?: GraphHolder): Promise<AnnGraph> {
     const files = await this.run(codes, dimensions);
+    if (holder) recordHolder(this.options.dir, files.graph, cacheClientKey(holder.clientId), holder.generations);
     return AnnGraph.open(files.graph, files.groups, dimensions, codes.length / dimensions);
+  }
+
+  /** Removes the cached graphs whose holder files say they cover a generation of the Client that `drop` picks. */
+  forget(clientId: string, drop: (generation: number) => boolean): number {
+    return forgetGraphs(this.options.dir, cacheClientKey(clientId), drop);
+  }
+
+  /** Whether a cached graph is recorded as held by the Client. */
+  holds(clientId: string): boolean {
+    return holdsGraphs(this.options.dir, cacheClientKey(clientId));
+  }
+
+  /** Removes the cached graphs no Client is recorded as holding (start-up). */
+  removeUnheld(): number {
+    return removeUnheld(this.options.dir);
   }
 
   /** Graph processes started and not yet ended. */

@@ -6,11 +6,14 @@
 // truncated or damaged file is removed and rebuilt, never mapped. A graph only proposes rows, which the dense
 // lane scores from its own codes and checks for eligibility, so even a foreign graph could cost recall, never
 // correctness. The directory is a cache: anything in it may be deleted at any time; the oldest files go first
-// once it holds more than its budget.
+// once it holds more than its budget. A graph holds the int8 codes of its rows, so each Client serving one records
+// which of its generations it covers (a holder file beside it): a hard delete removes every graph holding a purged
+// version, on this host whether or not a process here serves the Client, and a graph no holder names is removed
+// at start-up, since nothing shows it free of purged rows.
 
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { ANN_CONNECTIVITY, ANN_EXPANSION_ADD } from './ann-index.ts';
 import { processAlive } from './process-alive.ts';
 
@@ -20,6 +23,8 @@ const GRAPH_SUFFIX = '.usearch';
 /** Beside each graph, the group of every row of the segment (distinct-rows.ts), little-endian uint32. */
 const GROUPS_SUFFIX = '.groups';
 const LOCK_SUFFIX = '.lock';
+/** Beside a graph, one file per Client serving it: `<key>.<client key>.holds`, the generations it covers, one a line. */
+const HOLDS_SUFFIX = '.holds';
 const PARTIAL_MARK = '.partial-';
 
 /** What a graph indexes: its build parameters and the codes, row by row. */
@@ -146,6 +151,82 @@ export function pruneGraphs(dir: string, budgetBytes: number, keep: CachedGraph 
   let total = 0;
   for (const graph of graphs) {
     total += graph.bytes;
-    if (total > budgetBytes && graph.path !== keep?.graph && graph.path !== keep?.groups) rmSync(graph.path, { force: true });
+    if (total > budgetBytes && graph.path !== keep?.graph && graph.path !== keep?.groups) {
+      rmSync(graph.path, { force: true });
+      // Its holder files name a graph that is gone.
+      if (graph.path.endsWith(GRAPH_SUFFIX)) for (const name of safeList(dir)) if (name.startsWith(`${keyOfName(basename(graph.path))}.`) && name.endsWith(HOLDS_SUFFIX)) rmSync(join(dir, name), { force: true });
+    }
   }
+}
+
+/** The key a file of the cache is named by: its name up to the first dot. */
+function keyOfName(name: string): string {
+  return name.slice(0, name.indexOf('.'));
+}
+
+function heldGenerations(path: string): number[] | null {
+  try {
+    return readFileSync(path, 'utf8').split('\n').filter(Boolean).map(Number);
+  } catch {
+    return null; // removed meanwhile
+  }
+}
+
+/**
+ * Records that a Client serves the graph at `graphPath` over rows of these generations (added to what it recorded
+ * before for that graph: two of its segments may have the same codes).
+ */
+export function recordHolder(dir: string, graphPath: string, clientKey: string, generations: readonly number[]): void {
+  const path = join(dir, `${keyOfName(basename(graphPath))}.${clientKey}${HOLDS_SUFFIX}`);
+  const held = new Set([...(heldGenerations(path) ?? []), ...generations]);
+  const partial = `${path}${PARTIAL_MARK}${process.pid}`;
+  writeFileSync(partial, [...held].join('\n'));
+  renameSync(partial, path);
+}
+
+/** Removes the finished files of one graph: the graph, its groups and every holder file (not a build's lock or partial files). */
+function removeGraph(dir: string, key: string, names: readonly string[]): void {
+  for (const name of names) {
+    if (name.startsWith(`${key}.`) && !name.includes(PARTIAL_MARK) && !name.endsWith(LOCK_SUFFIX)) rmSync(join(dir, name), { force: true });
+  }
+}
+
+/** Whether a holder file of the Client is in the cache. */
+export function holdsGraphs(dir: string, clientKey: string): boolean {
+  return safeList(dir).some((name) => name.endsWith(`.${clientKey}${HOLDS_SUFFIX}`) && !name.includes(PARTIAL_MARK));
+}
+
+/**
+ * Removes every graph a holder file of the Client says covers a generation `drop` picks (a purged version's, or
+ * one no longer active), with its groups and holder files; returns how many graphs went. A process mapping one
+ * keeps its mapping (the space is freed when it lets go); none can map it again.
+ */
+export function forgetGraphs(dir: string, clientKey: string, drop: (generation: number) => boolean): number {
+  const names = safeList(dir);
+  let removed = 0;
+  for (const name of names) {
+    if (!name.endsWith(`.${clientKey}${HOLDS_SUFFIX}`) || name.includes(PARTIAL_MARK)) continue;
+    if (!heldGenerations(join(dir, name))?.some(drop)) continue;
+    removeGraph(dir, keyOfName(name), names);
+    removed++;
+  }
+  return removed;
+}
+
+/**
+ * Removes graphs that no holder file names (written before holders were recorded, or by a process that ended
+ * between storing a graph and recording its holder), and holder files of graphs gone; returns how many graphs went.
+ */
+export function removeUnheld(dir: string): number {
+  const names = safeList(dir);
+  const held = new Set(names.filter((name) => name.endsWith(HOLDS_SUFFIX) && !name.includes(PARTIAL_MARK)).map(keyOfName));
+  const graphs = new Set(names.filter((name) => name.endsWith(GRAPH_SUFFIX) && !name.includes(PARTIAL_MARK)).map(keyOfName));
+  let removed = 0;
+  for (const key of graphs) {
+    if (held.has(key)) continue;
+    removeGraph(dir, key, names);
+    removed++;
+  }
+  for (const key of held) if (!graphs.has(key)) removeGraph(dir, key, names);
+  return removed;
 }

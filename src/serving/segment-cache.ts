@@ -18,6 +18,7 @@ import { headerBytes, headerLength, readHeader, SEGMENT_FILE_FORMAT, SEGMENT_FIL
 import type { CachedGeneration } from './segment-file.ts';
 import { processAlive } from './process-alive.ts';
 import { chainSettled } from './chain-settled.ts';
+import { cacheClientKey } from './cache-client-key.ts';
 
 /** The cache's directory under DATA_DIR. */
 export const SEGMENT_CACHE_DIR = 'segments';
@@ -84,7 +85,29 @@ export class SegmentCache {
   }
 
   private clientDir(clientId: string): string {
-    return join(this.dir, createHash('sha256').update(clientId).digest('hex').slice(0, 24));
+    return join(this.dir, cacheClientKey(clientId));
+  }
+
+  /** Whether this directory holds any file of the Client (a sweep of a Client with none reads nothing else). */
+  async holds(clientId: string): Promise<boolean> {
+    const names = await readdir(this.clientDir(clientId)).catch(() => [] as string[]);
+    return names.some((name) => name.endsWith(SUFFIX));
+  }
+
+  /**
+   * Removes the Client's files holding any generation that is not active now (`active`: the Client's active
+   * generations, read before), after the writes queued before: a hard delete's versions, and versions replaced
+   * since, whose files no load could use. Returns how many were removed.
+   */
+  sweep(clientId: string, active: ReadonlySet<number>): Promise<number> {
+    let removed = 0;
+    return this.queue(async () => {
+      for (const entry of await this.entries(clientId)) {
+        if (entry.generations.every(({ generation }) => active.has(generation))) continue;
+        await this.remove(entry);
+        removed++;
+      }
+    }).then(() => removed);
   }
 
   /** The Client's files, from their headers; a file whose header is damaged or disagrees with its name is removed. */

@@ -415,8 +415,16 @@ export interface SegmentBuilder {
   verify(generations: readonly ServingGeneration[], proofs?: ReadonlyMap<number, LanesProof>): Promise<Evidence[]>;
   /** The index of a segment file (segment-file.ts), its rows numbered from `firstOrdinal`; rejects a damaged file. */
   restore(file: Uint8Array, firstOrdinal: number): Promise<SegmentIndex>;
-  /** Builds the HNSW graph of a large segment's codes, or null where none can be built (then scans stay exact). */
-  buildAnn(segment: Segment): Promise<AnnGraph | null>;
+  /**
+   * Builds the HNSW graph of a large segment's codes, or null where none can be built (then scans stay exact);
+   * `clientId`: the Client serving it, recorded with the segment's generations where the graph is kept in a file.
+   */
+  buildAnn(segment: Segment, clientId?: string): Promise<AnnGraph | null>;
+  /**
+   * Removes the graph files kept for the Client that cover a generation `drop` picks (a hard delete's); absent for
+   * a builder that keeps graphs in memory only.
+   */
+  forgetGraphs?(clientId: string, drop: (generation: number) => boolean): number;
   /** What a builder's own thread holds now, in bytes; absent for one that builds on the calling thread. */
   threadBytes?(): Promise<number>;
 }

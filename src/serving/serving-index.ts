@@ -376,10 +376,11 @@ export class ServingIndex {
     // follows (scheduleAnn), exact scans meanwhile.
     if (wantsAnn(merged) && this.estimatedBytes() + segmentBytes(merged) <= this.budgetBytes()) {
       // A graph that cannot be built leaves the merged segment to exact scans, as for any segment (scheduleAnn).
-      merged.ann.graph = await this.queueGraph(() => this.builder.buildAnn(merged)).catch((error) => {
+      merged.ann.graph = await this.queueGraph(() => this.builder.buildAnn(merged, clientId)).catch((error) => {
         this.onCompactionError(error);
         return null;
       });
+      this.forgetGraphsOfRemoved(clientId, merged);
     }
     const current = this.served.get(clientId);
     const next = current && !this.closed ? replaceSegments(current.snapshot, plan, merged) : null;
@@ -484,11 +485,27 @@ export class ServingIndex {
     this.scheduleBackgroundWork(clientId);
   }
 
-  /** Removes the cached segments holding versions deleted for good (in the background). */
+  /** Removes the cached segments and graphs holding versions deleted for good (segments in the background). */
   private forgetCached(clientId: string, identities: readonly string[]): void {
+    const snapshot = this.current(clientId);
+    const removed = new Set(identities);
+    const generations = new Set(identities.flatMap((identity) => snapshot.versions.get(identity)?.generation ?? []));
+    // Generations of those versions that were replaced before still have rows in segments, and so in graphs.
+    for (const segment of snapshot.segments) for (const version of segment.versions) if (removed.has(version.identity)) generations.add(version.generation);
+    if (generations.size === 0) return;
+    if (this.cache) this.cache.forget(clientId, generations).catch((error) => this.onCompactionError(error));
+    this.builder.forgetGraphs?.(clientId, (generation) => generations.has(generation));
+  }
+
+  /**
+   * A graph built while a version of its segment was deleted for good (the build had begun, or the segment kept
+   * the version's dead rows) holds that version's codes: its file goes at once (the mapping stays until the
+   * segment is merged away).
+   */
+  private forgetGraphsOfRemoved(clientId: string, segment: Segment): void {
     const versions = this.current(clientId).versions;
-    const generations = new Set(identities.flatMap((identity) => versions.get(identity)?.generation ?? []));
-    if (this.cache && generations.size > 0) this.cache.forget(clientId, generations).catch((error) => this.onCompactionError(error));
+    const removed = new Set(segment.versions.filter((version) => !versions.has(version.identity)).map((version) => version.generation));
+    if (removed.size > 0) this.builder.forgetGraphs?.(clientId, (generation) => removed.has(generation));
   }
 
   /** Each generation's publication evidence, verified by the builder (off the event loop in api processes). */
@@ -514,7 +531,8 @@ export class ServingIndex {
       this.annQueued.add(segment);
       this.queueGraph(async () => {
         if (this.closed || !this.current(clientId).segments.includes(segment)) return;
-        segment.ann.graph = await this.builder.buildAnn(segment);
+        segment.ann.graph = await this.builder.buildAnn(segment, clientId);
+        this.forgetGraphsOfRemoved(clientId, segment);
         this.changed();
       }).catch((error) => this.onCompactionError(error));
     }

@@ -2,7 +2,7 @@
 // Search holds the snapshot it started with; publishing never changes an existing snapshot.
 
 import type { ServingGeneration } from '../domain/generation.ts';
-import { VERIFIED } from './evidence.ts';
+import { lanesServable, VERIFIED } from './evidence.ts';
 import type { Evidence } from './evidence.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import { chunkAtRow, chunkInSegment, hasLiveRows, inlineSegmentBuilder, rowOfOrdinal, sourceOf} from './segment.ts';
@@ -90,7 +90,7 @@ export interface PlannedChange {
   deletedVersionCount: number;
   /** The generations that entered with chunks, at their first ordinals: the new segment's content. */
   added: SegmentPart[];
-  /** Their versions, in the same order. */
+  /** Their versions, in the same order (a version entering without rows is in `versions` only). */
   addedVersions: ServedVersion[];
 }
 
@@ -100,6 +100,7 @@ export function planChange(snapshot: ClientSnapshot, change: SnapshotChange): Pl
   const added: SegmentPart[] = [];
   const retired: ServedVersion[] = [];
   const addedVersions: ServedVersion[] = [];
+  const indexedVersions: ServedVersion[] = [];
   for (const generation of change.activated) {
     const version = toServedVersion(generation, nextOrdinal, change.evidence?.get(generation.generation) ?? VERIFIED);
     nextOrdinal += version.chunkCount;
@@ -108,7 +109,12 @@ export function planChange(snapshot: ClientSnapshot, change: SnapshotChange): Pl
     if (previous) retired.push(previous);
     versions.set(version.identity, version);
     addedVersions.push(version);
-    if (version.chunkCount > 0) added.push({ firstOrdinal: version.firstOrdinal, source: sourceOf(generation) });
+    // Lane data that is not the bytes its manifest recorded is never decoded (evidence.ts): the version is served
+    // without rows, so no lane can rank it, and reads that would need it still fail closed on its evidence.
+    if (version.chunkCount > 0 && lanesServable(version.evidence)) {
+      added.push({ firstOrdinal: version.firstOrdinal, source: sourceOf(generation) });
+      indexedVersions.push(version);
+    }
   }
   for (const identity of change.removed ?? []) {
     const previous = versions.get(identity);
@@ -131,7 +137,7 @@ export function planChange(snapshot: ClientSnapshot, change: SnapshotChange): Pl
     live.fill(1, version.firstOrdinal, version.firstOrdinal + version.chunkCount);
     liveChunkCount += version.chunkCount;
   }
-  return { versions, live, nextOrdinal, liveChunkCount, deletedVersionCount, added, addedVersions: addedVersions.filter((version) => version.chunkCount > 0) };
+  return { versions, live, nextOrdinal, liveChunkCount, deletedVersionCount, added, addedVersions: indexedVersions };
 }
 
 /**

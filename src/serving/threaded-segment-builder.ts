@@ -232,8 +232,23 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
     return (await this.segments.request({ kind: 'verify', generations: inputs })) as Evidence[];
   }
 
-  async buildAnn(segment: Segment): Promise<AnnGraph | null> {
-    return wantsAnn(segment) ? this.graphs.graphOf(segment.codes, segment.dimensions) : null;
+  async buildAnn(segment: Segment, clientId?: string): Promise<AnnGraph | null> {
+    if (!wantsAnn(segment)) return null;
+    const holder = clientId === undefined ? undefined : { clientId, generations: segment.versions.map((version) => version.generation) };
+    return this.graphs.graphOf(segment.codes, segment.dimensions, holder);
+  }
+
+  forgetGraphs(clientId: string, drop: (generation: number) => boolean): number {
+    return this.graphs.forget(clientId, drop);
+  }
+
+  holdsGraphs(clientId: string): boolean {
+    return this.graphs.holds(clientId);
+  }
+
+  /** Removes the graph files no Client is recorded as holding (start-up: cache-sweep.ts). */
+  removeUnheldGraphs(): number {
+    return this.graphs.removeUnheld();
   }
 
   async close(): Promise<void> {

@@ -202,6 +202,11 @@ export interface JobRepository {
   newestEmbedJob(clientId: string, documentId: string, versionKey: string): Promise<JobIdentity | null>;
   /** Deletes a document's jobs (hard delete); returns their ids. */
   deleteForDocument(clientId: string, documentId: string, versionKey: string | null): Promise<string[]>;
+  /**
+   * The uploads named by the jobs deleteForDocument would delete (one not yet parsed still has its file): a hard
+   * delete removes them first, so that no copy of an uploaded file outlives it.
+   */
+  uploadsForDocument(clientId: string, documentId: string, versionKey: string | null): Promise<string[]>;
   countsByOperationAndState(): Promise<{ operation: string; status: string; count: number }[]>;
   /** Upload files that live jobs still need. */
   liveUploadNames(): Promise<Set<string>>;
@@ -336,6 +341,13 @@ export interface StoragePort {
   /** Lets go of what the process holds open for the Client (its connection); the next use opens it again. */
   releaseClient(clientId: string): void;
   knownClientIds(): Promise<string[]>;
+  /**
+   * After a hard delete's purge: lets no copy of what it removed stay in the store's own files where the store
+   * can see to it (SQLite: the Client's database and the control database checkpoint their write-ahead logs
+   * and truncate them; deleted content is already overwritten, secure_delete). PostgreSQL keeps dead tuples until
+   * its VACUUM reclaims them, which is the database's own business: nothing here.
+   */
+  erasePurged(clientId: string): Promise<void>;
   /** Whether the store answers: the shared records and, in turn, a bounded number of Client stores. */
   probe(): Promise<void>;
   /**

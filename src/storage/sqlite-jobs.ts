@@ -240,6 +240,14 @@ export class SqliteJobRepository implements JobRepository {
     return rows.map((row) => row.job_id);
   }
 
+  async uploadsForDocument(clientId: string, documentId: string, versionKey: string | null): Promise<string[]> {
+    const select = `SELECT json_extract(r.request, '$.upload') AS upload FROM jobs j JOIN job_requests r ON r.seq = j.seq WHERE j.client_id = ? AND j.document_id = ?`;
+    const rows = (versionKey === null
+      ? cachedStatement(this.db, select).all(clientId, documentId)
+      : cachedStatement(this.db, `${select} AND (j.version_key = ? OR j.version_key IS NULL)`).all(clientId, documentId, versionKey)) as { upload: string | null }[];
+    return rows.flatMap((row) => (row.upload ? [row.upload] : []));
+  }
+
   async countsByOperationAndState(): Promise<{ operation: string; status: string; count: number }[]> {
     return cachedStatement(this.db, 'SELECT operation, status, COUNT(*) AS count FROM jobs GROUP BY operation, status').all() as {
       operation: string;

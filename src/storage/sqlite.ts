@@ -22,6 +22,9 @@ export function openDatabase(path: string, migrations: readonly string[], option
     // The busy timeout comes first: several processes open the same files, and switching to WAL takes a lock.
     db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     whileBusy(() => db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;'));
+    // A hard delete is irreversible (SPEC.md document visibility): what a statement deletes is overwritten with
+    // zeros in its pages, overflow and free pages included, instead of lingering in free space until reused.
+    db.exec('PRAGMA secure_delete = ON');
     if (options.cacheKiB !== undefined) db.exec(`PRAGMA cache_size = -${Math.max(1, Math.floor(options.cacheKiB))}`);
     whileBusy(() => migrate(db, migrations));
   } catch (error) {
@@ -112,6 +115,16 @@ export function fitPageCache(db: Database, fit: PageCacheFit): number {
   const kib = fittedCacheKiB(pages * pageSize, fit);
   db.exec(`PRAGMA cache_size = -${kib}`);
   return kib;
+}
+
+/**
+ * Copies every page of the write-ahead log into the database file and truncates the log to zero bytes, so that
+ * the log no longer holds the page images written before a purge (secure_delete zeroes the pages the purge
+ * writes, not the older images of them). Waits, through the busy timeout, for readers of older snapshots; one
+ * still reading past it leaves the log to the next checkpoint (or to the last connection's close).
+ */
+export function checkpointTruncate(db: Database): void {
+  db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get();
 }
 
 /**

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, existsSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fitPageCache, openDatabase, probeDatabaseFile } from './sqlite.ts';
+import { checkpointTruncate, fitPageCache, openDatabase, probeDatabaseFile } from './sqlite.ts';
 import type { Database } from './sqlite.ts';
 import { CLIENT_DB_CACHE_REFIT_USES, CLIENT_PAGE_CACHE } from './client-page-cache.ts';
 import { CONTROL_MIGRATIONS } from './control-migrations.ts';
@@ -161,6 +161,11 @@ export class Storage implements StoragePort {
   /** How many Client databases are open now. */
   get openConnections(): number {
     return this.connected.size;
+  }
+
+  async erasePurged(clientId: string): Promise<void> {
+    checkpointTruncate(this.client(clientId).database.db);
+    checkpointTruncate(this.controlDb);
   }
 
   /** Clients that have a database on disk (used to rebuild serving snapshots at start-up). */

@@ -1,6 +1,6 @@
 // Reads fail closed on publication evidence (SPEC.md "What the service does", search rules 10 and 11, DELETE
 // rule 5): real rows of a real store (either one) are corrupted while the service is down; on restart each generation's
-// manifest is verified as it enters the serving snapshot.
+// manifest is verified as it enters the serving snapshot, and lane data that is not what it recorded is never decoded.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,13 +16,15 @@ const STATEMENT = readFileSync('../shared/corpus/txt/mt940_ASNB_0708271685_09022
 
 before(async () => {
   const first = await startTestServer({}, dataDir);
-  for (const [id, text] of [
+  for (const [id, text, desk] of [
     ['good', 'Quarterly ledger for the Ipoh branch.'],
     ['tampered', 'Cheque clearing report for the Seremban branch.'],
     ['corrupt', 'Fixed deposit certificate for the Kuantan branch.'],
     ['statement', STATEMENT],
+    ['truncated', 'Remittance advice for the Kuching branch.', 'Sarawak remittances desk'],
+    ['garbage', 'Overdraft facility letter for the Miri branch.'],
   ]) {
-    const accepted = await uploadText(first.url, KEYS.alpha, { document_id: id, text });
+    const accepted = await uploadText(first.url, KEYS.alpha, { document_id: id, text, ...(desk ? { metadata: { desk } } : {}) });
     assert.equal((await waitForJob(first.url, KEYS.alpha, accepted.json.job_id)).status, 'completed');
   }
   await first.close();
@@ -30,6 +32,11 @@ before(async () => {
   await editManifests(dataDir, 'client-alpha', `state = 'active' AND document_id = 'tampered'`, [], (manifest) => (manifest.record_id = 'ffffffffffffffffffffffffffffffff'));
   // The stored content no longer matches an authoritative manifest.
   await clientSql(dataDir, 'client-alpha', `UPDATE chunks SET text = 'Fixed deposit certificate for the Kuantan branch, altered.' WHERE generation = (SELECT generation FROM generations WHERE state = 'active' AND document_id = 'corrupt')`);
+  // Lane data that cannot be decoded: cut in half, and garbage of the same length (a flipped byte still decodes).
+  const lanesOf = (id: string) => `generation = (SELECT generation FROM generations WHERE state = 'active' AND document_id = '${id}')`;
+  await clientSql(dataDir, 'client-alpha', `UPDATE generation_lanes SET lanes = substr(lanes, 1, length(lanes) / 2) WHERE ${lanesOf('truncated')}`);
+  const [{ size }] = await clientSql(dataDir, 'client-alpha', `SELECT length(lanes) AS size FROM generation_lanes WHERE ${lanesOf('garbage')}`);
+  await clientSql(dataDir, 'client-alpha', `UPDATE generation_lanes SET lanes = ? WHERE ${lanesOf('garbage')}`, Buffer.from(Array.from({ length: Number(size) }, (_, i) => (i * 97 + 5) & 0xff)));
   server = await startTestServer({}, dataDir);
 });
 
@@ -57,6 +64,30 @@ test('an authoritative generation with corrupt stored evidence fails 500 naming 
   assert.equal(corrupt.json.error_code, 'stored_evidence_inconsistent');
   assert.equal(corrupt.json.details.lane, 'content');
   assert.match(corrupt.json.details.point, /^generation \d+$/);
+});
+
+test('search rule 10: a generation whose lane data cannot be decoded never occupies a page slot, and the Client\'s other generations keep serving', async () => {
+  for (const [id, query] of [['truncated', 'remittance advice Kuching'], ['garbage', 'overdraft facility Miri']]) {
+    const answer = await search(query);
+    assert.equal(answer.status, 200, answer.text);
+    assert.ok(answer.json.results.every((row: any) => row.document_version.document_id !== id), `${id} holds no page slot`);
+    // The text route has no 500 for it: it fails closed as for any unproven version.
+    const text = await api(server.url, `/document/${id}/text`, { key: KEYS.alpha });
+    assert.equal(text.status, 503);
+    assert.equal(text.headers.get('retry-after'), '1');
+  }
+  const good = await search('quarterly ledger Ipoh');
+  assert.equal(good.status, 200, good.text);
+  assert.equal(good.json.results[0].document_version.document_id, 'good');
+  assert.equal((await api(server.url, '/document/good/text', { key: KEYS.alpha })).status, 200);
+});
+
+test('search rule 11: a search that needs the authoritative generation whose lane data is damaged (its metadata matched) fails 500 naming the lane and point', async () => {
+  const answer = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'Sarawak remittances desk', scope: 'metadata' } });
+  assert.equal(answer.status, 500, answer.text);
+  assert.equal(answer.json.error_code, 'stored_evidence_inconsistent');
+  assert.equal(answer.json.details.lane, 'content');
+  assert.match(answer.json.details.point, /^generation \d+$/);
 });
 
 test('list and text fail closed with 503 where they would need an unproven version', async () => {

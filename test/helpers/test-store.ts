@@ -33,7 +33,7 @@ export async function openTestStorage(dataDir: string): Promise<StoragePort> {
   return env.STORE === 'postgres' ? PostgresStorage.open(env.DATABASE_URL) : new Storage(dataDir);
 }
 
-type SqlValue = string | number | null;
+type SqlValue = string | number | null | Uint8Array;
 
 /** `?` placeholders as PostgreSQL's $1, $2, ... (the tests' statements hold no literal question marks). */
 function numbered(sql: string): string {

@@ -161,12 +161,15 @@ test('evidence of a generation with lane data is checked through it: its digest 
   assert.deepEqual(verifyEvidence(evidenceInputOf(served)), { state: 'verified' });
   const flipped = lanes.slice();
   flipped[flipped.length - 1] ^= 1;
-  assert.deepEqual(verifyEvidence(evidenceInputOf({ ...served, lanes: flipped })), { state: 'corrupt', lane: 'content', point: `generation ${base.generation}` });
+  // Not the bytes the manifest recorded: never decoded, so the generation is served without rows.
+  assert.deepEqual(verifyEvidence(evidenceInputOf({ ...served, lanes: flipped })), { state: 'corrupt', lane: 'content', point: `generation ${base.generation}`, lanesUnproven: true });
   const otherCount = { ...manifest, lanes: { ...(manifest.lanes as object), count: 2 } };
   assert.equal((verifyEvidence(evidenceInputOf({ ...served, manifest: otherCount })) as { lane: string }).lane, 'content');
   const noLaneEvidence = { ...manifest };
   delete (noLaneEvidence as Record<string, unknown>).lanes;
-  assert.equal(verifyEvidence(evidenceInputOf({ ...served, manifest: noLaneEvidence })).state, 'corrupt', 'lane data the manifest does not prove is not served');
+  assert.deepEqual(verifyEvidence(evidenceInputOf({ ...served, manifest: noLaneEvidence })), { state: 'corrupt', lane: 'content', point: `generation ${base.generation}` }, 'lane data the manifest does not prove is not served (it decodes: its rows are kept, for reads to fail closed on)');
+  const cut = lanes.slice(0, lanes.length >> 1);
+  assert.equal((verifyEvidence(evidenceInputOf({ ...served, lanes: cut, manifest: noLaneEvidence })) as { lanesUnproven?: true }).lanesUnproven, true, 'no digest to prove it by, and it does not decode');
   assert.equal(lanesDigest(lanes), (manifest.lanes as { digest: string }).digest);
   // The fuzzy lane's counts taken from the lanes are the ones counted from the chunks' texts.
   assert.deepEqual(manifest, computeManifest({ documentId: 'doc', versionId: 'doc', jobId: null }, base.chunks, [], lanes));
@@ -182,15 +185,15 @@ test('evidence proven from the lane data beforehand (the segment thread gets no 
   assert.deepEqual(verifyEvidence(proved), { state: 'verified' });
   const flipped = lanes.slice();
   flipped[flipped.length - 1] ^= 1;
-  assert.deepEqual(verifyEvidence(await proveLanes(evidenceInputOf({ ...served, lanes: flipped }))), { state: 'corrupt', lane: 'content', point: `generation ${base.generation}` });
+  assert.deepEqual(verifyEvidence(await proveLanes(evidenceInputOf({ ...served, lanes: flipped }))), { state: 'corrupt', lane: 'content', point: `generation ${base.generation}`, lanesUnproven: true });
   // A blob whose digest the manifest records but whose header does not read is not served either.
   const unreadable = lanes.slice();
   unreadable[0] ^= 0xff;
   const recorded = { ...manifest, lanes: { ...(manifest.lanes as object), digest: lanesDigest(unreadable) } };
   const proof = await proveLanes(evidenceInputOf({ ...served, lanes: unreadable, manifest: recorded }));
   assert.equal(proof.lanesProof?.chunkCount, null);
-  assert.equal(verifyEvidence(proof).state, 'corrupt');
-  assert.equal(verifyEvidence(evidenceInputOf({ ...served, lanes: unreadable, manifest: recorded })).state, 'corrupt');
+  assert.deepEqual(verifyEvidence(proof), { state: 'corrupt', lane: 'content', point: `generation ${base.generation}`, lanesUnproven: true });
+  assert.deepEqual(verifyEvidence(evidenceInputOf({ ...served, lanes: unreadable, manifest: recorded })), verifyEvidence(proof));
 });
 
 test('a Client loaded from lane data serves what indexing its chunks serves (data written before lanes existed)', async () => {

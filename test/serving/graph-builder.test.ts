@@ -188,3 +188,33 @@ test('the codes reach the graph process whole while the api process is busy: the
     removeDir(data);
   }
 });
+
+test('a graph records the generations of each Client holding it: forgetting one removes the graph with its codes, and a graph no Client holds goes at start-up', async () => {
+  const data = tempDataDir();
+  const dir = join(data, 'graphs');
+  const builder = new GraphBuilder({ dir, budgetBytes: 1 << 30 });
+  try {
+    const purged = randomCodes(ROWS, 11);
+    const kept = randomCodes(ROWS, 12);
+    await builder.graphOf(purged, DIMENSIONS, { clientId: 'c', generations: [4, 5] });
+    await builder.graphOf(kept, DIMENSIONS, { clientId: 'c', generations: [6] });
+    const ofKey = (codes: Int8Array) => readdirSync(dir).filter((name) => name.startsWith(`${graphKey(codes, DIMENSIONS)}.`) && !name.endsWith('.lock')).sort();
+    assert.equal(ofKey(purged).length, 3, 'graph, groups and holder');
+    assert.ok(builder.holds('c'));
+    assert.equal(builder.holds('other'), false);
+
+    assert.equal(builder.forget('c', (generation) => generation === 5), 1);
+    assert.deepEqual(ofKey(purged), [], 'no file of the graph over the purged rows is left');
+    assert.deepEqual(readdirSync(dir).filter((name) => !name.endsWith('.lock')).sort(), ofKey(kept), 'the other graph keeps its files');
+    assert.equal(builder.forget('other', () => true), 0, 'another Client\'s forgetting touches nothing of this one');
+
+    // A graph without a holder (built before holders were recorded) cannot be shown free of purged rows.
+    await builder.graphOf(randomCodes(ROWS, 13), DIMENSIONS);
+    assert.equal(graphFiles(dir).length, 2);
+    assert.equal(builder.removeUnheld(), 1);
+    assert.deepEqual(graphFiles(dir).map((name) => name.split('.')[0]), [graphKey(kept, DIMENSIONS)]);
+  } finally {
+    builder.close();
+    removeDir(data);
+  }
+});

@@ -14,6 +14,7 @@ import { ThreadedSegmentBuilder } from '../../src/serving/threaded-segment-build
 import { chooseEntries, SegmentCache } from '../../src/serving/segment-cache.ts';
 import type { CacheEntry } from '../../src/serving/segment-cache.ts';
 import type { Segment } from '../../src/serving/segment.ts';
+import { chunksOf } from '../../src/serving/snapshot.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
@@ -116,23 +117,88 @@ test('a damaged file is removed and its generations load from their lane data', 
   });
 });
 
-test('a segment holding a generation whose evidence does not verify is never written: it stays corrupt after a restart', async () => {
+/** Lane data damaged four ways: its last byte flipped, cut in half, its header kept over a garbage body, all garbage. */
+const DAMAGES: Record<string, (lanes: Uint8Array) => Uint8Array> = {
+  flipped: (lanes) => {
+    const copy = lanes.slice();
+    copy[copy.length - 1] ^= 0xff;
+    return copy;
+  },
+  truncated: (lanes) => lanes.slice(0, lanes.length >> 1),
+  garbageBody: (lanes) => {
+    const copy = lanes.slice();
+    const headerEnd = 12 + new DataView(copy.buffer).getUint32(8, true);
+    for (let i = headerEnd; i < copy.length; i++) copy[i] = (i * 131 + 17) & 0xff;
+    return copy;
+  },
+  garbage: (lanes) => Uint8Array.from(lanes, (_, i) => (i * 97 + 5) & 0xff),
+};
+
+test('lane data that is not what its manifest recorded (flipped, truncated, garbage) is never decoded: the other generations serve and are cached, and a repaired one serves after the next load', async () => {
   await withStore(async ({ dir, storage, cache, loadAndWrite }) => {
-    const damaged = (await storage.client('c').generations.activeGeneration('doc', 'v3'))!.generation;
+    const store = storage.client('c');
     const db = new DatabaseSync(clientDbFile(dir, 'c'));
-    const { lanes } = db.prepare('SELECT lanes FROM generation_lanes WHERE generation = ?').get(damaged) as { lanes: Uint8Array };
-    lanes[lanes.length - 1] ^= 0xff;
-    db.prepare('UPDATE generation_lanes SET lanes = ? WHERE generation = ?').run(lanes, damaged);
-    db.close();
-    const evidenceOf = (serving: ServingIndex) => [...serving.snapshot('c').versions.values()].find((version) => version.generation === damaged)!.evidence.state;
+    const damaged = new Map<number, Uint8Array>();
+    for (const [n, damage] of Object.values(DAMAGES).entries()) {
+      const generation = (await store.generations.activeGeneration('doc', `v${n + 3}`))!.generation;
+      const { lanes } = db.prepare('SELECT lanes FROM generation_lanes WHERE generation = ?').get(generation) as { lanes: Uint8Array };
+      damaged.set(generation, lanes);
+      db.prepare('UPDATE generation_lanes SET lanes = ? WHERE generation = ?').run(damage(lanes), generation);
+    }
+    const healthy = VERSIONS - damaged.size;
+    const stateOf = (serving: ServingIndex, generation: number) => [...serving.snapshot('c').versions.values()].find((version) => version.generation === generation)!.evidence;
+    const indexed = (serving: ServingIndex) => serving.snapshot('c').segments.flatMap((segment) => segment.versions.map((version) => version.generation));
 
     const writer = cache();
     const first = await loadAndWrite(writer);
-    assert.equal(evidenceOf(first), 'corrupt');
-    assert.deepEqual(await writer.entries('c'), [], 'nothing written');
+    for (const generation of damaged.keys()) {
+      assert.deepEqual(stateOf(first, generation), { state: 'corrupt', lane: 'content', point: `generation ${generation}`, lanesUnproven: true });
+      assert.ok(!indexed(first).includes(generation), 'no segment holds rows of unproven lane data');
+    }
+    assert.equal(first.snapshot('c').versions.size, VERSIONS, 'every version is served, its evidence as verified');
+    assert.equal(indexed(first).length, healthy);
+    assert.equal(first.snapshot('c').segments.reduce((rows, segment) => rows + segment.rows, 0), healthy * 3);
+    // The segment holds only verified generations, so it is written: a damaged one can never come back from it.
+    const [entry] = await writer.entries('c');
+    assert.equal(entry.generations.length, healthy);
+    assert.ok(entry.generations.every(({ generation }) => !damaged.has(generation)));
+
     const second = await loadAndWrite(cache());
-    assert.equal(second.restoredSegments, 0);
-    assert.equal(evidenceOf(second), 'corrupt');
+    assert.equal(second.restoredSegments, 1);
+    for (const generation of damaged.keys()) assert.equal(stateOf(second, generation).state, 'corrupt', 'still corrupt after a restart');
+
+    // Repaired, the generations verify at the next load and are indexed beside the file read back.
+    for (const [generation, lanes] of damaged) db.prepare('UPDATE generation_lanes SET lanes = ? WHERE generation = ?').run(lanes, generation);
+    db.close();
+    const third = await loadAndWrite(cache());
+    assert.equal(third.restoredSegments, 1);
+    for (const generation of damaged.keys()) assert.deepEqual(stateOf(third, generation), { state: 'verified' });
+    assert.equal(indexed(third).length, VERSIONS);
+    assert.equal(third.snapshot('c').segments.reduce((rows, segment) => rows + segment.rows, 0), VERSIONS * 3);
+  });
+});
+
+test('lane data that no manifest digest proves (its manifest is missing) is decoded guarded: cut short, its generation holds no rows; whole, it keeps them, and the load goes on', async () => {
+  await withStore(async ({ dir, storage, index, cache }) => {
+    const store = storage.client('c');
+    const db = new DatabaseSync(clientDbFile(dir, 'c'));
+    const cut = (await store.generations.activeGeneration('doc', 'v7'))!.generation;
+    const whole = (await store.generations.activeGeneration('doc', 'v8'))!.generation;
+    db.prepare(`UPDATE generations SET manifest = '{}' WHERE generation IN (?, ?)`).run(cut, whole);
+    const { lanes } = db.prepare('SELECT lanes FROM generation_lanes WHERE generation = ?').get(cut) as { lanes: Uint8Array };
+    db.prepare('UPDATE generation_lanes SET lanes = ? WHERE generation = ?').run(lanes.slice(0, lanes.length >> 1), cut);
+    db.close();
+
+    const serving = index(cache());
+    await serving.catchUp('c');
+    const snapshot = serving.snapshot('c');
+    const stateOf = (generation: number) => [...snapshot.versions.values()].find((version) => version.generation === generation)!.evidence.state;
+    assert.equal(stateOf(cut), 'unauthoritative');
+    assert.equal(stateOf(whole), 'unauthoritative');
+    assert.equal(snapshot.segments.reduce((rows, segment) => rows + segment.rows, 0), (VERSIONS - 1) * 3, 'every generation but the one cut short has its rows');
+    const versionOf = (generation: number) => [...snapshot.versions.values()].find((version) => version.generation === generation)!;
+    assert.equal(chunksOf(snapshot, versionOf(cut)).length, 0);
+    assert.equal(chunksOf(snapshot, versionOf(whole)).length, 3, 'rows a search can meet, and then fail closed on');
   });
 });
 

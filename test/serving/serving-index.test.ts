@@ -134,9 +134,15 @@ test('evidence is verified on the segment thread as it is inline: good, non-auth
     assert.ok(served.lanes, 'a served generation carries its lane data');
     const flipped = served.lanes.slice();
     flipped[flipped.length - 1] ^= 1;
-    const throughLanes = await builder.verify([served, { ...served, lanes: flipped }]);
-    assert.deepEqual(throughLanes.map((evidence) => evidence.state), ['verified', 'corrupt']);
-    assert.deepEqual(throughLanes, await inlineSegmentBuilder.verify([served, { ...served, lanes: flipped }]));
+    const truncated = served.lanes.slice(0, 8); // not even a header
+    const damaged = [served, { ...served, lanes: flipped }, { ...served, lanes: truncated }];
+    const throughLanes = await builder.verify(damaged);
+    assert.deepEqual(throughLanes.map((evidence) => evidence.state), ['verified', 'corrupt', 'corrupt']);
+    assert.deepEqual(throughLanes.map((evidence) => 'lanesUnproven' in evidence), [false, true, true], 'damaged lane data is never decoded');
+    assert.deepEqual(throughLanes, await inlineSegmentBuilder.verify(damaged));
+    // A manifest of another record with the generation's own lane data: not authoritative, yet its bytes are proven.
+    const [foreignServed] = await builder.verify([{ ...served, manifest: { ...served.manifest, record_id: 'f'.repeat(32) } }]);
+    assert.deepEqual(foreignServed, { state: 'unauthoritative', reason: 'manifest of another record' });
   } finally {
     await builder.close();
     storage.close();

@@ -174,6 +174,9 @@ for (const adapter of STORE_ADAPTERS) {
             { operation: 'metadata_update', status: 'pending', count: 1 },
           ],
         );
+        assert.deepEqual((await jobs.uploadsForDocument('c1', 'd1', 'd1')).sort(), ['up-1', 'up-2'], 'the uploads those jobs name, finished or not');
+        assert.deepEqual(await jobs.uploadsForDocument('c1', 'd1', 'v2'), [], 'none for a version whose jobs name none');
+        assert.deepEqual(await jobs.uploadsForDocument('c2', 'd1', null), []);
         assert.deepEqual((await jobs.deleteForDocument('c1', 'd1', 'd1')).sort(), [older.jobId, newer.jobId, update.jobId].sort(), 'a version and the jobs of every version');
         assert.deepEqual(await jobs.deleteForDocument('c1', 'd1', null), [otherVersion.jobId]);
         assert.equal((await jobs.getById(foreign.jobId))!.clientId, 'c2', "another Client's job of the same document stays");

@@ -218,6 +218,14 @@ export class PgJobRepository implements JobRepository {
     return rows.map((row) => row.job_id);
   }
 
+  async uploadsForDocument(clientId: string, documentId: string, versionKey: string | null): Promise<string[]> {
+    const select = `SELECT request::json ->> 'upload' AS upload FROM jobs WHERE client_id = $1 AND document_id = $2`;
+    const { rows } = await (versionKey === null
+      ? this.pool.query<{ upload: string | null }>(select, [clientId, documentId])
+      : this.pool.query<{ upload: string | null }>(`${select} AND (version_key = $3 OR version_key IS NULL)`, [clientId, documentId, versionKey]));
+    return rows.flatMap((row) => (row.upload ? [row.upload] : []));
+  }
+
   async countsByOperationAndState(): Promise<{ operation: string; status: string; count: number }[]> {
     const { rows } = await this.pool.query<{ operation: string; status: string; count: number }>('SELECT operation, status, count(*) AS count FROM jobs GROUP BY operation, status');
     return rows;

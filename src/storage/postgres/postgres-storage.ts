@@ -125,6 +125,9 @@ export class PostgresStorage implements StoragePort {
     this.clients.delete(clientId);
   }
 
+  /** Dead tuples of a purge are PostgreSQL's to reclaim (autovacuum, or an operator's VACUUM): see StoragePort. */
+  async erasePurged(_clientId: string): Promise<void> {}
+
   /** Clients that have written to the store, in the order they first did. */
   async knownClientIds(): Promise<string[]> {
     const { rows } = await this.pool.query<{ client_id: string }>('SELECT client_id FROM clients ORDER BY ordinal');
