@@ -23,28 +23,29 @@ test('a state-store probe that blocks fails its component at the deadline; /heal
   const server = await startTestServer({ API_PROCESSES: '1' }, dataDir);
   let release: (() => Promise<void>) | null = null;
   try {
-    assert.equal((await fresh(server.url, '/health')).json.components.state_store, 'ok');
-    release = await holdPublicationLogLock(dataDir, 'client-beta');
-    let healthAnswered = false;
-    const health = fresh(server.url, '/health').then((answer) => {
-      healthAnswered = true;
-      return answer;
-    });
-    // While the probe is stuck the process keeps answering what needs no store (here: a request without a key).
-    const unheld = await fresh(server.url, '/openapi.json');
-    assert.equal(unheld.status, 401);
-    assert.equal(healthAnswered, false, 'answered while /health still waited for its probe');
-    const answer = await health;
-    assert.equal(answer.status, 200, JSON.stringify(answer.json));
-    assert.equal(answer.json.status, 'degraded');
-    assert.equal(answer.json.components.state_store, 'error');
-    assert.equal(answer.json.components.publication, 'ok', 'the authority record was read before the stuck probe');
-  } finally {
-    await release?.();
-  }
-  try {
+    try {
+      assert.equal((await fresh(server.url, '/health')).json.components.state_store, 'ok');
+      release = await holdPublicationLogLock(dataDir, 'client-beta');
+      let healthAnswered = false;
+      const health = fresh(server.url, '/health').then((answer) => {
+        healthAnswered = true;
+        return answer;
+      });
+      // While the probe is stuck the process keeps answering what needs no store (here: a request without a key).
+      const unheld = await fresh(server.url, '/openapi.json');
+      assert.equal(unheld.status, 401);
+      assert.equal(healthAnswered, false, 'answered while /health still waited for its probe');
+      const answer = await health;
+      assert.equal(answer.status, 200, JSON.stringify(answer.json));
+      assert.equal(answer.json.status, 'degraded');
+      assert.equal(answer.json.components.state_store, 'error');
+      assert.equal(answer.json.components.publication, 'ok', 'the authority record was read before the stuck probe');
+    } finally {
+      await release?.();
+    }
     await until('the state store to read again', async () => (await fresh(server.url, '/health')).json?.components?.state_store === 'ok');
   } finally {
+    // Also when an assertion failed above: a server left running would keep the test process alive.
     await server.close();
     removeDir(dataDir);
   }
@@ -57,25 +58,26 @@ test('two /health calls during a blocked state-store probe: each fails its own s
   const server = await startTestServer({ API_PROCESSES: '1' }, dataDir);
   let release: (() => Promise<void>) | null = null;
   try {
-    assert.equal((await fresh(server.url, '/health')).json.components.state_store, 'ok');
-    release = await holdPublicationLogLock(dataDir, 'client-beta');
-    // Both made at once, well within the 2 seconds the first call's blocked probe holds the thread: the second
-    // call's probes wait behind it, and the first one's missed deadline gives that thread up under them.
-    const answers = await Promise.all([fresh(server.url, '/health'), fresh(server.url, '/health')]);
-    for (const [call, answer] of answers.entries()) {
-      assert.equal(answer.status, 200, `call ${call + 1}: ${JSON.stringify(answer.json)}`);
-      assert.equal(answer.json.status, 'degraded');
-      assert.equal(answer.json.components.state_store, 'error');
-      assert.equal(answer.json.components.publication, 'ok', `call ${call + 1}: its authority probe answered`);
-      assert.equal(answer.json.publishing.status, 'ready');
-      assert.equal(answer.json.components.vector_store, 'ok', `call ${call + 1}: its lane-schema reads answered`);
+    try {
+      assert.equal((await fresh(server.url, '/health')).json.components.state_store, 'ok');
+      release = await holdPublicationLogLock(dataDir, 'client-beta');
+      // Both made at once, well within the 2 seconds the first call's blocked probe holds the thread: the second
+      // call's probes wait behind it, and the first one's missed deadline gives that thread up under them.
+      const answers = await Promise.all([fresh(server.url, '/health'), fresh(server.url, '/health')]);
+      for (const [call, answer] of answers.entries()) {
+        assert.equal(answer.status, 200, `call ${call + 1}: ${JSON.stringify(answer.json)}`);
+        assert.equal(answer.json.status, 'degraded');
+        assert.equal(answer.json.components.state_store, 'error');
+        assert.equal(answer.json.components.publication, 'ok', `call ${call + 1}: its authority probe answered`);
+        assert.equal(answer.json.publishing.status, 'ready');
+        assert.equal(answer.json.components.vector_store, 'ok', `call ${call + 1}: its lane-schema reads answered`);
+      }
+    } finally {
+      await release?.();
     }
-  } finally {
-    await release?.();
-  }
-  try {
     await until('the state store to read again', async () => (await fresh(server.url, '/health')).json?.components?.state_store === 'ok');
   } finally {
+    // Also when an assertion failed above: a server left running would keep the test process alive.
     await server.close();
     removeDir(dataDir);
   }
