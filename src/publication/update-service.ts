@@ -88,8 +88,8 @@ export class UpdateService {
     const patch = request.metadata ?? {};
     const problems = Object.keys(patch).map(reservedKeyProblem).filter((problem) => problem !== null);
     if (problems.length > 0) throw new ServiceError('reserved_metadata_keys', `Metadata contains reserved or system keys: ${problems.join('; ')}`);
-    if ((await this.options.mode()) === 'RECOVERING') throw new ServiceError('publication_unavailable', 'Publication authority is recovering');
     this.refuseSelfViolation(patch);
+    if ((await this.options.mode()) === 'RECOVERING') throw new ServiceError('publication_unavailable', 'Publication authority is recovering');
     const versionKey = request.version_id === undefined ? null : keyOf(request.version_id);
 
     const updatedFields = [...Object.keys(patch).map(customPath), ...(filename !== undefined ? [FILENAME_PATH] : [])];
