@@ -1,5 +1,5 @@
-// Who may call what: GET /health and the console's files are public, /admin/ routes take an operator key, every other route a
-// Client's key, which resolves the Client and draws on its rate-limit budget (shared by every api process).
+// Who may call what: GET /health and the console's files are public, /admin/ routes and /metrics take an operator key, every
+// other route a Client's key, which resolves the Client and draws on its rate-limit budget (shared by every api process).
 
 import type { FastifyRequest } from 'fastify';
 import { ServiceError } from '../domain/service-error.ts';
@@ -17,6 +17,16 @@ declare module 'fastify' {
 const PUBLIC_ROUTES = new Set(['/health']);
 const PUBLIC_METHODS = new Set(['GET', 'HEAD']);
 const ADMIN_PREFIX = '/admin/';
+/**
+ * Operator routes outside /admin/: /metrics shows every Client's and process's figures (jobs by operation, serving
+ * sizes), so no Client's key reads it, and a scrape spends no Client's budget.
+ */
+const OPERATOR_ROUTES = new Set(['/metrics']);
+
+/** Whether the route takes an operator key (OPERATOR_API_KEYS) and refuses every Client's, as /admin/ routes do. */
+function isOperatorRoute(path: string): boolean {
+  return path.startsWith(ADMIN_PREFIX) || OPERATOR_ROUTES.has(path);
+}
 
 /**
  * The route a request reached (its pattern, as routed), or for a request that matches none its decoded path.
@@ -44,7 +54,7 @@ export function authenticate(services: Pick<Services, 'config' | 'rateLimiter'>)
     if (isConsoleRoute(request.routeOptions.url) && PUBLIC_METHODS.has(request.method)) return;
     const key = request.headers['x-api-key'];
     const apiKey = typeof key === 'string' ? key : undefined;
-    if (path.startsWith(ADMIN_PREFIX)) {
+    if (isOperatorRoute(path)) {
       if (!apiKey || !config.operatorApiKeys.has(apiKey)) throw new ServiceError('auth_failed');
       request.operator = true;
       return;

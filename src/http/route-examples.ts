@@ -93,7 +93,7 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
     request: { document_id: 'stmt-2024-03', metadata: { branch: 'Penang', draft: null } },
     response: { job_id: JOB_ID, status: 'pending', document_id: 'stmt-2024-03', version_id: null, updated_fields: ['metadata.custom.branch', 'metadata.custom.draft'] },
   },
-  'GET /metrics': { summary: 'Prometheus metrics of every process of the deployment' },
+  'GET /metrics': { summary: 'Operator: Prometheus metrics of every process of the deployment' },
   'GET /discovery/readiness': {
     summary: 'Whether the metadata lane serves this Client yet',
     response: { readiness_state: 'ready', scopes_available: ['content', 'metadata', 'both'], contract_version: '2', versions_total: 42, versions_ready: 42, versions_blocked: 0, backfill_job_id: null, updated_at: '2024-07-03T09:12:45.031Z' },

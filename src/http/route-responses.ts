@@ -228,8 +228,8 @@ export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
       schema: { ...ACCEPTED_JOB, required: [...ACCEPTED_JOB.required, 'document_id', 'version_id', 'updated_fields'], properties: { ...ACCEPTED_JOB.properties, document_id: { type: 'string' }, version_id: NULLABLE_STRING, updated_fields: { type: 'array', items: { type: 'string' } } } },
     }, errors: [...CLIENT_ROUTE, 400, 422, 503, STORE_WRITE] },
   'GET /metrics': {
-    success: { status: 200, description: 'Prometheus text exposition of every process of the deployment.', schema: { content: { 'text/plain': { schema: { type: 'string' } } } } },
-    errors: [...CLIENT_ROUTE],
+    success: { status: 200, description: 'Operator: Prometheus text exposition of every process of the deployment.', schema: { content: { 'text/plain': { schema: { type: 'string' } } } } },
+    errors: [...OPERATOR_ROUTE],
   },
   'GET /discovery/readiness': { success: { status: 200, description: "The Client's Metadata Discovery readiness.", schema: READINESS }, errors: [...CLIENT_ROUTE, SNAPSHOT_READ] },
   'GET /admin/authority': {

@@ -51,6 +51,9 @@ function reservedKeyProblem(key: string): string | null {
   return null;
 }
 
+/** Custom metadata of a version that holds none: what a patch alone amounts to. */
+const EMPTY_CUSTOM: JsonObject = Object.freeze({}) as JsonObject;
+
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 
@@ -85,9 +88,9 @@ export class UpdateService {
     const patch = request.metadata ?? {};
     const problems = Object.keys(patch).map(reservedKeyProblem).filter((problem) => problem !== null);
     if (problems.length > 0) throw new ServiceError('reserved_metadata_keys', `Metadata contains reserved or system keys: ${problems.join('; ')}`);
+    this.refuseSelfViolation(patch);
     if ((await this.options.mode()) === 'RECOVERING') throw new ServiceError('publication_unavailable', 'Publication authority is recovering');
     const versionKey = request.version_id === undefined ? null : keyOf(request.version_id);
-    await this.refuseContractViolation(clientId, request.document_id, versionKey, patch);
 
     const updatedFields = [...Object.keys(patch).map(customPath), ...(filename !== undefined ? [FILENAME_PATH] : [])];
     const job = await this.storage.jobs.enqueue({
@@ -103,18 +106,16 @@ export class UpdateService {
   }
 
   /**
-   * A patch that breaks the metadata contract merged onto the versions it targets now can never succeed: it is
-   * refused at once (422), not accepted for a job that fails. The worker checks again against what it finds
-   * then (SPEC.md PATCH rule 2); versions not there now, or unreadable, are the job's to report.
+   * A patch that breaks the metadata contract on its own is refused at once (422): merged onto any stored custom
+   * metadata it keeps every member it sets (null members only delete), so the merge is at least as large, as deep,
+   * as many-leaved and as long-keyed as the patch merged onto nothing, and can never comply. Whether the merge onto
+   * what a version holds complies is the worker's to decide (SPEC.md PATCH rules 1 and 2): the endpoint accepts
+   * before resolving the document, and a merged violation is a failed job with error_details.
    */
-  private async refuseContractViolation(clientId: string, documentId: string, versionKey: string | null, patch: JsonObject): Promise<void> {
-    const targets = (await this.storage.client(clientId).generations.activeGenerationsOf(documentId)).filter((generation) => versionKey === null || generation.versionKey === versionKey);
-    for (const target of targets) {
-      if (target.unreadable) continue;
-      const violation = checkMetadataContract(mergePatch(target.canonicalMetadata.custom, patch) as JsonValue);
-      if (violation) {
-        throw new RequestValidationError([{ type: 'metadata_contract', loc: ['body', 'metadata'], msg: `Custom metadata violates ${violation.code} once merged`, input: violation as unknown as JsonValue }]);
-      }
+  private refuseSelfViolation(patch: JsonObject): void {
+    const violation = checkMetadataContract(mergePatch(EMPTY_CUSTOM, patch) as JsonValue);
+    if (violation) {
+      throw new RequestValidationError([{ type: 'metadata_contract', loc: ['body', 'metadata'], msg: `Custom metadata violates ${violation.code} whatever is stored`, input: violation as unknown as JsonValue }]);
     }
   }
 }

@@ -1,6 +1,7 @@
 // One worker thread answering numbered requests: each request carries an id, each reply the same id and either
 // its answer or an error. A thread that dies, or is abandoned, fails every request it held and is replaced on
-// the next one. The segment thread of an api process, the lanes thread of a worker process and the health
+// the next one; a request failed by an abandonment it did not cause says so (AbandonedRequestError), so that its
+// caller can make it again on the new thread. The segment thread of an api process, the lanes thread of a worker process and the health
 // probes' thread are driven through it.
 //
 // A thread closed (recycled) is let exit before the next one starts. glibc's malloc gives each thread an arena and
@@ -15,6 +16,17 @@ import type { ResourceLimits } from 'node:worker_threads';
 export type Unnumbered<T> = T extends unknown ? Omit<T, 'id'> : never;
 
 type Failed = { id: number; error: string };
+
+/**
+ * A request failed because its thread was given up on (RequestThread.abandon), whatever it asked: the request
+ * itself may never have started, queued behind the one that held the thread. Its caller may make it again.
+ */
+export class AbandonedRequestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AbandonedRequestError';
+  }
+}
 
 export interface RequestThreadHooks {
   /** A new thread was started (the first request, or the first after one ended). */
@@ -139,13 +151,14 @@ export class RequestThread<Request extends { id: number }, Reply extends { id: n
 
   /**
    * Gives up on the current thread (one stuck in a call that cannot be interrupted, say): its requests fail
-   * now, it is terminated as soon as it can be, and the next request starts a new thread.
+   * now with an AbandonedRequestError, it is terminated as soon as it can be, and the next request starts a new
+   * thread. Which request held the thread is the caller's to know: the others, made again, run on the new one.
    */
   abandon(reason: string): void {
     const thread = this.thread;
     if (!thread) return;
     this.thread = null;
-    const error = new Error(`${this.label}: ${reason}`);
+    const error = new AbandonedRequestError(`${this.label}: ${reason}`);
     for (const waiting of this.pending.values()) waiting.reject(error);
     this.pending.clear();
     void thread.terminate().catch(() => undefined);

@@ -39,6 +39,15 @@ test('an operator key is not a client key, and a client key does not open admin 
   assert.equal(admin.json.authority_mode, 'READY');
 });
 
+test('/metrics answers an operator key only: a Client key gets 401 auth_failed, as on the /admin routes', async () => {
+  for (const key of [KEYS.alpha, KEYS.beta]) assertAuthFailed(await api(server.url, '/metrics', { key }));
+  // The router decodes /%6detrics to /metrics: the same route, the same refusal.
+  assertAuthFailed(await api(server.url, '/%6detrics', { key: KEYS.alpha }));
+  const scrape = await api(server.url, '/metrics', { key: KEYS.operator });
+  assert.equal(scrape.status, 200);
+  assert.match(scrape.text, /^http_requests_total\{/m);
+});
+
 test('a percent-encoded path reaches no admin route with a Client key, and is counted as the route it is', async () => {
   for (const [method, path] of [
     ['GET', '/%61dmin/authority'],

@@ -59,7 +59,7 @@ async function expectRefused(cases: RefusedBody[], type: string): Promise<void> 
 
 /** Every job of every Client, from the jobs gauge of /metrics. */
 async function jobCount(): Promise<number> {
-  const text = (await api(server.url, '/metrics', { key: KEYS.alpha })).text;
+  const text = (await api(server.url, '/metrics', { key: KEYS.operator })).text;
   return [...text.matchAll(/^jobs\{[^}]*\} (\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
 }
 

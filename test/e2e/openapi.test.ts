@@ -161,7 +161,7 @@ test('what the service answers on the happy path of every route matches the sche
   await check('POST', '/web-search', '/web-search', { body: { query: 'overnight policy rate' } });
   await check('DELETE', '/document/{document_id}', '/document/conformance?mode=hard');
   await check('GET', '/health', '/health', { key: null });
-  await check('GET', '/metrics', '/metrics');
+  await check('GET', '/metrics', '/metrics', { key: KEYS.operator });
   await check('GET', '/admin/authority', '/admin/authority', { key: KEYS.operator });
   await check('POST', '/admin/authority/mode', '/admin/authority/mode', { key: KEYS.operator, body: { mode: 'READY' } });
   assert.deepEqual(mismatches, []);

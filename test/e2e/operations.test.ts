@@ -63,7 +63,7 @@ test('/openapi.json parses and its version equals /health version', async () => 
 
 test('/metrics exposes request counters with latency histograms and job gauges', async () => {
   await api(server.url, '/documents', { key: KEYS.alpha });
-  const response = await api(server.url, '/metrics', { key: KEYS.alpha });
+  const response = await api(server.url, '/metrics', { key: KEYS.operator });
   assert.equal(response.status, 200);
   assert.match(response.headers.get('content-type') ?? '', /text\/plain/);
   assert.match(response.text, /http_requests_total\{method="GET",route="\/documents",status="200"\} \d+/);
@@ -137,7 +137,7 @@ test('/metrics holds what a dashboard needs: search latency by scope and lane, j
   // Without tesseract the scan fails legibly (OCR unavailable) and no page is counted.
   assert.equal(scan.status, TESSERACT ? 'completed' : 'failed', JSON.stringify(scan));
   for (const scope of ['content', 'both']) assert.equal((await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'remittance Johor', scope } })).status, 200);
-  const exposition = (await api(server.url, '/metrics', { key: KEYS.alpha })).text;
+  const exposition = (await api(server.url, '/metrics', { key: KEYS.operator })).text;
   const all = samples(exposition);
   const find = (name: string, labels: Record<string, string> = {}) => all.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
   const total = (name: string, labels: Record<string, string> = {}) => find(name, labels).reduce((sum, sample) => sum + sample.value, 0);
@@ -166,7 +166,7 @@ test('jobs_queued counts the jobs that wait for a worker', async () => {
   const idle = await startTestServer({ WORKER_PROCESSES: '0' });
   try {
     for (const id of ['queued-1', 'queued-2']) assert.equal((await uploadText(idle.url, KEYS.alpha, { document_id: id, text: 'Standing instruction form.' })).status, 202);
-    const queued = samples((await api(idle.url, '/metrics', { key: KEYS.alpha })).text).filter((sample) => sample.name === 'jobs_queued' && sample.labels.operation === 'embed');
+    const queued = samples((await api(idle.url, '/metrics', { key: KEYS.operator })).text).filter((sample) => sample.name === 'jobs_queued' && sample.labels.operation === 'embed');
     assert.deepEqual(queued.map((sample) => sample.value), [2], 'no worker runs, so both uploads wait');
   } finally {
     await idle.close();

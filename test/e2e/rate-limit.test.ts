@@ -22,6 +22,20 @@ test('the protected-route budget is per Client and shared by all its keys', asyn
   }
 });
 
+test('operator scrapes of /metrics spend no Client budget', async () => {
+  const server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '2' });
+  try {
+    for (let scrape = 0; scrape < 4; scrape++) assert.equal((await api(server.url, '/metrics', { key: KEYS.operator })).status, 200);
+    // Both of the Client's slots are still there, and a third request is refused: the budget is counting.
+    for (const key of [KEYS.alpha, KEYS.alpha2]) assert.equal((await api(server.url, '/documents', { key })).status, 200);
+    assert.equal((await api(server.url, '/documents', { key: KEYS.alpha })).status, 429);
+    assert.equal((await api(server.url, '/metrics', { key: KEYS.operator })).status, 200, 'nor is the operator held by a Client out of budget');
+  } finally {
+    await server.close();
+    removeDir(server.dataDir);
+  }
+});
+
 test('POST /search has its own additional counter', async () => {
   const server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100', SEARCH_RATE_LIMIT_PER_MINUTE: '2' });
   try {

@@ -123,14 +123,14 @@ test('an unknown multipart field or a missing file is a 422', async () => {
 });
 
 test('a JSON upload with an unknown key or no document_id is a 422 and enqueues nothing', async () => {
-  const before = (await api(server.url, '/metrics', { key: KEYS.alpha })).text;
+  const before = (await api(server.url, '/metrics', { key: KEYS.operator })).text;
   const count = (text: string) => [...text.matchAll(/^jobs\{[^}]*\} (\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
   const extra = await uploadText(server.url, KEYS.alpha, { document_id: 'x', text: 'hello', colour: 'red' });
   assert.equal(extra.status, 422);
   const missing = await uploadText(server.url, KEYS.alpha, { text: 'hello' });
   assert.equal(missing.status, 422);
   assert.deepEqual(missing.json.details[0].loc, ['body', 'document_id']);
-  const after = (await api(server.url, '/metrics', { key: KEYS.alpha })).text;
+  const after = (await api(server.url, '/metrics', { key: KEYS.operator })).text;
   assert.equal(count(after), count(before));
 });
 

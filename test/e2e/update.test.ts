@@ -117,7 +117,7 @@ test('an unknown or another Client’s document fails the job with "Metadata upd
   assert.equal((await api(server.url, `/status/${foreign.json.job_id}`, { key: KEYS.beta })).status, 404);
 });
 
-test('a patch that breaks the metadata contract once merged is refused at once (422) and changes nothing', async () => {
+test('a patch that breaks the metadata contract on its own is refused at once (422) and changes nothing', async () => {
   await ingest('big', 'v1', { keep: 'yes' });
   const refused = await update({ document_id: 'big', metadata: { blob: 'x'.repeat(70_000) } });
   assert.equal(refused.status, 422, refused.text);
@@ -131,13 +131,45 @@ test('a patch that breaks the metadata contract once merged is refused at once (
   assert.equal(entry.input.unit, 'utf8_bytes');
   assert.ok(entry.input.observed > 65536);
   assert.equal(refused.text.includes('xxxx'), false, 'never a value');
-  // Under the cap alone, over it only merged onto what the version holds.
-  await ingest('half-full', 'v1', { a: 'a'.repeat(40_000) });
-  const merged = await update({ document_id: 'half-full', metadata: { b: 'b'.repeat(40_000) } });
-  assert.equal(merged.status, 422, merged.text);
-  assert.equal(merged.json.details[0].input.code, 'metadata_canonical_json_bytes_limit');
+  // Too deep on its own, and for a document that does not exist: the patch alone decides, nothing is resolved.
+  let deep: Record<string, unknown> = { leaf: true };
+  for (let level = 0; level < 10; level++) deep = { nested: deep };
+  const tooDeep = await update({ document_id: 'no-such-document', metadata: { deep } });
+  assert.equal(tooDeep.status, 422, tooDeep.text);
+  assert.equal(tooDeep.json.details[0].input.code, 'metadata_depth_limit');
   assert.deepEqual((await customOf('big')).custom, { keep: 'yes' });
-  assert.equal((await customOf('half-full')).custom.b, undefined);
+});
+
+test('a patch within the contract alone but not once merged is accepted, then fails with error_details; the previous generation stays authoritative', async () => {
+  await ingest('half-full', 'v1', { a: 'a'.repeat(40_000), keep: 'yes' });
+  const before = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'account statement half-full', filters: { 'metadata.custom.keep': 'yes' } } });
+  const beforeHit = before.json.results.find((result: any) => result.document_version.document_id === 'half-full');
+  assert.ok(beforeHit, before.text);
+  const accepted = await update({ document_id: 'half-full', metadata: { b: 'b'.repeat(40_000), keep: 'revised-value' } });
+  assert.equal(accepted.status, 202, 'SPEC.md PATCH rule 1: accepted before the document is resolved');
+  assert.equal(accepted.json.status, 'pending');
+  const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
+  assert.equal(job.status, 'failed', JSON.stringify(job).slice(0, 500));
+  assert.equal(job.error, 'Metadata update validation failed');
+  assert.deepEqual(Object.keys(job.error_details).sort(), ['code', 'limit', 'observed', 'path', 'unit']);
+  assert.equal(job.error_details.code, 'metadata_canonical_json_bytes_limit');
+  assert.deepEqual(job.error_details.path, ['metadata', 'custom']);
+  assert.equal(job.error_details.limit, 65536);
+  assert.equal(job.error_details.unit, 'utf8_bytes');
+  assert.ok(job.error_details.observed > 80_000, 'the merged size, not the patch alone');
+  const body = JSON.stringify(job);
+  assert.equal(body.includes('aaaa') || body.includes('bbbb') || body.includes('revised-value'), false, 'custom values never appear');
+  // Text and search still show what the previous generation holds.
+  const metadata = await customOf('half-full');
+  assert.equal(metadata.custom.b, undefined);
+  assert.equal(metadata.custom.keep, 'yes');
+  assert.equal(metadata.custom.a.length, 40_000);
+  const after = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'account statement half-full', filters: { 'metadata.custom.keep': 'yes' } } });
+  const afterHit = after.json.results.find((result: any) => result.document_version.document_id === 'half-full');
+  assert.ok(afterHit, 'the old metadata still matches: ' + after.text.slice(0, 300));
+  assert.deepEqual(afterHit.canonical_metadata, beforeHit.canonical_metadata);
+  const changed = await api(server.url, '/search', { key: KEYS.alpha, body: { query: 'account statement half-full', filters: { 'metadata.custom.keep': 'revised-value' } } });
+  assert.equal(changed.json.results.some((result: any) => result.document_version.document_id === 'half-full'), false);
 });
 
 test('a patch valid when accepted but not onto what the worker finds fails the job with error_details', async () => {

@@ -1,4 +1,4 @@
-// Metadata updates against a real SQLite store, without HTTP: the service refuses what can never succeed
+// Metadata updates against a real SQLite store, without HTTP: the service refuses a patch that can never comply
 // before queueing anything, and the job merges the patch into every targeted version in one publication.
 
 import { test } from 'node:test';
@@ -54,13 +54,39 @@ test('an accepted update is one queued job; run, it merges the patch into every 
   });
 });
 
-test('a patch that breaks the metadata contract once merged, or an update while RECOVERING, is refused and nothing is queued', async () => {
+test('a patch that breaks the metadata contract on its own, or an update while RECOVERING, is refused and nothing is queued', async () => {
   await withUpdates(async ({ storage, updates, setMode }) => {
     let deep: Record<string, unknown> = { leaf: true };
     for (let level = 0; level < 10; level++) deep = { nested: deep };
     await assert.rejects(updates.accept(CLIENT, { document_id: 'contract', metadata: { deep } as never }), (error) => error instanceof RequestValidationError);
+    // Refused before any document is resolved: this one does not exist.
+    await assert.rejects(updates.accept(CLIENT, { document_id: 'missing', metadata: { ['k'.repeat(200)]: 1 } }), (error) => error instanceof RequestValidationError);
     setMode('RECOVERING');
     await assert.rejects(updates.accept(CLIENT, { document_id: 'contract', metadata: { tier: 3 } }), (error) => error instanceof ServiceError && error.code === 'publication_unavailable');
     assert.deepEqual(await storage.jobs.countsByOperationAndState(), []);
+  });
+});
+
+test('a patch that complies alone is accepted; merged over the contract, the job fails with error_details and publishes nothing', async () => {
+  await withUpdates(async ({ storage, updates }) => {
+    const store = storage.client(CLIENT);
+    // 511 leaves comply alone; with the 2 the versions hold (desk and tier) the merge has 513, one over 512.
+    const leaves = Object.fromEntries(Array.from({ length: 511 }, (_, index) => [`leaf${index}`, index]));
+    // A member only deleted never counts against the contract, however long its key.
+    const accepted = await updates.accept(CLIENT, { document_id: 'contract', metadata: { ...leaves, ['k'.repeat(200)]: null } });
+    assert.equal(accepted.status, 'pending');
+    const job = (await storage.jobs.claim('worker-1', 30_000))!;
+    assert.equal(job.jobId, accepted.job_id);
+    const head = await store.publicationLog.head();
+    const outcome = await createMetadataUpdateHandler({ storage, publisher: new Publisher(storage, { enabled: true }) })(job, context);
+    assert.equal(outcome.status, 'failed');
+    assert.equal(outcome.error, 'Metadata update validation failed');
+    assert.deepEqual(outcome.errorDetails, { code: 'metadata_leaf_count_limit', path: ['metadata', 'custom'], observed: 513, limit: 512, unit: 'leaves' });
+    assert.equal(await store.publicationLog.head(), head, 'nothing published');
+    const versions = await store.generations.activeGenerationsOf('contract');
+    assert.deepEqual(versions.map((generation) => generation.canonicalMetadata.custom), [
+      { desk: 'lending', tier: 1 },
+      { desk: 'lending', tier: 1 },
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RequestThread } from '../../src/serving/request-thread.ts';
+import { AbandonedRequestError, RequestThread } from '../../src/serving/request-thread.ts';
 
 const ECHO_THREAD = new URL('../helpers/echo-thread.ts', import.meta.url);
 
@@ -35,6 +35,27 @@ test('a thread given up on is not waited for: the next request starts a new thre
     assert.deepEqual(events, ['started', 'started']);
     assert.notEqual((await next).threadId, first.threadId);
   } finally {
+    await thread.close();
+  }
+});
+
+test('requests failed by an abandonment say so, and made again they are answered by the new thread', async () => {
+  const thread = new RequestThread<{ id: number; hold?: Int32Array }, Echo>(ECHO_THREAD, 'echo thread');
+  const hold = new Int32Array(new SharedArrayBuffer(4));
+  try {
+    const first = await thread.request({});
+    // The thread blocks in the first request; the second waits behind it, never started.
+    const stuck = thread.request({ hold });
+    const queued = thread.request({});
+    thread.abandon('a test gives it up');
+    await assert.rejects(stuck, (error) => error instanceof AbandonedRequestError && /echo thread: a test gives it up/.test(error.message));
+    await assert.rejects(queued, (error) => error instanceof AbandonedRequestError);
+    const again = await thread.request({});
+    assert.notEqual(again.threadId, first.threadId);
+    assert.equal(thread.waiting, 0);
+  } finally {
+    Atomics.store(hold, 0, 1);
+    Atomics.notify(hold, 0);
     await thread.close();
   }
 });

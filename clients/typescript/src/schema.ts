@@ -1777,7 +1777,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics of every process of the deployment */
+        /** Operator: Prometheus metrics of every process of the deployment */
         get: {
             parameters: {
                 query?: never;
@@ -1787,7 +1787,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Prometheus text exposition of every process of the deployment. */
+                /** @description Operator: Prometheus text exposition of every process of the deployment. */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1799,22 +1799,6 @@ export interface paths {
                 /** @description error_code auth_failed. */
                 401: {
                     headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code rate_limited. Retry-After says when to repeat the request. */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {

@@ -66,12 +66,14 @@ export function registerHealthRoutes(app: FastifyInstance, services: Services): 
   app.get('/health', { schema: { tags: ['operations'], security: [] } }, async (_request, reply) => {
     const { readGuard, health, config } = services;
     const recovering = readGuard.isRecovering;
-    // Every component is probed, side by side, each within its own 2-second deadline (the store's reads on
-    // the probe thread, where the deadline can fire whatever they do). The thread reads in this order, the
-    // authority record first: a stuck Client database fails the state store, not publication.
+    // Every component is probed, side by side, each read within its own 2-second deadline (the store's reads on
+    // the probe thread, where the deadline can fire whatever they do: health-probes.ts, which also re-makes a
+    // read another call's stuck one held up). The thread reads in this order, the authority record first: a
+    // stuck Client database fails the state store, not publication. The schema evidence is two such reads, each
+    // with its deadline: no deadline of its own over both, which would fail it when one of them was re-made.
     const [authority, schema, stateStore, classifier] = await Promise.all([
       readGuard.enabled ? health.authority() : Promise.resolve(null),
-      probeWithin(() => schemaCache.evidence(), HEALTH_PROBE_DEADLINE_MS),
+      schemaCache.evidence().catch(() => null),
       health.stateStore(),
       config.classificationEnabled ? probeWithin(() => services.probeClassifier().then(() => true), HEALTH_PROBE_DEADLINE_MS) : Promise.resolve(null),
     ]);

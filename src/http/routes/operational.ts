@@ -1,5 +1,5 @@
-// Operational routes: /openapi.json, /metrics, /discovery/readiness and the
-// operator-only /admin routes (OPERATOR_API_KEYS; Client keys never reach them).
+// Operational routes: /openapi.json, /discovery/readiness, and the operator-only /metrics and /admin routes
+// (OPERATOR_API_KEYS, access.ts; Client keys never reach them).
 
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
