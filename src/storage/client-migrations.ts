@@ -185,10 +185,10 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
   // start (sqlite-publication-log.ts): recorded under the file's write lock by the first read in the fence,
   // so that no append can land between it and the fence. Reads no longer compare entry times with the fence.
   `
-  CREATE TABLE fence_positions (
+  CREATE TABLE IF NOT EXISTS fence_positions (
     fenced_at TEXT PRIMARY KEY,
     seq INTEGER NOT NULL
   ) WITHOUT ROWID;
-  DROP INDEX publication_log_by_time;
+  DROP INDEX IF EXISTS publication_log_by_time;
   `,
 ];
