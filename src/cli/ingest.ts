@@ -1,29 +1,34 @@
 // `ingest DIR`: uploads every file under a folder, a bounded number at a time, each as a document named by its
 // path under DIR and a version named by its content's digest. That makes a run resumable: versions the service
 // already holds are skipped (listed once through GET /documents), and a file that changed becomes a new version.
-// A progress bar counts files to their terminal job state; the run ends with a table of failures.
+// A progress bar counts files to their terminal job state and says what the run waits for: the rate limit (with
+// the seconds left) or the work, whose estimate never promises less than the budget allows. The run ends with a
+// table of failures. `upload FILE` is the same for one file.
 
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import pLimit from 'p-limit';
 import cliProgress from 'cli-progress';
-import type { SearchClient } from '../../clients/typescript/src/index.ts';
-import { SearchServiceError } from '../../clients/typescript/src/index.ts';
+import type { JobStatus, SearchClient } from '../../clients/typescript/src/index.ts';
+import { UsageError } from './connection.ts';
+import type { JobWatch } from './job-watch.ts';
+import type { RequestBudget } from './request-budget.ts';
+import { duration, errorText, table } from './render.ts';
 import type { Paint } from './render.ts';
-import { table } from './render.ts';
 
 /** Hex characters of the content digest a version id keeps: 64 bits, ample to tell a folder's revisions apart. */
 const VERSION_DIGEST_HEX = 16;
+/** How often the bar's state (a rate-limit countdown, the estimate) is redrawn. */
+const STATE_REFRESH_MS = 1_000;
 
 export interface IngestOptions {
   concurrency: number;
   metadata: Record<string, string>;
-  /** How often a job is polled, ms. */
-  pollMs: number;
   /** Where the progress bar is drawn (stderr), and whether it is a terminal. */
   progressStream: NodeJS.WriteStream;
-  paint: Paint;
+  /** No bar at all (--json: a script reads the outcome, not the progress). */
+  quiet: boolean;
 }
 
 export interface IngestFile {
@@ -37,6 +42,7 @@ export interface IngestOutcome {
   file: string;
   status: string;
   error: string;
+  job_id: string | null;
 }
 
 export interface IngestReport {
@@ -45,9 +51,11 @@ export interface IngestReport {
   outcomes: IngestOutcome[];
 }
 
+const digestOf = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex').slice(0, VERSION_DIGEST_HEX);
+
 /** Files under `dir` (dot-files and dot-folders left out), in path order, each with its document and version id. */
 export function filesToIngest(dir: string): IngestFile[] {
-  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${dir} is not a folder`);
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`${dir} is not a folder`);
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name))
@@ -55,8 +63,15 @@ export function filesToIngest(dir: string): IngestFile[] {
     .sort()
     .map((path) => {
       const bytes = new Uint8Array(readFileSync(path));
-      return { path, documentId: relative(dir, path).split(sep).join('/'), versionId: createHash('sha256').update(bytes).digest('hex').slice(0, VERSION_DIGEST_HEX), bytes };
+      return { path, documentId: relative(dir, path).split(sep).join('/'), versionId: digestOf(bytes), bytes };
     });
+}
+
+/** One file as `upload FILE` sends it: its name as the document id unless given, its digest as the version. */
+export function fileToUpload(path: string, documentId?: string, versionId?: string): IngestFile {
+  if (!statSync(path, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`${path} is not a file`);
+  const bytes = new Uint8Array(readFileSync(path));
+  return { path, documentId: documentId ?? basename(path), versionId: versionId ?? digestOf(bytes), bytes };
 }
 
 const versionKey = (documentId: string, versionId: string | null) => `${documentId}\u0000${versionId ?? ''}`;
@@ -67,12 +82,34 @@ async function heldVersions(client: SearchClient): Promise<Set<string>> {
   return held;
 }
 
-function messageOf(error: unknown): string {
-  if (error instanceof SearchServiceError) return `${error.status} ${error.code}: ${error.detail}`;
-  return error instanceof Error ? error.message : String(error);
+/** Uploads one file and waits for its job's terminal state; a refusal is the outcome `not accepted`. */
+export async function uploadAndWait(client: SearchClient, watch: JobWatch, file: IngestFile, metadata: Record<string, string>, onAccepted?: () => void): Promise<IngestOutcome & { job?: JobStatus }> {
+  let jobId: string | null = null;
+  try {
+    const accepted = await client.uploadFile({ documentId: file.documentId, versionId: file.versionId, file: file.bytes, filename: basename(file.path), metadata: Object.keys(metadata).length ? metadata : undefined });
+    jobId = accepted.job_id;
+    onAccepted?.();
+    const job = await watch.terminal(accepted.job_id);
+    return { file: file.documentId, status: job.status, error: job.status === 'completed' ? '' : (job.error ?? ''), job_id: jobId, job };
+  } catch (error) {
+    return { file: file.documentId, status: jobId === null ? 'not accepted' : 'unknown', error: errorText(error), job_id: jobId };
+  }
 }
 
-export async function ingestFolder(client: SearchClient, dir: string, options: IngestOptions): Promise<IngestReport> {
+/** What the run is waiting for, as the bar shows it. */
+function stateOf(budget: RequestBudget, startedAt: number, done: number, uploadsLeft: number, jobsLeft: number): string {
+  const waitUntil = budget.waitingUntil();
+  if (waitUntil !== null && waitUntil - Date.now() >= STATE_REFRESH_MS) return `waiting ${Math.ceil((waitUntil - Date.now()) / 1000)} s for the rate limit`;
+  const left = uploadsLeft + jobsLeft;
+  if (left === 0) return 'done';
+  // Each file left needs a status request at least, and an upload if it has not been sent: the budget's bound.
+  const budgetMs = budget.msFor(uploadsLeft + left, 'poll');
+  const workMs = done > 0 ? ((Date.now() - startedAt) / done) * left : 0;
+  const estimate = Math.max(budgetMs, workMs);
+  return estimate < 1000 ? 'finishing' : `about ${duration(estimate)} left`;
+}
+
+export async function ingestFolder(client: SearchClient, watch: JobWatch, budget: RequestBudget, dir: string, options: IngestOptions): Promise<IngestReport> {
   const files = filesToIngest(dir);
   const held = await heldVersions(client);
   const pending = files.filter((file) => !held.has(versionKey(file.documentId, file.versionId)));
@@ -80,43 +117,54 @@ export async function ingestFolder(client: SearchClient, dir: string, options: I
   const bar = new cliProgress.SingleBar(
     {
       stream: options.progressStream,
-      format: '{bar} {value}/{total} files | {failed} failed | {eta_formatted} left',
+      format: '{bar} {value}/{total} files | {failed} failed | {state}',
       hideCursor: true,
       noTTYOutput: !options.progressStream.isTTY,
       notTTYSchedule: 5000,
     },
     cliProgress.Presets.shades_classic,
   );
-  bar.start(pending.length, 0, { failed: 0 });
+  const startedAt = Date.now();
   let failed = 0;
+  /** Files whose upload has not been answered (a refused one may be sent again), and jobs accepted, not terminal. */
+  let uploadsLeft = pending.length;
+  let jobsLeft = 0;
+  const state = () => ({ failed, state: stateOf(budget, startedAt, report.outcomes.length, uploadsLeft, jobsLeft) });
+  if (!options.quiet) bar.start(pending.length, 0, state());
+  const refresh = options.quiet ? null : setInterval(() => bar.update(state()), STATE_REFRESH_MS);
   const limit = pLimit(options.concurrency);
-  await Promise.all(
-    pending.map((file) =>
-      limit(async () => {
-        let outcome: IngestOutcome;
-        try {
-          const accepted = await client.uploadFile({ documentId: file.documentId, versionId: file.versionId, file: file.bytes, filename: file.path.split(sep).pop()!, metadata: Object.keys(options.metadata).length ? options.metadata : undefined });
-          report.uploaded++;
-          const job = await client.waitForJob(accepted.job_id, { intervalMs: options.pollMs });
-          outcome = { file: file.documentId, status: job.status, error: job.status === 'completed' ? '' : (job.error ?? '') };
-        } catch (error) {
-          outcome = { file: file.documentId, status: 'not accepted', error: messageOf(error) };
-        }
-        if (outcome.status !== 'completed') failed++;
-        report.outcomes.push(outcome);
-        bar.increment(1, { failed });
-      }),
-    ),
-  );
-  bar.stop();
+  try {
+    await Promise.all(
+      pending.map((file) =>
+        limit(async () => {
+          const { job: _job, ...outcome } = await uploadAndWait(client, watch, file, options.metadata, () => {
+            report.uploaded++;
+            uploadsLeft--;
+            jobsLeft++;
+          });
+          if (outcome.job_id === null) uploadsLeft--;
+          else jobsLeft--;
+          if (outcome.status !== 'completed') failed++;
+          report.outcomes.push(outcome);
+          if (!options.quiet) bar.increment(1, state());
+        }),
+      ),
+    );
+  } finally {
+    if (refresh) clearInterval(refresh);
+    if (!options.quiet) {
+      bar.update(state());
+      bar.stop();
+    }
+  }
   return report;
 }
 
 /** The closing summary: counts, then every file that did not complete with its state and error. */
-export function renderIngestReport(report: IngestReport, paint: Paint): string {
+export function renderIngestReport(report: IngestReport, paint: Paint, width: number): string {
   const failures = report.outcomes.filter((outcome) => outcome.status !== 'completed').sort((a, b) => a.file.localeCompare(b.file));
   const completed = report.outcomes.length - failures.length;
   let text = `${completed} completed, ${report.skipped} skipped (already held), ${failures.length} failed\n`;
-  if (failures.length > 0) text += `\n${table(['FILE', 'STATUS', 'ERROR'], failures.map((failure) => [failure.file, failure.status, failure.error]), paint)}`;
+  if (failures.length > 0) text += `\n${table(['FILE', 'STATUS', 'ERROR'], failures.map((failure) => [failure.file, failure.status, failure.error]), paint, width)}`;
   return text;
 }

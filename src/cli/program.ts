@@ -1,18 +1,27 @@
-// The CLI's commands (commander): a person's commands over the typed client (ingest, search, docs, status,
-// update, delete, restore) and the operator's over /admin (authority, mode, backfill). Exit codes: 0 done,
-// 1 refused or failed (the envelope or the failures are printed), 2 wrong usage.
+// The CLI's commands (commander): a person's commands over the typed client (ingest, upload, search, docs,
+// status, update, delete, restore) and the operator's over /admin (authority, mode, backfill). Every command
+// prints for a person by default and the service's JSON with --json. Exit codes: 0 done, 1 refused or failed
+// (the envelope, its details, or the failures are printed), 2 wrong usage.
 
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { createSearchClient, filtersFromPairs, SearchServiceError, typedValue } from '../../clients/typescript/src/index.ts';
-import type { SearchClient, SearchRequest, UpdateRequest } from '../../clients/typescript/src/index.ts';
-import { clientKey, operatorKey, serviceUrl, UsageError } from './connection.ts';
+import type { JobStatus, SearchClient, SearchRequest, UpdateRequest } from '../../clients/typescript/src/index.ts';
+import { assumedRateLimit, clientKey, ConnectionError, operatorKey, serviceUrl, UsageError } from './connection.ts';
 import type { ConnectionOptions } from './connection.ts';
-import { ingestFolder, renderIngestReport } from './ingest.ts';
-import { paintFor, renderDocuments, renderSearch } from './render.ts';
+import { fileToUpload, ingestFolder, renderIngestReport } from './ingest.ts';
+import { JobWatch, POLL_FIRST_MS } from './job-watch.ts';
 import { operatorCall, AUTHORITY_MODES } from './operator.ts';
+import { errorText, outputWidth, paintFor, renderDeletion, renderDocuments, renderJob, renderRestore, renderSearch } from './render.ts';
+import { budgetedFetch, RequestBudget } from './request-budget.ts';
 
-/** How many times the CLI repeats a request refused with Retry-After (a busy loader meets the rate limit often). */
-const CLI_RETRIES = 30;
+/** The package's version, as the service's health reports its own (read here: src/version.ts is the root's). */
+const CLI_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+/** How many times the client repeats a read refused with a 503's Retry-After (the 429s are the budget's). */
+const CLI_RETRIES = 5;
+/** A job that ended in one of these makes the command exit 1. */
+const FAILED_JOB_STATES = new Set(['failed', 'partial_failed']);
 
 export interface CliIo {
   stdout: NodeJS.WriteStream;
@@ -38,19 +47,50 @@ function number(label: string) {
   };
 }
 
+function wholeNumber(label: string, least: number) {
+  return (text: string): number => {
+    const value = number(label)(text);
+    if (!Number.isInteger(value) || value < least) throw new UsageError(`${label} takes a whole number of at least ${least}, not ${JSON.stringify(text)}`);
+    return value;
+  };
+}
+
+/** The client, the budget its requests keep to and the job watch, made once per run. */
+interface Session {
+  client: SearchClient;
+  budget: RequestBudget;
+  watch: JobWatch;
+}
+
 export function buildProgram(io: CliIo): Command {
-  const out = (text: string) => io.stdout.write(text);
+  const out = (text: string) => void io.stdout.write(text);
   const paint = paintFor(io.stdout);
+  const width = () => outputWidth(io.stdout, io.env);
   const program = new Command('hds')
-    .description('Search, upload and manage documents of the hybrid document search service.')
+    .description('Search, upload and manage documents of the hybrid document search service. `hds --version` prints its version.')
     .option('--url <url>', 'the service (default: HDS_URL, else HOST and PORT)')
     .option('--key <key>', 'API key (default: HDS_API_KEY, else the first of API_KEY_CLIENTS; operator commands: OPERATOR_API_KEYS)')
+    .option('--rate-limit <n>', "requests a minute the Client may send (default: this machine's RATE_LIMIT_PER_MINUTE, 30)", wholeNumber('--rate-limit', 1))
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
   const connection = (): ConnectionOptions => program.opts<ConnectionOptions>();
-  const client = (): SearchClient => createSearchClient({ baseUrl: serviceUrl(connection(), io.env), apiKey: clientKey(connection(), io.env), retries: CLI_RETRIES });
-  const json = (value: unknown): void => void out(`${JSON.stringify(value, null, 2)}\n`);
+  let session: Session | null = null;
+  const open = (firstPauseMs = POLL_FIRST_MS): Session => {
+    if (session) return session;
+    const url = serviceUrl(connection(), io.env);
+    const budget = new RequestBudget(assumedRateLimit(connection(), io.env));
+    const client = createSearchClient({ baseUrl: url, apiKey: clientKey(connection(), io.env), retries: CLI_RETRIES, fetch: budgetedFetch(budget, url) });
+    session = { client, budget, watch: new JobWatch(client, firstPauseMs) };
+    return session;
+  };
+  const client = () => open().client;
+  const json = (value: unknown): void => out(`${JSON.stringify(value, null, 2)}\n`);
+  const showJob = (job: JobStatus, asJson: boolean) => {
+    if (asJson) json(job);
+    else out(renderJob(job, paint));
+    if (FAILED_JOB_STATES.has(job.status)) process.exitCode = 1;
+  };
 
   program
     .command('search')
@@ -76,17 +116,38 @@ export function buildProgram(io: CliIo): Command {
 
   program
     .command('ingest')
-    .description('upload every file under a folder; resumable: versions already held are skipped')
+    .description('upload every file under a folder and wait for each job; resumable: versions already held are skipped')
     .argument('<dir>')
-    .option('--concurrency <n>', 'uploads in flight', number('--concurrency'), 4)
+    .option('--concurrency <n>', 'uploads in flight', wholeNumber('--concurrency', 1), 4)
     .option('--metadata <key=value>', 'custom metadata for every file, repeatable', pairs('--metadata'))
-    .option('--poll-ms <ms>', 'how often each job is polled', number('--poll-ms'), 1000)
+    .option('--poll-ms <ms>', 'the first pause before a job is asked about; pauses grow from there', wholeNumber('--poll-ms', 1), POLL_FIRST_MS)
+    .option('--json', 'print the outcome of every file as JSON (no progress bar)')
     .action(async (dir: string, options) => {
-      if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new UsageError('--concurrency takes a whole number of at least 1');
       const metadata = Object.fromEntries(options.metadata ?? []);
-      const report = await ingestFolder(client(), dir, { concurrency: options.concurrency, metadata, pollMs: options.pollMs, progressStream: io.stderr, paint });
-      out(renderIngestReport(report, paint));
+      const { client, watch, budget } = open(options.pollMs);
+      const report = await ingestFolder(client, watch, budget, dir, { concurrency: options.concurrency, metadata, progressStream: io.stderr, quiet: options.json === true });
+      if (options.json) json(report);
+      else out(renderIngestReport(report, paint, width()));
       if (report.outcomes.some((outcome) => outcome.status !== 'completed')) process.exitCode = 1;
+    });
+
+  program
+    .command('upload')
+    .description('upload one file (as document <file name> unless --document) and wait for its job')
+    .argument('<file>')
+    .option('--document <document_id>', 'the document id (default: the file name)')
+    .option('--version <version_id>', "the version id (default: the first 16 hex of the file's SHA-256)")
+    .option('--metadata <key=value>', 'custom metadata, repeatable', pairs('--metadata'))
+    .option('--no-wait', 'print the accepted job and return')
+    .option('--json', 'print the job as JSON')
+    .action(async (path: string, options) => {
+      const file = fileToUpload(path, options.document, options.version);
+      const metadata = Object.fromEntries(options.metadata ?? []);
+      const { client, watch } = open();
+      const accepted = await client.uploadFile({ documentId: file.documentId, versionId: file.versionId, file: file.bytes, filename: basename(path), metadata: Object.keys(metadata).length ? metadata : undefined });
+      if (options.wait) showJob(await watch.terminal(accepted.job_id), options.json === true);
+      else if (options.json) json(accepted);
+      else out(`${file.documentId}: queued as job ${accepted.job_id} (hds status ${accepted.job_id} --wait)\n`);
     });
 
   program
@@ -96,32 +157,33 @@ export function buildProgram(io: CliIo): Command {
     .option('--limit <n>', 'documents per page (1 to 1000)', number('--limit'), 50)
     .option('--offset <n>', 'documents to skip', number('--offset'), 0)
     .option('--all', 'every page')
-    .option('--include-deleted', 'include soft-deleted documents')
+    .option('--include-deleted', 'include soft-deleted documents (a DELETED column says which)')
     .option('--json', 'print the page(s) as JSON')
     .action(async (options) => {
-      const listing = { pageSize: options.limit, includeDeleted: options.includeDeleted === true, metadataFilter: filtersOf(options.filter) as Record<string, string | number | boolean> };
+      const includeDeleted = options.includeDeleted === true;
+      const listing = { pageSize: options.limit, includeDeleted, metadataFilter: filtersOf(options.filter) as Record<string, string | number | boolean> };
       const search = client();
       if (options.all) {
         const documents = [];
         for await (const summary of search.documents(listing)) documents.push(summary);
         if (options.json) json(documents);
-        else out(renderDocuments(documents, documents.length, paint));
+        else out(renderDocuments(documents, documents.length, paint, width(), includeDeleted));
         return;
       }
       const page = await search.documentPage({ ...listing, offset: options.offset });
       if (options.json) json(page);
-      else out(renderDocuments(page.documents, page.total, paint));
+      else out(renderDocuments(page.documents, page.total, paint, width(), includeDeleted));
     });
 
   program
     .command('status')
     .description("show a job's status")
     .argument('<job_id>')
-    .option('--wait', 'poll until the job is terminal')
+    .option('--wait', 'ask again, at growing intervals, until the job is terminal')
+    .option('--json', 'print the status as JSON')
     .action(async (jobId: string, options) => {
-      const job = options.wait ? await client().waitForJob(jobId) : await client().status(jobId);
-      json(job);
-      if (['failed', 'partial_failed'].includes(job.status)) process.exitCode = 1;
+      const { client, watch } = open();
+      showJob(options.wait ? await watch.terminal(jobId) : await client.status(jobId), options.json === true);
     });
 
   program
@@ -133,21 +195,21 @@ export function buildProgram(io: CliIo): Command {
     .option('--filename <name>', 'rename the source file')
     .option('--version <version_id>', 'only this version')
     .option('--wait', 'wait for the job to end')
+    .option('--json', 'print the accepted job (or, with --wait, its end) as JSON')
     .action(async (documentId: string, options) => {
       const metadata: Record<string, unknown> = {};
       for (const [key, text] of (options.set ?? []) as [string, string][]) metadata[key] = typedValue(text);
       for (const key of (options.unset ?? []) as string[]) metadata[key] = null;
       if (Object.keys(metadata).length === 0 && options.filename === undefined) throw new UsageError('update needs --set, --unset or --filename');
       const request: UpdateRequest = { document_id: documentId, ...(Object.keys(metadata).length > 0 && { metadata }), ...(options.filename !== undefined && { filename: options.filename }), ...(options.version !== undefined && { version_id: options.version }) };
-      const search = client();
-      const accepted = await search.update(request);
-      if (!options.wait) {
-        json(accepted);
-        return;
-      }
-      const job = await search.waitForJob(accepted.job_id);
-      json(job);
-      if (job.status !== 'completed') process.exitCode = 1;
+      const { client, watch } = open();
+      const accepted = await client.update(request);
+      if (options.wait) {
+        const job = await watch.terminal(accepted.job_id);
+        showJob(job, options.json === true);
+        if (job.status !== 'completed') process.exitCode = 1;
+      } else if (options.json) json(accepted);
+      else out(`update of ${documentId} queued as job ${accepted.job_id} (hds status ${accepted.job_id} --wait)\n`);
     });
 
   program
@@ -156,52 +218,119 @@ export function buildProgram(io: CliIo): Command {
     .argument('<document_id>')
     .option('--version <version_id>', 'only this version')
     .option('--hard', 'remove for good')
-    
-    .action(async (documentId: string, options) => json(await client().delete(documentId, { versionId: options.version, mode: options.hard ? 'hard' : 'soft' })));
+    .option('--json', 'print the answer as JSON')
+    .action(async (documentId: string, options) => {
+      const result = await client().delete(documentId, { versionId: options.version, mode: options.hard ? 'hard' : 'soft' });
+      if (options.json) json(result);
+      else out(renderDeletion(result));
+    });
 
   program
     .command('restore')
     .description('restore a soft-deleted document')
     .argument('<document_id>')
     .option('--version <version_id>', 'only this version')
-    .action(async (documentId: string, options) => json(await client().restore(documentId, { versionId: options.version })));
+    .option('--json', 'print the answer as JSON')
+    .action(async (documentId: string, options) => {
+      const search = client();
+      let result;
+      try {
+        result = await search.restore(documentId, { versionId: options.version });
+      } catch (error) {
+        throw await restoreRefusal(search, documentId, options.version, error);
+      }
+      if (options.json) json(result);
+      else out(renderRestore(result));
+    });
 
-  const operator = async (call: Parameters<typeof operatorCall>[2]) => {
+  const operator = async (call: Parameters<typeof operatorCall>[2], asJson: boolean) => {
     const answer = await operatorCall(serviceUrl(connection(), io.env), operatorKey(connection(), io.env), call);
-    json(answer.body);
-    if (!answer.ok) process.exitCode = 1;
+    if (asJson) json(answer);
+    else out(renderFields(answer, paint));
   };
-  program.command('authority').description('operator: the publication authority and this api process').action(() => operator({ method: 'GET', path: '/admin/authority' }));
+  program
+    .command('authority')
+    .description('operator: the publication authority and this api process')
+    .option('--json', 'print the answer as JSON')
+    .action((options) => operator({ method: 'GET', path: '/admin/authority' }, options.json === true));
   program
     .command('mode')
     .description('operator: change the publication authority mode')
     .addArgument(new Argument('<mode>').choices(AUTHORITY_MODES))
-    .action((mode: string) => operator({ method: 'POST', path: '/admin/authority/mode', body: { mode } }));
+    .option('--json', 'print the answer as JSON')
+    .action((mode: string, options) => operator({ method: 'POST', path: '/admin/authority/mode', body: { mode } }, options.json === true));
   program
     .command('backfill')
     .description("operator: start a Client's metadata backfill")
     .argument('<client_id>')
-    .action((clientId: string) => operator({ method: 'POST', path: '/admin/backfill', body: { client_id: clientId } }));
+    .option('--json', 'print the backfill job as JSON')
+    .action((clientId: string, options) => operator({ method: 'POST', path: '/admin/backfill', body: { client_id: clientId } }, options.json === true));
   return program;
 }
 
+/** An object's fields as `field  value` lines (nested values as compact JSON). */
+function renderFields(body: Record<string, unknown>, paint: ReturnType<typeof paintFor>): string {
+  const entries = Object.entries(body).filter(([, value]) => value !== null && value !== undefined);
+  const width = Math.max(0, ...entries.map(([key]) => key.length));
+  return `${entries.map(([key, value]) => `${paint('dim', key.padEnd(width))}  ${typeof value === 'string' ? value : JSON.stringify(value)}`).join('\n')}\n`;
+}
+
+/**
+ * The service answers a restore of a document that is not soft-deleted with 404 "Document not found", the same as
+ * for one it does not hold. A person needs to know which: when the document can still be read, it is active.
+ */
+async function restoreRefusal(client: SearchClient, documentId: string, versionId: string | undefined, error: unknown): Promise<unknown> {
+  if (!(error instanceof SearchServiceError) || error.status !== 404) return error;
+  const active = await client.text(documentId).then(
+    () => true,
+    () => false,
+  );
+  if (!active) return new NotRestorable(`${documentId}${versionId ? ` (version ${versionId})` : ''}: no such document, active or deleted`, error);
+  return new NotRestorable(`${documentId}${versionId ? ` (version ${versionId})` : ''} is not deleted: nothing to restore`, error);
+}
+
+/** A restore refused for a reason the 404 alone does not say; `refusal` is what the service answered. */
+class NotRestorable extends Error {
+  readonly refusal: SearchServiceError;
+  constructor(message: string, refusal: SearchServiceError) {
+    super(message);
+    this.name = 'NotRestorable';
+    this.refusal = refusal;
+  }
+}
+
+const envelopeOf = (error: SearchServiceError) => ({ detail: error.detail, error_code: error.code, request_id: error.requestId, ...(error.details !== undefined && { details: error.details }) });
+
 /** Runs the CLI on `argv` (as process.argv: node, script, arguments...) and resolves with its exit code. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const args = argv.slice(2);
+  // Subcommands take a --version of their own (a version id), so only a leading one asks for the CLI's.
+  if (args[0] === '--version' || args[0] === '-V') {
+    io.stdout.write(`hds ${CLI_VERSION}\n`);
+    return 0;
+  }
   const program = buildProgram(io);
+  const asJson = args.includes('--json');
   try {
     await program.parseAsync([...argv]);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2; // help, version: 0; wrong usage: 2
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2; // help: 0; wrong usage: 2
     if (error instanceof UsageError) {
-      io.stderr.write(`usage: ${error.message}\n`);
+      io.stderr.write(`usage: ${error.message}\n(run with --help for usage)\n`);
       return 2;
     }
+    const refusal = error instanceof NotRestorable ? error.refusal : error instanceof SearchServiceError ? error : null;
+    if (refusal && asJson) io.stdout.write(`${JSON.stringify(envelopeOf(refusal), null, 2)}\n`);
     if (error instanceof SearchServiceError) {
-      io.stderr.write(`error: ${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}\n`);
+      io.stderr.write(`error: ${errorText(error)}${error.requestId ? ` [request ${error.requestId}]` : ''}\n`);
       return 1;
     }
-    io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (error instanceof ConnectionError || error instanceof NotRestorable) {
+      io.stderr.write(`error: ${error.message}\n`);
+      return 1;
+    }
+    io.stderr.write(`error: ${errorText(error)}\n`);
     return 1;
   }
 }

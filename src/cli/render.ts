@@ -1,9 +1,11 @@
 // How the CLI shows answers to a person: search rows with their evidence, matched spans emphasised (the
-// highlights' UTF-16 offsets); tables of documents and of failed uploads. Styles are dropped when the output is
+// highlights' UTF-16 offsets); tables of documents and of failed uploads, cut to the terminal's width; a job, a
+// deletion or a restore in words; a refusal with its envelope's details. Styles are dropped when the output is
 // not a terminal (util.styleText checks the stream and NO_COLOR).
 
 import { styleText } from 'node:util';
-import type { DocumentSummary, SearchResponse } from '../../clients/typescript/src/index.ts';
+import type { DeleteResult, DocumentSummary, JobStatus, RestoreResult, SearchResponse } from '../../clients/typescript/src/index.ts';
+import { SearchServiceError } from '../../clients/typescript/src/index.ts';
 
 type Style = Parameters<typeof styleText>[0];
 export type Paint = (style: Style, text: string) => string;
@@ -75,17 +77,105 @@ export function renderSearch(answer: SearchResponse, paint: Paint): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Rows as columns padded to their widest cell, under a header. */
-export function table(header: readonly string[], rows: readonly (readonly string[])[], paint: Paint): string {
+/** A column is never cut narrower than this (or its title). */
+const MIN_COLUMN_WIDTH = 6;
+const COLUMN_GAP = 2;
+
+/** The columns a table may fill: the terminal's, else COLUMNS, else no bound (a pipe keeps whole cells). */
+export function outputWidth(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): number {
+  if (stream.isTTY && stream.columns > 0) return stream.columns;
+  const columns = Number(env.COLUMNS);
+  return Number.isInteger(columns) && columns > 0 ? columns : Number.POSITIVE_INFINITY;
+}
+
+/** A cell cut to `width` characters, its end marked. */
+const cut = (cell: string, width: number) => (cell.length <= width ? cell : `${cell.slice(0, Math.max(0, width - 1))}…`);
+
+/** Rows as columns padded to their widest cell, under a header; the widest columns are cut until the table fits `width`. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[], paint: Paint, width = Number.POSITIVE_INFINITY): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ');
+  const floor = header.map((title) => Math.max(title.length, MIN_COLUMN_WIDTH));
+  const total = () => widths.reduce((sum, w) => sum + w, 0) + COLUMN_GAP * (widths.length - 1);
+  while (total() > width) {
+    let widest = -1;
+    for (let column = 0; column < widths.length; column++) if (widths[column] > floor[column] && (widest < 0 || widths[column] > widths[widest])) widest = column;
+    if (widest < 0) break;
+    widths[widest]--;
+  }
+  const line = (cells: readonly string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cut(cell, widths[column]) : cut(cell, widths[column]).padEnd(widths[column]))).join(' '.repeat(COLUMN_GAP));
   return `${[paint('bold', line(header)), ...rows.map(line)].join('\n')}\n`;
 }
 
-export function renderDocuments(documents: readonly DocumentSummary[], total: number, paint: Paint): string {
+/** An ISO timestamp to the minute, as a table shows it. */
+const minute = (iso: string | undefined) => (iso ? iso.slice(0, 16).replace('T', ' ') : '');
+
+export function renderDocuments(documents: readonly DocumentSummary[], total: number, paint: Paint, width: number, withDeleted = false): string {
+  const header = ['DOCUMENT', 'VERSION', 'CHUNKS', 'CREATED', ...(withDeleted ? ['DELETED'] : []), 'FILENAME', 'CUSTOM'];
   const rows = documents.map((document) => {
     const metadata = document.metadata as { source?: { filename?: string }; custom?: Record<string, unknown> };
-    return [document.document_id, document.version_id ?? '', String(document.chunk_count), document.created_at, metadata.source?.filename ?? '', JSON.stringify(metadata.custom ?? {})];
+    const deleted = withDeleted ? [document.deleted ? minute(document.deleted_at ?? undefined) || 'yes' : 'no'] : [];
+    return [document.document_id, document.version_id ?? '', String(document.chunk_count), minute(document.created_at), ...deleted, metadata.source?.filename ?? '', JSON.stringify(metadata.custom ?? {})];
   });
-  return table(['DOCUMENT', 'VERSION', 'CHUNKS', 'CREATED', 'FILENAME', 'CUSTOM'], rows, paint) + paint('dim', `${documents.length} of ${total}\n`);
+  return table(header, rows, paint, width) + paint('dim', `${documents.length} of ${total}\n`);
+}
+
+/** A span of milliseconds as a person reads it: 45 s, 2 min 05 s. */
+export function duration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  return `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s`;
+}
+
+/** A field's value on one line. */
+const shown = (value: unknown) => (typeof value === 'string' ? value : Array.isArray(value) && value.every((item) => typeof item !== 'object') ? value.join(', ') : JSON.stringify(value));
+
+/** A job's status as `field  value` lines, its state first; fields the service left null are left out. */
+export function renderJob(job: JobStatus, paint: Paint): string {
+  const fields = Object.entries(job).filter(([key, value]) => value !== null && value !== undefined && !['job_id', 'status', 'operation', 'document_id'].includes(key));
+  const state = job.status === 'completed' ? paint('green', job.status) : ['failed', 'partial_failed'].includes(job.status) ? paint('red', job.status) : job.status;
+  const head = `${paint('bold', job.job_id)}  ${job.operation}  ${state}${job.document_id ? `  ${job.document_id}` : ''}`;
+  const width = Math.max(0, ...fields.map(([key]) => key.length));
+  return `${[head, ...fields.map(([key, value]) => `  ${paint('dim', key.padEnd(width))}  ${shown(value)}`)].join('\n')}\n`;
+}
+
+/** `n things`, singular for one. */
+export const count = (n: number, thing: string) => `${n} ${thing}${n === 1 ? '' : 's'}`;
+
+export function renderDeletion(result: DeleteResult): string {
+  if (result.status === 'hard_deleted') return `${result.document_id}: removed for good (${count(result.deleted_chunks, 'chunk')})\n`;
+  return `${result.document_id}: soft-deleted, ${count(result.deleted_chunks, 'chunk')} hidden (hds restore ${result.document_id} brings it back)\n`;
+}
+
+export function renderRestore(result: RestoreResult): string {
+  return `${result.document_id}: restored, ${count(result.restored_chunks, 'chunk')} searchable again\n`;
+}
+
+/** The envelope's details in words: each validation failure, or the message a details object carries. */
+export function detailsText(details: unknown): string {
+  if (details === undefined || details === null) return '';
+  if (Array.isArray(details)) {
+    return details
+      .map((item) => {
+        if (typeof item !== 'object' || item === null) return shown(item);
+        const { loc, msg } = item as { loc?: unknown; msg?: unknown };
+        const where = Array.isArray(loc) ? loc.filter((part) => !['body', 'query', 'path'].includes(String(part))).join('.') : '';
+        return typeof msg === 'string' ? `${where ? `${where}: ` : ''}${msg}` : shown(item);
+      })
+      .join('; ');
+  }
+  if (typeof details === 'object') {
+    const { message, code: _code, ...rest } = details as Record<string, unknown>;
+    if (typeof message === 'string') return message;
+    return Object.keys(rest).length > 0 ? shown(rest) : '';
+  }
+  return shown(details);
+}
+
+/** An error as one line: a refusal with its status, code, detail and details; anything else its message. */
+export function errorText(error: unknown): string {
+  if (error instanceof SearchServiceError) {
+    const details = detailsText(error.details);
+    return `${error.status} ${error.code || 'error'}: ${error.detail}${details && details !== error.detail ? ` (${details})` : ''}`;
+  }
+  return error instanceof Error ? error.message : String(error);
 }
