@@ -49,6 +49,11 @@ export interface IngestReport {
   uploaded: number;
   skipped: number;
   outcomes: IngestOutcome[];
+  /** What the run cost: its time, the requests it sent, how long they waited for the rate limit, the 429s met. */
+  took_ms: number;
+  requests: number;
+  rate_limit_wait_ms: number;
+  rate_limit_refusals: number;
 }
 
 const digestOf = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex').slice(0, VERSION_DIGEST_HEX);
@@ -110,10 +115,11 @@ function stateOf(budget: RequestBudget, startedAt: number, done: number, uploads
 }
 
 export async function ingestFolder(client: SearchClient, watch: JobWatch, budget: RequestBudget, dir: string, options: IngestOptions): Promise<IngestReport> {
+  const startedAt = Date.now();
   const files = filesToIngest(dir);
   const held = await heldVersions(client);
   const pending = files.filter((file) => !held.has(versionKey(file.documentId, file.versionId)));
-  const report: IngestReport = { uploaded: 0, skipped: files.length - pending.length, outcomes: [] };
+  const report: IngestReport = { uploaded: 0, skipped: files.length - pending.length, outcomes: [], took_ms: 0, requests: 0, rate_limit_wait_ms: 0, rate_limit_refusals: 0 };
   const bar = new cliProgress.SingleBar(
     {
       stream: options.progressStream,
@@ -124,7 +130,6 @@ export async function ingestFolder(client: SearchClient, watch: JobWatch, budget
     },
     cliProgress.Presets.shades_classic,
   );
-  const startedAt = Date.now();
   let failed = 0;
   /** Files whose upload has not been answered (a refused one may be sent again), and jobs accepted, not terminal. */
   let uploadsLeft = pending.length;
@@ -157,6 +162,7 @@ export async function ingestFolder(client: SearchClient, watch: JobWatch, budget
       bar.stop();
     }
   }
+  Object.assign(report, { took_ms: Date.now() - startedAt, requests: budget.requests, rate_limit_wait_ms: budget.waitedMs, rate_limit_refusals: budget.refusals });
   return report;
 }
 
@@ -165,6 +171,8 @@ export function renderIngestReport(report: IngestReport, paint: Paint, width: nu
   const failures = report.outcomes.filter((outcome) => outcome.status !== 'completed').sort((a, b) => a.file.localeCompare(b.file));
   const completed = report.outcomes.length - failures.length;
   let text = `${completed} completed, ${report.skipped} skipped (already held), ${failures.length} failed\n`;
-  if (failures.length > 0) text += `\n${table(['FILE', 'STATUS', 'ERROR'], failures.map((failure) => [failure.file, failure.status, failure.error]), paint, width)}`;
+  const refusals = report.rate_limit_refusals > 0 ? `; ${report.rate_limit_refusals} answered 429 and sent again after their Retry-After` : '';
+  text += paint('dim', `took ${duration(report.took_ms)} and ${report.requests} requests; waited ${duration(report.rate_limit_wait_ms)} for the rate limit${refusals}\n`);
+  if (failures.length > 0) text += `\n${table(['FILE', 'STATUS', 'ERROR'], failures.map((failure) => [failure.file, failure.status, failure.error]), paint, width, ['FILE', 'ERROR'])}`;
   return text;
 }

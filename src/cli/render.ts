@@ -91,16 +91,22 @@ export function outputWidth(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv):
 /** A cell cut to `width` characters, its end marked. */
 const cut = (cell: string, width: number) => (cell.length <= width ? cell : `${cell.slice(0, Math.max(0, width - 1))}…`);
 
-/** Rows as columns padded to their widest cell, under a header; the widest columns are cut until the table fits `width`. */
-export function table(header: readonly string[], rows: readonly (readonly string[])[], paint: Paint, width = Number.POSITIVE_INFINITY): string {
+/**
+ * Rows as columns padded to their widest cell, under a header. When that is wider than `width`, the widest of the
+ * `flexible` columns (names, free text) are cut first, one character at a time, down to MIN_COLUMN_WIDTH; the
+ * others (ids, counts, times) only when that is not enough.
+ */
+export function table(header: readonly string[], rows: readonly (readonly string[])[], paint: Paint, width = Number.POSITIVE_INFINITY, flexible: readonly string[] = header): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const floor = header.map((title) => Math.max(title.length, MIN_COLUMN_WIDTH));
   const total = () => widths.reduce((sum, w) => sum + w, 0) + COLUMN_GAP * (widths.length - 1);
+  const widestOf = (columns: number[]) => columns.filter((column) => widths[column] > floor[column]).reduce((widest, column) => (widest < 0 || widths[column] > widths[widest] ? column : widest), -1);
+  const all = header.map((_, column) => column);
+  const first = all.filter((column) => flexible.includes(header[column]));
   while (total() > width) {
-    let widest = -1;
-    for (let column = 0; column < widths.length; column++) if (widths[column] > floor[column] && (widest < 0 || widths[column] > widths[widest])) widest = column;
-    if (widest < 0) break;
-    widths[widest]--;
+    const column = widestOf(first) >= 0 ? widestOf(first) : widestOf(all);
+    if (column < 0) break;
+    widths[column]--;
   }
   const line = (cells: readonly string[]) => cells.map((cell, column) => (column === cells.length - 1 ? cut(cell, widths[column]) : cut(cell, widths[column]).padEnd(widths[column]))).join(' '.repeat(COLUMN_GAP));
   return `${[paint('bold', line(header)), ...rows.map(line)].join('\n')}\n`;
@@ -116,7 +122,7 @@ export function renderDocuments(documents: readonly DocumentSummary[], total: nu
     const deleted = withDeleted ? [document.deleted ? minute(document.deleted_at ?? undefined) || 'yes' : 'no'] : [];
     return [document.document_id, document.version_id ?? '', String(document.chunk_count), minute(document.created_at), ...deleted, metadata.source?.filename ?? '', JSON.stringify(metadata.custom ?? {})];
   });
-  return table(header, rows, paint, width) + paint('dim', `${documents.length} of ${total}\n`);
+  return table(header, rows, paint, width, ['DOCUMENT', 'FILENAME', 'CUSTOM']) + paint('dim', `${documents.length} of ${total}\n`);
 }
 
 /** A span of milliseconds as a person reads it: 45 s, 2 min 05 s. */

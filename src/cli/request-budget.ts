@@ -31,8 +31,11 @@ export class RequestBudget {
   private readonly waiting = new Set<{ at: number }>();
   private readonly limits: Record<RequestKind, number>;
   private readonly now: () => number;
-  /** 429 answers honoured so far (shown in the summary). */
+  /** 429 answers honoured so far, requests counted, and the time any request spent waiting for room (a summary's). */
   refusals = 0;
+  requests = 0;
+  waitedMs = 0;
+  private waitStartedAt: number | null = null;
 
   constructor(limitPerMinute: number, now: () => number = Date.now) {
     this.limits = { work: limitPerMinute, poll: Math.max(1, Math.floor(limitPerMinute * (1 - POLL_HEADROOM_SHARE))) };
@@ -59,14 +62,20 @@ export class RequestBudget {
       const at = this.readyAt(kind, this.sent, now);
       if (at <= now) {
         this.sent.push(now);
+        this.requests++;
         return;
       }
       const wait = { at };
       this.waiting.add(wait);
+      this.waitStartedAt ??= now;
       try {
         await sleep(at - now);
       } finally {
         this.waiting.delete(wait);
+        if (this.waiting.size === 0 && this.waitStartedAt !== null) {
+          this.waitedMs += this.now() - this.waitStartedAt;
+          this.waitStartedAt = null;
+        }
       }
     }
   }
