@@ -111,7 +111,7 @@ export function buildProgram(io: CliIo): Command {
       if (options.includeDeleted) request.include_deleted = true;
       const answer = await client().search(request);
       if (options.json) json(answer);
-      else out(renderSearch(answer, paint));
+      else out(renderSearch(answer, paint, width()));
     });
 
   program

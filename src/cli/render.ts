@@ -28,10 +28,13 @@ export function highlighted(text: string, spans: readonly { start: number; end: 
   return out + text.slice(at);
 }
 
-/** One line of evidence at most this long (a chunk can be a page of text). */
+/** One passage of evidence at most this long (a chunk can be a page of text), and at most two lines of the terminal. */
 const EVIDENCE_WIDTH = 240;
+const EVIDENCE_LINES = 2;
+/** Evidence is indented under its hit by this much. */
+const EVIDENCE_INDENT = 3;
 
-function clipAround(text: string, spans: readonly { start: number; end: number }[] | undefined): { text: string; spans: { start: number; end: number }[] } {
+function clipAround(text: string, spans: readonly { start: number; end: number }[] | undefined, width: number): { text: string; spans: { start: number; end: number }[] } {
   const flat = text.replace(/\s+/g, ' ');
   // Whitespace runs collapse to one space: offsets move, so spans are mapped through the same collapse.
   const map: number[] = [];
@@ -42,14 +45,17 @@ function clipAround(text: string, spans: readonly { start: number; end: number }
   }
   map.push(j);
   const moved = (spans ?? []).map(({ start, end }) => ({ start: map[start], end: map[end] }));
-  if (flat.length <= EVIDENCE_WIDTH) return { text: flat, spans: moved };
-  const from = Math.max(0, Math.min((moved[0]?.start ?? 0) - 60, flat.length - EVIDENCE_WIDTH));
-  const to = from + EVIDENCE_WIDTH;
+  if (flat.length <= width) return { text: flat, spans: moved };
+  // The passage starts a little before the first match, so that the match reads in its sentence.
+  const from = Math.max(0, Math.min((moved[0]?.start ?? 0) - Math.floor(width / 4), flat.length - width));
+  const to = from + width;
   const inside = moved.filter((span) => span.start >= from && span.end <= to).map((span) => ({ start: span.start - from + (from > 0 ? 1 : 0), end: span.end - from + (from > 0 ? 1 : 0) }));
   return { text: `${from > 0 ? '…' : ''}${flat.slice(from, to)}${to < flat.length ? '…' : ''}`, spans: inside };
 }
 
-export function renderSearch(answer: SearchResponse, paint: Paint): string {
+export function renderSearch(answer: SearchResponse, paint: Paint, width = Number.POSITIVE_INFINITY): string {
+  // Two ellipses and a page label ("p.12 ") fit beside the passage on its lines.
+  const passage = Math.max(40, Math.min(EVIDENCE_WIDTH, EVIDENCE_LINES * (width - EVIDENCE_INDENT) - 8));
   const lines: string[] = [];
   const meta = answer.meta;
   if (answer.results.length === 0) return `${paint('dim', `nothing found (${meta.query_time_ms} ms)`)}\n`;
@@ -63,7 +69,7 @@ export function renderSearch(answer: SearchResponse, paint: Paint): string {
     lines.push(`${paint('bold', `${hit.rank}.`)} ${paint(['bold', 'cyan'], document_id)}${version}${name ? `  ${name}` : ''}`);
     for (const item of hit.content_evidence.items) {
       if (!item.text) continue;
-      const clipped = clipAround(item.text, item.highlights);
+      const clipped = clipAround(item.text, item.highlights, passage);
       const where = item.page !== null && item.page !== undefined ? paint('dim', `p.${item.page} `) : '';
       lines.push(`   ${where}${highlighted(clipped.text, clipped.spans, paint)}`);
     }
