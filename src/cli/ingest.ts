@@ -14,7 +14,7 @@ import type { JobStatus, SearchClient } from '../../clients/typescript/src/index
 import { UsageError } from './connection.ts';
 import type { JobWatch } from './job-watch.ts';
 import type { RequestBudget } from './request-budget.ts';
-import { duration, errorText, table } from './render.ts';
+import { count, duration, errorText, table } from './render.ts';
 import type { Paint } from './render.ts';
 
 /** Hex characters of the content digest a version id keeps: 64 bits, ample to tell a folder's revisions apart. */
@@ -111,7 +111,8 @@ function stateOf(budget: RequestBudget, startedAt: number, done: number, uploads
   const budgetMs = budget.msFor(uploadsLeft + left, 'poll');
   const workMs = done > 0 ? ((Date.now() - startedAt) / done) * left : 0;
   const estimate = Math.max(budgetMs, workMs);
-  return estimate < 1000 ? 'finishing' : `about ${duration(estimate)} left`;
+  if (estimate >= 1000) return `about ${duration(estimate)} left`;
+  return done === 0 ? 'starting' : 'finishing';
 }
 
 export async function ingestFolder(client: SearchClient, watch: JobWatch, budget: RequestBudget, dir: string, options: IngestOptions): Promise<IngestReport> {
@@ -130,13 +131,21 @@ export async function ingestFolder(client: SearchClient, watch: JobWatch, budget
     },
     cliProgress.Presets.shades_classic,
   );
+  // Nothing to send (a run again over a folder the service holds): no bar, only the summary.
+  const quiet = options.quiet || pending.length === 0;
   let failed = 0;
   /** Files whose upload has not been answered (a refused one may be sent again), and jobs accepted, not terminal. */
   let uploadsLeft = pending.length;
   let jobsLeft = 0;
   const state = () => ({ failed, state: stateOf(budget, startedAt, report.outcomes.length, uploadsLeft, jobsLeft) });
-  if (!options.quiet) bar.start(pending.length, 0, state());
-  const refresh = options.quiet ? null : setInterval(() => bar.update(state()), STATE_REFRESH_MS);
+  if (!quiet) bar.start(pending.length, 0, state());
+  const refresh = quiet ? null : setInterval(() => bar.update(state()), STATE_REFRESH_MS);
+  // Ctrl-C mid-run: the bar gives the terminal its cursor back; a run again skips what was indexed meanwhile.
+  const interrupted = () => {
+    bar.stop();
+    process.exit(130);
+  };
+  if (!quiet) process.once('SIGINT', interrupted);
   const limit = pLimit(options.concurrency);
   try {
     await Promise.all(
@@ -151,13 +160,14 @@ export async function ingestFolder(client: SearchClient, watch: JobWatch, budget
           else jobsLeft--;
           if (outcome.status !== 'completed') failed++;
           report.outcomes.push(outcome);
-          if (!options.quiet) bar.increment(1, state());
+          if (!quiet) bar.increment(1, state());
         }),
       ),
     );
   } finally {
+    process.off('SIGINT', interrupted);
     if (refresh) clearInterval(refresh);
-    if (!options.quiet) {
+    if (!quiet) {
       bar.update(state());
       bar.stop();
     }
@@ -172,7 +182,7 @@ export function renderIngestReport(report: IngestReport, paint: Paint, width: nu
   const completed = report.outcomes.length - failures.length;
   let text = `${completed} completed, ${report.skipped} skipped (already held), ${failures.length} failed\n`;
   const refusals = report.rate_limit_refusals > 0 ? `; ${report.rate_limit_refusals} answered 429 and sent again after their Retry-After` : '';
-  text += paint('dim', `took ${duration(report.took_ms)} and ${report.requests} requests; waited ${duration(report.rate_limit_wait_ms)} for the rate limit${refusals}\n`);
+  text += paint('dim', `took ${duration(report.took_ms)} and ${count(report.requests, 'request')}; waited ${duration(report.rate_limit_wait_ms)} for the rate limit${refusals}\n`);
   if (failures.length > 0) text += `\n${table(['FILE', 'STATUS', 'ERROR'], failures.map((failure) => [failure.file, failure.status, failure.error]), paint, width, ['FILE', 'ERROR'])}`;
   return text;
 }
