@@ -20,6 +20,8 @@ import { budgetedFetch, RequestBudget } from './request-budget.ts';
 const CLI_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 /** How many times the client repeats a read refused with a 503's Retry-After (the 429s are the budget's). */
 const CLI_RETRIES = 5;
+/** A wait for the rate limit shorter than this goes unsaid. */
+const RATE_WAIT_SHOWN_MS = 1_000;
 /** A job that ended in one of these makes the command exit 1. */
 const FAILED_JOB_STATES = new Set(['failed', 'partial_failed']);
 
@@ -80,6 +82,9 @@ export function buildProgram(io: CliIo): Command {
     if (session) return session;
     const url = serviceUrl(connection(), io.env);
     const budget = new RequestBudget(assumedRateLimit(connection(), io.env));
+    budget.onWait = (ms) => {
+      if (ms >= RATE_WAIT_SHOWN_MS) io.stderr.write(`waiting ${Math.ceil(ms / 1000)} s for the rate limit\n`);
+    };
     const client = createSearchClient({ baseUrl: url, apiKey: clientKey(connection(), io.env), retries: CLI_RETRIES, fetch: budgetedFetch(budget, url) });
     session = { client, budget, watch: new JobWatch(client, firstPauseMs) };
     return session;
@@ -125,6 +130,8 @@ export function buildProgram(io: CliIo): Command {
     .action(async (dir: string, options) => {
       const metadata = Object.fromEntries(options.metadata ?? []);
       const { client, watch, budget } = open(options.pollMs);
+      // The progress bar shows the waits itself (a --json run has no bar: its waits are said on stderr).
+      if (!options.json && io.stderr.isTTY) budget.onWait = null;
       const report = await ingestFolder(client, watch, budget, dir, { concurrency: options.concurrency, metadata, progressStream: io.stderr, quiet: options.json === true });
       if (options.json) json(report);
       else out(renderIngestReport(report, paint, width()));

@@ -36,6 +36,8 @@ export class RequestBudget {
   requests = 0;
   waitedMs = 0;
   private waitStartedAt: number | null = null;
+  /** Told when requests start to wait for room (how long for), unless a progress bar shows it instead. */
+  onWait: ((ms: number) => void) | null = null;
 
   constructor(limitPerMinute: number, now: () => number = Date.now) {
     this.limits = { work: limitPerMinute, poll: Math.max(1, Math.floor(limitPerMinute * (1 - POLL_HEADROOM_SHARE))) };
@@ -66,6 +68,7 @@ export class RequestBudget {
         return;
       }
       const wait = { at };
+      if (this.waiting.size === 0) this.onWait?.(at - now);
       this.waiting.add(wait);
       this.waitStartedAt ??= now;
       try {
