@@ -96,6 +96,18 @@ function eligibility(snapshot: ClientSnapshot, filters: CompiledFilters, include
   return eligible;
 }
 
+/** No filters: what a request's eligibility is before its own filters narrow it. */
+const NO_FILTERS = compileFilters({});
+
+/**
+ * Chunks the request may see before its filters: live and visible under include_deleted, exactly as the same
+ * request without filters sees them. Scores are normalized over these, so that a filter only removes candidates
+ * (SPEC.md search rule 7). The same array as `eligible` when the request has no filters.
+ */
+function eligibilityBeforeFilters(snapshot: ClientSnapshot, filters: CompiledFilters, includeDeleted: boolean, eligible: Uint8Array): Uint8Array {
+  return filters.isEmpty ? eligible : eligibility(snapshot, NO_FILTERS, includeDeleted);
+}
+
 export function rerankPrefixSize(topKRerank: number, offset: number, limit: number): number {
   return Math.min(RERANK_PREFIX_CAP, Math.max(topKRerank, offset + limit));
 }
@@ -257,6 +269,7 @@ export class SearchService {
     const alpha = request.alpha ?? this.deps.defaultAlpha;
     const snapshot = guard.snapshot;
     const eligible = eligibility(snapshot, filters, request.includeDeleted);
+    const unfiltered = eligibilityBeforeFilters(snapshot, filters, request.includeDeleted, eligible);
     const isVersionEligible = (version: ServedVersion) =>
       (request.includeDeleted || !version.deletion.deleted) &&
       filters.matchesVersion(version) &&
@@ -284,6 +297,7 @@ export class SearchService {
               runMetadata ? Number.POSITIVE_INFINITY : this.rankingDepth(request),
               this.running === 1 && this.deps.graphThread && this.deps.spareCore?.() ? this.deps.graphThread : null,
               (keys) => this.deps.readVectors(clientId, keys),
+              unfiltered,
             ),
           )
         : Promise.resolve(null),
