@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { useTestServer, api, KEYS, uploadText, waitForJob } from '../helpers/server.ts';
+import { useTestServer, api, API_KEY_CLIENTS, KEYS, uploadText, waitForJob } from '../helpers/server.ts';
 import { QUANTIZED_MIN_ROWS } from '../../src/serving/segment.ts';
 import { DEFAULT_CANDIDATE_CAP } from '../../src/search/content-lane.ts';
 
@@ -72,19 +72,45 @@ const EXAMPLE: Record<string, string> = {
   'example-statement': 'Your monthly statement shows the closing balance and all card payments.',
 };
 
-async function upload(url: string, key: string, id: string, text: string): Promise<void> {
-  const accepted = await uploadText(url, key, { document_id: id, text });
+/**
+ * Custom metadata for the metadata lane of scope both, from the document's own words: its first words as a
+ * heading, and every twentieth word as keywords (descriptive values, matched lexically and semantically).
+ */
+function metadataOf(text: string): Record<string, string> {
+  const words = text.match(/\p{L}{3,}/gu) ?? [];
+  return { heading: words.slice(0, 5).join(' '), keywords: words.filter((_, i) => i % 20 === 10).slice(0, 6).join(' ') };
+}
+
+async function upload(url: string, key: string, id: string, text: string, metadata?: Record<string, string>): Promise<void> {
+  const accepted = await uploadText(url, key, { document_id: id, text, ...(metadata ? { metadata } : {}) });
   assert.equal(accepted.status, 202, accepted.text);
   assert.equal((await waitForJob(url, key, accepted.json.job_id)).status, 'completed');
 }
 
-const server = useTestServer({}, async (started) => {
-  for (const { id, text } of documents) await upload(started.url, KEYS.alpha, id, text);
+/**
+ * Scope both merges the lanes by reciprocal rank. Content: X first, then Z1 to Z3, then Y; metadata: Y (its
+ * value is the query), then M, then X; the Zs have no metadata match. Unfiltered, X (ranks 1 and 3) is above Y
+ * (5 and 1). Ranks taken among the versions a filter leaves would move Y up two content places once the Zs are
+ * removed, and Y over X.
+ */
+const MERGE: Record<string, { text: string; metadata?: Record<string, string> }> = {
+  'merge-x': { text: 'Harbour tariff notice: the harbour tariff for container vessels.', metadata: { note: 'harbour tariff review by the port authority board' } },
+  'merge-z1': { text: 'The harbour tariff rises in March for vessels over ten thousand tonnes, the port said.' },
+  'merge-z2': { text: 'A revised harbour tariff was published with the annual report of the port and its fees.' },
+  'merge-z3': { text: 'Shipping agents asked whether the tariff of the harbour applies to barges and tugs moored overnight.' },
+  'merge-y': { text: 'Dredging of the northern channel will close two berths of the harbour for a week in June.', metadata: { subject: 'harbour tariff' } },
+  'merge-m': { text: 'Fishing permits for the river are renewed every January at the district office.', metadata: { subject: 'harbour tariff schedule' } },
+};
+const GAMMA_KEY = 'key-gamma-1';
+
+const server = useTestServer({ API_KEY_CLIENTS: JSON.stringify({ ...JSON.parse(API_KEY_CLIENTS), [GAMMA_KEY]: 'client-gamma' }) }, async (started) => {
+  for (const { id, text } of documents) await upload(started.url, KEYS.alpha, id, text, metadataOf(text));
   for (const id of DELETED) {
     const deleted = await api(started.url, `/document/${id}?mode=soft`, { method: 'DELETE', key: KEYS.alpha });
     assert.equal(deleted.status, 200, deleted.text);
   }
   for (const [id, text] of Object.entries(EXAMPLE)) await upload(started.url, KEYS.beta, id, text);
+  for (const [id, { text, metadata }] of Object.entries(MERGE)) await upload(started.url, GAMMA_KEY, id, text, metadata);
 });
 
 async function search(key: string, body: Record<string, unknown>): Promise<{ ids: string[]; json: any }> {
@@ -106,7 +132,24 @@ test('the example of issue 45: removing the best keyword match does not lift A o
   assert.deepEqual(filtered, all.filter((id) => kept.includes(id)), 'the filtered answer keeps the unfiltered order');
 });
 
-test('at any alpha, over many queries and filters, a filtered answer is the unfiltered one with the other versions taken out', async () => {
+test('scope both merges by the ranks before the filters: removing versions above one row in one lane does not lift it over another', async () => {
+  const query = 'harbour tariff';
+  const content = (await search(GAMMA_KEY, { query })).ids;
+  assert.equal(content[0], 'merge-x', `content order: ${content.join(' ')}`);
+  assert.deepEqual(content.slice(1, 4).sort(), ['merge-z1', 'merge-z2', 'merge-z3'], `content order: ${content.join(' ')}`);
+  assert.equal(content[4], 'merge-y', `content order: ${content.join(' ')}`);
+  assert.deepEqual((await search(GAMMA_KEY, { query, scope: 'metadata' })).ids, ['merge-y', 'merge-m', 'merge-x'], 'metadata order');
+  const all = (await search(GAMMA_KEY, { query, scope: 'both' })).ids;
+  assert.ok(all.indexOf('merge-x') < all.indexOf('merge-y'), `unfiltered, X is above Y: ${all.join(' ')}`);
+  const kept = ['merge-x', 'merge-y', 'merge-m'];
+  const filtered = await search(GAMMA_KEY, { query, scope: 'both', filters: { document_id: kept } });
+  assert.deepEqual(filtered.ids, all.filter((id) => kept.includes(id)), 'the filtered answer keeps the unfiltered order');
+  // The contributions shown are the places in this answer's lanes.
+  const y = filtered.json.results.find((row: any) => row.document_version.document_id === 'merge-y');
+  assert.deepEqual(y.retrieval_contributions, [{ lane: 'content', rank: 2 }, { lane: 'metadata', rank: 1 }]);
+});
+
+test('at any alpha and in scope both, over many queries and filters, a filtered answer is the unfiltered one with the other versions taken out', async () => {
   // Chunks of 2,000 characters overlapping by 200 (ingest/chunk.ts): at most four a document.
   assert.ok(documents.length * 4 < Math.min(QUANTIZED_MIN_ROWS, DEFAULT_CANDIDATE_CAP), 'every chunk is a candidate of an exact scan');
   // Queries from the documents themselves, so that most match in both lanes: a run of a document's words (close
@@ -123,6 +166,7 @@ test('at any alpha, over many queries and filters, a filtered answer is the unfi
   const ids = documents.map(({ id }) => id);
   let compared = 0;
   let reordered = 0;
+  let merged = 0;
   await fc.assert(
     fc.asyncProperty(
       fc.oneof(phrase, fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 4 })),
@@ -130,20 +174,24 @@ test('at any alpha, over many queries and filters, a filtered answer is the unfi
       fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 1, max: 19 }).map((twentieths) => twentieths / 20) }, { weight: 1, arbitrary: fc.constantFrom(0, 1) }),
       fc.subarray(ids, { minLength: 1 }),
       fc.boolean(),
-      async (terms, alpha, subset, includeDeleted) => {
-        const body = { query: terms.join(' '), alpha, include_deleted: includeDeleted };
+      // scope both merges the lanes by rank: the ranks must be those before the filters too.
+      fc.constantFrom('content', 'both'),
+      async (terms, alpha, subset, includeDeleted, scope) => {
+        const body = { query: terms.join(' '), alpha, include_deleted: includeDeleted, scope };
         const all = (await search(KEYS.alpha, body)).ids;
         const filtered = (await search(KEYS.alpha, { ...body, filters: { document_id: subset } })).ids;
         const expected = all.filter((id) => subset.includes(id));
         assert.deepEqual(filtered, expected, `${JSON.stringify(body)} filtered to ${subset.join(' ')}`);
         compared += expected.length;
+        if (scope === 'both' && (await search(KEYS.alpha, { ...body, scope: 'metadata' })).ids.length > 0) merged++;
         // Whether the filter removed a version ranked above a kept one: the cases where normalizing by the
         // filtered hits could have reordered the rest.
         if (expected.length > 1 && all.indexOf(expected[0]) > 0) reordered++;
       },
     ),
-    { seed: SEED, numRuns: 100 },
+    { seed: SEED, numRuns: 150 },
   );
+  assert.ok(merged > 10, `${merged} searches of scope both merged metadata hits`);
   assert.ok(compared > 200, `${compared} versions compared`);
   assert.ok(reordered > 10, `${reordered} filters removed a better version than the ones they kept`);
 });
