@@ -5,8 +5,9 @@ import type { LaneResult } from './dense-lane.ts';
 
 /**
  * Cosine similarity that counts as no dense evidence in fusion. BM25 scores have no fixed scale, so they
- * are divided by the query's best score (over the chunks the request may see before its filters: fuseLanes); cosines already have one, so they map linearly from this floor
- * (0) to 1 instead of being stretched so the best dense match always scores like the best keyword match.
+ * are divided by the query's best score (among the chunks the request may see before its filters: fuseLanes);
+ * cosines already have one, so they map linearly from this floor (0) to 1 instead of being stretched so the
+ * best dense match always scores like the best keyword match.
  * Measured with bench/relevance (SciFact train, Cranfield, hashing embedder): stretching the dense lane
  * cost 0.04 nDCG@10; floors of 0.2 to 0.3 cost up to 0.003; 0.4 keeps the default at the alpha-0 score
  * while strong dense matches (rephrasings, misspellings) still count.
