@@ -11,17 +11,17 @@ import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
 import { SqliteJobRepository } from '../../src/storage/sqlite-jobs.ts';
 import { storeFailureOf } from '../../src/storage/store-failures.ts';
 import { Worker } from '../../src/jobs/worker.ts';
-import type { RunOutcome } from '../../src/jobs/worker.ts';
+import type { RunOutcome, RunReport } from '../../src/jobs/worker.ts';
 import { tempDataDir, removeDir } from '../helpers/server.ts';
 
 const NEW_JOB = { clientId: 'c1', operation: 'embed' as const, documentId: 'd1', versionKey: 'd1', request: { source: 'text' }, maxAttempts: 3 };
 
-async function runOnce(thrown: unknown): Promise<{ outcome: RunOutcome; error: string | null }> {
+async function runOnce(thrown: unknown): Promise<{ outcome: RunOutcome; errorCode: string | null; error: string | null }> {
   const dir = tempDataDir();
   const db = openDatabase(join(dir, 'control.db'), CONTROL_MIGRATIONS);
   const jobs = new SqliteJobRepository(db);
-  let ended!: (outcome: RunOutcome) => void;
-  const run = new Promise<RunOutcome>((resolve) => (ended = resolve));
+  let ended!: (run: RunReport) => void;
+  const run = new Promise<RunReport>((resolve) => (ended = resolve));
   const worker = new Worker(
     jobs,
     {
@@ -37,15 +37,15 @@ async function runOnce(thrown: unknown): Promise<{ outcome: RunOutcome; error: s
       publicationWaitMs: 1000,
       publicationPollMs: 100,
       storeFailure: (error) => storeFailureOf(error, 'sqlite'),
-      onRunEnded: (_operation, outcome) => ended(outcome),
+      onRunEnded: (report) => ended(report),
     },
   );
   try {
     const job = await jobs.enqueue(NEW_JOB);
     worker.start();
-    const outcome = await run;
+    const { outcome, errorCode } = await run;
     await worker.stop(5_000);
-    return { outcome, error: (await jobs.get('c1', job.jobId))!.error };
+    return { outcome, errorCode, error: (await jobs.get('c1', job.jobId))!.error };
   } finally {
     db.close();
     removeDir(dir);
@@ -53,14 +53,16 @@ async function runOnce(thrown: unknown): Promise<{ outcome: RunOutcome; error: s
 }
 
 test('a job stopped by a full disk is retried, its error naming the storage', async () => {
-  const { outcome, error } = await runOnce(Object.assign(new Error('database or disk is full'), { errcode: 13, code: 'ERR_SQLITE_ERROR' }));
+  const { outcome, errorCode, error } = await runOnce(Object.assign(new Error('database or disk is full'), { errcode: 13, code: 'ERR_SQLITE_ERROR' }));
   assert.equal(outcome, 'retrying');
+  assert.equal(errorCode, 'storage_full', 'the run reports the code the API answers a full store with, not the driver\'s');
   assert.match(error ?? '', /No space is left for the embedded databases/);
   assert.match(error ?? '', /\(sqlite\)/);
 });
 
 test('any other failure still reports the internal error, not its own message', async () => {
-  const { outcome, error } = await runOnce(new TypeError('a defect with a path in it: /srv/data'));
+  const { outcome, errorCode, error } = await runOnce(new TypeError('a defect with a path in it: /srv/data'));
   assert.equal(outcome, 'retrying');
+  assert.equal(errorCode, 'internal_error');
   assert.doesNotMatch(error ?? '', /srv|defect|No space/);
 });
