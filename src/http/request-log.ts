@@ -2,20 +2,25 @@
 // request" and "request completed", are turned off). It names the request, never what it carried: the path
 // without its query string (a documents listing's query holds metadata filter values), the route, the status
 // and the time taken, the Client that asked. Its level is REQUEST_LOG_LEVEL, so an operator can keep requests
-// out of a log that still holds job outcomes and audit events; an answer that is the service's fault (5xx)
-// is an error whatever that setting says.
+// out of a log that still holds job outcomes and audit events; an answer the service failed to give (5xx) is
+// logged whatever that setting says: a 503 (a retryable refusal with Retry-After: maintenance, recovery, a store
+// away for a moment) as a warning, any other as an error.
 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const REQUEST_LOG_MESSAGE = 'request completed';
-/** Answers from this status on are the service's own failure: logged at error, whatever REQUEST_LOG_LEVEL is. */
+/** Answers from this status on are the service's own failure, logged whatever REQUEST_LOG_LEVEL is. */
 export const SERVER_ERROR_STATUS = 500;
 export const SERVER_ERROR_LOG_LEVEL = 'error';
+/** SPEC.md's retryable refusal: the caller is told when to come back, so it is a warning, not an error. */
+export const RETRYABLE_REFUSAL_STATUS = 503;
+export const RETRYABLE_REFUSAL_LOG_LEVEL = 'warn';
 
 type RequestLogLevel = 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
-/** The level of one answer's line, or null when REQUEST_LOG_LEVEL is silent and the answer no failure. */
+/** The level of one answer's line, or null when REQUEST_LOG_LEVEL is silent and the answer below 500. */
 export function requestLogLevel(status: number, configured: string): RequestLogLevel | null {
+  if (status === RETRYABLE_REFUSAL_STATUS) return RETRYABLE_REFUSAL_LOG_LEVEL;
   if (status >= SERVER_ERROR_STATUS) return SERVER_ERROR_LOG_LEVEL;
   return configured === 'silent' ? null : (configured as RequestLogLevel);
 }

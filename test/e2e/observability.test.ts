@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { api, KEYS, removeDir, startTestServer, uploadFile, uploadText, waitForJob } from '../helpers/server.ts';
-import { childPids, until } from '../helpers/processes.ts';
+import { childPids, fresh, setMode, until } from '../helpers/processes.ts';
 import { CORPUS } from '../helpers/corpus-expectations.ts';
 import { TEST_STORE } from '../helpers/test-store.ts';
 
@@ -37,7 +37,7 @@ const STATEMENT = readFileSync(new URL('txt/mt940_ASNB_0708271685_09022020_16451
 const HOLDER = 'Zainab binti Osman';
 const PHRASE = 'Remittance advice for the Tawau estate payroll';
 
-test('a worker logs one job_outcome line per run (id, operation, state, duration, error code), never the text or metadata; requests below LOG_LEVEL write nothing', async () => {
+test('a worker logs one job_outcome line per run (id, operation, state, duration, error code), never the text or metadata; requests below LOG_LEVEL write nothing but a 503 is a warning', async () => {
   // CLIENT_MAX_CHUNKS 2: the one-chunk text fits, the bank statement (several chunks) fails in the worker.
   const server = await startTestServer({ LOG_LEVEL: 'info', REQUEST_LOG_LEVEL: 'debug', CLIENT_MAX_CHUNKS: '2', API_PROCESSES: '1' });
   try {
@@ -74,6 +74,23 @@ test('a worker logs one job_outcome line per run (id, operation, state, duration
     assert.equal(stdout.includes('Client quota exceeded'), false, 'no error message is logged, only its code');
     // REQUEST_LOG_LEVEL debug under LOG_LEVEL info: the uploads and the polls wrote no line.
     assert.deepEqual(logLines(stdout).filter((line) => line.msg === 'request completed' || line.msg === 'incoming request'), []);
+
+    // A 503 is logged whatever REQUEST_LOG_LEVEL says, as a warning.
+    await setMode(server.url, 'MAINTENANCE');
+    try {
+      const refused = await fresh(server.url, '/search', { key: KEYS.alpha, body: { query: 'payroll' } });
+      assert.equal(refused.status, 503);
+      const requestId = refused.headers['x-request-id'];
+      const [line] = await until('the refusal to be logged', () => {
+        const found = logLines(server.server.stdout()).filter((entry) => entry.reqId === requestId && entry.msg === 'request completed');
+        return found.length > 0 ? found : null;
+      });
+      assert.equal(line.level, 40);
+      assert.equal(line.status, 503);
+      assert.equal(line.route, '/search');
+    } finally {
+      await setMode(server.url, 'READY');
+    }
   } finally {
     await server.close();
     removeDir(server.dataDir);
