@@ -2,6 +2,7 @@
 // operator reading /status needs to know is that the disk is full. The store's error is SQLite's own
 // (SQLITE_FULL from a real database on a real full disk in test/e2e/full-disk.test.ts); here the handler throws
 // it, as the generation write on a full disk does, so that the retry can be waited for without filling a disk.
+// Each run also reports an error code for the worker's log line: the store's, a parse's own, or the worker's.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +11,9 @@ import { openDatabase } from '../../src/storage/sqlite.ts';
 import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
 import { SqliteJobRepository } from '../../src/storage/sqlite-jobs.ts';
 import { storeFailureOf } from '../../src/storage/store-failures.ts';
-import { Worker } from '../../src/jobs/worker.ts';
+import { RUN_ERROR_CODES, Worker } from '../../src/jobs/worker.ts';
+import { RetryableJobError } from '../../src/domain/jobs.ts';
+import { IngestError } from '../../src/ingest/parsed-document.ts';
 import type { RunOutcome, RunReport } from '../../src/jobs/worker.ts';
 import { tempDataDir, removeDir } from '../helpers/server.ts';
 
@@ -65,4 +68,13 @@ test('any other failure still reports the internal error, not its own message', 
   assert.equal(outcome, 'retrying');
   assert.equal(errorCode, 'internal_error');
   assert.doesNotMatch(error ?? '', /srv|defect|No space/);
+});
+
+test('a parse that fails for good reports its own code; a retryable failure without one reports transient_error', async () => {
+  const damaged = await runOnce(new IngestError('upload_damaged', 'The uploaded file could not be read'));
+  assert.equal(damaged.outcome, 'failed');
+  assert.equal(damaged.errorCode, 'upload_damaged');
+  const flaky = await runOnce(new RetryableJobError('The embedding provider did not answer'));
+  assert.equal(flaky.outcome, 'retrying');
+  assert.equal(flaky.errorCode, RUN_ERROR_CODES.transient);
 });
