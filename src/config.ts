@@ -46,7 +46,7 @@ export interface Config {
   /** Connections each process keeps to PostgreSQL. */
   databasePoolMax: number;
   logLevel: string;
-  /** The level every answered request's one log line takes (5xx answers log at error whatever it is); silent: none. */
+  /** The level of each answered request's one log line (whatever it is, a 503 logs at warn, another 5xx at error); silent: none. */
   requestLogLevel: string;
   /** key -> client_id; empty when API_KEY_CLIENTS is missing or invalid (every protected route then answers 401). */
   apiKeyClients: ReadonlyMap<string, string>;

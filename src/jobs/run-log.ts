@@ -20,10 +20,6 @@ export const JOB_OUTCOME_LOG_LEVELS: Record<RunOutcome, 'info' | 'warn'> = {
   partial_failed: 'warn',
   retrying: 'warn',
   lease_lost: 'warn',
-  // Not where a run ends (a worker records none of these as an outcome), listed so every state has a level.
-  pending: 'info',
-  started: 'info',
-  processing: 'info',
 };
 
 export interface RunLogLine {

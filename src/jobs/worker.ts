@@ -35,7 +35,7 @@ export interface WorkerOptions {
  * How one run of a job ended: the terminal state it recorded, `retrying` (it will run again), `waiting` (for
  * publication to return to READY), or `lease_lost` (another worker owns it now).
  */
-export type RunOutcome = JobState | 'waiting' | 'lease_lost';
+export type RunOutcome = JobOutcome['status'] | 'retrying' | 'waiting' | 'lease_lost';
 
 /** One run of a job, as it ended: what the worker's log line and job_duration_seconds say of it. */
 export interface RunReport {
