@@ -27,6 +27,14 @@ export const DEFAULT_ALLOWED_CATEGORIES = [
   'report',
 ] as const;
 
+/** LOG_LEVEL: the least severe level a process writes (pino's names); silent writes nothing. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/**
+ * REQUEST_LOG_LEVEL: the level of a request's line. Below LOG_LEVEL the lines are dropped, so `debug` keeps job
+ * outcomes and audit events in an info log without a line per search; above warn a request would pass for a fault.
+ */
+export const REQUEST_LOG_LEVELS = ['warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 export interface Config {
   host: string;
   port: number;
@@ -38,6 +46,8 @@ export interface Config {
   /** Connections each process keeps to PostgreSQL. */
   databasePoolMax: number;
   logLevel: string;
+  /** The level of each answered request's one log line (whatever it is, a 503 logs at warn, another 5xx at error); silent: none. */
+  requestLogLevel: string;
   /** key -> client_id; empty when API_KEY_CLIENTS is missing or invalid (every protected route then answers 401). */
   apiKeyClients: ReadonlyMap<string, string>;
   apiKeyClientsProblem: string | null;
@@ -283,7 +293,8 @@ export function loadConfig(env: Env = process.env): Config {
     port: int(env, 'PORT', 8080, 0, 65_535),
     dataDir: str(env, 'DATA_DIR', './data'),
     ...storeSettings(env),
-    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
+    requestLogLevel: oneOf(env, 'REQUEST_LOG_LEVEL', 'info', REQUEST_LOG_LEVELS),
     apiKeyClients: keys.map,
     apiKeyClientsProblem: keys.problem,
     operatorApiKeys: new Set(stringArray(env, 'OPERATOR_API_KEYS', [])),

@@ -7,12 +7,14 @@ import type { FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { MAX_ID_LENGTH } from '../domain/identity.ts';
 import { schemaCompiler } from './validation.ts';
 import { responseSerializer } from './serialization.ts';
 import { authenticate } from './access.ts';
 import { clientErrorHandler, frameworkErrorReply, handleError, sendError } from './error-replies.ts';
 import { installRequestParsing } from './request-parsing.ts';
+import { logAnsweredRequest } from './request-log.ts';
 import { declareRouteResponses } from './route-responses.ts';
 import { ROUTE_EXAMPLES } from './route-examples.ts';
 import type { Services } from './services.ts';
@@ -30,7 +32,10 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    // pino's own fields, and this process's label as its metrics carry it (api-0, api-1, ...).
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel, base: { pid: process.pid, hostname: hostname(), process: services.metrics.process } },
+    // One line per request, written by the onResponse hook below (request-log.ts), instead of Fastify's two.
+    disableRequestLogging: true,
     bodyLimit: config.maxUploadBytes,
     requestIdHeader: false,
     genReqId: (request) => {
@@ -64,6 +69,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     const route = request.routeOptions.url ?? 'unmatched';
     services.metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     services.metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    logAnsweredRequest(request, reply, route, config.requestLogLevel);
   });
 
   app.setNotFoundHandler((request, reply) => {
