@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { useTestServer, startTestServer, api, KEYS, removeDir } from '../helpers/server.ts';
 import { createSearchClient, SearchServiceError } from '../../clients/typescript/src/index.ts';
-import type { RetryNotice } from '../../clients/typescript/src/index.ts';
+import type { WaitNotice } from '../../clients/typescript/src/index.ts';
 import { DOCUMENT_PATH, SCHEMA_PATH, documentText, renderSchema } from '../../clients/typescript/scripts/generate.ts';
 
 const server = useTestServer();
@@ -104,40 +104,77 @@ test('waitForJob waits longer before each poll, doubling from intervalMs up to m
   for (const [i, least] of [100, 200, 400, 400].entries()) assert.ok(gaps[i] >= least - 1, `gap ${i + 1} is ${gaps[i].toFixed(0)} ms, at least ${least} ms: ${gaps.map((gap) => gap.toFixed(0)).join(', ')}`);
 });
 
-test('at a small rate limit, a poll refused with 429 is waited out as the service asks, unless over the cap or aborted', async () => {
-  // Three requests a minute: the upload and two polls spend the budget, so the next poll is refused with the time
-  // until the first of them leaves the window (up to a minute: this test waits that long once, for the service).
-  const limited = await startTestServer({ RATE_LIMIT_PER_MINUTE: '3', SEARCH_RATE_LIMIT_PER_MINUTE: '3' });
+// Three requests a minute: the upload and two polls spend the budget, so the next request is refused with the time
+// until the first of them leaves the window (up to a minute: each of these waits that long once, for the service).
+// The two run side by side, each on a service of its own.
+const SMALL_LIMIT = { RATE_LIMIT_PER_MINUTE: '3', SEARCH_RATE_LIMIT_PER_MINUTE: '3' };
+
+async function withLimitedServer(body: (url: string) => Promise<void>): Promise<void> {
+  const limited = await startTestServer(SMALL_LIMIT);
   try {
-    const notices: RetryNotice[] = [];
-    const search = createSearchClient({ baseUrl: limited.url, apiKey: KEYS.alpha, onRetry: (notice) => notices.push(notice) });
-    const accepted = await search.uploadText({ documentId: 'client-limited', text: 'Board minutes on the Sandakan branch lease.' });
-    await search.status(accepted.job_id);
-    await search.status(accepted.job_id);
-
-    const impatient = createSearchClient({ baseUrl: limited.url, apiKey: KEYS.alpha, maxRetryAfterSeconds: 1 });
-    await assert.rejects(impatient.waitForJob(accepted.job_id), (error: unknown) => error instanceof SearchServiceError && error.status === 429 && error.retryAfterSeconds! > 1);
-
-    const stop = new AbortController();
-    const stopped = new Error('the caller stopped waiting');
-    await assert.rejects(search.waitForJob(accepted.job_id, { signal: stop.signal, onRetry: () => stop.abort(stopped) }), (error: unknown) => error === stopped);
-    assert.equal(notices.length, 1, 'the client told of the wait before it was aborted');
-
-    const waits: RetryNotice[] = [];
-    const job = await search.waitForJob(accepted.job_id, { onRetry: (notice) => waits.push(notice) });
-    assert.equal(job.status, 'completed');
-    assert.equal(waits.length, 1);
-    const [wait] = waits;
-    assert.equal(wait.error.status, 429);
-    assert.equal(wait.path, '/status/{job_id}');
-    assert.equal(wait.attempt, 1);
-    assert.ok(wait.seconds >= 1 && wait.seconds <= 60, `Retry-After ${wait.seconds}`);
-    assert.equal(wait.seconds, wait.error.retryAfterSeconds);
-    assert.equal(notices.length, 2, "the client's own onRetry heard of both waits");
+    await body(limited.url);
   } finally {
     await limited.close();
     removeDir(limited.dataDir);
   }
+}
+
+test('at a rate limit of 3 requests a minute', { concurrency: true }, async (t) => {
+  await Promise.all([
+    t.test('a poll refused with 429 is waited out as the service asks, unless over the cap or aborted', () =>
+      withLimitedServer(async (url) => {
+        const notices: WaitNotice[] = [];
+        const search = createSearchClient({ baseUrl: url, apiKey: KEYS.alpha, onWait: (notice) => notices.push(notice) });
+        const accepted = await search.uploadText({ documentId: 'client-limited', text: 'Board minutes on the Sandakan branch lease.' });
+        await search.status(accepted.job_id);
+        await search.status(accepted.job_id);
+
+        const impatient = createSearchClient({ baseUrl: url, apiKey: KEYS.alpha, maxRetryAfterSeconds: 1 });
+        await assert.rejects(impatient.waitForJob(accepted.job_id), (error: unknown) => error instanceof SearchServiceError && error.status === 429 && error.retryAfterSeconds! > 1);
+
+        const stop = new AbortController();
+        const stopped = new Error('the caller stopped waiting');
+        await assert.rejects(search.waitForJob(accepted.job_id, { signal: stop.signal, onWait: () => stop.abort(stopped) }), (error: unknown) => error === stopped);
+        assert.equal(notices.length, 1, 'the client told of the wait before it was aborted');
+
+        const waits: WaitNotice[] = [];
+        const job = await search.waitForJob(accepted.job_id, { onWait: (notice) => waits.push(notice) });
+        assert.equal(job.status, 'completed');
+        assert.equal(waits.length, 1);
+        const [wait] = waits;
+        assert.equal(wait.reason, 'rate_limited');
+        assert.equal(wait.error?.status, 429);
+        assert.equal(wait.path, '/status/{job_id}');
+        assert.equal(wait.attempt, 1);
+        assert.ok(wait.seconds >= 1 && wait.seconds <= 60, `Retry-After ${wait.seconds}`);
+        assert.equal(wait.seconds, wait.error?.retryAfterSeconds);
+        assert.equal(notices.length, 2, "the client's own onWait heard of both waits");
+      }),
+    ),
+    t.test('a client told the budget (requestsPerMinute) waits for its own slot and is never refused', () =>
+      withLimitedServer(async (url) => {
+        const statuses: number[] = [];
+        const watching: typeof fetch = async (input, init) => {
+          const response = await fetch(input, init);
+          statuses.push(response.status);
+          return response;
+        };
+        const notices: WaitNotice[] = [];
+        const search = createSearchClient({ baseUrl: url, apiKey: KEYS.alpha, requestsPerMinute: 3, fetch: watching, onWait: (notice) => notices.push(notice) });
+        const accepted = await search.uploadText({ documentId: 'client-paced', text: 'Board minutes on the Tawau branch lease.' });
+        await search.status(accepted.job_id);
+        await search.status(accepted.job_id);
+        const job = await search.waitForJob(accepted.job_id);
+        assert.equal(job.status, 'completed');
+        assert.deepEqual(statuses, [202, 200, 200, 200], 'four requests, none refused');
+        assert.equal(notices.length, 1);
+        assert.equal(notices[0].reason, 'budget');
+        assert.equal(notices[0].error, null);
+        assert.equal(notices[0].path, '/status/{job_id}');
+        assert.ok(notices[0].seconds > 0 && notices[0].seconds <= 60, `waits ${notices[0].seconds} s`);
+      }),
+    ),
+  ]);
 });
 
 test('a read refused with 503 and Retry-After is repeated after the wait the service asked for', async () => {

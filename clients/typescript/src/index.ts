@@ -11,6 +11,8 @@
 // '.js', unlike the rest of the repository: tsc keeps a type-only import's specifier as written in the package's
 // declarations, and dist/ holds schema.d.ts, not schema.ts. (The import is erased before anything runs.)
 import type { paths } from './schema.js';
+import { RequestBudget } from './request-budget.ts';
+import { sleep } from './sleep.ts';
 
 type Json<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
 
@@ -61,6 +63,8 @@ export const POLL_BACKOFF_FACTOR = 2;
 export const MAX_POLL_INTERVAL_MS = 10_000;
 /** How long waitForJob waits for a job by default. */
 export const DEFAULT_WAIT_TIMEOUT_MS = 600_000;
+/** The window of the service's rate limit (SPEC.md: requests per minute, sliding). */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
 /** The most characters of a non-validation `details` object the error message repeats. */
 const MAX_DETAILS_IN_MESSAGE = 300;
 
@@ -124,16 +128,23 @@ export class SearchServiceError extends Error {
   }
 }
 
-/** A wait the client is about to make because the service asked for it (Retry-After), e.g. to show it. */
-export interface RetryNotice {
+/**
+ * Why the client waits before sending a request: `rate_limited`, a 429's Retry-After; `unavailable`, a 503's
+ * Retry-After (the service cannot answer yet); `budget`, the client's own requestsPerMinute is spent.
+ */
+export type WaitReason = 'rate_limited' | 'unavailable' | 'budget';
+
+/** A wait the client is about to make, e.g. to show "waiting 23 s for the rate limit". */
+export interface WaitNotice {
+  reason: WaitReason;
   method: string;
   /** The route, as in the OpenAPI document (`/status/{job_id}`). */
   path: string;
-  /** The refusal: `status` 429 is the rate limit, 503 a service not ready to answer. */
-  error: SearchServiceError;
-  /** How long the client waits before repeating the request. */
+  /** How long the client waits before sending the request (again). */
   seconds: number;
-  /** 1 for the first repeat of this request. */
+  /** The refusal being waited out; null for a wait of the client's own budget. */
+  error: SearchServiceError | null;
+  /** Times this request was refused so far (0 before it was first sent). */
   attempt: number;
 }
 
@@ -146,8 +157,15 @@ export interface ClientOptions {
   retries?: number;
   /** The longest wait for one Retry-After, in seconds (a longer one throws instead of waiting; default 60). */
   maxRetryAfterSeconds?: number;
-  /** Called before every wait for a Retry-After, e.g. to show "waiting 23 s for the rate limit". */
-  onRetry?: (notice: RetryNotice) => void;
+  /**
+   * The Client's rate limit, when the caller knows it (the deployment's RATE_LIMIT_PER_MINUTE, 30 by default): this
+   * client then spaces its own requests so that no minute holds more, and waits instead of being refused. Other
+   * users of the Client's keys spend the same budget; a refusal their requests cause is waited out by Retry-After.
+   * Unset, requests are sent at once.
+   */
+  requestsPerMinute?: number;
+  /** Called before every wait (a Retry-After, or the client's own budget), e.g. to show "waiting 23 s for the rate limit". */
+  onWait?: (notice: WaitNotice) => void;
   fetch?: typeof fetch;
 }
 
@@ -171,8 +189,8 @@ export interface WaitOptions {
   until?: (job: JobStatus) => boolean;
   /** Called with each status read, e.g. to show progress. */
   onPoll?: (job: JobStatus) => void;
-  /** Called before each wait for a Retry-After during this wait (besides the client's own onRetry). */
-  onRetry?: (notice: RetryNotice) => void;
+  /** Called before each wait of this wait's polls (besides the client's own onWait). */
+  onWait?: (notice: WaitNotice) => void;
   signal?: AbortSignal;
 }
 
@@ -202,7 +220,7 @@ interface RepeatPolicy {
   retries: number;
   /** No wait may end after this (epoch ms). */
   deadline?: number;
-  onRetry?: (notice: RetryNotice) => void;
+  onWait?: (notice: WaitNotice) => void;
 }
 
 /** A `key=value` value as filters and custom metadata take it: true/false and integers typed, anything else a string. */
@@ -223,20 +241,6 @@ export function filtersFromPairs(pairs: readonly (readonly [string, string])[]):
   return filters;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
 async function readBody(response: Response): Promise<unknown> {
   const text = await response.text();
   if (text === '') return null;
@@ -253,15 +257,17 @@ export class SearchClient {
   private readonly fetch: typeof fetch;
   private readonly retries: number;
   private readonly maxRetryAfterSeconds: number;
-  private readonly onRetry?: (notice: RetryNotice) => void;
+  private readonly onWait?: (notice: WaitNotice) => void;
+  private readonly budget: RequestBudget | null;
 
   constructor(options: ClientOptions) {
     this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
     this.apiKey = options.apiKey;
     this.fetch = options.fetch ?? globalThis.fetch;
+    this.budget = options.requestsPerMinute === undefined ? null : new RequestBudget(options.requestsPerMinute, RATE_LIMIT_WINDOW_MS);
     this.retries = options.retries ?? DEFAULT_RETRIES;
     this.maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS;
-    this.onRetry = options.onRetry;
+    this.onWait = options.onWait;
   }
 
   /** One exchange: the answer's status, headers and parsed body, whatever the status. */
@@ -281,7 +287,8 @@ export class SearchClient {
     } else if (parts.form !== undefined) {
       body = parts.form();
     }
-    const response = await this.fetch(url, { method, headers, body, signal: parts.signal });
+    // Called on globalThis: a browser's fetch refuses to run as a method of anything else.
+    const response = await this.fetch.call(globalThis, url, { method, headers, body, signal: parts.signal });
     return { response, body: await readBody(response) };
   }
 
@@ -290,8 +297,19 @@ export class SearchClient {
    * service asks (never longer than maxRetryAfterSeconds, never past the deadline).
    */
   private async send<T>(method: string, route: string, parts: RequestParts, policy: RepeatPolicy): Promise<T> {
+    const tell = (notice: WaitNotice) => {
+      this.onWait?.(notice);
+      policy.onWait?.(notice);
+    };
     for (let attempt = 1; ; attempt++) {
-      const { response, body } = await this.exchange(method, route, parts);
+      const release = this.budget === null ? null : await this.budget.take(parts.signal, (ms) => tell({ reason: 'budget', method, path: route, seconds: ms / 1000, error: null, attempt: attempt - 1 }));
+      let answer: { response: Response; body: unknown };
+      try {
+        answer = await this.exchange(method, route, parts);
+      } finally {
+        release?.();
+      }
+      const { response, body } = answer;
       if (response.ok) return body as T;
       const refusal = new SearchServiceError(response.status, body, response.headers.get('retry-after'));
       const repeatable = refusal.status === 429 || (policy.repeatOn503 && refusal.status === 503);
@@ -299,9 +317,7 @@ export class SearchClient {
       const seconds = refusal.retryAfterSeconds!;
       if (seconds > this.maxRetryAfterSeconds) throw refusal;
       if (policy.deadline !== undefined && Date.now() + seconds * 1000 > policy.deadline) throw refusal;
-      const notice = { method, path: route, error: refusal, seconds, attempt };
-      this.onRetry?.(notice);
-      policy.onRetry?.(notice);
+      tell({ reason: refusal.status === 429 ? 'rate_limited' : 'unavailable', method, path: route, seconds, error: refusal, attempt });
       await sleep(seconds * 1000, parts.signal);
     }
   }
@@ -358,7 +374,7 @@ export class SearchClient {
     const longest = options.maxIntervalMs ?? MAX_POLL_INTERVAL_MS;
     const done = options.until ?? ((job: JobStatus) => TERMINAL_JOB_STATES.has(job.status));
     // A status read changes nothing: repeating it is bounded by the deadline, not by a count.
-    const policy: RepeatPolicy = { repeatOn503: true, retries: Number.POSITIVE_INFINITY, deadline, onRetry: options.onRetry };
+    const policy: RepeatPolicy = { repeatOn503: true, retries: Number.POSITIVE_INFINITY, deadline, onWait: options.onWait };
     let interval = Math.min(options.intervalMs ?? FIRST_POLL_INTERVAL_MS, longest);
     for (;;) {
       const job = await this.send<JobStatus>('GET', '/status/{job_id}', { path: { job_id: jobId }, signal: options.signal }, policy);
