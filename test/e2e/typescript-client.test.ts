@@ -75,6 +75,14 @@ test('a refusal is thrown as its envelope: a wrong key, an unknown job', async (
   await assert.rejects(client().status('no-such-job'), (error: unknown) => error instanceof SearchServiceError && error.status === 404 && !error.retryable);
 });
 
+test('request reaches any route of the document by its path, with path and query parameters', async () => {
+  const page = await client().request<{ documents: unknown[]; has_more: boolean }>('GET', '/documents', { query: { limit: 1, offset: 0 } });
+  assert.equal(page.documents.length, 1);
+  assert.equal(page.has_more, true);
+  await assert.rejects(client().request('GET', '/status/{job_id}', { path: { job_id: 'no such job' } }), (error: unknown) => error instanceof SearchServiceError && error.status === 404);
+  await assert.rejects(client().request('GET', '/status/{job_id}'), /needs the path parameter job_id/);
+});
+
 test("a validation failure's message says which field and why, from the envelope's details", async () => {
   await assert.rejects(client().search({ query: 'hedging', limit: 1000 }), (error: unknown) => {
     assert.ok(error instanceof SearchServiceError);
