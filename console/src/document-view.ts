@@ -48,9 +48,10 @@ export function documentView(session: () => Session): { open(documentId: string)
   function appendText(answer: DocumentText): void {
     let section = text.lastElementChild as HTMLElement | null;
     for (const group of byPage(answer.chunks ?? [])) {
-      const label = group.page === null ? 'Text' : `Page ${group.page}`;
+      // Chunks without a page (plain text, office documents, spreadsheets) are one run of text with no heading.
+      const label = group.page === null ? '' : `Page ${group.page}`;
       if (!section || section.dataset.label !== label) {
-        section = el('section', { class: 'page-text', 'data-label': label }, el('h4', {}, label));
+        section = el('section', { class: 'page-text', 'data-label': label }, label ? el('h4', {}, label) : null);
         text.append(section);
       }
       for (const chunk of group.chunks) section.append(el('p', { 'data-chunk': String(chunk.index ?? '') }, chunk.text ?? ''));
@@ -65,9 +66,8 @@ export function documentView(session: () => Session): { open(documentId: string)
         el(
           'tr',
           { class: row.deleted ? 'deleted' : '' },
-          el('th', { scope: 'row', 'data-label': 'Version' }, row.version_id ?? documentId),
-          el('td', { 'data-label': 'Chunks' }, plural(row.chunk_count, 'chunk')),
-          el('td', { 'data-label': 'Created' }, when(row.created_at)),
+          el('th', { scope: 'row', 'data-label': 'Version' }, row.version_id ?? documentId, el('span', { class: 'created' }, when(row.created_at))),
+          el('td', { 'data-label': 'Chunks', class: 'number' }, plural(row.chunk_count, 'chunk')),
           el('td', { 'data-label': 'State' }, row.deleted ? el('span', { class: 'pill', 'data-state': 'deleted' }, `deleted ${when(row.deleted_at)}`) : el('span', { class: 'pill', 'data-state': 'completed' }, 'active')),
         ),
       ),

@@ -43,6 +43,8 @@ export function documentsView(session: () => Session, jobs: UpdateJobs, open: (d
   const editError = byId('edit-error');
   let offset = 0;
   let editing: DocumentSummary | null = null;
+  /** Bumped by each listing, so an answer that arrives after a later listing started is dropped. */
+  let generation = 0;
 
   function listing() {
     const data = new FormData(form);
@@ -104,6 +106,7 @@ export function documentsView(session: () => Session, jobs: UpdateJobs, open: (d
   }
 
   function clear(): void {
+    generation++;
     rows.replaceChildren();
     summary.textContent = '';
     previous.disabled = next.disabled = true;
@@ -111,14 +114,17 @@ export function documentsView(session: () => Session, jobs: UpdateJobs, open: (d
 
   async function refresh(): Promise<void> {
     let page: DocumentPage;
+    const mine = ++generation;
     try {
       const request = { ...listing(), pageSize: PAGE_SIZE, offset };
       page = await session().read((client) => client.documentPage(request));
     } catch (error) {
+      if (mine !== generation) return;
       clear();
       sayError(error);
       return;
     }
+    if (mine !== generation) return;
     rows.replaceChildren(...page.documents.map(row));
     summary.textContent = page.total === 0 ? 'No documents.' : `${plural(page.total, 'version')}; showing ${page.offset + 1} to ${page.offset + page.documents.length}.`;
     previous.disabled = page.offset === 0;

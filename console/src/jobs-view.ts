@@ -13,6 +13,7 @@ import type { Session } from './session.ts';
 export type JobKind = 'upload' | 'update';
 
 export interface JobRow {
+  kind: JobKind;
   progress: HTMLProgressElement;
   accepted(jobId: string): void;
   status(state: string): void;
@@ -22,7 +23,8 @@ export interface JobRow {
 }
 
 /** What a finished job did, in words. */
-export function jobDetail(job: JobStatus): string {
+export function jobDetail(job: JobStatus, kind: JobKind): string {
+  if (job.status === 'completed' && kind === 'update') return 'metadata updated';
   if (job.status === 'completed') return `${plural(job.chunks_created ?? 0, 'chunk')}${job.search_ready ? ', searchable' : ''}`;
   if (job.status === 'retrying' && typeof job.next_retry_in_seconds === 'number') return `${job.error ?? 'retrying'} (again in ${Math.ceil(job.next_retry_in_seconds)} s)`;
   return job.error ?? '';
@@ -54,6 +56,7 @@ export function jobsView(session: () => Session, onCount: (running: number) => v
     };
     const state = (text: string) => statusCell.replaceChildren(el('span', { class: 'pill', 'data-state': text }, text));
     return {
+      kind,
       progress,
       accepted(jobId) {
         progress.value = progress.max;
@@ -79,7 +82,7 @@ export function jobsView(session: () => Session, onCount: (running: number) => v
     row.accepted(jobId);
     for (let polls = 1; ; polls++) {
       const job = await session().read((client) => client.status(jobId));
-      row.detail(jobDetail(job));
+      row.detail(jobDetail(job, row.kind));
       row.status(job.status);
       if (TERMINAL_JOB_STATES.has(job.status)) return job;
       const retryMs = job.status === 'retrying' && typeof job.next_retry_in_seconds === 'number' ? job.next_retry_in_seconds * 1000 : 0;

@@ -5,6 +5,8 @@ import { leaves, valueText } from './format.ts';
 
 export function metadataRows(metadata: unknown, skip: readonly string[] = []): HTMLTableRowElement[] {
   return leaves(metadata)
+    // A field the document does not have (null, an empty list) is left out rather than shown as "null".
+    .filter(([, value]) => value !== null && !(Array.isArray(value) && value.length === 0))
     .filter(([path]) => !skip.some((prefix) => path === prefix || path.startsWith(`${prefix}.`)))
     .map(([path, value]) => el('tr', {}, el('th', { scope: 'row' }, path), el('td', {}, valueText(value))));
 }

@@ -60,6 +60,8 @@ export function searchView(session: () => Session, open: OpenDocument): { reset(
   const previous = byId<HTMLButtonElement>('search-prev');
   const next = byId<HTMLButtonElement>('search-next');
   let last: { request: SearchRequest; answer: SearchResponse } | null = null;
+  /** Bumped by each search, so an answer that arrives after a later search started is dropped. */
+  let generation = 0;
 
   function requestOf(offset: number): SearchRequest {
     const data = new FormData(form);
@@ -79,6 +81,8 @@ export function searchView(session: () => Session, open: OpenDocument): { reset(
   }
 
   function clear(): void {
+    generation++;
+    results.removeAttribute('aria-busy');
     last = null;
     results.replaceChildren();
     summary.textContent = '';
@@ -86,9 +90,13 @@ export function searchView(session: () => Session, open: OpenDocument): { reset(
   }
 
   async function run(request: SearchRequest): Promise<void> {
+    const mine = ++generation;
     summary.textContent = 'Searching…';
+    results.setAttribute('aria-busy', 'true');
     try {
       const answer = await session().read((client) => client.search(request));
+      if (mine !== generation) return;
+      results.removeAttribute('aria-busy');
       last = { request, answer };
       results.replaceChildren(...answer.results.map((hit) => hitElement(hit, open)));
       results.start = answer.meta.offset + 1;
@@ -98,6 +106,7 @@ export function searchView(session: () => Session, open: OpenDocument): { reset(
       next.disabled = !meta.has_more;
       clearMessage();
     } catch (error) {
+      if (mine !== generation) return;
       clear();
       sayError(error);
     }
