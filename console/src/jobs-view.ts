@@ -44,7 +44,7 @@ export function jobsView(session: () => Session, onCount: (running: number) => v
 
   function add(documentId: string, kind: JobKind): JobRow {
     const progress = el('progress', { max: '1', value: kind === 'update' ? '1' : '0', 'aria-label': `Upload of ${documentId}` });
-    const jobCell = el('td', { 'data-label': 'Job' }, el('span', { class: 'muted' }, '—'));
+    const jobCell = el('td', { class: 'job', 'data-label': 'Job' }, el('span', { class: 'muted' }, '—'));
     const statusCell = el('td', { class: 'status', 'data-label': 'Status' }, el('span', { class: 'pill', 'data-state': 'uploading' }, kind === 'upload' ? 'uploading' : 'sending'));
     const detailCell = el('td', { class: 'detail', 'data-label': 'Detail' }, '');
     rows.prepend(el('tr', { 'data-file': documentId, 'data-kind': kind }, el('th', { scope: 'row' }, documentId), el('td', { 'data-label': 'Kind' }, kind), el('td', { 'data-label': 'Progress' }, progress), jobCell, statusCell, detailCell));

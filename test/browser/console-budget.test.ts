@@ -51,6 +51,8 @@ test(`four uploads, ${SEARCHES} searches and the documents list at ${RATE_LIMIT_
     watch('wait');
     watch('message');
   });
+  // A picture of the first wait, whenever it comes.
+  const waitShot = page.locator('#wait').waitFor({ state: 'visible', timeout: 5 * STEP_MS }).then(() => page.screenshot({ path: `${SHOTS}budget-waiting.png`, fullPage: true }));
   await page.getByLabel('API key').fill(KEYS.alpha);
   await page.getByLabel('API key').press('Enter');
   await page.locator('#tabs').waitFor();
@@ -66,7 +68,8 @@ test(`four uploads, ${SEARCHES} searches and the documents list at ${RATE_LIMIT_
   for (let index = 0; index < SEARCHES; index++) {
     await page.getByLabel('Query').fill(`${queries[index % queries.length]} ${index}`);
     await page.getByLabel('Query').press('Enter');
-    await page.locator('#search-summary', { hasText: /found/i }).waitFor();
+    await page.locator('#search-summary', { hasText: /found/i }).or(page.locator('#message.error')).waitFor();
+    assert.equal(await page.locator('#message.error').count(), 0, `search ${index + 1} answered, not refused: ${await page.locator('#message').innerText()}`);
     if (index === SEARCHES - 1) await page.screenshot({ path: `${SHOTS}budget-search.png`, fullPage: true });
   }
   await page.locator('#tabs').getByRole('button', { name: 'Documents' }).click();
@@ -74,6 +77,7 @@ test(`four uploads, ${SEARCHES} searches and the documents list at ${RATE_LIMIT_
   await page.locator('#tabs').getByRole('button', { name: 'Jobs' }).click();
   await page.screenshot({ path: `${SHOTS}budget-jobs.png`, fullPage: true });
 
+  await waitShot;
   const said: string[] = await page.evaluate(() => (globalThis as any).__said);
   const waits = said.filter((entry) => entry.startsWith('wait|'));
   assert.ok(waits.some((entry) => /Waiting \d+ s for the rate limit/.test(entry)), `the console said it was waiting: ${said.join(' / ')}`);
