@@ -45,6 +45,11 @@ export class RateGate {
     for (let left = this.openAt - Date.now(); left > 0; left = this.openAt - Date.now()) await pause(left);
   }
 
+  /** Whether a refusal's wait is still running. */
+  closed(): boolean {
+    return this.openAt > Date.now();
+  }
+
   /** A refusal asked to wait `seconds`: nothing goes out before then, and the countdown is shown meanwhile. */
   close(seconds: number, code: string): void {
     this.openAt = Math.max(this.openAt, Date.now() + seconds * 1000);
