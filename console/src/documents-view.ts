@@ -136,6 +136,8 @@ export function documentsView(session: () => Session, jobs: UpdateJobs, open: (d
     event.preventDefault();
     const target = editing;
     if (!target) return;
+    // The error of an earlier try goes; the text stays as typed.
+    editError.replaceChildren();
     let metadata: Record<string, unknown>;
     try {
       metadata = parsePatch(patch.value);

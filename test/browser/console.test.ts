@@ -74,14 +74,15 @@ test('uploads are followed under Jobs to completed, with their chunks counted in
     { name: 'mammoth_tables.docx', mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', buffer: readFileSync(corpus('docx/mammoth_tables.docx')) },
     { name: 'memo.txt', mimeType: 'text/plain', buffer: Buffer.from('Memo on the Kuching branch audit of petty cash and treasury hedging.') },
     { name: 'pages.pdf', mimeType: 'application/pdf', buffer: readFileSync(corpus('pdf/tika_testPageNumber.pdf')) },
+    { name: 'receipt.pdf', mimeType: 'application/pdf', buffer: readFileSync(corpus('pdf/inv_oyo.pdf')) },
   ]);
   await page.getByLabel(/Custom metadata/).fill('branch=Kuching\nyear=2024');
   await page.locator('#upload-form').getByRole('button', { name: 'Upload' }).click();
   // The console moves to Jobs, where each upload is a row followed to its end.
   await page.locator('#tab-jobs').waitFor();
   const rows = page.locator('#jobs-table tbody tr');
-  for (const file of ['mammoth_tables.docx', 'memo.txt', 'pages.pdf']) await rows.filter({ hasText: file }).locator('td.status', { hasText: 'completed' }).waitFor();
-  assert.equal(await rows.count(), 3);
+  for (const file of ['mammoth_tables.docx', 'memo.txt', 'pages.pdf', 'receipt.pdf']) await rows.filter({ hasText: file }).locator('td.status', { hasText: 'completed' }).waitFor();
+  assert.equal(await rows.count(), 4);
   assert.equal(await rows.filter({ hasText: 'memo.txt' }).locator('progress').evaluate((bar: any) => bar.value === bar.max && bar.max > 0), true, 'the upload progress reached its end');
   assert.match(await rows.filter({ hasText: 'memo.txt' }).locator('td.detail').innerText(), /^1 chunk\b(?!s)/);
   await page.locator('#jobs-summary', { hasText: 'all finished' }).waitFor();
@@ -101,7 +102,8 @@ test('search shows cards with cropped passages, the matched words marked and the
   const marked = await hits.first().locator('mark').allTextContents();
   assert.ok(marked.some((text) => /petty|cash|audit/i.test(text)), `marked: ${marked.join(', ')}`);
   assert.equal(await hits.first().locator('details table.pairs th', { hasText: 'custom.branch' }).count(), 1, 'the metadata is a table, not JSON');
-  await page.locator('#search-summary', { hasText: /found; 1 row from 1/ }).waitFor();
+  const shown = await hits.count();
+  assert.match(await page.locator('#search-summary').innerText(), new RegExp(`found; ${shown} ${shown === 1 ? 'row' : 'rows'} from 1 `));
 
   await page.getByLabel('Query').fill('page one');
   await page.getByLabel(/Filters/).fill('');
@@ -112,6 +114,19 @@ test('search shows cards with cropped passages, the matched words marked and the
   const passages = await pdf.first().locator('.passage').allInnerTexts();
   assert.ok(passages.length > 0 && passages.every((text) => text.length <= 480), `passages cut around the matches: ${passages.map((text) => text.length).join(', ')}`);
   await shot('03-search');
+
+  // A long chunk is cut to the passage around its match, marked, with an ellipsis where text was left out.
+  await page.getByLabel('Query').fill('Goods Services Tax');
+  await page.getByLabel('Query').press('Enter');
+  const receipt = hits.filter({ has: page.locator('button.link', { hasText: 'receipt.pdf' }) }).first();
+  await receipt.waitFor();
+  const chunk = (await (await fetch(`${server.url}/document/receipt.pdf/text`, { headers: { 'X-API-Key': KEYS.alpha } })).json()) as { chunks: { text: string }[] };
+  const longest = Math.max(...chunk.chunks.map((entry) => entry.text.length));
+  const passage = await receipt.locator('.passage').first().innerText();
+  assert.ok(passage.length < longest / 2, `a passage of ${passage.length} characters from a chunk of ${longest}`);
+  assert.match(passage, /…/);
+  assert.ok((await receipt.locator('.passage mark').allTextContents()).some((text) => /goods|services|tax/i.test(text)));
+  await shot('03b-search-passage');
 });
 
 test('an error shows the details of its envelope and clears the answer before it', async () => {
@@ -197,8 +212,8 @@ test('a bad patch keeps the edit dialog open with its text; a good one updates t
   // The service's refusal stays in the dialog too: a key the metadata contract reserves.
   await patch.fill('{"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": {"i": 1}}}}}}}}}');
   await page.getByRole('button', { name: 'Save' }).click();
-  await page.locator('#edit-error .error-block').waitFor();
-  assert.match(await page.locator('#edit-error').innerText(), /^4\d\d /);
+  await page.locator('#edit-error .error-block', { hasText: /^4\d\d / }).waitFor();
+  assert.doesNotMatch(await page.locator('#edit-error').innerText(), /not JSON/, 'the earlier error went');
   assert.equal(await page.locator('#edit-dialog').isVisible(), true);
   await patch.fill('{"branch": "Sibu", "year": null}');
   await page.getByRole('button', { name: 'Save' }).click();
@@ -227,6 +242,9 @@ test('every view fits its window from 390 to 1,920 px, light and dark', async ()
       await page.getByLabel('Query').fill('petty cash audit');
       await page.getByLabel('Query').press('Enter');
       await page.locator('#search-results:not([aria-busy]) li.hit').first().waitFor();
+    }],
+    ['upload', async () => {
+      await tab('Upload').click();
     }],
     ['documents', async () => {
       await tab('Documents').click();
