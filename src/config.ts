@@ -1,5 +1,6 @@
 // Every setting of the service, typed, parsed once from the environment with defaults and validation.
-// Nothing else in the project reads process.env; a bad value stops start-up naming the setting.
+// Nothing else in the project reads settings from process.env (src/env-file.ts only adds a `.env` file's to it
+// first); a bad value stops start-up naming the setting. docs/configuration.md lists every one with its default.
 
 import { availableParallelism } from 'node:os';
 import { ALPHA, LIFECYCLE_FENCE_WAIT_SECONDS, MAX_JOB_ATTEMPTS, RATE_LIMIT_PER_MINUTE } from './spec-limits.ts';
