@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseEnv } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -118,4 +119,14 @@ test("README's quickstart commands are the two a new machine needs, and the sett
   assert.ok(laptop, 'a laptop command raising the rate limits');
   const config = loadConfig(laptop.settings);
   assert.ok(config.rateLimitPerMinute > loadConfig({}).rateLimitPerMinute && config.searchRateLimitPerMinute > loadConfig({}).searchRateLimitPerMinute);
+});
+
+test('.env.example copied to .env gives the defaults of docs/configuration.md, with the development key', () => {
+  const copied = parseEnv(readFileSync(join(ROOT, '.env.example'), 'utf8'));
+  const fromFile = loadConfig(copied);
+  const defaults = loadConfig({});
+  assert.deepEqual([...fromFile.apiKeyClients], [['dev-key', 'dev-client']]);
+  const { apiKeyClients: _keys, apiKeyClientsProblem: _problem, ...rest } = fromFile;
+  const { apiKeyClients: _defaultKeys, apiKeyClientsProblem: _defaultProblem, ...restDefaults } = defaults;
+  assert.deepEqual(rest, restDefaults);
 });
