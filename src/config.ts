@@ -1,5 +1,6 @@
 // Every setting of the service, typed, parsed once from the environment with defaults and validation.
-// Nothing else in the project reads process.env; a bad value stops start-up naming the setting.
+// Nothing else in the project reads settings from process.env (src/env-file.ts only adds a `.env` file's to it
+// first); a bad value stops start-up naming the setting. docs/configuration.md lists every one with its default.
 
 import { availableParallelism } from 'node:os';
 import { ALPHA, LIFECYCLE_FENCE_WAIT_SECONDS, MAX_JOB_ATTEMPTS, RATE_LIMIT_PER_MINUTE } from './spec-limits.ts';
@@ -345,7 +346,7 @@ export function loadConfig(env: Env = process.env): Config {
     ocrPdfDpi: int(env, 'OCR_PDF_DPI', 300, 50, 1200),
     parseTimeoutMs: int(env, 'PARSE_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     parseMaxHeapMb: int(env, 'PARSE_MAX_HEAP_MB', 768, 64, 16_384),
-    // Limits (README "Limits"): twice the largest real document of the test corpus (a 1 MB CSV, 588 chunks).
+    // Limits (docs/configuration.md "Limits"): twice the largest real document of the test corpus (a 1 MB CSV, 588 chunks).
     documentMaxChars: int(env, 'DOCUMENT_MAX_CHARS', 2_000_000, 1_000, 100_000_000),
     documentMaxChunks: int(env, 'DOCUMENT_MAX_CHUNKS', 2_000, 1, 1_000_000),
     documentMaxPages: int(env, 'DOCUMENT_MAX_PAGES', 2_000, 1, 1_000_000),

@@ -1,4 +1,4 @@
-// Large documents end to end (issue 9, README "Limits"), under the default limits, on the real supervisor with one api
+// Large documents end to end (issue 9, docs/configuration.md "Limits"), under the default limits, on the real supervisor with one api
 // and one worker process: four copies of the 60 MB-of-XML spreadsheet are indexed truncated (partial_failed, with a
 // quality warning) and leave both processes' memory within a bound; poi_bug65649.docx (a real 12.6 MB document.xml)
 // is indexed whole; GET /document/{id}/text answers in bounded pages; /openapi.json documents both.

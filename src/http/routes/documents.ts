@@ -77,7 +77,7 @@ export function registerDocumentRoutes(app: FastifyInstance, services: Services)
           properties: {
             include_deleted: { type: 'boolean', default: false },
             include_vector: { type: 'boolean', default: false },
-            // README "Limits": one answer is bounded; a large document is read page by page.
+            // docs/configuration.md "Limits": one answer is bounded; a large document is read page by page.
             chunk_offset: { type: 'integer', minimum: 0, default: 0 },
             chunk_limit: { type: 'integer', minimum: 1, maximum: services.config.textReadMaxChunks },
           },
