@@ -15,6 +15,7 @@ import { clientErrorHandler, frameworkErrorReply, handleError, sendError } from 
 import { installRequestParsing } from './request-parsing.ts';
 import { declareRouteResponses } from './route-responses.ts';
 import { ROUTE_EXAMPLES } from './route-examples.ts';
+import { shapeDocument } from './openapi-document.ts';
 import type { Services } from './services.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerSearchRoutes } from './routes/search.ts';
@@ -80,6 +81,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       security: [{ apiKey: [] }],
     },
     // POST /embed reads its two body forms itself (no Fastify body schema): the document still declares them.
+    // Then the document is shaped for generators: shared components, error responses, field descriptions.
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
       const { openapiObject } = documentObject;
@@ -89,7 +91,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         body.content['application/json'].examples = { text: { value: ROUTE_EXAMPLES['POST /embed'].request } };
         upload.requestBody = body as unknown as typeof upload.requestBody;
       }
-      return openapiObject;
+      return shapeDocument(openapiObject) as typeof openapiObject;
     },
   });
   await app.register(multipart, {
