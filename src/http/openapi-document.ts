@@ -78,6 +78,11 @@ function hoist(node: unknown, used: Set<string>, where: string): unknown {
   return out;
 }
 
+/** A pattern matching the word in any case (JSON Schema patterns take no flags). */
+function caseInsensitive(word: string): string {
+  return [...word].map((letter) => `[${letter.toLowerCase()}${letter.toUpperCase()}]`).join('');
+}
+
 /** The components.schemas of the used components, each walked for the components it holds in turn. */
 function schemaComponents(used: Set<string>): Json {
   const schemas: Json = {};
@@ -95,9 +100,19 @@ function schemaComponents(used: Set<string>): Json {
   }
   for (const [name, part] of Object.entries(JOB_STATUS_PARTS)) if (schemas.JobStatus) schemas[name] = hoist(part, new Set(), `#/components/schemas/${name}`);
   // POST /search matches scope case-insensitively (SPEC.md), so its validator has no enum (it answers its own
-  // message for any other value); the document names the three values a generated client sends.
+  // message for any other value). The document names the three values a client sends, and admits their other
+  // cases as the service does: a generated type stays a string, so callers that pass one still compile.
   const scope = schemas.SearchRequest?.properties?.scope;
-  if (scope) scope.enum = [...SEARCH_SCOPES];
+  if (scope) {
+    const { type: _type, ...rest } = scope;
+    schemas.SearchRequest.properties.scope = {
+      ...rest,
+      anyOf: [
+        { type: 'string', enum: [...SEARCH_SCOPES], description: 'The scopes, as a client should send them.' },
+        { type: 'string', pattern: `^(?:${SEARCH_SCOPES.map(caseInsensitive).join('|')})$`, description: 'The same scopes in any other case.' },
+      ],
+    };
+  }
   return Object.fromEntries(Object.keys(schemas).sort().map((name) => [name, schemas[name]]));
 }
 
