@@ -25,6 +25,7 @@ import { registerDocumentRoutes, registerLifecycleRoutes } from './routes/docume
 import { registerBackfillRoute, registerOperationalRoutes } from './routes/operational.ts';
 import { registerWebSearchRoutes } from './routes/web-search.ts';
 import { registerConsoleRoutes } from './routes/console.ts';
+import { registerReferenceRoutes } from './routes/reference.ts';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -109,5 +110,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerBackfillRoute(app, services);
   registerWebSearchRoutes(app, services);
   await registerConsoleRoutes(app);
+  await registerReferenceRoutes(app);
   return app;
 }
