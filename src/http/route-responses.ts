@@ -8,6 +8,7 @@ import type { RouteOptions } from 'fastify';
 import { ERROR_CATALOGUE, envelopeSchema } from './error-catalogue.ts';
 import { ROUTE_EXAMPLES } from './route-examples.ts';
 import { SEARCH_BODY_SCHEMA } from './routes/search.ts';
+import { TEXT_UPLOAD_SCHEMA, UPLOAD_REQUEST_BODY } from './routes/upload.ts';
 import { CHUNK, TEXT_RESPONSES, UPLOAD_ACCEPTED } from './routes/response-docs.ts';
 
 export interface RouteResponses {
@@ -450,7 +451,7 @@ const DOCUMENT_TEXT = TEXT_RESPONSES[200];
 /** The components of the document by name: each shape above that carries a title (openapi-document.ts). */
 export const SCHEMA_COMPONENTS: Readonly<Record<string, object>> = Object.fromEntries(
   [
-    ERROR_ENVELOPE_SCHEMA, SEARCH_BODY_SCHEMA, SEARCH_ANSWER, EVIDENCE_RESULT, DOCUMENT_VERSION, CONTENT_EVIDENCE, CONTENT_EVIDENCE_ITEM, METADATA_EVIDENCE,
+    ERROR_ENVELOPE_SCHEMA, SEARCH_BODY_SCHEMA, SEARCH_ANSWER, TEXT_UPLOAD_SCHEMA, UPLOAD_REQUEST_BODY.content['multipart/form-data'].schema, EVIDENCE_RESULT, DOCUMENT_VERSION, CONTENT_EVIDENCE, CONTENT_EVIDENCE_ITEM, METADATA_EVIDENCE,
     METADATA_EVIDENCE_ITEM, HIGHLIGHT, UPLOAD_ACCEPTED, UPDATE_ACCEPTED, BACKFILL_ACCEPTED, JOB_VIEW, DOCUMENT_SUMMARY, DOCUMENT_TEXT, CHUNK, READINESS,
     HEALTH, WEB_RESULT,
   ].map((schema) => [schema.title, schema]),

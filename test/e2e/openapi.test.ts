@@ -2,7 +2,10 @@
 // that declares, for every route, each status SPEC.md lists for it and each status the running service answers
 // to a sweep of bad requests, errors as the envelope and Retry-After where it applies; uploads and updates 202;
 // and bodies the service really sends on the happy path of each route match the schema declared for them (that the
-// serializer loses no member on the way is test/http/response-serialization.test.ts).
+// serializer loses no member on the way is test/http/response-serialization.test.ts). For generators: every
+// operation has a unique operationId and a description and every field a description, shared shapes are
+// components (one error envelope, the Evidence Result, a job status by operation) with every $ref resolving, each
+// error response has an example per error code, servers are listed and scope is enumerated.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

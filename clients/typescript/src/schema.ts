@@ -568,6 +568,25 @@ export interface components {
             metadata_evidence: components["schemas"]["MetadataEvidence"];
         };
         /**
+         * FileUpload
+         * @description A document given as a file, with its fields.
+         */
+        FileUpload: {
+            /**
+             * Format: binary
+             * @description The document: PDF, Office (OOXML or legacy), HTML, text, CSV or an image.
+             */
+            file: string;
+            /** @description The document, as the Client named it at upload. */
+            document_id: string;
+            /** @description Defaults to document_id. */
+            version_id?: string;
+            /** @description A JSON object as text, stored under metadata.custom. */
+            metadata?: string;
+            /** @description Overrides the file part's name (its extension guides format detection). */
+            filename?: string;
+        };
+        /**
          * Health
          * @description The health of every component and whether publication is safe to serve.
          */
@@ -806,6 +825,22 @@ export interface components {
                  */
                 publication_view: "ready" | "pinned_ready";
             };
+        };
+        /**
+         * TextUpload
+         * @description A document given as plain text.
+         */
+        TextUpload: {
+            /** @description The document, as the Client named it at upload. */
+            document_id: string;
+            /** @description The Document Version to create or replace; defaults to document_id. */
+            version_id?: string | null;
+            /** @description The document text. */
+            text: string;
+            /** @description The file name: its extension guides format detection; stored as metadata.source.filename. */
+            filename?: string;
+            /** @description Custom metadata, stored under metadata.custom (reserved keys are refused). */
+            metadata?: Record<string, unknown>;
         };
         /**
          * UpdateAccepted
@@ -1168,33 +1203,8 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "multipart/form-data": {
-                    /**
-                     * Format: binary
-                     * @description The document: PDF, Office (OOXML or legacy), HTML, text, CSV or an image.
-                     */
-                    file: string;
-                    /** @description The document, as the Client named it at upload. */
-                    document_id: string;
-                    /** @description Defaults to document_id. */
-                    version_id?: string;
-                    /** @description A JSON object as text, stored under metadata.custom. */
-                    metadata?: string;
-                    /** @description Overrides the file part's name (its extension guides format detection). */
-                    filename?: string;
-                };
-                "application/json": {
-                    /** @description The document, as the Client named it at upload. */
-                    document_id: string;
-                    /** @description The Document Version to create or replace; defaults to document_id. */
-                    version_id?: string | null;
-                    /** @description The document text. */
-                    text: string;
-                    /** @description The file name: its extension guides format detection; stored as metadata.source.filename. */
-                    filename?: string;
-                    /** @description Custom metadata, stored under metadata.custom (reserved keys are refused). */
-                    metadata?: Record<string, unknown>;
-                };
+                "multipart/form-data": components["schemas"]["FileUpload"];
+                "application/json": components["schemas"]["TextUpload"];
             };
         };
         responses: {

@@ -17,6 +17,8 @@ export const MAX_FORM_FIELDS = 10;
 export const MAX_FORM_FIELD_BYTES = 1024 * 1024;
 
 export const TEXT_UPLOAD_SCHEMA = {
+  title: 'TextUpload',
+  description: 'A document given as plain text.',
   type: 'object',
   additionalProperties: false,
   required: ['document_id', 'text'],
@@ -38,6 +40,8 @@ export const UPLOAD_REQUEST_BODY = {
   content: {
     'multipart/form-data': {
       schema: {
+        title: 'FileUpload',
+        description: 'A document given as a file, with its fields.',
         type: 'object',
         required: ['file', 'document_id'],
         properties: {
