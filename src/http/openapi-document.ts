@@ -27,6 +27,30 @@ const EXAMPLE_REQUEST_ID = '7c1e4b9a-2f3d-4e5a-8b6c-0d1e2f3a4b5c';
  */
 const LOCAL_SERVER = 'http://127.0.0.1:8080';
 
+/** What the document says of the API as a whole (the first page of the rendered reference). */
+const API_DESCRIPTION = [
+  'Hybrid search over English and Malay business documents: upload files or text, then search their text (dense and keyword lanes fused, optionally reranked), their typed metadata, or both, with filters and highlighted evidence.',
+  '',
+  "**Keys.** Every operation but GET /health takes an `X-API-Key` header. A key belongs to one Client (API_KEY_CLIENTS) and sees that Client's documents only; /admin/ operations and /metrics take an operator key (OPERATOR_API_KEYS).",
+  '',
+  "**Jobs.** Uploads, metadata updates and backfills answer 202 with a job: poll GET /status/{job_id} until it is completed, failed, partial_failed or superseded.",
+  '',
+  "**Limits.** Each Client's requests are rate limited (RATE_LIMIT_PER_MINUTE, and SEARCH_RATE_LIMIT_PER_MINUTE for searches). A 429, and a 503 while publication cannot be proven or the store cannot be reached, says in Retry-After how many seconds to wait before repeating the request.",
+  '',
+  '**Errors.** Every error is one envelope: detail (for a person), error_code (for a program), request_id, and details where there is more to say (for a validation error, the list of fields and what is wrong with each).',
+].join('\n');
+
+/** The tags operations are grouped by, in the order a reader meets them. */
+const DOCUMENT_TAGS = [
+  { name: 'search', description: "Search the Client's documents." },
+  { name: 'documents', description: 'Upload, list, read, update, delete and restore documents.' },
+  { name: 'jobs', description: 'Follow the jobs that uploads, updates and backfills queue.' },
+  { name: 'discovery', description: 'Whether the metadata lane serves the Client yet.' },
+  { name: 'web-search', description: 'Search the public web through the configured provider (off unless the operator enables it).' },
+  { name: 'operations', description: 'Health (no key) and metrics (operator key).' },
+  { name: 'admin', description: 'Operator key only: the publication authority and backfills.' },
+];
+
 /** Keys whose values are data (examples, defaults, enumerations), never schemas to walk. */
 const DATA_KEYS = new Set(['example', 'examples', 'default', 'enum', 'const']);
 
@@ -214,22 +238,22 @@ export function shapeDocument(built: Json): Json {
   }
   const document: Json = {
     openapi: built.openapi,
-    info: built.info,
+    info: { ...built.info, description: API_DESCRIPTION },
     servers: [
       { url: '/', description: 'The service that serves this document' },
       { url: LOCAL_SERVER, description: 'A service on this machine at the default PORT' },
     ],
     security: built.security,
-    tags: built.tags,
+    tags: DOCUMENT_TAGS,
     paths,
     components: {
       ...built.components,
+      securitySchemes: { apiKey: { ...built.components?.securitySchemes?.apiKey, description: "A key of API_KEY_CLIENTS (a Client's) or, for /admin/ operations and /metrics, of OPERATOR_API_KEYS." } },
       schemas: schemaComponents(used),
       responses: Object.fromEntries(Object.keys(responses).sort().map((name) => [name, responses[name]])),
       headers: { RetryAfter: { description: 'Seconds to wait before repeating the request.', schema: { type: 'integer', minimum: 1 } } },
     },
   };
-  if (document.tags === undefined) delete document.tags;
   // A field with no description at all stays so (test/e2e/openapi.test.ts names it): the document is still served.
   describeFields(document, '#', []);
   return document;

@@ -239,6 +239,12 @@ test('every operation has a unique operationId and a description, and every fiel
       }
     }
   }
+  // Each tag an operation is grouped by is declared, with a description.
+  const tags = new Map<string, any>(document.tags.map((tag: any) => [tag.name, tag]));
+  for (const methods of Object.values<any>(document.paths)) {
+    for (const operation of Object.values<any>(methods)) for (const tag of operation.tags ?? []) if (!tags.get(tag)?.description) problems.push(`tag ${tag} is not described`);
+  }
+  if (!(document.info.description?.length > 200)) problems.push('info has no description');
   assert.deepEqual(problems, []);
   assert.ok(operations >= 16 && fields >= 200, `operations (${operations}) and fields (${fields}) were checked`);
 });
