@@ -69,10 +69,10 @@ test('the reference refuses a wrong key with its envelope, then renders the docu
   await page.getByRole('button', { name: 'Open the reference' }).click();
   // The document's title and version, its operations by their summaries (a tag opened), the shared components.
   await page.getByRole('heading', { name: 'Hybrid document search' }).waitFor();
-  await page.getByText('Health of every component and whether publication is safe to serve').first().waitFor();
+  await page.getByText("Hybrid search over English and Malay business documents").first().waitFor();
   assert.equal(await page.locator('#key-page').isVisible(), false, 'the key page is gone once the document is read');
   await shot('02-reference');
-  await page.getByText('search', { exact: true }).first().click();
+  // The first tag (search) opens with the page.
   await page.getByText('Search document text (dense + keyword), typed metadata, or both, with filters and reranking').first().waitFor();
   await page.getByText('scope', { exact: true }).first().waitFor();
   await shot('03-search-operation');
@@ -90,4 +90,29 @@ test('the reference refuses a wrong key with its envelope, then renders the docu
   assert.deepEqual(refused, [], 'the viewer asked nothing of another origin');
   const elsewhere = requested.filter((url) => /^https?:/.test(url) && !url.startsWith(server.url));
   assert.deepEqual(elsewhere, [], 'every request went to this service');
+});
+
+test('the key page and the reference fit a 390 px phone in dark mode', async () => {
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
+  phone.setDefaultTimeout(STEP_MS);
+  const errors: string[] = [];
+  phone.on('pageerror', (error) => errors.push(error.message));
+  try {
+    await phone.goto(`${server.url}/reference/`);
+    await phone.getByLabel('API key').waitFor();
+    // (The callbacks run in the page; this file is typed without the DOM library.)
+    const overflow = () => phone.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth);
+    assert.equal(await overflow(), 0, 'the key page does not scroll sideways');
+    const background = await phone.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.body).backgroundColor);
+    assert.equal(background, 'rgb(18, 22, 28)', 'the key page follows the dark colour scheme');
+    await phone.screenshot({ path: `${SHOTS}05-phone-dark-key.png` });
+    await phone.getByLabel('API key').fill(KEYS.alpha);
+    await phone.getByRole('button', { name: 'Open the reference' }).click();
+    await phone.getByRole('heading', { name: 'Hybrid document search' }).waitFor();
+    assert.equal(await overflow(), 0, 'the reference does not scroll sideways');
+    await phone.screenshot({ path: `${SHOTS}06-phone-dark-reference.png` });
+    assert.deepEqual(errors, []);
+  } finally {
+    await phone.close();
+  }
 });
