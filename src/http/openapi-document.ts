@@ -115,14 +115,15 @@ function schemaComponents(used: Set<string>): Json {
     const name = pending.pop()!;
     if (schemas[name]) continue;
     const inner = new Set<string>();
-    const source = name === 'JobStatus' ? jobStatusByOperation() : (SCHEMA_COMPONENTS[name] as Json);
+    // JobStatus is written as its parts (each then a component of its own); any other is the shape as declared.
+    const source = name === 'JobStatus' ? jobStatusByOperation() : ((JOB_STATUS_PARTS[name] ?? SCHEMA_COMPONENTS[name]) as Json);
+    if (name === 'JobStatus') for (const part of Object.keys(JOB_STATUS_PARTS)) inner.add(part);
     // The component itself is not replaced by its own $ref: only what it holds is walked.
     const body: Json = {};
     for (const [key, value] of Object.entries(source)) body[key] = DATA_KEYS.has(key) ? value : hoist(value, inner, `#/components/schemas/${name}/${key}`);
     schemas[name] = body;
     for (const held of inner) if (!schemas[held]) pending.push(held);
   }
-  for (const [name, part] of Object.entries(JOB_STATUS_PARTS)) if (schemas.JobStatus) schemas[name] = hoist(part, new Set(), `#/components/schemas/${name}`);
   // POST /search matches scope case-insensitively (SPEC.md), so its validator has no enum (it answers its own
   // message for any other value). The document names the three values a client sends, and admits their other
   // cases as the service does: a generated type stays a string, so callers that pass one still compile.
