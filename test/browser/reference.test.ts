@@ -6,11 +6,12 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { useTestServer, KEYS, sendRaw } from '../helpers/server.ts';
+import { SCALAR_BUNDLE } from '../../src/http/routes/reference.ts';
 
 const server = useTestServer();
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -43,6 +44,7 @@ after(async () => {
 const shot = (name: string) => page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: false });
 
 test("the page's files need no key, and the viewer is served from this service", async () => {
+  assert.ok(existsSync(SCALAR_BUNDLE), `the viewer is installed (${SCALAR_BUNDLE}): package.json needs @scalar/api-reference, then npm install`);
   for (const path of ['/reference/', '/reference/reference.js', '/reference/reference.css', '/reference/scalar.js']) {
     const answer = await sendRaw(server.url, path, { method: 'GET', headers: {} });
     assert.equal(answer.status, 200, `${path} answers without a key`);
