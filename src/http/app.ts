@@ -17,6 +17,7 @@ import { installRequestParsing } from './request-parsing.ts';
 import { logAnsweredRequest } from './request-log.ts';
 import { declareRouteResponses } from './route-responses.ts';
 import { ROUTE_EXAMPLES } from './route-examples.ts';
+import { shapeDocument } from './openapi-document.ts';
 import type { Services } from './services.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerSearchRoutes } from './routes/search.ts';
@@ -26,6 +27,7 @@ import { registerDocumentRoutes, registerLifecycleRoutes } from './routes/docume
 import { registerBackfillRoute, registerOperationalRoutes } from './routes/operational.ts';
 import { registerWebSearchRoutes } from './routes/web-search.ts';
 import { registerConsoleRoutes } from './routes/console.ts';
+import { registerReferenceRoutes } from './routes/reference.ts';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -86,6 +88,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       security: [{ apiKey: [] }],
     },
     // POST /embed reads its two body forms itself (no Fastify body schema): the document still declares them.
+    // Then the document is shaped for generators: shared components, error responses, field descriptions.
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
       const { openapiObject } = documentObject;
@@ -95,7 +98,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         body.content['application/json'].examples = { text: { value: ROUTE_EXAMPLES['POST /embed'].request } };
         upload.requestBody = body as unknown as typeof upload.requestBody;
       }
-      return openapiObject;
+      return shapeDocument(openapiObject) as typeof openapiObject;
     },
   });
   await app.register(multipart, {
@@ -113,5 +116,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerBackfillRoute(app, services);
   registerWebSearchRoutes(app, services);
   await registerConsoleRoutes(app);
+  await registerReferenceRoutes(app);
   return app;
 }

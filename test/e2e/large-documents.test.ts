@@ -130,7 +130,10 @@ test('/openapi.json documents client_quota_exceeded on POST /embed and the bound
   const text = openapi.paths['/document/{document_id}/text'].get;
   const parameters = text.parameters.map((parameter: any) => parameter.name);
   assert.ok(parameters.includes('chunk_offset') && parameters.includes('chunk_limit'), parameters.join(', '));
-  const resource = text.responses['200'].content['application/json'].schema;
+  // The resource is a component of the document (DocumentText).
+  const reference = text.responses['200'].content['application/json'].schema.$ref;
+  assert.equal(reference, '#/components/schemas/DocumentText');
+  const resource = openapi.components.schemas.DocumentText;
   for (const field of ['chunk_count', 'chunk_offset', 'chunks_truncated', 'next_chunk_offset', 'chunks']) assert.ok(resource.properties[field], field);
   assert.match(text.responses['200'].description, /TEXT_READ_MAX_CHUNKS/);
 });

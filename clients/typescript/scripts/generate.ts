@@ -27,7 +27,7 @@ export function documentText(document: unknown): string {
 
 /** src/schema.ts for a document: the types the client's helpers are typed by (paths, components, operations). */
 export async function renderSchema(document: object): Promise<string> {
-  return SCHEMA_HEADER + astToString(await openapiTS(document as Parameters<typeof openapiTS>[0], { emptyObjectsUnknown: true }));
+  return SCHEMA_HEADER + astToString(await openapiTS(document as Parameters<typeof openapiTS>[0], { emptyObjectsUnknown: true, defaultNonNullable: false }));
 }
 
 /** The OpenAPI document of the service in this checkout, from an api started in this process. */
