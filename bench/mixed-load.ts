@@ -189,7 +189,9 @@ try {
     /** The V8 heap in use and the external memory, summed over the service's processes (their main threads), in MiB. */
     const heapOfService = async () => {
       const text = await (await fetch(`${service.url}/metrics`, { headers: { 'x-api-key': OPERATOR_KEY } }).catch(() => null))?.text().catch(() => '') ?? '';
-      const gauge = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 1048576;
+      // One series a process (label `process`): summed here.
+      const values = (name: string) => [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].map((match) => Number(match[1]));
+      const gauge = (name: string) => (values(name).length === 0 ? NaN : values(name).reduce((sum, value) => sum + value, 0)) / 1048576;
       return { heapUsed: gauge('nodejs_heap_size_used_bytes'), external: gauge('nodejs_external_memory_bytes') };
     };
     /**

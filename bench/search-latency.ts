@@ -22,6 +22,7 @@ import { roleEnvironment, roleExecArgv } from '../src/process-settings.ts';
 import { searchBm25 } from '../src/search/bm25.ts';
 import { searchDense } from '../src/search/dense-lane.ts';
 import { DEFAULT_CANDIDATE_CAP } from '../src/search/content-lane.ts';
+import { MAX_FILTER_VALUES } from '../src/search/filters.ts';
 import { DENSE_RESCORE_CHUNKS, rescoreDenseHead } from '../src/search/dense-rescore.ts';
 import type { ChunkVectorReader } from '../src/search/dense-rescore.ts';
 import { analyzeQueryTerms } from '../src/text/analyzer.ts';
@@ -73,14 +74,14 @@ async function measure(dataDir: string, recallQueryCount: number): Promise<void>
   const config = loadConfig(benchEnv(dataDir, CLIENT, KEY));
   let started = performance.now();
   let service = await startInProcess(config, { worker: false });
-  const search = (query: string, alpha?: number) =>
+  const search = (query: string, alpha?: number, filters: Record<string, unknown> = {}) =>
     service.services.search.search(CLIENT, {
       query,
       scope: 'content',
       alpha,
       limit: 10,
       offset: 0,
-      filters: {},
+      filters,
       rerank: false,
       topKRerank: 20,
       includeDeleted: false,
@@ -123,6 +124,19 @@ async function measure(dataDir: string, recallQueryCount: number): Promise<void>
       }
     }
     const snapshot = await servedSnapshot(service, CLIENT);
+    // Filtered at the default alpha: to the most document ids a filter takes, spread over the Client (about 1% of
+    // the versions, scanned exactly). A filtered search also finds the best keyword score and the dense rows to
+    // rescore as the unfiltered search would (search rule 7: filters never affect rank).
+    const versions = [...snapshot.versions.values()];
+    const spread = Array.from({ length: Math.min(MAX_FILTER_VALUES, versions.length) }, (_, i) => versions[Math.floor((i * versions.length) / Math.min(MAX_FILTER_VALUES, versions.length))].documentId);
+    const filteredLabel = `default, ${spread.length} document ids`;
+    whole[filteredLabel] = [];
+    for (const query of queries.slice(0, 100)) await search(query, undefined, { document_id: spread }); // warm-up (JIT)
+    for (const query of queries) {
+      const t = performance.now();
+      await search(query, undefined, { document_id: spread });
+      whole[filteredLabel].push(performance.now() - t);
+    }
     const vocabulary = snapshotVocabulary(snapshot);
     for (const segment of snapshot.segments) {
       // The seeded corpus repeats SciFact's abstracts: identical chunks share one graph node.

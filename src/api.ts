@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfigOrExit, runProcess, stopOnSignals } from './process-runner.ts';
 import type { Config } from './config.ts';
 import { PRODUCT_VERSION } from './version.ts';
+import { processLabel } from './process-settings.ts';
 import type { StoragePort } from './storage/port.ts';
 import { openStorage } from './storage/open-storage.ts';
 import { discoveryReadiness } from './storage/discovery-readiness.ts';
@@ -92,7 +93,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const startedAt = new Date().toISOString();
   const readGuard = new ReadGuard(storage, serving, { enabled: config.publicationEnabled, catchUpDeadlineMs: config.readCatchUpTimeoutMs });
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
-  const metrics = new ServiceMetrics(storage.jobs, underSupervisor() ? { clusterExposition: requestClusterMetrics } : {});
+  const metrics = new ServiceMetrics(storage.jobs, { process: processLabel('api'), build: { version: PRODUCT_VERSION, store: config.store }, ...(underSupervisor() ? { clusterExposition: requestClusterMetrics } : {}) });
   metrics.addServingGauges({
     stats: () => serving.stats(),
     followerLag: async () => {

@@ -3,5 +3,16 @@
 // update, delete and restore documents, and the operator commands. See src/cli/program.ts; `hds --help`.
 
 import { runCli } from './cli/program.ts';
+import { loadEnvFile } from './env-file.ts';
+import { ConfigError } from './config.ts';
+
+// HDS_URL, HDS_API_KEY and the service's own HOST, PORT and keys may sit in the `.env` the service reads.
+try {
+  loadEnvFile();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(2);
+}
 
 process.exitCode = await runCli(process.argv, { stdout: process.stdout, stderr: process.stderr, env: process.env });

@@ -1,5 +1,6 @@
 // Every setting of the service, typed, parsed once from the environment with defaults and validation.
-// Nothing else in the project reads process.env; a bad value stops start-up naming the setting.
+// Nothing else in the project reads settings from process.env (src/env-file.ts only adds a `.env` file's to it
+// first); a bad value stops start-up naming the setting. docs/configuration.md lists every one with its default.
 
 import { availableParallelism } from 'node:os';
 import { ALPHA, LIFECYCLE_FENCE_WAIT_SECONDS, MAX_JOB_ATTEMPTS, RATE_LIMIT_PER_MINUTE } from './spec-limits.ts';
@@ -27,6 +28,14 @@ export const DEFAULT_ALLOWED_CATEGORIES = [
   'report',
 ] as const;
 
+/** LOG_LEVEL: the least severe level a process writes (pino's names); silent writes nothing. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/**
+ * REQUEST_LOG_LEVEL: the level of a request's line. Below LOG_LEVEL the lines are dropped, so `debug` keeps job
+ * outcomes and audit events in an info log without a line per search; above warn a request would pass for a fault.
+ */
+export const REQUEST_LOG_LEVELS = ['warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 export interface Config {
   host: string;
   port: number;
@@ -38,6 +47,8 @@ export interface Config {
   /** Connections each process keeps to PostgreSQL. */
   databasePoolMax: number;
   logLevel: string;
+  /** The level of each answered request's one log line (whatever it is, a 503 logs at warn, another 5xx at error); silent: none. */
+  requestLogLevel: string;
   /** key -> client_id; empty when API_KEY_CLIENTS is missing or invalid (every protected route then answers 401). */
   apiKeyClients: ReadonlyMap<string, string>;
   apiKeyClientsProblem: string | null;
@@ -283,7 +294,8 @@ export function loadConfig(env: Env = process.env): Config {
     port: int(env, 'PORT', 8080, 0, 65_535),
     dataDir: str(env, 'DATA_DIR', './data'),
     ...storeSettings(env),
-    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
+    requestLogLevel: oneOf(env, 'REQUEST_LOG_LEVEL', 'info', REQUEST_LOG_LEVELS),
     apiKeyClients: keys.map,
     apiKeyClientsProblem: keys.problem,
     operatorApiKeys: new Set(stringArray(env, 'OPERATOR_API_KEYS', [])),
@@ -334,7 +346,7 @@ export function loadConfig(env: Env = process.env): Config {
     ocrPdfDpi: int(env, 'OCR_PDF_DPI', 300, 50, 1200),
     parseTimeoutMs: int(env, 'PARSE_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
     parseMaxHeapMb: int(env, 'PARSE_MAX_HEAP_MB', 768, 64, 16_384),
-    // Limits (README "Limits"): twice the largest real document of the test corpus (a 1 MB CSV, 588 chunks).
+    // Limits (docs/configuration.md "Limits"): twice the largest real document of the test corpus (a 1 MB CSV, 588 chunks).
     documentMaxChars: int(env, 'DOCUMENT_MAX_CHARS', 2_000_000, 1_000, 100_000_000),
     documentMaxChunks: int(env, 'DOCUMENT_MAX_CHUNKS', 2_000, 1, 1_000_000),
     documentMaxPages: int(env, 'DOCUMENT_MAX_PAGES', 2_000, 1, 1_000_000),

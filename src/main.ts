@@ -10,7 +10,7 @@ import { AggregatorRegistry } from 'prom-client';
 import { loadConfigOrExit } from './process-runner.ts';
 import type { SupervisorMessage } from './supervisor-link.ts';
 import type { Config } from './config.ts';
-import { roleEnvironment, roleExecArgv } from './process-settings.ts';
+import { PROCESS_INDEX_VARIABLE, roleEnvironment, roleExecArgv } from './process-settings.ts';
 import type { ProcessRole as Role } from './process-settings.ts';
 
 /** Restart backoff after a crash: doubles from the first delay up to the cap, reset after a stable run. */
@@ -74,7 +74,7 @@ function supervise(config: Config): void {
   const start = (slot: Slot) => {
     cluster.setupPrimary({ exec: ENTRY[slot.role], silent: false, execArgv: [...process.execArgv, ...roleExecArgv(slot.role, config)] });
     // Node's compile cache travels in the child's environment too: its children (graph and parse processes) inherit it.
-    const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role, ...roleEnvironment(slot.role, config), NODE_COMPILE_CACHE: compileCache });
+    const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role, [PROCESS_INDEX_VARIABLE]: String(slot.index), ...roleEnvironment(slot.role, config), NODE_COMPILE_CACHE: compileCache });
     slot.child = child;
     slot.ready = false;
     slot.startedAt = Date.now();

@@ -1,12 +1,15 @@
-// How each entry point of ours runs as a process: settings read once (a bad one stops start-up with exit
-// code 2, naming it), a graceful stop on SIGTERM/SIGINT or when the supervisor goes away, and exit code 1
-// with the cause when start-up fails.
+// How each entry point of ours runs as a process: settings read once, from the environment and a `.env` file (a
+// bad one stops start-up with exit code 2, naming it), a graceful stop on SIGTERM/SIGINT or when the supervisor
+// goes away, and exit code 1 with the cause when start-up fails.
 
 import { loadConfig, ConfigError } from './config.ts';
 import type { Config } from './config.ts';
+import { loadEnvFile } from './env-file.ts';
 
+/** Settings of this process: the environment, with what a `.env` file adds to it (src/env-file.ts). */
 export function loadConfigOrExit(): Config {
   try {
+    loadEnvFile();
     return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {

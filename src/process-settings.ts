@@ -45,3 +45,16 @@ export function roleExecArgv(role: ProcessRole, config: Pick<Config, 'v8MaxSemiS
 export function roleEnvironment(role: ProcessRole, config: Pick<Config, 'apiMallocMmapThreshold' | 'mallocMmapThreshold'>): Record<string, string> {
   return { MALLOC_MMAP_THRESHOLD_: role === 'api' ? config.apiMallocMmapThreshold : config.mallocMmapThreshold };
 }
+
+/** The supervisor's number for a child within its role (0, 1, ...): kept across restarts of that child. */
+export const PROCESS_INDEX_VARIABLE = 'HDS_PROCESS_INDEX';
+
+/**
+ * The `process` label of a process's metrics and log lines: its role and its number, `api-0`, `worker-1`. Not
+ * its pid, which changes at each restart and would start a new series each time; a process started alone (no
+ * supervisor) is number 0 of its role.
+ */
+export function processLabel(role: ProcessRole, env: NodeJS.ProcessEnv = process.env): string {
+  const index = env[PROCESS_INDEX_VARIABLE];
+  return `${role}-${index !== undefined && /^\d+$/.test(index) ? index : '0'}`;
+}

@@ -16,6 +16,10 @@ import { createIngestDependencies } from './ingest/compose.ts';
 import { clientQuotasOf } from './domain/limits.ts';
 import { ServiceMetrics } from './http/metrics.ts';
 import { tellSupervisor, underSupervisor } from './supervisor-link.ts';
+import { createLogLines } from './log-lines.ts';
+import { runLogLine } from './jobs/run-log.ts';
+import { processLabel } from './process-settings.ts';
+import { PRODUCT_VERSION } from './version.ts';
 import type { SupervisorMessage } from './supervisor-link.ts';
 
 /** How long shutdown waits for running jobs before handing them back to the queue. */
@@ -28,18 +32,15 @@ export interface RunningWorker {
   close(): Promise<void>;
 }
 
-function log(config: Config, entry: Record<string, unknown>): void {
-  if (config.logLevel === 'silent') return;
-  process.stdout.write(`${JSON.stringify({ time: Date.now(), pid: process.pid, ...entry })}\n`);
-}
-
 export async function startWorker(config: Config): Promise<RunningWorker> {
   const storage = await openStorage(config);
   const models = await createModels(config);
   const publisher = new Publisher(storage, { enabled: config.publicationEnabled });
   await storage.uploads.sweep(await storage.jobs.liveUploadNames());
+  const label = processLabel('worker');
+  const log = createLogLines(config.logLevel, label);
   // Job transitions are counted here, where jobs run; the supervisor adds them to every /metrics answer.
-  const metrics = new ServiceMetrics(storage.jobs);
+  const metrics = new ServiceMetrics(storage.jobs, { process: label, build: { version: PRODUCT_VERSION, store: config.store } });
   const lanesThread = new LanesThread();
   if (underSupervisor()) metrics.joinCluster();
   const worker = new Worker(
@@ -52,7 +53,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
         chunkerName: `paragraph-v1:${config.chunkTargetChars}/${config.chunkOverlapChars}`,
         stageDelayMs: config.faultInjection.jobStageDelayMs,
         quotas: clientQuotasOf(config),
-        onIngest: (job) => log(config, { event: 'ingest', job_id: job.jobId, attempt: job.attempts }),
+        onIngest: (job) => log.write('info', 'ingest started', { event: 'ingest', job_id: job.jobId, attempt: job.attempts }),
         lanes: lanesThread.build,
       }),
       metadata_update: createMetadataUpdateHandler({ storage, publisher, prepareDelayMs: config.faultInjection.jobStageDelayMs }),
@@ -67,9 +68,13 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
       publicationPollMs: PUBLICATION_WAIT_POLL_MS,
       onTransition: (operation, state) => {
         metrics.jobTransitions.inc({ operation, state });
-        if (config.logLevel === 'debug' || config.logLevel === 'trace') log(config, { event: 'job_transition', operation, state });
+        log.write('debug', 'job transition', { event: 'job_transition', operation, state });
       },
-      onRunEnded: (operation, outcome, seconds) => metrics.jobDurations.observe({ operation, outcome }, seconds),
+      onRunEnded: (run) => {
+        metrics.jobDurations.observe({ operation: run.job.operation, outcome: run.outcome }, run.seconds);
+        const line = runLogLine(run);
+        log.write(line.level, line.msg, line.fields);
+      },
       storeFailure: (error) => storage.failureOf(error),
       // SPEC.md: a metadata update fails with "Metadata update failed" for every reason but a contract violation.
       failureMessage: (job, message) => (job.operation === 'metadata_update' ? METADATA_UPDATE_FAILED : message),

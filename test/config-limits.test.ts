@@ -1,4 +1,4 @@
-// The limit settings of README "Limits": defaults, validation, and one default for parsing with or without config.
+// The limit settings of docs/configuration.md "Limits": defaults, validation, and one default for parsing with or without config.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,16 +20,16 @@ const SETTINGS = {
   TEXT_READ_MAX_CHARS: ['textReadMaxChars', 1_000_000],
 } as const;
 
-test('every limit has a named setting with its default, listed in .env.example and the README', () => {
+test('every limit has a named setting with its default, listed in .env.example and the configuration reference', () => {
   const config = loadConfig({});
   const example = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const limits = readme.slice(readme.indexOf('## Limits'));
-  assert.ok(readme.includes('## Limits'), 'README has a Limits section');
+  const reference = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
+  assert.ok(reference.includes('\n## Limits\n'), 'docs/configuration.md has a Limits section');
+  const limits = reference.slice(reference.indexOf('\n## Limits\n'), reference.indexOf('\n## ', reference.indexOf('\n## Limits\n') + 1));
   for (const [name, [field, value]] of Object.entries(SETTINGS)) {
     assert.equal(config[field], value, name);
     assert.match(example, new RegExp(`^${name}=${value}$`, 'm'), `${name} in .env.example`);
-    assert.ok(limits.includes(name), `${name} in README "Limits"`);
+    assert.ok(limits.includes(name), `${name} in docs/configuration.md "Limits"`);
     assert.equal(loadConfig({ [name]: '7000' })[field], 7000, `${name} is read`);
     assert.throws(() => loadConfig({ [name]: '0' }), (error: unknown) => error instanceof ConfigError && error.setting === name, `${name} refuses 0`);
     assert.throws(() => loadConfig({ [name]: 'many' }), (error: unknown) => error instanceof ConfigError && error.setting === name, `${name} refuses a non-integer`);

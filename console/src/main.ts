@@ -1,14 +1,24 @@
-// The console's entry: connect with a key (checked against GET /discovery/readiness, which needs one), then four
-// sections behind a tab bar: search, upload, documents, health.
+// The console's entry: connect with a key (checked against GET /discovery/readiness, which needs one), then the
+// sections behind a tab bar: search, upload, documents, jobs, health, and the view of one document. Every request
+// passes the one rate gate (budget.ts), whose waits are shown above the sections.
 
+import { RateGate } from './budget.ts';
 import { byId } from './dom.ts';
-import { say, sayError } from './messages.ts';
+import { clearMessage, say, sayError } from './messages.ts';
 import { maskedKey, remember, rememberedKey, sessionFor } from './session.ts';
 import type { Session } from './session.ts';
 import { searchView } from './search-view.ts';
 import { uploadView } from './upload-view.ts';
 import { documentsView } from './documents-view.ts';
+import { documentView } from './document-view.ts';
+import { jobsView } from './jobs-view.ts';
 import { healthView } from './health-view.ts';
+
+const waitNotice = byId('wait');
+const gate = new RateGate(({ seconds, code }) => {
+  waitNotice.hidden = seconds === 0;
+  waitNotice.textContent = code === 'rate_limited' ? `Waiting ${seconds} s for the rate limit; requests resume on their own.` : `The service asked to wait (${code}): trying again in ${seconds} s.`;
+});
 
 let current: Session | null = null;
 const session = (): Session => {
@@ -16,14 +26,35 @@ const session = (): Session => {
   return current;
 };
 
-const views = { search: searchView(session), upload: uploadView(session), documents: documentsView(session), health: healthView(session) };
-const TABS = ['search', 'upload', 'documents', 'health'] as const;
+const TABS = ['search', 'upload', 'documents', 'document', 'jobs', 'health'] as const;
 type Tab = (typeof TABS)[number];
+let previousTab: Tab = 'search';
+let shown: Tab = 'search';
+
+const jobsCount = byId('jobs-count');
+const jobs = jobsView(session, (running) => {
+  jobsCount.hidden = running === 0;
+  jobsCount.textContent = String(running);
+});
+const document_ = documentView(session);
+const openDocument = (documentId: string) => {
+  show('document');
+  void document_.open(documentId);
+};
+const views = { search: searchView(session, openDocument), documents: documentsView(session, jobs, openDocument), health: healthView(session) };
+uploadView(session, jobs, () => show('jobs'));
 
 function show(tab: Tab): void {
+  if (tab !== shown) {
+    // What was said about one section does not stay under another.
+    clearMessage();
+    if (shown !== 'document') previousTab = shown;
+  }
+  shown = tab;
   for (const name of TABS) {
     byId(`tab-${name}`).hidden = name !== tab;
-    const button = document.querySelector<HTMLButtonElement>(`#tabs button[data-tab="${name}"]`)!;
+    const button = document.querySelector<HTMLButtonElement>(`#tabs button[data-tab="${name}"]`);
+    if (!button) continue;
     if (name === tab) button.setAttribute('aria-current', 'page');
     else button.removeAttribute('aria-current');
   }
@@ -42,24 +73,25 @@ function connected(on: boolean): void {
   } else {
     for (const name of TABS) byId(`tab-${name}`).hidden = true;
     views.search.reset();
-    views.upload.reset();
     views.documents.reset();
+    document_.reset();
+    jobs.reset();
     byId('api-key').focus();
   }
 }
 
 async function connect(key: string): Promise<void> {
-  const candidate = sessionFor(key);
+  const candidate = sessionFor(key, gate);
   try {
-    await candidate.client.readiness();
+    await candidate.read((client) => client.readiness());
   } catch (error) {
     sayError(error);
     return;
   }
   current = candidate;
   remember(key);
-  say('Connected.');
   connected(true);
+  say('Connected.');
 }
 
 byId<HTMLFormElement>('key-form').addEventListener('submit', (event) => {
@@ -71,9 +103,10 @@ byId<HTMLFormElement>('key-form').addEventListener('submit', (event) => {
 byId('disconnect').addEventListener('click', () => {
   current = null;
   remember(null);
-  say('Disconnected.');
   connected(false);
+  say('Disconnected.');
 });
+byId('document-back').addEventListener('click', () => show(previousTab));
 for (const button of document.querySelectorAll<HTMLButtonElement>('#tabs button')) button.addEventListener('click', () => show(button.dataset.tab as Tab));
 
 const stored = rememberedKey();

@@ -1,39 +1,67 @@
-// Search: query, scope, alpha, filters, rerank; ranked rows with their evidence (matched spans marked), page
-// numbers and metadata, and a pager over offset.
+// Search: query, scope, alpha, filters, rerank; ranked hit cards whose chunks are cut to the passages around the
+// matched words (marked), with their page, the lanes that found them, matched metadata fields and the whole
+// metadata as a table; a pager over offset. A failed search clears the cards of the search before it.
 
 import { filtersFromPairs } from '../../clients/typescript/src/index.ts';
 import type { SearchHit, SearchRequest, SearchResponse } from '../../clients/typescript/src/index.ts';
 import { byId, el, markedText, pairLines } from './dom.ts';
-import { say, sayError } from './messages.ts';
+import { plural, valueText } from './format.ts';
+import { clearMessage, sayError } from './messages.ts';
+import { metadataTable } from './metadata-table.ts';
+import { passages } from './passages.ts';
 import type { Session } from './session.ts';
 
-function hitElement(hit: SearchHit): HTMLLIElement {
-  const { document_id, version_id } = hit.document_version;
-  const metadata = hit.canonical_metadata as { source?: { filename?: string }; extracted?: { title?: string }; custom?: Record<string, unknown> };
-  const title = metadata.extracted?.title ?? metadata.source?.filename ?? '';
-  const evidence = hit.content_evidence.items.filter((item) => item.text);
-  const fields = hit.metadata_evidence.items;
+export type OpenDocument = (documentId: string) => void;
+
+function evidenceElement(item: SearchHit['content_evidence']['items'][number]): HTMLElement {
+  const label = item.page !== null && item.page !== undefined ? el('span', { class: 'where' }, `Page ${item.page}`) : null;
   return el(
-    'li',
-    { class: 'hit', 'data-document-id': document_id },
-    el('h3', {}, el('span', { class: 'rank' }, `${hit.rank}. `), document_id, version_id !== null && version_id !== document_id ? el('span', { class: 'version' }, ` @ ${version_id}`) : null, title && title !== document_id ? el('span', { class: 'title' }, ` ${title}`) : null),
-    el('p', { class: 'lanes' }, hit.retrieval_contributions.map((entry) => `${entry.lane} #${entry.rank}`).join(', ')),
-    ...evidence.map((item) => el('blockquote', { class: 'evidence' }, item.page !== null && item.page !== undefined ? el('span', { class: 'page' }, `p. ${item.page} `) : null, ...markedText(item.text!, item.highlights))),
-    ...fields.map((item) => {
-      const value = typeof item.value === 'string' ? item.value : JSON.stringify(item.value);
-      return el('p', { class: 'field' }, el('code', {}, (item.path ?? []).join('.')), ` (${item.match_kind ?? 'match'}): `, ...(typeof item.value === 'string' ? markedText(value, item.highlights) : [document.createTextNode(value)]));
-    }),
-    el('details', {}, el('summary', {}, 'Metadata'), el('pre', {}, JSON.stringify(hit.canonical_metadata, null, 2))),
+    'div',
+    { class: 'evidence' },
+    label,
+    ...passages(item.text!, item.highlights).map((passage) => el('p', { class: 'passage' }, passage.cutBefore ? '… ' : '', ...markedText(passage.text, passage.spans), passage.cutAfter ? ' …' : '')),
   );
 }
 
-export function searchView(session: () => Session): { reset(): void } {
+function hitElement(hit: SearchHit, open: OpenDocument): HTMLLIElement {
+  const { document_id, version_id } = hit.document_version;
+  const metadata = hit.canonical_metadata as { source?: { filename?: string }; extracted?: { title?: string } };
+  const title = metadata.extracted?.title ?? metadata.source?.filename ?? '';
+  const evidence = hit.content_evidence.items.filter((item) => item.text);
+  const fields = hit.metadata_evidence.items;
+  const link = el('button', { type: 'button', class: 'link' }, document_id);
+  link.addEventListener('click', () => open(document_id));
+  const more = hit.content_evidence.total - evidence.length;
+  return el(
+    'li',
+    { class: 'hit card', 'data-document-id': document_id },
+    el(
+      'header',
+      {},
+      el('span', { class: 'rank' }, String(hit.rank)),
+      el('h3', {}, link, version_id !== null && version_id !== document_id ? el('span', { class: 'version' }, `@ ${version_id}`) : null),
+      el('span', { class: 'lanes' }, ...hit.retrieval_contributions.map((entry) => el('span', { class: `lane lane-${entry.lane}` }, `${entry.lane} #${entry.rank}`))),
+    ),
+    title && title !== document_id ? el('p', { class: 'title' }, title) : null,
+    ...evidence.map(evidenceElement),
+    more > 0 ? el('p', { class: 'muted' }, `and ${plural(more, 'more matching chunk')}`) : null,
+    ...fields.map((item) => {
+      const value = valueText(item.value);
+      return el('p', { class: 'field-match' }, el('code', {}, (item.path ?? []).join('.')), ' ', el('span', { class: 'muted' }, item.match_kind ?? 'match'), ' ', ...(typeof item.value === 'string' ? markedText(value, item.highlights) : [document.createTextNode(value)]));
+    }),
+    el('details', {}, el('summary', {}, 'Metadata'), metadataTable(hit.canonical_metadata, `Metadata of ${document_id}`)),
+  );
+}
+
+export function searchView(session: () => Session, open: OpenDocument): { reset(): void } {
   const form = byId<HTMLFormElement>('search-form');
   const results = byId<HTMLOListElement>('search-results');
   const summary = byId('search-summary');
   const previous = byId<HTMLButtonElement>('search-prev');
   const next = byId<HTMLButtonElement>('search-next');
   let last: { request: SearchRequest; answer: SearchResponse } | null = null;
+  /** Bumped by each search, so an answer that arrives after a later search started is dropped. */
+  let generation = 0;
 
   function requestOf(offset: number): SearchRequest {
     const data = new FormData(form);
@@ -52,18 +80,34 @@ export function searchView(session: () => Session): { reset(): void } {
     return request;
   }
 
+  function clear(): void {
+    generation++;
+    results.removeAttribute('aria-busy');
+    last = null;
+    results.replaceChildren();
+    summary.textContent = '';
+    previous.disabled = next.disabled = true;
+  }
+
   async function run(request: SearchRequest): Promise<void> {
+    const mine = ++generation;
+    summary.textContent = 'Searching…';
+    results.setAttribute('aria-busy', 'true');
     try {
-      const answer = await session().client.search(request);
+      const answer = await session().read((client) => client.search(request));
+      if (mine !== generation) return;
+      results.removeAttribute('aria-busy');
       last = { request, answer };
-      results.replaceChildren(...answer.results.map(hitElement));
+      results.replaceChildren(...answer.results.map((hit) => hitElement(hit, open)));
       results.start = answer.meta.offset + 1;
       const { meta } = answer;
-      summary.textContent = answer.results.length === 0 ? 'Nothing found.' : `${meta.total}${meta.total_is_lower_bound ? '+' : ''} found; rows ${meta.offset + 1} to ${meta.offset + answer.results.length} (${meta.query_time_ms} ms).`;
+      summary.textContent = answer.results.length === 0 ? 'Nothing found.' : `${meta.total.toLocaleString('en')}${meta.total_is_lower_bound ? '+' : ''} found; ${plural(answer.results.length, 'row')} from ${meta.offset + 1} (${meta.query_time_ms} ms).`;
       previous.disabled = meta.offset === 0;
       next.disabled = !meta.has_more;
-      say(`Search answered: ${answer.results.length} rows.`);
+      clearMessage();
     } catch (error) {
+      if (mine !== generation) return;
+      clear();
       sayError(error);
     }
   }
@@ -73,17 +117,11 @@ export function searchView(session: () => Session): { reset(): void } {
     try {
       void run(requestOf(0));
     } catch (error) {
+      clear();
       sayError(error);
     }
   });
   previous.addEventListener('click', () => last && void run({ ...last.request, offset: Math.max(0, last.answer.meta.offset - last.answer.meta.limit) }));
   next.addEventListener('click', () => last && void run({ ...last.request, offset: last.answer.meta.offset + last.answer.results.length }));
-  return {
-    reset() {
-      last = null;
-      results.replaceChildren();
-      summary.textContent = '';
-      previous.disabled = next.disabled = true;
-    },
-  };
+  return { reset: clear };
 }

@@ -1,17 +1,30 @@
-// The key a person entered, kept for the browser tab (sessionStorage), and the typed client that sends it.
+// The key a person entered, kept for the browser tab (sessionStorage), and the typed client that sends it. The
+// client itself repeats nothing (retries: 0): every refusal comes back to the console's rate gate (budget.ts),
+// which waits as long as the service asks and shows the wait.
 
 import { createSearchClient } from '../../clients/typescript/src/index.ts';
 import type { SearchClient } from '../../clients/typescript/src/index.ts';
+import type { RateGate } from './budget.ts';
 
 const STORAGE_KEY = 'hds-console-key';
 
 export interface Session {
   client: SearchClient;
   key: string;
+  /** A read through the gate: repeated after any 429 or 503 with Retry-After. */
+  read<T>(call: (client: SearchClient) => Promise<T>): Promise<T>;
+  /** A write through the gate: repeated after a 429 only (refused before any work). */
+  write<T>(call: (client: SearchClient) => Promise<T>): Promise<T>;
 }
 
-export function sessionFor(key: string): Session {
-  return { key, client: createSearchClient({ baseUrl: location.origin, apiKey: key, retries: 3, maxRetryAfterSeconds: 10 }) };
+export function sessionFor(key: string, gate: RateGate): Session {
+  const client = createSearchClient({ baseUrl: location.origin, apiKey: key, retries: 0 });
+  return {
+    key,
+    client,
+    read: (call) => gate.call('read', () => call(client)),
+    write: (call) => gate.call('write', () => call(client)),
+  };
 }
 
 export function rememberedKey(): string | null {

@@ -1,18 +1,16 @@
 // Upload: files with custom metadata, each sent with its progress shown (XMLHttpRequest reports upload
-// progress; fetch does not), then its job watched to the end through the typed client.
+// progress; fetch does not) through the rate gate, then its job followed under Jobs.
 
-import { typedValue } from '../../clients/typescript/src/index.ts';
-import type { JobStatus } from '../../clients/typescript/src/index.ts';
-import { byId, el, pairLines } from './dom.ts';
-import { describeError, say, sayError } from './messages.ts';
+import { SearchServiceError, typedValue } from '../../clients/typescript/src/index.ts';
+import type { AcceptedJob } from '../../clients/typescript/src/index.ts';
+import { byId, pairLines } from './dom.ts';
+import { plural } from './format.ts';
+import type { JobRow } from './jobs-view.ts';
+import { say, sayError } from './messages.ts';
 import type { Session } from './session.ts';
 
-interface Accepted {
-  job_id: string;
-  document_id: string;
-}
-
-function send(key: string, form: FormData, progress: HTMLProgressElement): Promise<Accepted> {
+/** One POST /embed; a refusal rejects with the envelope and its Retry-After, as the typed client's do. */
+function send(key: string, form: FormData, progress: HTMLProgressElement): Promise<AcceptedJob> {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
     request.open('POST', `${location.origin}/embed`);
@@ -24,53 +22,42 @@ function send(key: string, form: FormData, progress: HTMLProgressElement): Promi
       progress.value = event.loaded;
     });
     request.addEventListener('load', () => {
-      const body = request.response as { job_id?: string; document_id?: string; error_code?: string; detail?: string } | null;
-      if (request.status === 202 && body?.job_id) resolve(body as Accepted);
-      else reject(new Error(`${request.status} ${body?.error_code ?? 'error'}: ${body?.detail ?? request.statusText}`));
+      const body = request.response as { job_id?: string } | null;
+      if (request.status === 202 && body?.job_id) resolve(body as AcceptedJob);
+      else reject(new SearchServiceError(request.status, body, request.getResponseHeader('retry-after')));
     });
-    request.addEventListener('error', () => reject(new Error('the upload did not reach the service')));
+    request.addEventListener('error', () => reject(new Error('The upload did not reach the service')));
     request.send(form);
   });
 }
 
-function jobDetail(job: JobStatus): string {
-  if (job.status === 'completed') return `${job.chunks_created ?? 0} chunks${job.search_ready ? ', searchable' : ''}`;
-  return job.error ?? '';
+export interface Jobs {
+  add(documentId: string, kind: 'upload'): JobRow;
+  watch(row: JobRow, jobId: string): Promise<{ status: string }>;
 }
 
-export function uploadView(session: () => Session): { reset(): void } {
+export function uploadView(session: () => Session, jobs: Jobs, showJobs: () => void): void {
   const form = byId<HTMLFormElement>('upload-form');
-  const rows = byId<HTMLTableElement>('upload-jobs').tBodies[0];
 
   async function upload(file: File, fields: { documentId: string; versionId: string; metadata: Record<string, unknown> }): Promise<void> {
-    const progress = el('progress', { max: '1', value: '0', 'aria-label': `Upload of ${file.name}` });
-    const jobCell = el('td', {}, '');
-    const statusCell = el('td', { class: 'status' }, 'uploading');
-    const detailCell = el('td', {}, '');
-    rows.append(el('tr', { 'data-file': file.name }, el('td', {}, file.name), el('td', {}, progress), jobCell, statusCell, detailCell));
+    const row = jobs.add(fields.documentId, 'upload');
     const data = new FormData();
     data.set('document_id', fields.documentId);
     if (fields.versionId) data.set('version_id', fields.versionId);
     if (Object.keys(fields.metadata).length > 0) data.set('metadata', JSON.stringify(fields.metadata));
     data.set('file', file, file.name);
+    let accepted: AcceptedJob;
     try {
-      const accepted = await send(session().key, data, progress);
-      progress.value = progress.max;
-      jobCell.textContent = accepted.job_id;
-      statusCell.textContent = 'pending';
-      const job = await session().client.waitForJob(accepted.job_id, {
-        intervalMs: 500,
-        onPoll: (seen) => {
-          statusCell.textContent = seen.status;
-        },
-      });
-      statusCell.textContent = job.status;
-      detailCell.textContent = jobDetail(job);
-      say(`${file.name}: ${job.status}.`, job.status === 'completed' ? 'info' : 'error');
+      accepted = await session().write(() => send(session().key, data, row.progress));
     } catch (error) {
-      statusCell.textContent = 'refused';
-      detailCell.textContent = describeError(error);
-      sayError(error);
+      row.refused(error);
+      return;
+    }
+    try {
+      await jobs.watch(row, accepted.job_id);
+    } catch (error) {
+      // The job exists; only following it failed (e.g. the connection went away): say so without calling it refused.
+      row.detail(`could not read its status: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
@@ -90,12 +77,11 @@ export function uploadView(session: () => Session): { reset(): void } {
       say('A document id names one file: leave it empty to name each document after its file.', 'error');
       return;
     }
-    for (const file of files) void upload(file, { documentId: documentId || file.name, versionId: String(data.get('version_id') ?? '').trim(), metadata });
+    const versionId = String(data.get('version_id') ?? '').trim();
+    for (const file of files) void upload(file, { documentId: documentId || file.name, versionId, metadata });
     form.reset();
+    // The outcome of each is its row under Jobs (and the Jobs summary), not a message that would outlive the tab.
+    showJobs();
+    say(`${plural(files.length, 'file')} sent; ${files.length === 1 ? 'its job is' : 'their jobs are'} followed here.`);
   });
-  return {
-    reset() {
-      rows.replaceChildren();
-    },
-  };
 }

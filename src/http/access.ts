@@ -1,10 +1,11 @@
-// Who may call what: GET /health and the console's files are public, /admin/ routes and /metrics take an operator key, every
+// Who may call what: GET /health, the console's files and the API reference page's are public, /admin/ routes and /metrics take an operator key, every
 // other route a Client's key, which resolves the Client and draws on its rate-limit budget (shared by every api process).
 
 import type { FastifyRequest } from 'fastify';
 import { ServiceError } from '../domain/service-error.ts';
 import type { Services } from './services.ts';
 import { isConsoleRoute } from './routes/console.ts';
+import { isReferenceRoute } from './routes/reference.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -52,6 +53,8 @@ export function authenticate(services: Pick<Services, 'config' | 'rateLimiter'>)
     if (PUBLIC_ROUTES.has(path) && PUBLIC_METHODS.has(request.method)) return;
     // The console's files: a page and its assets, no data (it sends a key with each API call it makes).
     if (isConsoleRoute(request.routeOptions.url) && PUBLIC_METHODS.has(request.method)) return;
+    // The API reference page's files likewise: the page reads /openapi.json with the key a person enters.
+    if (isReferenceRoute(request.routeOptions.url) && PUBLIC_METHODS.has(request.method)) return;
     const key = request.headers['x-api-key'];
     const apiKey = typeof key === 'string' ? key : undefined;
     if (isOperatorRoute(path)) {

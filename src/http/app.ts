@@ -7,14 +7,17 @@ import type { FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { MAX_ID_LENGTH } from '../domain/identity.ts';
 import { schemaCompiler } from './validation.ts';
 import { responseSerializer } from './serialization.ts';
 import { authenticate } from './access.ts';
 import { clientErrorHandler, frameworkErrorReply, handleError, sendError } from './error-replies.ts';
 import { installRequestParsing } from './request-parsing.ts';
+import { logAnsweredRequest } from './request-log.ts';
 import { declareRouteResponses } from './route-responses.ts';
 import { ROUTE_EXAMPLES } from './route-examples.ts';
+import { shapeDocument } from './openapi-document.ts';
 import type { Services } from './services.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerSearchRoutes } from './routes/search.ts';
@@ -24,13 +27,17 @@ import { registerDocumentRoutes, registerLifecycleRoutes } from './routes/docume
 import { registerBackfillRoute, registerOperationalRoutes } from './routes/operational.ts';
 import { registerWebSearchRoutes } from './routes/web-search.ts';
 import { registerConsoleRoutes } from './routes/console.ts';
+import { registerReferenceRoutes } from './routes/reference.ts';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    // pino's own fields, and this process's label as its metrics carry it (api-0, api-1, ...).
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel, base: { pid: process.pid, hostname: hostname(), process: services.metrics.process } },
+    // One line per request, written by the onResponse hook below (request-log.ts), instead of Fastify's two.
+    disableRequestLogging: true,
     bodyLimit: config.maxUploadBytes,
     requestIdHeader: false,
     genReqId: (request) => {
@@ -64,6 +71,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     const route = request.routeOptions.url ?? 'unmatched';
     services.metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     services.metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    logAnsweredRequest(request, reply, route, config.requestLogLevel);
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -80,6 +88,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       security: [{ apiKey: [] }],
     },
     // POST /embed reads its two body forms itself (no Fastify body schema): the document still declares them.
+    // Then the document is shaped for generators: shared components, error responses, field descriptions.
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
       const { openapiObject } = documentObject;
@@ -89,7 +98,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         body.content['application/json'].examples = { text: { value: ROUTE_EXAMPLES['POST /embed'].request } };
         upload.requestBody = body as unknown as typeof upload.requestBody;
       }
-      return openapiObject;
+      return shapeDocument(openapiObject) as typeof openapiObject;
     },
   });
   await app.register(multipart, {
@@ -107,5 +116,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerBackfillRoute(app, services);
   registerWebSearchRoutes(app, services);
   await registerConsoleRoutes(app);
+  await registerReferenceRoutes(app);
   return app;
 }

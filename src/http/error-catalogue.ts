@@ -72,7 +72,7 @@ export const ERROR_CATALOGUE: Record<ServiceErrorCode, CatalogueEntry> = {
   stored_evidence_inconsistent: { status: 500, errorCode: 'stored_evidence_inconsistent', detail: 'Stored evidence is inconsistent', retryAfterSeconds: null },
   rate_limited: { status: 429, errorCode: 'rate_limited', detail: 'Rate limit exceeded', retryAfterSeconds: null },
   payload_too_large: { status: 413, errorCode: 'payload_too_large', detail: 'Request body is too large', retryAfterSeconds: null },
-  /** A Client at its documents, chunks or text-bytes quota (README "Limits"): retrying does not help, so no Retry-After. */
+  /** A Client at its documents, chunks or text-bytes quota (docs/configuration.md "Limits"): retrying does not help, so no Retry-After. */
   client_quota_exceeded: { status: 403, errorCode: 'client_quota_exceeded', detail: 'Client quota exceeded', retryAfterSeconds: null },
   unsupported_media_type: { status: 415, errorCode: 'unsupported_media_type', detail: 'Unsupported Content-Type', retryAfterSeconds: null },
   /**

@@ -1,6 +1,8 @@
 // Prometheus metrics of one process: requests by route and status with latency histograms, job transitions
 // and jobs by operation and state. Under the supervisor, /metrics answers for every process at once: the
-// supervisor gathers each process's registry (prom-client's cluster aggregation) and sums them.
+// supervisor gathers each process's registry (prom-client's cluster aggregation) and sums series whose labels
+// match. The service's counters are the deployment's once summed; Node's process metrics (memory, CPU, event
+// loop, heap) and the serving gauges mean something only per process, so they carry its `process` label.
 
 import { AggregatorRegistry, Counter, Histogram, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 /** What the job gauges read: job counts by operation and state (the job store answers it). */
@@ -20,7 +22,24 @@ export const QUEUED_JOB_STATES: ReadonlySet<string> = new Set(['pending', 'retry
 /** Job durations run from seconds (text) to minutes (OCR of a long scan). */
 export const JOB_DURATION_BUCKETS_SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
+/** What the build_info gauge names: the product version and the durable store of this deployment. */
+export interface BuildInfo {
+  version: string;
+  store: string;
+}
+
+export interface MetricsOptions {
+  /** The `process` label of this process's per-process series (process-settings.ts: `api-0`, `worker-1`). */
+  process: string;
+  build: BuildInfo;
+  /** The exposition of every process of the deployment, when this one runs under the supervisor. */
+  clusterExposition?: () => Promise<string>;
+}
+
 export const LATENCY_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Aggregator of series that carry a `process` label: one value per label set, taken as it is. */
+const PER_PROCESS_AGGREGATOR = 'first';
 
 export class ServiceMetrics {
   readonly registry = new Registry();
@@ -34,12 +53,19 @@ export class ServiceMetrics {
   /** Pages whose text came from OCR. */
   readonly ocrPages: Counter;
 
+  /** The `process` label of this process's series. */
+  readonly process: string;
   /** The exposition of every process of the deployment, when this one runs under the supervisor. */
   private readonly clusterExposition: (() => Promise<string>) | null;
 
-  constructor(jobs: JobCounts, options: { clusterExposition?: () => Promise<string> } = {}) {
+  constructor(jobs: JobCounts, options: MetricsOptions) {
+    this.process = options.process;
     this.clusterExposition = options.clusterExposition ?? null;
-    collectDefaultMetrics({ register: this.registry });
+    collectDefaultMetrics({ register: this.registry, labels: { process: this.process } });
+    // Each process's series of Node's metrics has a label set of its own, so the aggregation meets one value
+    // per set and any aggregator keeps it as it is. prom-client's own choices (`omit` for the start time,
+    // `average` for event-loop lag) were made for unlabelled series, which they would drop or blend.
+    for (const metric of this.registry.getMetricsAsArray()) (metric as { aggregator?: string }).aggregator = PER_PROCESS_AGGREGATOR;
     this.requests = new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests by method, route and status code',
@@ -101,22 +127,32 @@ export class ServiceMetrics {
         for (const row of await jobs.countsByOperationAndState()) this.set({ operation: row.operation, state: row.status }, row.count);
       },
     });
+    const build = new Gauge({
+      name: 'build_info',
+      help: 'Always 1: the product version, the Node.js version and the durable store this deployment runs',
+      labelNames: ['version', 'node_version', 'store'],
+      registers: [this.registry],
+      // Every process of one supervisor runs the same build: 1, not the number of processes.
+      aggregator: 'first',
+    });
+    build.set({ version: options.build.version, node_version: process.version, store: options.build.store }, 1);
   }
 
   /**
-   * The serving gauges of an api process. Labelled with its pid: summed over the deployment they would mean
+   * The serving gauges of an api process. Labelled with its process: summed over the deployment they would mean
    * nothing, since every api process serves the Clients it was asked for.
    */
   addServingGauges(serving: ServingGauges): void {
-    const process_ = String(process.pid);
+    const label = this.process;
     const gauge = (name: string, help: string, read: () => number | Promise<number>) =>
       new Gauge({
         name,
         help,
         labelNames: ['process'],
         registers: [this.registry],
+        aggregator: PER_PROCESS_AGGREGATOR,
         async collect() {
-          this.set({ process: process_ }, await read());
+          this.set({ process: label }, await read());
         },
       });
     gauge('serving_clients', 'Clients whose snapshot this api process holds', () => serving.stats().clients);

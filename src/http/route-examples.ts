@@ -1,9 +1,14 @@
-// What /openapi.json says of each route besides its schemas: a one-line summary, an example of its success body
-// and, for routes that take one, of its JSON request body. test/e2e/openapi.test.ts checks every example against
+// What /openapi.json says of each route besides its schemas: the operationId generators name its method after, a
+// one-line summary, a description, an example of its success body and, for routes that take one, of its JSON
+// request body. test/e2e/openapi.test.ts checks every example against
 // the schema it illustrates.
 
 export interface RouteExamples {
+  /** The operation's name in generated clients (camelCase, unique in the document). */
+  operationId: string;
   summary: string;
+  /** What a caller needs beyond the summary: when to call it, what it waits for, what its refusals mean. */
+  description: string;
   /** The success body (JSON routes). */
   response?: unknown;
   /** The JSON request body. */
@@ -15,11 +20,17 @@ const JOB_ID = '3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c';
 /** Keyed like ROUTE_RESPONSES: method and the path as registered (`:param`). */
 export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
   'GET /health': {
+    operationId: 'getHealth',
     summary: 'Health of every component and whether publication is safe to serve',
+    description:
+      'Never needs a key and is never rate limited. Answers 200 while serving is safe (healthy, or degraded when a component other than publication fails) and 503 with the same body when publication is enabled and serving is unsafe (maintenance, recovering, or an unreadable authority record). version equals info.version of this document.',
     response: { status: 'healthy', version: '0.1.0', components: { api: 'ok', state_store: 'ok', vector_store: 'ok', worker_queue: 'ok', classifier: 'ok', publication: 'ok' }, publishing: { status: 'ready', reason: null, authority_mode: 'READY' } },
   },
   'POST /search': {
+    operationId: 'search',
     summary: 'Search document text (dense + keyword), typed metadata, or both, with filters and reranking',
+    description:
+      'Ranks the Client\'s Document Versions by the query: scope content searches the text (dense and keyword lanes fused by alpha, optionally reranked), metadata the typed metadata leaves, both the two together. filters narrow by exact metadata values. metadata and both need the Client\'s Metadata Discovery to be ready (409 otherwise, with Retry-After while it backfills); every scope fails closed with 503 while publication cannot be proven.',
     request: { query: 'opening balance March', scope: 'content', alpha: 0.5, limit: 10, filters: { 'metadata.custom.branch': 'KL' }, highlight: true },
     response: {
       results: [
@@ -36,12 +47,18 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
     },
   },
   'POST /embed': {
+    operationId: 'uploadDocument',
     summary: 'Upload a document (a file, or plain text) to be parsed, enriched, embedded and published',
+    description:
+      'Send a file as multipart/form-data (field file, with document_id and optionally version_id, metadata as a JSON object text, filename) or plain text as JSON. The answer is 202 with a pending job; the document is searchable once GET /status/{job_id} says completed with search_ready true. An upload with an existing document_id and version_id replaces that version. Refused whole with 403 when the Client is at a quota, 413 over MAX_UPLOAD_BYTES.',
     request: { document_id: 'memo-2024-07', text: 'Minutes of the treasury committee, 3 July 2024.', metadata: { branch: 'KL' } },
     response: { job_id: JOB_ID, status: 'pending', document_id: 'memo-2024-07', version_id: 'memo-2024-07' },
   },
   'GET /status/:job_id': {
+    operationId: 'getJobStatus',
     summary: 'The state of an upload, metadata update or backfill job',
+    description:
+      'Poll it until status is completed, failed, partial_failed or superseded, honouring Retry-After on 429 and 503. The fields depend on the state and the operation (upload, metadata update, backfill). A job of another Client is 404, as one that does not exist.',
     response: {
       job_id: JOB_ID,
       document_id: 'memo-2024-07',
@@ -60,11 +77,17 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
     },
   },
   'GET /documents': {
+    operationId: 'listDocuments',
     summary: 'List Document Versions, filtered by metadata, page by page',
+    description:
+      'Pages through the Client\'s Document Versions with limit and offset; metadata_filter (a JSON object of exact values) narrows them, include_deleted adds soft-deleted ones.',
     response: { documents: [{ document_id: 'stmt-2024-03', version_id: 'stmt-2024-03', metadata: { schema_version: '2', source: { filename: 'march.pdf' }, custom: { branch: 'KL' } }, chunk_count: 14, created_at: '2024-04-01T02:00:00.000Z' }], total: 1, limit: 100, offset: 0, has_more: false },
   },
   'GET /document/:document_id/text': {
+    operationId: 'getDocumentText',
     summary: "Read a document's text, chunk by chunk, in document order",
+    description:
+      'The chunks of the document\'s active version (or of version_id), with its metadata, classification, entities and embedding provenance. A long document is read page by page: follow next_chunk_offset while chunks_truncated is true.',
     response: {
       document_id: 'memo-2024-07',
       version_id: 'memo-2024-07',
@@ -81,40 +104,75 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
     },
   },
   'DELETE /document/:document_id': {
+    operationId: 'deleteDocument',
     summary: 'Soft-delete (restorable) or hard-delete a document, or one version of it',
+    description:
+      'mode soft (the default) hides the document, or one version of it with version_id, from search and listings until it is restored; mode hard erases its text, vectors and uploaded files for good.',
     response: { document_id: 'stmt-2024-03', deleted_chunks: 14, status: 'soft_deleted' },
   },
   'POST /document/:document_id/restore': {
+    operationId: 'restoreDocument',
     summary: 'Restore a soft-deleted document, or one version of it',
+    description:
+      'Returns soft-deleted versions (all, or version_id) to search.',
     response: { document_id: 'stmt-2024-03', restored_chunks: 14, status: 'restored' },
   },
   'PATCH /update': {
+    operationId: 'updateDocument',
     summary: "Correct a document's custom metadata (JSON Merge Patch) or its filename, as a job",
+    description:
+      'metadata is a JSON Merge Patch over metadata.custom (null removes a key); filename renames the source file. The update applies to every version of the document, or to version_id, as a job: 202 with the job, then poll GET /status/{job_id}. A patch that can never comply with the metadata contract is refused with 422 before anything is queued.',
     request: { document_id: 'stmt-2024-03', metadata: { branch: 'Penang', draft: null } },
     response: { job_id: JOB_ID, status: 'pending', document_id: 'stmt-2024-03', version_id: null, updated_fields: ['metadata.custom.branch', 'metadata.custom.draft'] },
   },
-  'GET /metrics': { summary: 'Operator: Prometheus metrics of every process of the deployment' },
+  'GET /metrics': {
+    operationId: 'getMetrics',
+    summary: 'Operator: Prometheus metrics of every process of the deployment',
+    description:
+      'Operator key only (OPERATOR_API_KEYS). Request counters and latency histograms, job gauges and process metrics of every api and worker process; a scrape spends no Client\'s rate-limit budget.',
+  },
   'GET /discovery/readiness': {
+    operationId: 'getDiscoveryReadiness',
     summary: 'Whether the metadata lane serves this Client yet',
+    description:
+      'Whether scope metadata and both can be searched: readiness_state ready, or not_started, backfilling (a backfill job runs) or blocked (versions break the metadata contract), with the version counts.',
     response: { readiness_state: 'ready', scopes_available: ['content', 'metadata', 'both'], contract_version: '2', versions_total: 42, versions_ready: 42, versions_blocked: 0, backfill_job_id: null, updated_at: '2024-07-03T09:12:45.031Z' },
   },
   'GET /admin/authority': {
+    operationId: 'getAuthority',
     summary: 'Operator: the publication authority, and this api process',
+    description:
+      'Operator key only. The durable publication authority record (mode, id, when it changed) and what the answering api process serves.',
     response: { authority_mode: 'READY', authority_id: 'a1b2c3d4', changed_at: '2024-07-01T00:00:00.000Z', enabled: true, process_id: 4242, recovered_at: '2024-07-01T00:00:02.000Z', serving: { clients: 3 }, memory: { rss: 183500800 } },
   },
   'POST /admin/authority/mode': {
+    operationId: 'setAuthorityMode',
     summary: 'Operator: take publication out of service (MAINTENANCE), pin reads (FENCING), or return to READY',
+    description:
+      'Operator key only. MAINTENANCE takes publication out of service (searches answer 503), FENCING pins reads to the last ready publication, READY returns to normal.',
     request: { mode: 'MAINTENANCE' },
     response: { authority_mode: 'MAINTENANCE' },
   },
   'POST /admin/backfill': {
+    operationId: 'startBackfill',
     summary: "Operator: start a Client's Metadata Discovery backfill",
+    description:
+      'Operator key only. Brings every version of the Client into the metadata lane; the Client polls GET /status/{job_id} with its own key.',
     request: { client_id: 'dev-client' },
     response: { job_id: JOB_ID, status: 'pending', operation: 'metadata_backfill', client_id: 'dev-client' },
   },
-  'GET /web-search/capabilities': { summary: 'Whether public web search is enabled', response: { enabled: false } },
+  'GET /web-search/capabilities': {
+    operationId: 'getWebSearchCapabilities',
+    summary: 'Whether public web search is enabled',
+    description:
+      'Whether POST /web-search calls a provider in this deployment.',
+    response: { enabled: false },
+  },
   'POST /web-search': {
+    operationId: 'webSearch',
     summary: 'Search the public web through the configured provider (fails open)',
+    description:
+      'Sends the query verbatim to the configured public provider. Fails open: a disabled gate, a missing provider, a provider error or a timeout answer 200 with no results and meta.status saying why. Never cached.',
     request: { query: 'overnight policy rate Bank Negara', limit: 3 },
     response: { results: [{ source: 'web', title: 'Monetary Policy Statement', url: 'https://www.bnm.gov.my/', snippet: 'The Monetary Policy Committee decided to maintain the Overnight Policy Rate at 3.00 percent.', rank: 1 }], meta: { provider: 'searxng', status: 'ok', count: 1, query_time_ms: 412 } },
   },

@@ -25,7 +25,7 @@ export interface DocumentProperties {
   createdAt: string | null;
 }
 
-/** A per-document limit (README "Limits") that cut a document short: what was indexed is a prefix of it. */
+/** A per-document limit (docs/configuration.md "Limits") that cut a document short: what was indexed is a prefix of it. */
 export interface Truncation {
   limit: 'characters' | 'chunks' | 'pages' | 'sheets' | 'cells';
   /** The limit's value. */

@@ -1,7 +1,7 @@
 // The ingestion pipeline of one upload: parse -> chunk -> enrich (entities, classification) -> embed.
 // It returns what a generation needs and never touches storage or publication.
 //
-// Per-document limits (README "Limits"): a document over one is TRUNCATED, not failed. The parser stops reading at
+// Per-document limits (docs/configuration.md "Limits"): a document over one is TRUNCATED, not failed. The parser stops reading at
 // the character, page, sheet and cell limits (memory stays bounded while parsing), chunking stops at the chunk limit,
 // and only then are entities, classification and embeddings computed, so the cost is never paid beyond the limit.
 // What is indexed is the document's beginning, complete up to the cut; the cut is never silent: each limit hit adds

@@ -2,7 +2,7 @@
 // While publication is paused the staged generation waits with the job, so the document is never parsed or
 // embedded twice. An older job never overwrites a newer upload of the same Document Version: it ends superseded.
 //
-// Per-Client quotas (README "Limits") are checked three times, each before the next cost is paid: before parsing (the
+// Per-Client quotas (docs/configuration.md "Limits") are checked three times, each before the next cost is paid: before parsing (the
 // Client is already at a quota), before staging (this document's chunks and text bytes would take it over) and
 // before activating (other jobs may have activated meanwhile). A breach fails the job legibly, with error_details, and
 // leaves nothing staged or indexed. Jobs activating at the same moment on different workers can each pass the last

@@ -27,15 +27,48 @@ export interface WorkerOptions {
    * so in its error, and is retried, instead of reporting an internal error.
    */
   storeFailure?: (error: unknown) => StoreFailure | null;
-  /** Called when a run of a job ends, with how it ended and how long it ran (seconds), for metrics. */
-  onRunEnded?: (operation: string, outcome: RunOutcome, seconds: number) => void;
+  /** Called when a run of a job ends: how it ended, why, and how long it ran, for metrics and the log. */
+  onRunEnded?: (run: RunReport) => void;
 }
 
 /**
  * How one run of a job ended: the terminal state it recorded, `retrying` (it will run again), `waiting` (for
  * publication to return to READY), or `lease_lost` (another worker owns it now).
  */
-export type RunOutcome = JobState | 'waiting' | 'lease_lost';
+export type RunOutcome = JobOutcome['status'] | 'retrying' | 'waiting' | 'lease_lost';
+
+/** One run of a job, as it ended: what the worker's log line and job_duration_seconds say of it. */
+export interface RunReport {
+  job: JobRecord;
+  outcome: RunOutcome;
+  /** Why the run did not complete (RUN_ERROR_CODES, an ingest code, error_details' code); null when it did. */
+  errorCode: string | null;
+  seconds: number;
+}
+
+/**
+ * The error codes of a run the worker ended itself. A parse that fails names its own (IngestError: no_text,
+ * upload_damaged, ...), a store failure names store_unavailable or storage_full as the API does, and an
+ * outcome with error_details names their code (client_quota_exceeded, a metadata contract's violation).
+ */
+export const RUN_ERROR_CODES = {
+  abandoned: 'job_abandoned',
+  noHandler: 'no_handler',
+  internal: 'internal_error',
+  /** A failure worth another attempt that names no code of its own (a flaky provider, a busy file system). */
+  transient: 'transient_error',
+  publicationPaused: 'publication_paused',
+  publicationWaitExceeded: 'publication_wait_exceeded',
+  /** A handler's failed or partial_failed outcome that carries no code in its error_details. */
+  failed: 'job_failed',
+  partialFailed: 'partial_failure',
+} as const;
+
+/** How a run ended and why, before its duration is known. */
+interface RunEnd {
+  outcome: RunOutcome;
+  errorCode: string | null;
+}
 
 export class LeaseLost extends Error {
   constructor(jobId: string) {
@@ -53,6 +86,22 @@ export const PUBLICATION_WAIT_EXCEEDED = 'Publication did not return to READY in
  * so the skipped write could neither fail nor tell anything. Short stages of small documents renew once, not at each stage.
  */
 export const HEARTBEAT_SKIP_FRACTION = 0.1;
+
+/** Another worker owns the job now: this run says nothing of how the job ends. */
+const LEASE_LOST: RunEnd = { outcome: 'lease_lost', errorCode: null };
+
+/** The code an error names of itself (an IngestError's `code`), if any. */
+function ownCode(error: unknown): string | null {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : null;
+}
+
+/** The error code of an outcome a handler returned: its error_details' code, else one for its state. */
+export function outcomeErrorCode(outcome: JobOutcome): string | null {
+  if (outcome.status !== 'failed' && outcome.status !== 'partial_failed') return null;
+  const code = outcome.errorDetails?.code;
+  if (typeof code === 'string') return code;
+  return outcome.status === 'failed' ? RUN_ERROR_CODES.failed : RUN_ERROR_CODES.partialFailed;
+}
 
 export class Worker {
   readonly owner = `worker-${randomUUID()}`;
@@ -118,15 +167,15 @@ export class Worker {
 
   private async execute(job: JobRecord): Promise<void> {
     const started = performance.now();
-    const outcome = await this.run(job);
-    this.options.onRunEnded?.(job.operation, outcome, (performance.now() - started) / 1000);
+    const end = await this.run(job);
+    this.options.onRunEnded?.({ job, ...end, seconds: (performance.now() - started) / 1000 });
   }
 
-  private async run(job: JobRecord): Promise<RunOutcome> {
+  private async run(job: JobRecord): Promise<RunEnd> {
     this.options.onTransition?.(job.operation, 'started');
-    if (job.attempts > job.maxAttempts) return this.fail(job, ABANDONED_JOB_ERROR);
+    if (job.attempts > job.maxAttempts) return this.fail(job, ABANDONED_JOB_ERROR, RUN_ERROR_CODES.abandoned);
     const handler = this.handlers[job.operation];
-    if (!handler) return this.finish(job, { status: 'failed', error: `No worker handles ${job.operation} jobs` });
+    if (!handler) return this.finish(job, { status: 'failed', error: `No worker handles ${job.operation} jobs` }, RUN_ERROR_CODES.noHandler);
     let renewedAt = performance.now(); // the claim took the lease
     const context: JobContext = {
       heartbeat: async (status) => {
@@ -151,22 +200,25 @@ export class Worker {
     }, Math.max(50, this.options.leaseMs / 3));
     try {
       const outcome = await handler(job, context);
-      return await this.finish(job, outcome);
+      return await this.finish(job, outcome, outcomeErrorCode(outcome));
     } catch (error) {
-      if (error instanceof LeaseLost) return 'lease_lost';
+      if (error instanceof LeaseLost) return LEASE_LOST;
       if (error instanceof PublicationPaused) return await this.waitForPublication(job, error);
       this.options.onError?.(job, error);
       const retryable = error instanceof RetryableJobError || !(error instanceof Error && 'transient' in error && error.transient === false);
       const legible = error instanceof RetryableJobError || (error instanceof Error && error.name === 'IngestError');
       const failure = legible ? null : (this.options.storeFailure?.(error) ?? null);
       const message = failure ? `${failure.message} (${failure.storage})` : legible ? (error as Error).message : INTERNAL_JOB_ERROR;
+      const errorCode = failure
+        ? failure.kind === 'full' ? 'storage_full' : 'store_unavailable'
+        : legible ? (ownCode(error) ?? RUN_ERROR_CODES.transient) : RUN_ERROR_CODES.internal;
       if (retryable && job.attempts < job.maxAttempts) {
         const delay = this.options.retryBaseMs * 2 ** (job.attempts - 1);
-        if (!(await this.jobs.scheduleRetry(job.jobId, this.owner, message, delay))) return 'lease_lost';
+        if (!(await this.jobs.scheduleRetry(job.jobId, this.owner, message, delay))) return LEASE_LOST;
         this.options.onTransition?.(job.operation, 'retrying');
-        return 'retrying';
+        return { outcome: 'retrying', errorCode };
       }
-      return await this.fail(job, retryable ? `${message} (gave up after ${job.attempts} attempts)` : message);
+      return await this.fail(job, retryable ? `${message} (gave up after ${job.attempts} attempts)` : message, errorCode);
     } finally {
       clearInterval(keepAlive);
     }
@@ -176,23 +228,23 @@ export class Worker {
    * Publication is not READY: the job keeps what it staged and waits (status retrying, no attempt spent)
    * until READY returns, for at most PUBLICATION_WAIT_SECONDS from when its wait began.
    */
-  private async waitForPublication(job: JobRecord, paused: PublicationPaused): Promise<RunOutcome> {
+  private async waitForPublication(job: JobRecord, paused: PublicationPaused): Promise<RunEnd> {
     const since = job.publicationWaitSince ?? Date.now();
-    if (Date.now() - since > this.options.publicationWaitMs) return this.fail(job, `${PUBLICATION_WAIT_EXCEEDED} (authority ${paused.mode})`);
-    if (!(await this.jobs.waitForPublication(job.jobId, this.owner, paused.message, this.options.publicationPollMs))) return 'lease_lost';
+    if (Date.now() - since > this.options.publicationWaitMs) return this.fail(job, `${PUBLICATION_WAIT_EXCEEDED} (authority ${paused.mode})`, RUN_ERROR_CODES.publicationWaitExceeded);
+    if (!(await this.jobs.waitForPublication(job.jobId, this.owner, paused.message, this.options.publicationPollMs))) return LEASE_LOST;
     this.options.onTransition?.(job.operation, 'retrying');
-    return 'waiting';
+    return { outcome: 'waiting', errorCode: RUN_ERROR_CODES.publicationPaused };
   }
 
-  private async fail(job: JobRecord, message: string): Promise<RunOutcome> {
-    return this.finish(job, { status: 'failed', error: this.options.failureMessage?.(job, message) ?? message });
+  private async fail(job: JobRecord, message: string, errorCode: string): Promise<RunEnd> {
+    return this.finish(job, { status: 'failed', error: this.options.failureMessage?.(job, message) ?? message }, errorCode);
   }
 
   /** Records the outcome; `lease_lost` when this owner no longer holds the job. */
-  private async finish(job: JobRecord, outcome: JobOutcome): Promise<RunOutcome> {
-    if (!(await this.jobs.finish(job.jobId, this.owner, outcome))) return 'lease_lost';
+  private async finish(job: JobRecord, outcome: JobOutcome, errorCode: string | null): Promise<RunEnd> {
+    if (!(await this.jobs.finish(job.jobId, this.owner, outcome))) return LEASE_LOST;
     this.options.onTransition?.(job.operation, outcome.status);
-    return outcome.status;
+    return { outcome: outcome.status, errorCode };
   }
 
   /** Stops claiming, waits up to graceMs for running jobs, then hands the rest back to the queue. */

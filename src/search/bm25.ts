@@ -59,6 +59,12 @@ export interface Bm25SearchOptions {
    * whether more docs match than it keeps: a doc that cannot be among the best is then not checked for liveness.
    */
   countUpTo?: number;
+  /**
+   * The docs among which the best score is reported (Bm25Result.best): the request's eligibility before its
+   * filters, when liveById is that narrowed by filters. Fusion divides by this score, so a filter that hides the
+   * best keyword match does not rescale the others (SPEC.md search rule 7).
+   */
+  bestAmongById?: Uint8Array;
   /** Snapshot statistics basis for exactly these segments (see Bm25Liveness). */
   liveness?: Bm25Liveness;
   k1?: number;
@@ -74,6 +80,8 @@ export interface Bm25Result {
    * up to that count; past it, a lower bound above it.
    */
   matched: number;
+  /** With Bm25SearchOptions.bestAmongById: the best score among those docs (0 when none matched). */
+  best?: number;
 }
 
 function statsFrom(docCount: number, text: number, title: number): Bm25Stats {
@@ -278,6 +286,20 @@ function scoreSegment(segment: Bm25Segment, termIds: Int32Array, query: QueryPla
   return touched;
 }
 
+/** The best accumulated score among the touched docs `mask` admits (read before collectSegment clears them). */
+function bestTouched(segment: Bm25Segment, touched: number, mask: Uint8Array): number {
+  const scores = scratchScores;
+  const touchedDocs = scratchTouched;
+  const docIds = segment.docIds;
+  let best = 0;
+  for (let i = 0; i < touched; i++) {
+    const d = touchedDocs[i];
+    const score = scores[d];
+    if (score > best && mask[docIds[d]] === 1) best = score;
+  }
+  return best;
+}
+
 /**
  * Moves the live touched docs into the candidates (those that can still be among the best: Candidates) and
  * clears the accumulators; returns how many were live (a lower bound past options.countUpTo).
@@ -380,11 +402,14 @@ export function searchBm25(segments: readonly Bm25Segment[], queryTerms: string[
   // A term adds less than its weight to a doc's score (tf / (tf + k1) < 1), so their sum bounds every score.
   candidates.start(query.weights.reduce((sum, weight) => sum + weight, 0), options.limit);
   let matched = 0;
+  const { bestAmongById } = options;
+  let best = 0;
   segments.forEach((segment, s) => {
     const touched = scoreSegment(segment, query.termIds[s], query, masks[s]);
+    if (bestAmongById !== undefined) best = Math.max(best, bestTouched(segment, touched, bestAmongById));
     matched += collectSegment(segment, touched, options, candidates);
   });
   const hits = bestOf(candidates, options.limit);
   if (options.ordered !== false) hits.sort((a, b) => b.score - a.score || a.id - b.id);
-  return { hits, matched };
+  return bestAmongById === undefined ? { hits, matched } : { hits, matched, best };
 }

@@ -245,7 +245,10 @@ export function rankHead<T>(items: T[], count: number, compare: (a: T, b: T) => 
  * `depth`: rows the caller needs ranked well (the dense lane's graphs propose at least this many);
  * `ordered`: how many versions must come out in rank order (all of them when another lane merges by rank);
  * `graphThread`: where the dense lane's graph walks run while the sparse lane runs here, when given;
- * `readVectors`: the store's float32 vectors, which the dense lane's best rows are rescored with (dense-rescore.ts).
+ * `readVectors`: the store's float32 vectors, which the dense lane's best rows are rescored with (dense-rescore.ts);
+ * `unfiltered`: the chunks the request may see before its filters, when they narrowed `eligible` to fewer. Scores
+ * must not depend on which candidates a filter removed (SPEC.md search rule 7): the sparse scores are divided by
+ * the best of these, and the dense rows rescored are those an unfiltered search rescores.
  */
 export async function searchContent(
   snapshot: ClientSnapshot,
@@ -258,6 +261,7 @@ export async function searchContent(
   ordered = Number.POSITIVE_INFINITY,
   graphThread: ThreadedGraphWalks | null = null,
   readVectors: ChunkVectorReader | null = null,
+  unfiltered: Uint8Array | null = null,
 ): Promise<ContentLaneResult> {
   const queryTerms = analyzeQueryTerms(normalizedQuery);
   const runSparse = alpha < 1 && queryTerms.length > 0;
@@ -269,23 +273,34 @@ export async function searchContent(
     // With a sparse lane to run meanwhile, the graphs are walked on the graph thread.
     if (runSparse && graphThread) proposals = graphThread.start(queryVector, graphWalks(snapshot.segments, queryVector, eligible, depth));
   }
+  const filtered = unfiltered !== null && unfiltered !== eligible;
+  let sparseBest: number | undefined;
   const sparse: LaneResult = runSparse
     ? (() => {
-        const { hits, matched } = searchBm25(snapshot.segments.map((segment) => segment.bm25), queryTerms, {
+        const { hits, matched, best } = searchBm25(snapshot.segments.map((segment) => segment.bm25), queryTerms, {
           limit: candidateCap,
           liveById: eligible,
           ordered: false,
           // Whether more chunks match than the cap is all the lane reports of its matches (exhausted).
           countUpTo: candidateCap,
+          // The same scoring pass reports the best score before the filters, fusion's normalizer.
+          bestAmongById: filtered ? unfiltered : undefined,
         });
+        sparseBest = best;
         return { hits: hits.map((hit) => ({ ordinal: hit.id, score: hit.score })), matched, exhausted: matched <= candidateCap };
       })()
     : emptyLane();
-  const dense = queryVector ? searchDense(snapshot.segments, queryVector, eligible, { cap: candidateCap, depth, ordered: false, proposals: proposals ? await proposals : undefined }) : emptyLane();
-  if (queryVector && readVectors) await rescoreDenseHead(snapshot, dense.hits, queryVector, Math.max(DEFAULT_RANKED_ROWS, depth), Math.max(DENSE_RESCORE_CHUNKS, depth), readVectors);
+  const denseOptions = { cap: candidateCap, depth, ordered: false };
+  const dense = queryVector ? searchDense(snapshot.segments, queryVector, eligible, { ...denseOptions, proposals: proposals ? await proposals : undefined }) : emptyLane();
+  if (queryVector && readVectors) {
+    // A filtered request rescores what the unfiltered dense search would: it is run for that alone (its
+    // cosines by code equal the filtered search's for every row both find).
+    const before = filtered && dense.hits.length > 0 ? searchDense(snapshot.segments, queryVector, unfiltered, denseOptions).hits : undefined;
+    await rescoreDenseHead(snapshot, dense.hits, queryVector, Math.max(DEFAULT_RANKED_ROWS, depth), Math.max(DENSE_RESCORE_CHUNKS, depth), readVectors, before);
+  }
 
   const arrays = scratch.ensure(sparse.hits.length + dense.hits.length);
-  const fused = fuseLanes(sparse, dense, alpha, DENSE_EVIDENCE_FLOOR, { ordinals: arrays.fusedOrdinals, scores: arrays.fusedScores, tieBreaks: arrays.fusedTieBreaks });
+  const fused = fuseLanes(sparse, dense, alpha, DENSE_EVIDENCE_FLOOR, { ordinals: arrays.fusedOrdinals, scores: arrays.fusedScores, tieBreaks: arrays.fusedTieBreaks }, sparseBest);
 
   // Grouped by generation number (generationNumbering), an integer per version: a version object is read
   // once per ranked version, not once per chunk.

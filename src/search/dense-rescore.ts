@@ -41,16 +41,14 @@ interface Copies {
 }
 
 /**
- * Gives the rows of `hits` within DENSE_RESCORE_BAND of the `ranked`-th best (by their scores from the codes) their
- * exact cosine with `query`, in place: the best `count` chunks among them, each with all its copies. Copies (equal
- * text hashes, which cover the chunk's position, and equal codes: one text, embedded once) hold one vector, read
- * once: a boilerplate chunk or a document uploaded under many ids would otherwise fill the head with one vector
- * and leave the rows that rescoring should order unread (at 1,000,000 chunks made of 5,473 texts, each of the
- * ten best rows has about 180 copies). A row whose vector is gone, or whose ordinal the snapshot cannot back,
- * keeps its score: the content lane's evidence check still meets it.
+ * The chunks whose rows get their exact cosine: among the rows of `hits` within DENSE_RESCORE_BAND of the
+ * `ranked`-th best (by their scores from the codes), the best `count` chunks, each with all its copies. Copies
+ * (equal text hashes, which cover the chunk's position, and equal codes: one text, embedded once) hold one vector,
+ * read once: a boilerplate chunk or a document uploaded under many ids would otherwise fill the head with one
+ * vector and leave the rows that rescoring should order unread (at 1,000,000 chunks made of 5,473 texts, each of
+ * the ten best rows has about 180 copies). A row whose ordinal the snapshot cannot back is left out.
  */
-export async function rescoreDenseHead(snapshot: ClientSnapshot, hits: LaneHit[], query: Float32Array, ranked: number, count: number, read: ChunkVectorReader): Promise<void> {
-  if (hits.length === 0 || count <= 0 || ranked <= 0) return;
+function rescoredChunks(snapshot: ClientSnapshot, hits: readonly LaneHit[], ranked: number, count: number): Copies[] {
   // The `ranked`-th best score by code, found without sorting every hit: the root of a heap of the best.
   const best = newTopK(Math.min(ranked, hits.length));
   hits.forEach((hit) => offer(best, hit.score, hit.ordinal));
@@ -79,7 +77,42 @@ export async function rescoreDenseHead(snapshot: ClientSnapshot, hits: LaneHit[]
     copies.hits.push(index);
   });
   chunks.sort((a, b) => b.score - a.score || a.ordinal - b.ordinal);
-  const head = chunks.slice(0, count);
+  return chunks.slice(0, count);
+}
+
+/**
+ * The chunks of rescoredChunks(unfiltered) as they stand among `hits`, a filtered request's: each keeps the row
+ * its vector is read from, and lists the hits that are its copies; those with none among `hits` are dropped.
+ */
+function amongFiltered(head: readonly Copies[], unfiltered: readonly LaneHit[], hits: readonly LaneHit[]): Copies[] {
+  const chunkOf = new Map<number, number>();
+  head.forEach((copies, at) => {
+    for (const index of copies.hits) chunkOf.set(unfiltered[index].ordinal, at);
+  });
+  const kept = head.map((copies): Copies => ({ ...copies, hits: [] }));
+  hits.forEach((hit, index) => {
+    const at = chunkOf.get(hit.ordinal);
+    if (at !== undefined) kept[at].hits.push(index);
+  });
+  return kept.filter((copies) => copies.hits.length > 0);
+}
+
+/**
+ * Gives the best rows of `hits` their exact cosine with `query`, in place (rescoredChunks picks them). A row whose
+ * vector is gone keeps its score: the content lane's evidence check still meets it.
+ *
+ * `unfiltered`, for a request whose filters narrowed its eligible rows, is the same dense search over the rows it
+ * may see before its filters; the rows rescored are then those that search rescores, as far as the filters leave
+ * them. Picked among the filtered hits, whether a row got its exact cosine would depend on which other rows a
+ * filter removed, and a filter could reorder the rows both answers hold (SPEC.md search rule 7). A filtered row
+ * outside the unfiltered band keeps its score by code, as it does in the unfiltered answer.
+ */
+export async function rescoreDenseHead(snapshot: ClientSnapshot, hits: LaneHit[], query: Float32Array, ranked: number, count: number, read: ChunkVectorReader, unfiltered?: readonly LaneHit[]): Promise<void> {
+  const picked = unfiltered ?? hits;
+  if (hits.length === 0 || picked.length === 0 || count <= 0 || ranked <= 0) return;
+  const chosen = rescoredChunks(snapshot, picked, ranked, count);
+  const head = unfiltered ? amongFiltered(chosen, unfiltered, hits) : chosen;
+  if (head.length === 0) return;
   const vectors = await read(
     head.map(({ segment, row }) => {
       const chunk = chunkAtRow(segment, row);

@@ -181,7 +181,7 @@ export class DocumentService {
   }
 
   /**
-   * GET /document/{id}/text. One answer is bounded (README "Limits"): from chunk_offset, at most chunk_limit chunks
+   * GET /document/{id}/text. One answer is bounded (docs/configuration.md "Limits"): from chunk_offset, at most chunk_limit chunks
    * (TEXT_READ_MAX_CHUNKS by default and at most) and TEXT_READ_MAX_CHARS characters of chunk text (a first chunk
    * longer than that is still returned whole). chunk_count stays the document's true count; chunks_truncated says
    * chunks follow this answer and next_chunk_offset (null at the end) is where the next page starts.

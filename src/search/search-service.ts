@@ -96,6 +96,18 @@ function eligibility(snapshot: ClientSnapshot, filters: CompiledFilters, include
   return eligible;
 }
 
+/** No filters: what a request's eligibility is before its own filters narrow it. */
+const NO_FILTERS = compileFilters({});
+
+/**
+ * Chunks the request may see before its filters: live and visible under include_deleted, exactly as the same
+ * request without filters sees them. Scores are normalized over these, so that a filter only removes candidates
+ * (SPEC.md search rule 7). The same array as `eligible` when the request has no filters.
+ */
+function eligibilityBeforeFilters(snapshot: ClientSnapshot, filters: CompiledFilters, includeDeleted: boolean, eligible: Uint8Array): Uint8Array {
+  return filters.isEmpty ? eligible : eligibility(snapshot, NO_FILTERS, includeDeleted);
+}
+
 export function rerankPrefixSize(topKRerank: number, offset: number, limit: number): number {
   return Math.min(RERANK_PREFIX_CAP, Math.max(topKRerank, offset + limit));
 }
@@ -168,7 +180,31 @@ interface LaneVersions<T> {
   all: () => Iterable<ServedVersion>;
 }
 
-function mergeLanes(contentLane: LaneVersions<VersionHit> | null, metadata: MetadataVersionHit[] | null, offset: number, limit: number): RankedRows {
+/**
+ * The rank each lane's hit counts with in the merge, by identity: its place among the versions the request sees
+ * before its filters (SPEC.md search rule 7). Reciprocal ranks taken among the filtered versions would let a filter
+ * reorder the rest: one that removes many versions ranked above a row in both lanes lifts it over a row that only
+ * one lane ranks well.
+ */
+interface MergeRanks {
+  /** Null when the content lane was reranked: it then merges by its places in this answer. */
+  content: Map<string, number> | null;
+  metadata: Map<string, number>;
+}
+
+/**
+ * Places in `before` (1-based) of the versions of `hits`; a version `before` lacks (the unfiltered lane stopped at
+ * its candidate cap first) comes after all of its versions, in the order of `hits`.
+ */
+function ranksBefore(before: readonly { version: ServedVersion }[], hits: readonly { version: ServedVersion }[]): Map<string, number> {
+  const ranks = new Map<string, number>();
+  before.forEach((hit, index) => ranks.set(hit.version.identity, index + 1));
+  let beyond = before.length;
+  for (const hit of hits) if (!ranks.has(hit.version.identity)) ranks.set(hit.version.identity, ++beyond);
+  return ranks;
+}
+
+function mergeLanes(contentLane: LaneVersions<VersionHit> | null, metadata: MetadataVersionHit[] | null, offset: number, limit: number, mergeRanks: MergeRanks | null = null): RankedRows {
   if (!contentLane || !metadata) {
     // A single lane keeps its own order exactly; only the page's rows are built.
     const lane: LaneVersions<VersionHit | MetadataVersionHit> = contentLane ?? { ranked: metadata ?? [], total: metadata?.length ?? 0, all: () => (metadata ?? []).map((hit) => hit.version) };
@@ -191,17 +227,18 @@ function mergeLanes(contentLane: LaneVersions<VersionHit> | null, metadata: Meta
     }
     return entry;
   };
+  // The contributions shown are the places in this answer's lanes; the merge counts mergeRanks when given.
   content.forEach((hit, index) => {
     const entry = row(hit.version);
     entry.content = hit;
     entry.contentRank = index + 1;
-    entry.fused += 1 / (LANE_MERGE_RRF_K + index + 1);
+    entry.fused += 1 / (LANE_MERGE_RRF_K + (mergeRanks?.content?.get(hit.version.identity) ?? index + 1));
   });
   metadata.forEach((hit, index) => {
     const entry = row(hit.version);
     entry.metadata = hit;
     entry.metadataRank = index + 1;
-    entry.fused += 1 / (LANE_MERGE_RRF_K + index + 1);
+    entry.fused += 1 / (LANE_MERGE_RRF_K + (mergeRanks?.metadata.get(hit.version.identity) ?? index + 1));
   });
   // Two lanes merge by reciprocal rank.
   const merged = [...rows.values()];
@@ -257,6 +294,7 @@ export class SearchService {
     const alpha = request.alpha ?? this.deps.defaultAlpha;
     const snapshot = guard.snapshot;
     const eligible = eligibility(snapshot, filters, request.includeDeleted);
+    const unfiltered = eligibilityBeforeFilters(snapshot, filters, request.includeDeleted, eligible);
     const isVersionEligible = (version: ServedVersion) =>
       (request.includeDeleted || !version.deletion.deleted) &&
       filters.matchesVersion(version) &&
@@ -268,8 +306,11 @@ export class SearchService {
     const runContent = request.scope !== 'metadata';
     const runMetadata = request.scope !== 'content';
     const normalized = runContent ? normalizeContentQuery(request.query, snapshotVocabulary(snapshot)) : null;
+    // Two lanes merged by rank under filters: each lane's ranks are taken before the filters (MergeRanks).
+    const mergedFiltered = runContent && runMetadata && !filters.isEmpty;
+    const isVisible = (version: ServedVersion) => request.includeDeleted || !version.deletion.deleted;
     // Both lanes run side by side on the same snapshot.
-    const [contentRun, metadataRun] = await Promise.all([
+    const [contentRun, metadataRun, contentBefore] = await Promise.all([
       normalized
         ? // Merging with the metadata lane reads every content rank; alone, only the ranked depth needs ordering.
           timed(() =>
@@ -284,13 +325,20 @@ export class SearchService {
               runMetadata ? Number.POSITIVE_INFINITY : this.rankingDepth(request),
               this.running === 1 && this.deps.graphThread && this.deps.spareCore?.() ? this.deps.graphThread : null,
               (keys) => this.deps.readVectors(clientId, keys),
+              unfiltered,
             ),
           )
         : Promise.resolve(null),
-      runMetadata ? timed(() => this.metadataLane.search(snapshot, request.query, isVersionEligible)) : Promise.resolve(null),
+      // The metadata lane has no candidate cap: its versions before the filters, filtered, are the filtered ones.
+      runMetadata ? timed(() => this.metadataLane.search(snapshot, request.query, mergedFiltered ? isVisible : isVersionEligible)) : Promise.resolve(null),
+      // The content lane's do not: the filtered lane finds what a capped unfiltered one misses, so it runs both.
+      mergedFiltered && normalized
+        ? searchContent(snapshot, normalized.text, alpha, unfiltered, this.deps.embedder, this.deps.candidateCap, this.rankingDepth(request), Number.POSITIVE_INFINITY, null, (keys) => this.deps.readVectors(clientId, keys))
+        : Promise.resolve(null),
     ]);
     const content = contentRun?.value ?? null;
-    const metadata = metadataRun?.value ?? null;
+    const metadataBefore = metadataRun?.value ?? null;
+    const metadata = mergedFiltered && metadataBefore ? metadataBefore.filter((hit) => isVersionEligible(hit.version)) : metadataBefore;
     let contentRanked = content?.versions ?? null;
     let rerankedCount = 0;
     if (request.rerank && contentRanked && normalized) {
@@ -298,7 +346,13 @@ export class SearchService {
       contentRanked = reranked.hits;
       rerankedCount = reranked.count;
     }
-    const ranked = mergeLanes(content && contentRanked ? { ranked: contentRanked, total: content.total, all: content.matchedVersions } : null, metadata, request.offset, request.limit);
+    // A reranked prefix merges by its places in this answer: which versions it holds is a page-position rule
+    // (SPEC.md search rule 8), and the versions before the filters were not reranked.
+    const mergeRanks =
+      mergedFiltered && contentBefore && contentRanked && metadataBefore && metadata
+        ? { content: rerankedCount > 0 ? null : ranksBefore(contentBefore.versions, contentRanked), metadata: ranksBefore(metadataBefore, metadata) }
+        : null;
+    const ranked = mergeLanes(content && contentRanked ? { ranked: contentRanked, total: content.total, all: content.matchedVersions } : null, metadata, request.offset, request.limit, mergeRanks);
     if (!everyVersionProven(snapshot)) requireEvidence(ranked.versions());
     const page = ranked.page;
     await texts(page.flatMap((row) => (row.content ? evidenceChunks(snapshot, row.content) : [])));

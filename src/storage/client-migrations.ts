@@ -68,7 +68,7 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
   CREATE INDEX publication_log_by_time ON publication_log (at);
   CREATE INDEX generations_by_job ON generations (job_id, state);
   `,
-  // Per-Client quotas (README "Limits") count UTF-8 bytes of chunk text per generation without reading the chunks.
+  // Per-Client quotas (docs/configuration.md "Limits") count UTF-8 bytes of chunk text per generation without reading the chunks.
   `
   ALTER TABLE generations ADD COLUMN text_bytes INTEGER NOT NULL DEFAULT 0;
   UPDATE generations SET text_bytes = (SELECT COALESCE(SUM(octet_length(c.text)), 0) FROM chunks c WHERE c.generation = generations.generation)

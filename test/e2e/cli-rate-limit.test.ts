@@ -85,6 +85,7 @@ test('told a larger budget than the real one, ingest honours every Retry-After a
     assert.deepEqual(report.outcomes.map((outcome: { status: string }) => outcome.status), FILES.map(() => 'completed'), 'nothing refused');
     assert.ok(report.rate_limit_refusals > 0, 'the limit was met');
     assert.ok(report.rate_limit_wait_ms > 0);
+    assert.match(run.stderr, /^waiting \d+ s for the rate limit$/m, 'without a bar the wait is said on stderr, stdout stays JSON');
     assert.equal(await refusalsCounted(), before + report.rate_limit_refusals, 'each 429 the service sent was honoured once, then the request went again');
   } finally {
     rmSync(dir, { recursive: true, force: true });

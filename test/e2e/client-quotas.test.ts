@@ -1,4 +1,4 @@
-// Per-Client quotas end to end (README "Limits"): with small CLIENT_MAX_* settings, an upload from a Client at a
+// Per-Client quotas end to end (docs/configuration.md "Limits"): with small CLIENT_MAX_* settings, an upload from a Client at a
 // quota is refused with 403 client_quota_exceeded and nothing is queued; a job whose document would take its Client
 // over a quota fails legibly (error, error_details) and leaves nothing indexed; replacing a version or hard-deleting
 // documents makes room again.

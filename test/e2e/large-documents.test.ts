@@ -1,4 +1,4 @@
-// Large documents end to end (issue 9, README "Limits"), under the default limits, on the real supervisor with one api
+// Large documents end to end (issue 9, docs/configuration.md "Limits"), under the default limits, on the real supervisor with one api
 // and one worker process: four copies of the 60 MB-of-XML spreadsheet are indexed truncated (partial_failed, with a
 // quality warning) and leave both processes' memory within a bound; poi_bug65649.docx (a real 12.6 MB document.xml)
 // is indexed whole; GET /document/{id}/text answers in bounded pages; /openapi.json documents both.
@@ -130,7 +130,10 @@ test('/openapi.json documents client_quota_exceeded on POST /embed and the bound
   const text = openapi.paths['/document/{document_id}/text'].get;
   const parameters = text.parameters.map((parameter: any) => parameter.name);
   assert.ok(parameters.includes('chunk_offset') && parameters.includes('chunk_limit'), parameters.join(', '));
-  const resource = text.responses['200'].content['application/json'].schema;
+  // The resource is a component of the document (DocumentText).
+  const reference = text.responses['200'].content['application/json'].schema.$ref;
+  assert.equal(reference, '#/components/schemas/DocumentText');
+  const resource = openapi.components.schemas.DocumentText;
   for (const field of ['chunk_count', 'chunk_offset', 'chunks_truncated', 'next_chunk_offset', 'chunks']) assert.ok(resource.properties[field], field);
   assert.match(text.responses['200'].description, /TEXT_READ_MAX_CHUNKS/);
 });

@@ -150,14 +150,14 @@ test('/metrics holds what a dashboard needs: search latency by scope and lane, j
   assert.ok(find('job_duration_seconds_bucket', { operation: 'embed', outcome: 'completed', le: '+Inf' }).length > 0);
   assert.match(exposition, /# TYPE jobs_queued gauge/);
   assert.equal(total('jobs_queued', { operation: 'embed' }), 0, 'nothing waits once every job ended');
-  // Per api process, told apart by pid: at least the one that answered the searches holds both versions.
+  // Per api process, told apart by its label (api-0, api-1, ...): at least the one that answered the searches holds both versions.
   const chunks = find('serving_chunks');
-  assert.ok(chunks.length >= 1 && chunks.every((sample) => /^\d+$/.test(sample.labels.process)), JSON.stringify(chunks));
+  assert.ok(chunks.length >= 1 && chunks.every((sample) => /^api-\d+$/.test(sample.labels.process)), JSON.stringify(chunks));
   assert.ok(find('serving_versions').some((sample) => sample.value >= (TESSERACT ? 2 : 1)), JSON.stringify(find('serving_versions')));
   // Segment rows count live chunks and the rows no merge has dropped yet: never fewer than the live chunks.
   for (const sample of chunks) assert.ok(total('serving_segment_rows', { process: sample.labels.process }) >= sample.value, JSON.stringify(find('serving_segment_rows')));
   assert.ok(find('serving_segment_rows').some((sample) => sample.value >= 1), JSON.stringify(find('serving_segment_rows')));
-  assert.ok(find('follower_lag_entries').every((sample) => sample.value >= 0 && /^\d+$/.test(sample.labels.process)));
+  assert.ok(find('follower_lag_entries').every((sample) => sample.value >= 0 && /^api-\d+$/.test(sample.labels.process)));
   assert.ok(find('follower_lag_entries').length >= 1);
   if (TESSERACT) assert.ok(total('ocr_pages_total') >= 1, 'the scanned image was read by OCR');
 });

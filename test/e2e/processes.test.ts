@@ -172,8 +172,8 @@ test('FENCING pins reads to the last READY publication: an upload made meanwhile
 });
 
 test('MAINTENANCE held while each waiting job finds it more times than a job has attempts: uploads and updates accepted meanwhile complete after READY, parsed once', async () => {
-  // LOG_LEVEL warn: the worker logs one "ingest" line per parse, which the test counts.
-  const server = await startTestServer({ API_PROCESSES: '2', LOG_LEVEL: 'warn' });
+  // LOG_LEVEL info (requests at debug, unwritten): the worker logs one "ingest" line per parse, which the test counts.
+  const server = await startTestServer({ API_PROCESSES: '2', LOG_LEVEL: 'info', REQUEST_LOG_LEVEL: 'debug' });
   try {
     const seed = await uploadText(server.url, KEYS.alpha, { document_id: 'kept', text: 'Standing instruction for the payroll account.' });
     await waitForJob(server.url, KEYS.alpha, seed.json.job_id);
@@ -254,7 +254,8 @@ test('SIGKILL of a worker mid-job and of an api process under search load: nothi
 
 test('a job longer than its lease keeps it through heartbeats and is processed once', async () => {
   // Four ingestion stages of 800 ms each: about three times the one-second lease.
-  const server = await startTestServer({ JOB_LEASE_SECONDS: '1', FAULT_JOB_STAGE_DELAY_MS: '800', LOG_LEVEL: 'warn' });
+  // LOG_LEVEL info (requests at debug, unwritten): the worker logs one "ingest" line per parse.
+  const server = await startTestServer({ JOB_LEASE_SECONDS: '1', FAULT_JOB_STAGE_DELAY_MS: '800', LOG_LEVEL: 'info', REQUEST_LOG_LEVEL: 'debug' });
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'long', text: 'Standing instruction renewal for the Kota Bharu branch.' });
     const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 30_000 });
@@ -270,8 +271,8 @@ test('a job longer than its lease keeps it through heartbeats and is processed o
 // When a lease is claimed again (at its expiry, not before) is job-store.test.ts's to show on an injected clock;
 // here the default lease (10 s) runs out for real, so the wait for the job allows ten times that.
 test('a crashed worker\'s job is taken over with the default lease and completed by the next claim', async () => {
-  // LOG_LEVEL warn: the worker logs one "ingest" line per parse, with its attempt.
-  const server = await startTestServer({ FAULT_JOB_STAGE_DELAY_MS: '500', LOG_LEVEL: 'warn' });
+  // LOG_LEVEL info (requests at debug, unwritten): the worker logs one "ingest" line per parse, with its attempt.
+  const server = await startTestServer({ FAULT_JOB_STAGE_DELAY_MS: '500', LOG_LEVEL: 'info', REQUEST_LOG_LEVEL: 'debug' });
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'orphan', text: 'Bank guarantee for the Kuantan port tender.' });
     const attempts = () => server.server.stdout().split('\n').filter((line) => line.includes('"event":"ingest"') && line.includes(accepted.json.job_id)).map((line) => JSON.parse(line).attempt);

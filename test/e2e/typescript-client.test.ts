@@ -1,13 +1,16 @@
 // The typed client (clients/typescript) against the real service: its generated files are what this checkout's
 // service declares, and its helpers upload a text and a corpus file, wait for their jobs, search with a filter,
-// walk the documents page by page, update, delete and restore, name a refusal by its envelope, and repeat a read
-// refused with Retry-After until it is answered.
+// walk the documents page by page, update, delete and restore, name a refusal by its envelope and its details, repeat
+// a read refused with Retry-After until it is answered, and wait for a job within the rate-limit budget: growing
+// waits between polls, and a poll the rate limit refuses waited out as the service asks (or thrown when the wait is
+// over the caller's cap, or ended by the caller's signal).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { useTestServer, api, KEYS } from '../helpers/server.ts';
+import { useTestServer, startTestServer, api, KEYS, removeDir } from '../helpers/server.ts';
 import { createSearchClient, SearchServiceError } from '../../clients/typescript/src/index.ts';
+import type { WaitNotice } from '../../clients/typescript/src/index.ts';
 import { DOCUMENT_PATH, SCHEMA_PATH, documentText, renderSchema } from '../../clients/typescript/scripts/generate.ts';
 
 const server = useTestServer();
@@ -70,6 +73,116 @@ test('a refusal is thrown as its envelope: a wrong key, an unknown job', async (
   const stranger = createSearchClient({ baseUrl: server.url, apiKey: 'not-a-key' });
   await assert.rejects(stranger.search({ query: 'anything' }), (error: unknown) => error instanceof SearchServiceError && error.status === 401 && error.code === 'auth_failed' && error.requestId !== null);
   await assert.rejects(client().status('no-such-job'), (error: unknown) => error instanceof SearchServiceError && error.status === 404 && !error.retryable);
+});
+
+test('request reaches any route of the document by its path, with path and query parameters', async () => {
+  const page = await client().request<{ documents: unknown[]; has_more: boolean }>('GET', '/documents', { query: { limit: 1, offset: 0 } });
+  assert.equal(page.documents.length, 1);
+  assert.equal(page.has_more, true);
+  await assert.rejects(client().request('GET', '/status/{job_id}', { path: { job_id: 'no such job' } }), (error: unknown) => error instanceof SearchServiceError && error.status === 404);
+  await assert.rejects(client().request('GET', '/status/{job_id}'), /needs the path parameter job_id/);
+});
+
+test("a validation failure's message says which field and why, from the envelope's details", async () => {
+  await assert.rejects(client().search({ query: 'hedging', limit: 1000 }), (error: unknown) => {
+    assert.ok(error instanceof SearchServiceError);
+    assert.equal(error.status, 422);
+    assert.equal(error.detail, 'Request validation failed');
+    const [entry] = error.details as { loc: string[]; msg: string }[];
+    assert.deepEqual(entry.loc, ['body', 'limit']);
+    assert.equal(error.message, `422 validation_error: Request validation failed (limit: ${entry.msg})`);
+    return true;
+  });
+});
+
+test('waitForJob waits longer before each poll, doubling from intervalMs up to maxIntervalMs', async () => {
+  const polledAt: number[] = [];
+  const watching: typeof fetch = async (input, init) => {
+    if ((input instanceof Request ? input.url : String(input)).includes('/status/')) polledAt.push(performance.now());
+    return fetch(input, init);
+  };
+  const search = createSearchClient({ baseUrl: server.url, apiKey: KEYS.alpha, fetch: watching });
+  const accepted = await search.uploadText({ documentId: 'client-backoff', text: 'A note on petty cash reconciliation in Bintulu.' });
+  let polls = 0;
+  const job = await search.waitForJob(accepted.job_id, { intervalMs: 100, maxIntervalMs: 400, onPoll: () => polls++, until: () => polls === 5 });
+  assert.equal(job.job_id, accepted.job_id);
+  assert.equal(polledAt.length, 5);
+  const gaps = polledAt.slice(1).map((at, i) => at - polledAt[i]);
+  // Lower bounds only: a busy machine makes the gaps longer, never shorter than the waits.
+  for (const [i, least] of [100, 200, 400, 400].entries()) assert.ok(gaps[i] >= least - 1, `gap ${i + 1} is ${gaps[i].toFixed(0)} ms, at least ${least} ms: ${gaps.map((gap) => gap.toFixed(0)).join(', ')}`);
+});
+
+// Three requests a minute: the upload and two polls spend the budget, so the next request is refused with the time
+// until the first of them leaves the window (up to a minute: each of these waits that long once, for the service).
+// The two run side by side, each on a service of its own.
+const SMALL_LIMIT = { RATE_LIMIT_PER_MINUTE: '3', SEARCH_RATE_LIMIT_PER_MINUTE: '3' };
+
+async function withLimitedServer(body: (url: string) => Promise<void>): Promise<void> {
+  const limited = await startTestServer(SMALL_LIMIT);
+  try {
+    await body(limited.url);
+  } finally {
+    await limited.close();
+    removeDir(limited.dataDir);
+  }
+}
+
+test('at a rate limit of 3 requests a minute', { concurrency: true }, async (t) => {
+  await Promise.all([
+    t.test('a poll refused with 429 is waited out as the service asks, unless over the cap or aborted', () =>
+      withLimitedServer(async (url) => {
+        const notices: WaitNotice[] = [];
+        const search = createSearchClient({ baseUrl: url, apiKey: KEYS.alpha, onWait: (notice) => notices.push(notice) });
+        const accepted = await search.uploadText({ documentId: 'client-limited', text: 'Board minutes on the Sandakan branch lease.' });
+        await search.status(accepted.job_id);
+        await search.status(accepted.job_id);
+
+        const impatient = createSearchClient({ baseUrl: url, apiKey: KEYS.alpha, maxRetryAfterSeconds: 1 });
+        await assert.rejects(impatient.waitForJob(accepted.job_id), (error: unknown) => error instanceof SearchServiceError && error.status === 429 && error.retryAfterSeconds! > 1);
+
+        const stop = new AbortController();
+        const stopped = new Error('the caller stopped waiting');
+        await assert.rejects(search.waitForJob(accepted.job_id, { signal: stop.signal, onWait: () => stop.abort(stopped) }), (error: unknown) => error === stopped);
+        assert.equal(notices.length, 1, 'the client told of the wait before it was aborted');
+
+        const waits: WaitNotice[] = [];
+        const job = await search.waitForJob(accepted.job_id, { onWait: (notice) => waits.push(notice) });
+        assert.equal(job.status, 'completed');
+        assert.equal(waits.length, 1);
+        const [wait] = waits;
+        assert.equal(wait.reason, 'rate_limited');
+        assert.equal(wait.error?.status, 429);
+        assert.equal(wait.path, '/status/{job_id}');
+        assert.equal(wait.attempt, 1);
+        assert.ok(wait.seconds >= 1 && wait.seconds <= 60, `Retry-After ${wait.seconds}`);
+        assert.equal(wait.seconds, wait.error?.retryAfterSeconds);
+        assert.equal(notices.length, 2, "the client's own onWait heard of both waits");
+      }),
+    ),
+    t.test('a client told the budget (requestsPerMinute) waits for its own slot and is never refused', () =>
+      withLimitedServer(async (url) => {
+        const statuses: number[] = [];
+        const watching: typeof fetch = async (input, init) => {
+          const response = await fetch(input, init);
+          statuses.push(response.status);
+          return response;
+        };
+        const notices: WaitNotice[] = [];
+        const search = createSearchClient({ baseUrl: url, apiKey: KEYS.alpha, requestsPerMinute: 3, fetch: watching, onWait: (notice) => notices.push(notice) });
+        const accepted = await search.uploadText({ documentId: 'client-paced', text: 'Board minutes on the Tawau branch lease.' });
+        await search.status(accepted.job_id);
+        await search.status(accepted.job_id);
+        const job = await search.waitForJob(accepted.job_id);
+        assert.equal(job.status, 'completed');
+        assert.deepEqual(statuses, [202, 200, 200, 200], 'four requests, none refused');
+        assert.equal(notices.length, 1);
+        assert.equal(notices[0].reason, 'budget');
+        assert.equal(notices[0].error, null);
+        assert.equal(notices[0].path, '/status/{job_id}');
+        assert.ok(notices[0].seconds > 0 && notices[0].seconds <= 60, `waits ${notices[0].seconds} s`);
+      }),
+    ),
+  ]);
 });
 
 test('a read refused with 503 and Retry-After is repeated after the wait the service asked for', async () => {

@@ -79,11 +79,12 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 
 /**
  * Starts `node src/main.ts` (the supervisor) in its own process group, resolving once it says every api
- * process has built its snapshots ("ready on URL"), or, with `until: 'listening'`, once they all listen.
+ * process has built its snapshots ("ready on URL"), or, with `until: 'listening'`, once they all listen. It runs
+ * in the checkout unless `cwd` names another working directory (where relative settings and `.env` are read).
  */
-export function spawnServer(env: Record<string, string>, options: { until?: 'listening' | 'ready'; sharedCompileCache?: boolean } = {}): Promise<ChildServer> {
+export function spawnServer(env: Record<string, string>, options: { until?: 'listening' | 'ready'; sharedCompileCache?: boolean; cwd?: string } = {}): Promise<ChildServer> {
   const announcement = options.until === 'listening' ? /listening on (http:\/\/\S+)/ : /ready on (http:\/\/\S+)/;
-  const child = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env: childEnv(env, { sharedCompileCache: options.sharedCompileCache }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [join(ROOT, 'src/main.ts')], { cwd: options.cwd ?? ROOT, env: childEnv(env, { sharedCompileCache: options.sharedCompileCache }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stdout = '';
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -1,4 +1,4 @@
-// Per-document limits (README "Limits", issue 9): extracted characters, chunks, pages, sheets and cells. A document
+// Per-document limits (docs/configuration.md "Limits", issue 9): extracted characters, chunks, pages, sheets and cells. A document
 // over one is read truncated, with a quality warning and a recorded truncation, and memory stays bounded while it is
 // parsed: the tests parse in an isolated worker thread with a heap far below what the whole document would need.
 

@@ -210,3 +210,31 @@ test('the default analyzer is shared with queries: stems, stopwords and identifi
   assert.deepEqual(searchBm25([segment], ['0012345'], { limit: 5 }).hits.map((h) => h.id), [0]);
   assert.deepEqual(searchBm25([segment], ['bayar'], { limit: 5 }).hits.map((h) => h.id), [1]);
 });
+
+test('bestAmongById: the best score among a wider set than liveById, from the same pass (fusion\'s normalizer)', () => {
+  let state = 5;
+  const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const vocabulary = ['ledger', 'invoice', 'akaun', 'baki'];
+  const docs = Array.from({ length: 3000 }, (_, id) => ({ id, text: Array.from({ length: 1 + Math.floor(next() * 9) }, () => vocabulary[Math.floor(next() * vocabulary.length)]).join(' ') }));
+  const segments = [docs.slice(0, 1000), docs.slice(1000)].map((part) => buildBm25Segment(part, words));
+  for (const query of [['ledger'], ['akaun', 'baki', 'baki']]) {
+    // The wider set hides the best matches of all (deleted versions' chunks, say) and every eleventh doc.
+    const every = searchBm25(segments, query, { limit: docs.length }).hits;
+    const overall = every[0];
+    const hidden = new Set(every.filter((hit) => hit.score === overall.score).map((hit) => hit.id));
+    const visible = Uint8Array.from(docs, (_, id) => (id % 11 === 4 || hidden.has(id) ? 0 : 1));
+    const unfiltered = searchBm25(segments, query, { limit: docs.length, liveById: visible });
+    const top = Math.max(...unfiltered.hits.map((hit) => hit.score));
+    assert.ok(top < overall.score, 'the hidden doc scores best of all');
+    // The filter hides the docs of the best visible score.
+    const scoreOf = new Map(unfiltered.hits.map((hit) => [hit.id, hit.score]));
+    const liveById = visible.map((live, id) => (live === 1 && (scoreOf.get(id) ?? 0) < top ? 1 : 0));
+    const filtered = searchBm25(segments, query, { limit: 10, liveById, bestAmongById: visible, countUpTo: 10 });
+    assert.equal(filtered.best, top, query.join(' '));
+    assert.ok(filtered.hits.every((hit) => hit.score < top), 'the best docs are not among the hits');
+    assert.deepEqual(filtered.hits.map((hit) => hit.id), searchBm25(segments, query, { limit: 10, liveById }).hits.map((hit) => hit.id), 'hits as without it');
+    assert.equal(searchBm25(segments, query, { limit: 10, liveById }).best, undefined, 'reported only when asked');
+  }
+  const all = new Uint8Array(docs.length).fill(1);
+  assert.equal(searchBm25(segments, ['absent'], { limit: 10, liveById: all, bestAmongById: all }).best, 0);
+});

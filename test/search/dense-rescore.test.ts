@@ -4,6 +4,8 @@ import { searchDense } from '../../src/search/dense-lane.ts';
 import { rescoreDenseHead } from '../../src/search/dense-rescore.ts';
 import type { ChunkVectorReader } from '../../src/search/dense-rescore.ts';
 import { applyChange, chunkByOrdinal, emptySnapshot } from '../../src/serving/snapshot.ts';
+import { searchContent } from '../../src/search/content-lane.ts';
+import type { Embedder } from '../../src/models/embedder.ts';
 import { loadedGeneration } from '../helpers/generations.ts';
 
 const DIMS = 64;
@@ -120,4 +122,67 @@ test('copies of one chunk, however many, do not crowd the other chunks of the ba
   hits.sort((a, b) => b.score - a.score || a.ordinal - b.ordinal);
   assert.deepEqual([...new Set(hits.map((hit) => textOf(hit.ordinal)))], ['chunk 5', 'chunk 4', 'chunk 3', 'chunk 2', 'chunk 1', 'chunk 0'], 'the six in their exact order');
   assert.equal(hits.slice(-41).every((hit) => textOf(hit.ordinal) === 'chunk 0'), true, 'every copy of chunk 0 has its exact cosine');
+});
+
+test('a filtered request rescores the rows the unfiltered one rescores, as far as the filter leaves them: each row keeps its score either way', async () => {
+  const { snapshot, query, read } = await nearTies();
+  const search = (eligible: Uint8Array) => searchDense(snapshot.segments, query, eligible, { floor: -1 }).hits;
+  const unfiltered = search(snapshot.live);
+  await rescoreDenseHead(snapshot, unfiltered, query, 3, 3, read);
+  const scoreOf = new Map(unfiltered.map((hit) => [hit.ordinal, hit.score]));
+  const byCode = search(snapshot.live).sort((a, b) => b.score - a.score || a.ordinal - b.ordinal);
+  const rescored = byCode.filter((hit) => scoreOf.get(hit.ordinal) !== hit.score).map((hit) => hit.ordinal);
+  assert.equal(rescored.length, 3, 'three rows got their exact cosine');
+  const only = (keep: (ordinal: number) => boolean) => Uint8Array.from(snapshot.live, (live, ordinal) => (live === 1 && keep(ordinal) ? 1 : 0));
+  // A filter that removes the three rescored rows, one that keeps one of them, and one that keeps the far row alone.
+  for (const eligible of [only((ordinal) => !rescored.includes(ordinal)), only((ordinal) => ordinal !== rescored[0] && ordinal !== rescored[1]), only((ordinal) => ordinal === byCode.at(-1)!.ordinal)]) {
+    const filtered = search(eligible);
+    await rescoreDenseHead(snapshot, filtered, query, 3, 3, read, search(snapshot.live));
+    assert.ok(filtered.length > 0);
+    for (const hit of filtered) assert.equal(hit.score, scoreOf.get(hit.ordinal), `ordinal ${hit.ordinal} scores as without the filter`);
+  }
+  // Picked among the filtered rows alone, the band would move down to rows the unfiltered request leaves by code.
+  const alone = search(only((ordinal) => !rescored.includes(ordinal)));
+  await rescoreDenseHead(snapshot, alone, query, 3, 3, read);
+  assert.ok(alone.some((hit) => hit.score !== scoreOf.get(hit.ordinal)), 'the filter would change scores');
+});
+
+test('the content lane gives a filtered request\'s dense rows the scores the unfiltered request gives them', async () => {
+  const base = Array.from({ length: DIMS }, (_, i) => Math.sin(i + 1));
+  const scale = Math.sqrt(base.reduce((sum, value) => sum + value * value, 0) / DIMS);
+  const lean = Array.from({ length: DIMS }, (_, i) => (i % 2 === 0 ? scale : -scale));
+  const along = (t: number) => normalized(base.map((value, i) => value + t * lean[i]));
+  // Ten rows a hair apart near the query (the band an unfiltered first page rescores), and four a hair apart
+  // further off, which only a band taken among fewer rows would reach.
+  const near = Array.from({ length: 10 }, (_, k) => along(1 + k * 1e-5));
+  const far = Array.from({ length: 4 }, (_, k) => along(0.6 + k * 1e-5));
+  const vectors = [...near, ...far];
+  const query = along(1.5);
+  const snapshot = await applyChange(emptySnapshot('c', DIMS), {
+    activated: vectors.map((vector, k) => loadedGeneration(`doc-${String(k).padStart(2, '0')}`, [`chunk ${k}`], { dimensions: DIMS, vectors: [vector] })),
+  });
+  const read: ChunkVectorReader = async (keys) =>
+    keys.map((key) => {
+      for (let ordinal = 0; ordinal < snapshot.nextOrdinal; ordinal++) {
+        const chunk = chunkByOrdinal(snapshot, ordinal)!;
+        if (chunk.version.generation === key.generation && chunk.chunkIndex === key.chunkIndex) return vectors[Number(chunk.version.documentId.slice(4))];
+      }
+      return null;
+    });
+  // The query vector is set a hair from the stored ones, which no embedder of text can be made to do: a fixed one
+  // stands in for it (only the query's vector is asked of it).
+  const embedder: Embedder = { provider: 'fixed', model: 'fixed', dimensions: DIMS, embed: async () => [query] };
+  const run = (eligible: Uint8Array, unfiltered: Uint8Array | null) => searchContent(snapshot, 'chunk', 1, eligible, embedder, 1000, 0, Number.POSITIVE_INFINITY, null, read, unfiltered);
+  const all = await run(snapshot.live, null);
+  assert.equal(all.versions.length, vectors.length);
+  const scores = new Map(all.versions.map((hit) => [hit.version.documentId, [hit.score, hit.tieBreak]]));
+  // Keep three of the near rows: the tenth best among the rows left is then a far one.
+  const kept = new Set(['doc-00', 'doc-04', 'doc-09', 'doc-10', 'doc-11', 'doc-12', 'doc-13']);
+  const eligible = Uint8Array.from(snapshot.live, (live, ordinal) => (live === 1 && kept.has(chunkByOrdinal(snapshot, ordinal)!.version.documentId) ? 1 : 0));
+  const filtered = await run(eligible, snapshot.live);
+  assert.deepEqual(filtered.versions.map((hit) => hit.version.documentId), all.versions.map((hit) => hit.version.documentId).filter((id) => kept.has(id)), 'the unfiltered order');
+  for (const hit of filtered.versions) assert.deepEqual([hit.score, hit.tieBreak], scores.get(hit.version.documentId), `${hit.version.documentId} scores as without the filter`);
+  // Without the unfiltered rows to pick by, the far rows would be rescored here and not there.
+  const alone = await run(eligible, null);
+  assert.ok(alone.versions.some((hit) => hit.tieBreak !== scores.get(hit.version.documentId)![1]), 'the filter would change scores');
 });

@@ -36,3 +36,27 @@ test('between, the lanes are weighted by alpha and 1 - alpha', () => {
   assert.equal(fused.get(2)!.score, 0.75 * 0.5 + 0.25 * 1);
   assert.ok(Math.abs(byOrdinal(fuseLanes(sparse, dense, 0.5, 0)).get(3)!.score - 0.5 * DENSE_EVIDENCE_FLOOR) < 1e-12, 'with a zero floor the cosine itself counts');
 });
+
+/** Candidates in fused order (score, then tie-break, then ordinal), by ordinal. */
+function fusedOrder(fused: FusedCandidates): number[] {
+  const order = Array.from({ length: fused.size }, (_, i) => i);
+  order.sort((a, b) => fused.scores[b] - fused.scores[a] || fused.tieBreaks[b] - fused.tieBreaks[a] || fused.ordinals[a] - fused.ordinals[b]);
+  return order.map((i) => fused.ordinals[i]);
+}
+
+test('a filter that hides the best keyword match does not rescale the others (SPEC search rule 7 at alpha 0.5)', () => {
+  // A: BM25 10, cosine 0.40; B: BM25 2, cosine 0.70; C: BM25 40, which the filter removes.
+  const [A, B, C] = [1, 2, 3];
+  const dense = { hits: [{ ordinal: A, score: 0.4 }, { ordinal: B, score: 0.7 }], matched: 2, exhausted: true };
+  const all = { hits: [{ ordinal: A, score: 10 }, { ordinal: B, score: 2 }, { ordinal: C, score: 40 }], matched: 3, exhausted: true };
+  const withoutC = { hits: [{ ordinal: A, score: 10 }, { ordinal: B, score: 2 }], matched: 2, exhausted: true };
+  const unfiltered = fusedOrder(fuseLanes(all, dense, 0.5));
+  assert.deepEqual(unfiltered, [C, B, A], 'with C present, B ranks above A');
+  // The best score before the filter (C's) stays the normalizer: B still ranks above A.
+  const filtered = fuseLanes(withoutC, dense, 0.5, DENSE_EVIDENCE_FLOOR, undefined, 40);
+  assert.deepEqual(fusedOrder(filtered), [B, A]);
+  const scores = byOrdinal(fuseLanes(all, dense, 0.5));
+  for (const [ordinal, fused] of byOrdinal(filtered)) assert.equal(fused.score, scores.get(ordinal)!.score, `ordinal ${ordinal} scores as without the filter`);
+  // Normalized by the best of the filtered hits, A would take C's place at 1 and overtake B.
+  assert.deepEqual(fusedOrder(fuseLanes(withoutC, dense, 0.5)), [A, B], 'the normalizer is what keeps the order');
+});

@@ -1,4 +1,4 @@
-// Per-Client usage counted from the Client's store (README "Limits"): documents, chunks and UTF-8 bytes of chunk
+// Per-Client usage counted from the Client's store (docs/configuration.md "Limits"): documents, chunks and UTF-8 bytes of chunk
 // text over active generations, with or without the version an upload would replace, and the quota rules on top.
 
 import { test } from 'node:test';

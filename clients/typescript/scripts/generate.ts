@@ -25,9 +25,9 @@ export function documentText(document: unknown): string {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
-/** src/schema.ts for a document: the types openapi-fetch reads (paths, components, operations). */
+/** src/schema.ts for a document: the types the client's helpers are typed by (paths, components, operations). */
 export async function renderSchema(document: object): Promise<string> {
-  return SCHEMA_HEADER + astToString(await openapiTS(document as Parameters<typeof openapiTS>[0], { emptyObjectsUnknown: true }));
+  return SCHEMA_HEADER + astToString(await openapiTS(document as Parameters<typeof openapiTS>[0], { emptyObjectsUnknown: true, defaultNonNullable: false }));
 }
 
 /** The OpenAPI document of the service in this checkout, from an api started in this process. */

@@ -1,14 +1,18 @@
-// The typed client: openapi-fetch over the types generated from /openapi.json (schema.ts), plus the helpers a
-// caller needs every time: upload a file or a text, wait for a job (honouring Retry-After), search, walk the
-// documents page by page, update, delete and restore. `raw` is the generated client for anything else.
+// The typed client: the types generated from /openapi.json (schema.ts) over the platform's fetch, plus the helpers a
+// caller needs every time: upload a file or a text, wait for a job within the rate-limit budget, search, walk the
+// documents page by page, update, delete and restore. It has no runtime dependencies, so a project installs it
+// from a tarball or a registry and runs it with plain node (the package holds the built JavaScript in dist/).
 //
-//   const client = createSearchClient({ baseUrl: 'http://127.0.0.1:8000', apiKey: 'dev-key' });
+//   const client = createSearchClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: 'dev-key' });
 //   const job = await client.uploadText({ documentId: 'memo-1', text: 'Minutes of the board meeting' });
 //   await client.waitForJob(job.job_id);
 //   const { results } = await client.search({ query: 'board meeting' });
 
-import createClient from 'openapi-fetch';
-import type { paths } from './schema.ts';
+// '.js', unlike the rest of the repository: tsc keeps a type-only import's specifier as written in the package's
+// declarations, and dist/ holds schema.d.ts, not schema.ts. (The import is erased before anything runs.)
+import type { paths } from './schema.js';
+import { RequestBudget } from './request-budget.ts';
+import { sleep } from './sleep.ts';
 
 type Json<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
 
@@ -30,11 +34,65 @@ export type DeleteResult = Json<paths['/document/{document_id}']['delete']['resp
 export type RestoreResult = Json<paths['/document/{document_id}/restore']['post']['responses'][200]>;
 export type Health = Json<paths['/health']['get']['responses'][200]>;
 export type Readiness = Json<paths['/discovery/readiness']['get']['responses'][200]>;
+/** Every route of the OpenAPI document, as `request` takes it. */
+export type RoutePath = keyof paths;
+export type { paths };
 
 /** A job status that will not change again. */
 export const TERMINAL_JOB_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'partial_failed', 'superseded']);
 /** Documents a page of GET /documents holds at most (SPEC.md). */
 export const MAX_DOCUMENTS_PAGE = 1000;
+/** Where the service listens when nothing else is set (HOST 127.0.0.1, PORT 8080). */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
+/** Repeats of a request refused with Retry-After before it throws. */
+export const DEFAULT_RETRIES = 5;
+/**
+ * The longest Retry-After waited for by default. The rate limit's window is a minute (SPEC.md), so a 429 never asks
+ * for more than 60 s and is always waited for; a caller that would rather fail fast sets a lower cap.
+ */
+export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 60;
+/** The first wait between two polls of a job. */
+export const FIRST_POLL_INTERVAL_MS = 1000;
+/** Each wait between polls is this many times the one before, up to the longest. */
+export const POLL_BACKOFF_FACTOR = 2;
+/**
+ * The longest wait between two polls. One wait then spends 9 requests in its first minute (polls at 0, 1, 3, 7, 15,
+ * 25, 35, 45 and 55 s) and 6 a minute after: under a third of the default budget of 30 a minute, so a caller that
+ * uploads and waits for a few jobs at a time stays within it.
+ */
+export const MAX_POLL_INTERVAL_MS = 10_000;
+/** How long waitForJob waits for a job by default. */
+export const DEFAULT_WAIT_TIMEOUT_MS = 600_000;
+/** The window of the service's rate limit (SPEC.md: requests per minute, sliding). */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+/** The most characters of a non-validation `details` object the error message repeats. */
+const MAX_DETAILS_IN_MESSAGE = 300;
+
+/**
+ * The envelope's `details` in words: a validation failure's entries as `field: message`, a 503's own message, any
+ * other object as compact JSON (cut short). Null when there is nothing the detail does not already say.
+ */
+export function describeDetails(details: unknown, detail = ''): string | null {
+  if (details === undefined || details === null) return null;
+  if (Array.isArray(details)) {
+    const entries = details.map((entry) => {
+      const item = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
+      const loc = Array.isArray(item.loc) ? item.loc.map(String) : [];
+      // Body fields are named as the caller wrote them; query and path parameters keep their place in front.
+      const field = (loc[0] === 'body' ? loc.slice(1) : loc).join('.');
+      const message = typeof item.msg === 'string' ? item.msg : JSON.stringify(entry);
+      return field === '' ? message : `${field}: ${message}`;
+    });
+    return entries.length === 0 ? null : entries.join('; ');
+  }
+  if (typeof details === 'object') {
+    const message = (details as Record<string, unknown>).message;
+    if (typeof message === 'string') return message === detail ? null : message;
+    const text = JSON.stringify(details);
+    return text === '{}' ? null : text.length > MAX_DETAILS_IN_MESSAGE ? `${text.slice(0, MAX_DETAILS_IN_MESSAGE)}…` : text;
+  }
+  return String(details);
+}
 
 /** The error envelope of a refused request, with the status and the Retry-After the service sent. */
 export class SearchServiceError extends Error {
@@ -42,6 +100,7 @@ export class SearchServiceError extends Error {
   /** error_code of the envelope (auth_failed, rate_limited, publication_unavailable, ...). */
   readonly code: string;
   readonly detail: string;
+  /** The envelope's details as sent (an array of {type, loc, msg, input} for a validation failure). */
   readonly details: unknown;
   readonly requestId: string | null;
   /** Seconds the service asked to wait before repeating the request; null when it did not ask. */
@@ -50,10 +109,12 @@ export class SearchServiceError extends Error {
   constructor(status: number, body: unknown, retryAfter: string | null) {
     const envelope = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     const detail = typeof envelope.detail === 'string' ? envelope.detail : `HTTP ${status}`;
-    super(`${status} ${typeof envelope.error_code === 'string' ? envelope.error_code : 'error'}: ${detail}`);
+    const code = typeof envelope.error_code === 'string' ? envelope.error_code : '';
+    const said = describeDetails(envelope.details, detail);
+    super(`${status} ${code || 'error'}: ${detail}${said === null ? '' : ` (${said})`}`);
     this.name = 'SearchServiceError';
     this.status = status;
-    this.code = typeof envelope.error_code === 'string' ? envelope.error_code : '';
+    this.code = code;
     this.detail = detail;
     this.details = envelope.details;
     this.requestId = typeof envelope.request_id === 'string' ? envelope.request_id : null;
@@ -67,15 +128,44 @@ export class SearchServiceError extends Error {
   }
 }
 
+/**
+ * Why the client waits before sending a request: `rate_limited`, a 429's Retry-After; `unavailable`, a 503's
+ * Retry-After (the service cannot answer yet); `budget`, the client's own requestsPerMinute is spent.
+ */
+export type WaitReason = 'rate_limited' | 'unavailable' | 'budget';
+
+/** A wait the client is about to make, e.g. to show "waiting 23 s for the rate limit". */
+export interface WaitNotice {
+  reason: WaitReason;
+  method: string;
+  /** The route, as in the OpenAPI document (`/status/{job_id}`). */
+  path: string;
+  /** How long the client waits before sending the request (again). */
+  seconds: number;
+  /** The refusal being waited out; null for a wait of the client's own budget. */
+  error: SearchServiceError | null;
+  /** Times this request was refused so far (0 before it was first sent). */
+  attempt: number;
+}
+
 export interface ClientOptions {
-  /** The service's address, e.g. http://127.0.0.1:8000. */
-  baseUrl: string;
+  /** The service's address (default http://127.0.0.1:8080). */
+  baseUrl?: string;
   /** A Client key (X-API-Key). */
   apiKey: string;
-  /** How many times a request refused with Retry-After (429, or 503 on a read) is repeated before it throws. */
+  /** How many times a request refused with Retry-After (429, or 503 on a read) is repeated before it throws (default 5). */
   retries?: number;
-  /** The longest wait for one Retry-After, in seconds (a longer one throws instead of waiting). */
+  /** The longest wait for one Retry-After, in seconds (a longer one throws instead of waiting; default 60). */
   maxRetryAfterSeconds?: number;
+  /**
+   * The Client's rate limit, when the caller knows it (the deployment's RATE_LIMIT_PER_MINUTE, 30 by default): this
+   * client then spaces its own requests so that no minute holds more, and waits instead of being refused. Other
+   * users of the Client's keys spend the same budget; a refusal their requests cause is waited out by Retry-After.
+   * Unset, requests are sent at once.
+   */
+  requestsPerMinute?: number;
+  /** Called before every wait (a Retry-After, or the client's own budget), e.g. to show "waiting 23 s for the rate limit". */
+  onWait?: (notice: WaitNotice) => void;
   fetch?: typeof fetch;
 }
 
@@ -91,12 +181,16 @@ export interface UploadOptions {
 export interface WaitOptions {
   /** Gives up with an Error after this long (default 10 minutes). */
   timeoutMs?: number;
-  /** Time between polls when the service does not say (default 500 ms). */
+  /** The first wait between polls (default 1 s); each later one is twice the one before, up to maxIntervalMs. */
   intervalMs?: number;
+  /** The longest wait between polls (default 10 s). */
+  maxIntervalMs?: number;
   /** Ends the wait when this holds instead of at a terminal state (e.g. `(job) => job.search_ready === true`). */
   until?: (job: JobStatus) => boolean;
   /** Called with each status read, e.g. to show progress. */
   onPoll?: (job: JobStatus) => void;
+  /** Called before each wait of this wait's polls (besides the client's own onWait). */
+  onWait?: (notice: WaitNotice) => void;
   signal?: AbortSignal;
 }
 
@@ -107,6 +201,26 @@ export interface ListOptions {
   metadataFilter?: Record<string, string | number | boolean>;
   includeDeleted?: boolean;
   signal?: AbortSignal;
+}
+
+/** What `request` sends: path parameters by name, query parameters, and a JSON or multipart body. */
+export interface RequestParts {
+  path?: Record<string, string>;
+  query?: Record<string, string | number | boolean | undefined>;
+  json?: unknown;
+  /** Built again for every attempt: a FormData body is read once. */
+  form?: () => FormData;
+  signal?: AbortSignal;
+}
+
+/** When `send` repeats a refused request. */
+interface RepeatPolicy {
+  /** A refused read changed nothing, so repeating it on 503 is safe; writes repeat only on 429 (refused before any work). */
+  repeatOn503: boolean;
+  retries: number;
+  /** No wait may end after this (epoch ms). */
+  deadline?: number;
+  onWait?: (notice: WaitNotice) => void;
 }
 
 /** A `key=value` value as filters and custom metadata take it: true/false and integers typed, anything else a string. */
@@ -127,53 +241,108 @@ export function filtersFromPairs(pairs: readonly (readonly [string, string])[]):
   return filters;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
-type Outcome<T> = { data?: T; error?: unknown; response: Response };
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
 
 export class SearchClient {
-  /** The generated openapi-fetch client: every route of the document, typed. */
-  readonly raw: ReturnType<typeof createClient<paths>>;
+  readonly baseUrl: string;
+  private readonly apiKey: string;
+  private readonly fetch: typeof fetch;
   private readonly retries: number;
   private readonly maxRetryAfterSeconds: number;
+  private readonly onWait?: (notice: WaitNotice) => void;
+  private readonly budget: RequestBudget | null;
 
   constructor(options: ClientOptions) {
-    this.raw = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), headers: { 'X-API-Key': options.apiKey }, fetch: options.fetch });
-    this.retries = options.retries ?? 5;
-    this.maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? 60;
+    this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    this.apiKey = options.apiKey;
+    this.fetch = options.fetch ?? globalThis.fetch;
+    this.budget = options.requestsPerMinute === undefined ? null : new RequestBudget(options.requestsPerMinute, RATE_LIMIT_WINDOW_MS);
+    this.retries = options.retries ?? DEFAULT_RETRIES;
+    this.maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS;
+    this.onWait = options.onWait;
+  }
+
+  /** One exchange: the answer's status, headers and parsed body, whatever the status. */
+  private async exchange(method: string, route: string, parts: RequestParts): Promise<{ response: Response; body: unknown }> {
+    const path = route.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = parts.path?.[name];
+      if (value === undefined) throw new TypeError(`${route} needs the path parameter ${name}`);
+      return encodeURIComponent(value);
+    });
+    const url = new URL(this.baseUrl + path);
+    for (const [name, value] of Object.entries(parts.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    const headers: Record<string, string> = { 'X-API-Key': this.apiKey, Accept: 'application/json' };
+    let body: string | FormData | undefined;
+    if (parts.json !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(parts.json);
+    } else if (parts.form !== undefined) {
+      body = parts.form();
+    }
+    // Called on globalThis: a browser's fetch refuses to run as a method of anything else.
+    const response = await this.fetch.call(globalThis, url, { method, headers, body, signal: parts.signal });
+    return { response, body: await readBody(response) };
   }
 
   /**
-   * Sends a request until it is answered without a Retry-After refusal, at most `retries` times more. `repeatOn503`:
-   * a refused read changed nothing, so repeating it is safe; writes repeat only on 429 (refused before any work).
+   * Sends a request until it is answered without a Retry-After refusal, at most `retries` times more, waiting as the
+   * service asks (never longer than maxRetryAfterSeconds, never past the deadline).
    */
-  private async send<T>(call: () => Promise<Outcome<T>>, repeatOn503: boolean, signal?: AbortSignal): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      const { data, error, response } = await call();
-      if (response.ok) return data as T;
-      const refusal = new SearchServiceError(response.status, error, response.headers.get('retry-after'));
-      const repeatable = refusal.status === 429 || (repeatOn503 && refusal.status === 503);
-      if (!repeatable || !refusal.retryable || attempt >= this.retries || refusal.retryAfterSeconds! > this.maxRetryAfterSeconds) throw refusal;
-      await sleep(refusal.retryAfterSeconds! * 1000, signal);
+  private async send<T>(method: string, route: string, parts: RequestParts, policy: RepeatPolicy): Promise<T> {
+    const tell = (notice: WaitNotice) => {
+      this.onWait?.(notice);
+      policy.onWait?.(notice);
+    };
+    for (let attempt = 1; ; attempt++) {
+      const release = this.budget === null ? null : await this.budget.take(parts.signal, (ms) => tell({ reason: 'budget', method, path: route, seconds: ms / 1000, error: null, attempt: attempt - 1 }));
+      let answer: { response: Response; body: unknown };
+      try {
+        answer = await this.exchange(method, route, parts);
+      } finally {
+        release?.();
+      }
+      const { response, body } = answer;
+      if (response.ok) return body as T;
+      const refusal = new SearchServiceError(response.status, body, response.headers.get('retry-after'));
+      const repeatable = refusal.status === 429 || (policy.repeatOn503 && refusal.status === 503);
+      if (!repeatable || !refusal.retryable || attempt > policy.retries) throw refusal;
+      const seconds = refusal.retryAfterSeconds!;
+      if (seconds > this.maxRetryAfterSeconds) throw refusal;
+      if (policy.deadline !== undefined && Date.now() + seconds * 1000 > policy.deadline) throw refusal;
+      tell({ reason: refusal.status === 429 ? 'rate_limited' : 'unavailable', method, path: route, seconds, error: refusal, attempt });
+      await sleep(seconds * 1000, parts.signal);
     }
+  }
+
+  /**
+   * Any route of the document, for what the helpers below do not cover: the answer's body on a 2xx, a
+   * SearchServiceError otherwise. A 429 with Retry-After is repeated as the helpers repeat it; a 503 only when
+   * `repeatOn503` says the request is a read.
+   */
+  request<T = unknown>(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: RoutePath, parts: RequestParts & { repeatOn503?: boolean } = {}): Promise<T> {
+    return this.send<T>(method, path, parts, { repeatOn503: parts.repeatOn503 ?? method === 'GET', retries: this.retries });
+  }
+
+  private read<T>(route: RoutePath, parts: RequestParts, method = 'GET'): Promise<T> {
+    return this.send<T>(method, route, parts, { repeatOn503: true, retries: this.retries });
+  }
+
+  private write<T>(method: string, route: RoutePath, parts: RequestParts): Promise<T> {
+    return this.send<T>(method, route, parts, { repeatOn503: false, retries: this.retries });
   }
 
   /** Queues a plain-text document (POST /embed, JSON). */
   uploadText(input: UploadOptions & { text: string }): Promise<AcceptedJob> {
-    const body = { document_id: input.documentId, text: input.text, ...(input.versionId !== undefined && { version_id: input.versionId }), ...(input.filename !== undefined && { filename: input.filename }), ...(input.metadata !== undefined && { metadata: input.metadata }) };
-    return this.send(() => this.raw.POST('/embed', { body, signal: input.signal }) as Promise<Outcome<AcceptedJob>>, false, input.signal);
+    const json = { document_id: input.documentId, text: input.text, ...(input.versionId !== undefined && { version_id: input.versionId }), ...(input.filename !== undefined && { filename: input.filename }), ...(input.metadata !== undefined && { metadata: input.metadata }) };
+    return this.write('POST', '/embed', { json, signal: input.signal });
   }
 
   /** Queues a file (POST /embed, multipart): its name's extension and its bytes tell the service its format. */
@@ -186,35 +355,42 @@ export class SearchClient {
       data.set('file', input.file instanceof Blob ? input.file : new Blob([input.file as Uint8Array<ArrayBuffer>]), input.filename);
       return data;
     };
-    return this.send(
-      () => this.raw.POST('/embed', { body: form() as never, bodySerializer: (body: unknown) => body as FormData, signal: input.signal }) as Promise<Outcome<AcceptedJob>>,
-      false,
-      input.signal,
-    );
+    return this.write('POST', '/embed', { form, signal: input.signal });
   }
 
   /** GET /status/{job_id}. */
   status(jobId: string, signal?: AbortSignal): Promise<JobStatus> {
-    return this.send(() => this.raw.GET('/status/{job_id}', { params: { path: { job_id: jobId } }, signal }), true, signal);
+    return this.read('/status/{job_id}', { path: { job_id: jobId }, signal });
   }
 
-  /** Polls a job until it is terminal (or `until` holds), waiting as long as the service asks between polls. */
+  /**
+   * Polls a job until it is terminal (or `until` holds). The waits between polls grow (1 s, 2 s, 4 s, ... up to
+   * 10 s by default), a retrying job is not polled before its next attempt is due, and a poll refused with
+   * Retry-After (429 or 503) is repeated after the wait the service asked for, as often as the timeout allows.
+   */
   async waitForJob(jobId: string, options: WaitOptions = {}): Promise<JobStatus> {
-    const deadline = Date.now() + (options.timeoutMs ?? 600_000);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+    const deadline = Date.now() + timeoutMs;
+    const longest = options.maxIntervalMs ?? MAX_POLL_INTERVAL_MS;
     const done = options.until ?? ((job: JobStatus) => TERMINAL_JOB_STATES.has(job.status));
+    // A status read changes nothing: repeating it is bounded by the deadline, not by a count.
+    const policy: RepeatPolicy = { repeatOn503: true, retries: Number.POSITIVE_INFINITY, deadline, onWait: options.onWait };
+    let interval = Math.min(options.intervalMs ?? FIRST_POLL_INTERVAL_MS, longest);
     for (;;) {
-      const job = await this.status(jobId, options.signal);
+      const job = await this.send<JobStatus>('GET', '/status/{job_id}', { path: { job_id: jobId }, signal: options.signal }, policy);
       options.onPoll?.(job);
       if (done(job)) return job;
-      const next = job.status === 'retrying' && typeof job.next_retry_in_seconds === 'number' ? Math.max(options.intervalMs ?? 500, Math.min(job.next_retry_in_seconds * 1000, 5000)) : (options.intervalMs ?? 500);
-      if (Date.now() + next > deadline) throw new Error(`job ${jobId} is still ${job.status} after ${options.timeoutMs ?? 600_000} ms`);
+      const dueIn = job.status === 'retrying' && typeof job.next_retry_in_seconds === 'number' ? Math.min(job.next_retry_in_seconds * 1000, longest) : 0;
+      const next = Math.max(interval, dueIn);
+      if (Date.now() + next > deadline) throw new Error(`job ${jobId} is still ${job.status} after ${timeoutMs} ms`);
       await sleep(next, options.signal);
+      interval = Math.min(interval * POLL_BACKOFF_FACTOR, longest);
     }
   }
 
   /** POST /search: `query` plus any of scope, alpha, limit, offset, filters, rerank, top_k_rerank, include_deleted, highlight. */
   search(request: SearchRequest, signal?: AbortSignal): Promise<SearchResponse> {
-    return this.send(() => this.raw.POST('/search', { body: request, signal }), true, signal);
+    return this.read('/search', { json: request, signal }, 'POST');
   }
 
   /** One page of GET /documents. */
@@ -222,10 +398,10 @@ export class SearchClient {
     const query = {
       limit: options.pageSize ?? 100,
       offset: options.offset ?? 0,
-      ...(options.metadataFilter && { metadata_filter: JSON.stringify(options.metadataFilter) }),
-      ...(options.includeDeleted !== undefined && { include_deleted: options.includeDeleted }),
+      metadata_filter: options.metadataFilter && JSON.stringify(options.metadataFilter),
+      include_deleted: options.includeDeleted,
     };
-    return this.send(() => this.raw.GET('/documents', { params: { query }, signal: options.signal }), true, options.signal);
+    return this.read('/documents', { query, signal: options.signal });
   }
 
   /**
@@ -250,13 +426,12 @@ export class SearchClient {
 
   /** GET /document/{document_id}/text: the latest version's chunks in order (a page of them for a long one). */
   text(documentId: string, options: { includeDeleted?: boolean; chunkOffset?: number; signal?: AbortSignal } = {}): Promise<DocumentText> {
-    const query = { ...(options.includeDeleted !== undefined && { include_deleted: options.includeDeleted }), ...(options.chunkOffset !== undefined && { chunk_offset: options.chunkOffset }) };
-    return this.send(() => this.raw.GET('/document/{document_id}/text', { params: { path: { document_id: documentId }, query }, signal: options.signal }), true, options.signal);
+    return this.read('/document/{document_id}/text', { path: { document_id: documentId }, query: { include_deleted: options.includeDeleted, chunk_offset: options.chunkOffset }, signal: options.signal });
   }
 
   /** PATCH /update: queues a metadata update (poll it with waitForJob). */
   update(request: UpdateRequest, signal?: AbortSignal): Promise<AcceptedUpdate> {
-    return this.send(() => this.raw.PATCH('/update', { body: request, signal }) as Promise<Outcome<AcceptedUpdate>>, false, signal);
+    return this.write('PATCH', '/update', { json: request, signal });
   }
 
   /**
@@ -264,25 +439,23 @@ export class SearchClient {
    * thrown, not repeated: SPEC.md asks the caller to check that the document is still there before repeating.
    */
   delete(documentId: string, options: { versionId?: string; mode?: 'soft' | 'hard'; signal?: AbortSignal } = {}): Promise<DeleteResult> {
-    const query = { ...(options.versionId !== undefined && { version_id: options.versionId }), ...(options.mode !== undefined && { mode: options.mode }) };
-    return this.send(() => this.raw.DELETE('/document/{document_id}', { params: { path: { document_id: documentId }, query }, signal: options.signal }), false, options.signal);
+    return this.write('DELETE', '/document/{document_id}', { path: { document_id: documentId }, query: { version_id: options.versionId, mode: options.mode }, signal: options.signal });
   }
 
   /** POST /document/{document_id}/restore: every soft-deleted version, or one with versionId. */
   restore(documentId: string, options: { versionId?: string; signal?: AbortSignal } = {}): Promise<RestoreResult> {
-    const query = options.versionId !== undefined ? { version_id: options.versionId } : {};
-    return this.send(() => this.raw.POST('/document/{document_id}/restore', { params: { path: { document_id: documentId }, query }, signal: options.signal }), false, options.signal);
+    return this.write('POST', '/document/{document_id}/restore', { path: { document_id: documentId }, query: { version_id: options.versionId }, signal: options.signal });
   }
 
   /** GET /discovery/readiness: whether the metadata lane serves this Client. */
   readiness(signal?: AbortSignal): Promise<Readiness> {
-    return this.send(() => this.raw.GET('/discovery/readiness', { signal }), true, signal);
+    return this.read('/discovery/readiness', { signal });
   }
 
   /** GET /health (no key needed): the answer, whether it is 200 or 503. */
   async health(signal?: AbortSignal): Promise<{ status: number; body: Health }> {
-    const { data, error, response } = await this.raw.GET('/health', { signal });
-    return { status: response.status, body: (data ?? error) as Health };
+    const { response, body } = await this.exchange('GET', '/health', { signal });
+    return { status: response.status, body: body as Health };
   }
 }
 

@@ -9,103 +9,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health of every component and whether publication is safe to serve */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Serving is safe (READY or FENCING); components and the publishing block. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "status": "healthy",
-                         *       "version": "0.1.0",
-                         *       "components": {
-                         *         "api": "ok",
-                         *         "state_store": "ok",
-                         *         "vector_store": "ok",
-                         *         "worker_queue": "ok",
-                         *         "classifier": "ok",
-                         *         "publication": "ok"
-                         *       },
-                         *       "publishing": {
-                         *         "status": "ready",
-                         *         "reason": null,
-                         *         "authority_mode": "READY"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "healthy" | "degraded";
-                            version: string;
-                            components: {
-                                [key: string]: "ok" | "error";
-                            };
-                            publishing: {
-                                /** @enum {string} */
-                                status: "ready" | "degraded" | "unavailable";
-                                reason: string | null;
-                                authority_mode: string;
-                            };
-                            /** @description Present when publication is enabled: diagnostics.publication. */
-                            diagnostics?: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description Publication is enabled and serving is unsafe: the same health answer, components.publication error. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "healthy" | "degraded";
-                            version: string;
-                            components: {
-                                [key: string]: "ok" | "error";
-                            };
-                            publishing: {
-                                /** @enum {string} */
-                                status: "ready" | "degraded" | "unavailable";
-                                reason: string | null;
-                                authority_mode: string;
-                            };
-                            /** @description Present when publication is enabled: diagnostics.publication. */
-                            diagnostics?: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Health of every component and whether publication is safe to serve
+         * @description Never needs a key and is never rate limited. Answers 200 while serving is safe (healthy, or degraded when a component other than publication fails) and 503 with the same body when publication is enabled and serving is unsafe (maintenance, recovering, or an unreadable authority record). version equals info.version of this document.
+         */
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -123,311 +31,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Search document text (dense + keyword), typed metadata, or both, with filters and reranking */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "query": "opening balance March",
-                     *       "scope": "content",
-                     *       "alpha": 0.5,
-                     *       "limit": 10,
-                     *       "filters": {
-                     *         "metadata.custom.branch": "KL"
-                     *       },
-                     *       "highlight": true
-                     *     }
-                     */
-                    "application/json": {
-                        query: string;
-                        /** @default content */
-                        scope?: string;
-                        alpha?: number;
-                        /** @default 10 */
-                        limit?: number;
-                        /** @default 0 */
-                        offset?: number;
-                        /** @default {} */
-                        filters?: Record<string, unknown>;
-                        /** @default false */
-                        rerank?: boolean;
-                        /** @default 20 */
-                        top_k_rerank?: number;
-                        /** @default false */
-                        include_deleted?: boolean;
-                        /** @default false */
-                        highlight?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Ranked results of the requested page, with evidence. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "results": [
-                         *         {
-                         *           "rank": 1,
-                         *           "document_version": {
-                         *             "document_id": "stmt-2024-03",
-                         *             "version_id": "stmt-2024-03"
-                         *           },
-                         *           "canonical_metadata": {
-                         *             "schema_version": "2",
-                         *             "source": {
-                         *               "filename": "march.pdf",
-                         *               "mime_type": "application/pdf",
-                         *               "extension": "pdf"
-                         *             },
-                         *             "custom": {
-                         *               "branch": "KL"
-                         *             }
-                         *           },
-                         *           "retrieval_contributions": [
-                         *             {
-                         *               "lane": "content",
-                         *               "rank": 1
-                         *             }
-                         *           ],
-                         *           "content_evidence": {
-                         *             "items": [
-                         *               {
-                         *                 "chunk_id": "stmt-2024-03:7:0",
-                         *                 "chunk_index": 0,
-                         *                 "text": "Opening balance as at 1 March 2024: RM 12,480.00",
-                         *                 "page": 1,
-                         *                 "highlights": [
-                         *                   {
-                         *                     "start": 0,
-                         *                     "end": 7
-                         *                   },
-                         *                   {
-                         *                     "start": 8,
-                         *                     "end": 15
-                         *                   },
-                         *                   {
-                         *                     "start": 27,
-                         *                     "end": 32
-                         *                   }
-                         *                 ]
-                         *               }
-                         *             ],
-                         *             "total": 1,
-                         *             "truncated": false
-                         *           },
-                         *           "metadata_evidence": {
-                         *             "items": [],
-                         *             "total": 0,
-                         *             "truncated": false
-                         *           }
-                         *         }
-                         *       ],
-                         *       "meta": {
-                         *         "query": "opening balance March",
-                         *         "total": 1,
-                         *         "total_is_lower_bound": false,
-                         *         "offset": 0,
-                         *         "limit": 10,
-                         *         "has_more": false,
-                         *         "query_time_ms": 4,
-                         *         "retrieval": {
-                         *           "alpha": 0.5,
-                         *           "reranked": false,
-                         *           "reranked_count": 0
-                         *         },
-                         *         "applied_filters": {
-                         *           "metadata.custom.branch": "KL"
-                         *         },
-                         *         "publication_view": "ready"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            results: {
-                                rank: number;
-                                document_version: {
-                                    document_id: string;
-                                    version_id: string | null;
-                                };
-                                /** @description schema_version "2" groups: source, document, location, classification, quality, extracted, custom. */
-                                canonical_metadata: {
-                                    [key: string]: unknown;
-                                };
-                                retrieval_contributions: {
-                                    /** @enum {string} */
-                                    lane: "content" | "metadata";
-                                    rank: number;
-                                }[];
-                                content_evidence: {
-                                    items: {
-                                        chunk_id?: string;
-                                        chunk_index?: number;
-                                        text?: string;
-                                        page?: number | null;
-                                        /** @description highlight: true only: matched spans, [start, end) in UTF-16 code units of text (or value), sorted, not overlapping. */
-                                        highlights?: {
-                                            start: number;
-                                            end: number;
-                                        }[];
-                                    }[];
-                                    total: number;
-                                    truncated: boolean;
-                                };
-                                metadata_evidence: {
-                                    items: {
-                                        path?: string[];
-                                        /** @description The leaf value, typed as stored. */
-                                        value?: unknown;
-                                        value_type?: string;
-                                        /** @enum {string} */
-                                        match_kind?: "exact" | "lexical" | "semantic";
-                                        /** @description highlight: true only: matched spans, [start, end) in UTF-16 code units of text (or value), sorted, not overlapping. */
-                                        highlights?: {
-                                            start: number;
-                                            end: number;
-                                        }[];
-                                    }[];
-                                    total: number;
-                                    truncated: boolean;
-                                };
-                            }[];
-                            meta: {
-                                query: string;
-                                total: number;
-                                total_is_lower_bound: boolean;
-                                offset: number;
-                                limit: number;
-                                has_more: boolean;
-                                query_time_ms: number;
-                                retrieval: {
-                                    alpha: number;
-                                    reranked: boolean;
-                                    reranked_count: number;
-                                };
-                                applied_filters: {
-                                    [key: string]: unknown;
-                                };
-                                /** @enum {string} */
-                                publication_view: "ready" | "pinned_ready";
-                            };
-                        };
-                    };
-                };
-                /** @description error_code invalid_filter, invalid_request, invalid_metadata_filter, reserved_metadata_keys. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code auth_failed. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code METADATA_DISCOVERY_NOT_READY. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code validation_error. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code rate_limited. Retry-After says when to repeat the request. */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Search document text (dense + keyword), typed metadata, or both, with filters and reranking
+         * @description Ranks the Client's Document Versions by the query: scope content searches the text (dense and keyword lanes fused by alpha, optionally reranked), metadata the typed metadata leaves, both the two together. filters narrow by exact metadata values. metadata and both need the Client's Metadata Discovery to be ready (409 otherwise, with Retry-After while it backfills); every scope fails closed with 503 while publication cannot be proven.
+         */
+        post: operations["search"];
         delete?: never;
         options?: never;
         head?: never;
@@ -445,211 +53,9 @@ export interface paths {
         put?: never;
         /**
          * Upload a document (a file, or plain text) to be parsed, enriched, embedded and published
-         * @description Upload a file (multipart/form-data) or plain text (application/json).
+         * @description Send a file as multipart/form-data (field file, with document_id and optionally version_id, metadata as a JSON object text, filename) or plain text as JSON. The answer is 202 with a pending job; the document is searchable once GET /status/{job_id} says completed with search_ready true. An upload with an existing document_id and version_id replaces that version. Refused whole with 403 when the Client is at a quota, 413 over MAX_UPLOAD_BYTES.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "multipart/form-data": {
-                        /**
-                         * Format: binary
-                         * @description The document: PDF, Office (OOXML or legacy), HTML, text, CSV or an image.
-                         */
-                        file: string;
-                        document_id: string;
-                        /** @description Defaults to document_id. */
-                        version_id?: string;
-                        /** @description A JSON object, stored under metadata.custom. */
-                        metadata?: string;
-                        /** @description Overrides the file part's name (its extension guides format detection). */
-                        filename?: string;
-                    };
-                    "application/json": {
-                        document_id: string;
-                        version_id?: string | null;
-                        text: string;
-                        filename?: string;
-                        metadata?: Record<string, unknown>;
-                    };
-                };
-            };
-            responses: {
-                /** @description Accepted: the upload is queued; poll GET /status/{job_id}. */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "job_id": "3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
-                         *       "status": "pending",
-                         *       "document_id": "memo-2024-07",
-                         *       "version_id": "memo-2024-07"
-                         *     }
-                         */
-                        "application/json": {
-                            job_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                            document_id: string;
-                            version_id: string | null;
-                        };
-                    };
-                };
-                /** @description error_code auth_failed. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code client_quota_exceeded: the Client is at one of its quotas (CLIENT_MAX_DOCUMENTS for a new document, CLIENT_MAX_CHUNKS, CLIENT_MAX_TEXT_BYTES), counted over its active versions without the version this upload replaces; nothing was stored or queued. Retrying does not help: hard-delete documents or have the quota raised. An upload accepted while the Client had room can still fail in its job (GET /status: failed, with error_details of the same shape) when the document itself would take the Client over a quota. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            /** @enum {string} */
-                            error_code: "client_quota_exceeded";
-                            request_id: string;
-                            details?: {
-                                /** @enum {string} */
-                                code?: "client_quota_exceeded";
-                                /** @enum {string} */
-                                quota?: "documents" | "chunks" | "text_bytes";
-                                /** @description What the Client holds on this quota. */
-                                observed?: number;
-                                limit?: number;
-                                /** @enum {string} */
-                                unit?: "documents" | "chunks" | "utf8_bytes";
-                            };
-                        };
-                    };
-                };
-                /** @description error_code payload_too_large: the body is larger than MAX_UPLOAD_BYTES. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            /** @enum {string} */
-                            error_code: "payload_too_large";
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code unsupported_media_type. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code validation_error: missing, extra or invalid fields. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            /** @enum {string} */
-                            error_code: "validation_error";
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code rate_limited. Retry-After says when to repeat the request. */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code storage_full. Retry-After says when to repeat the request. */
-                507: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["uploadDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -663,199 +69,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The state of an upload, metadata update or backfill job */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    job_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The job, rendered by its state: common fields, then those of its state and operation (SPEC.md GET /status). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "job_id": "3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
-                         *       "document_id": "memo-2024-07",
-                         *       "status": "completed",
-                         *       "operation": "embed",
-                         *       "search_ready": true,
-                         *       "snapshot_generation": 12,
-                         *       "chunks_created": 1,
-                         *       "categories": [
-                         *         "correspondence"
-                         *       ],
-                         *       "classification_status": "completed",
-                         *       "entities_extracted": {
-                         *         "dates": [
-                         *           "3 July 2024"
-                         *         ]
-                         *       },
-                         *       "created_at": "2024-07-03T09:12:44.120Z",
-                         *       "completed_at": "2024-07-03T09:12:45.031Z",
-                         *       "metadata_ready": true,
-                         *       "readiness_state": "ready"
-                         *     }
-                         */
-                        "application/json": {
-                            job_id: string;
-                            /** @description Empty for a backfill job. */
-                            document_id: string;
-                            /** @enum {string} */
-                            status: "pending" | "started" | "processing" | "retrying" | "completed" | "failed" | "partial_failed" | "superseded";
-                            /** @enum {string} */
-                            operation: "embed" | "metadata_update" | "metadata_backfill";
-                            /** @description completed upload: this api process serves the job generation or a newer one. */
-                            search_ready?: boolean;
-                            /** @description completed upload: the generation this api process serves for the document. */
-                            snapshot_generation?: number | null;
-                            /** @description completed or partial_failed upload. */
-                            chunks_created?: number;
-                            /** @description completed upload. */
-                            categories?: unknown[];
-                            /** @description completed upload. */
-                            classification_status?: string;
-                            /** @description completed or partial_failed upload: entity lists by kind. */
-                            entities_extracted?: {
-                                [key: string]: unknown;
-                            };
-                            created_at?: string;
-                            completed_at?: string | null;
-                            /** @description completed publication-backed upload: readiness convergence committed ready. */
-                            metadata_ready?: boolean;
-                            /** @enum {string} */
-                            readiness_state?: "not_started" | "backfilling" | "ready" | "blocked";
-                            /** @description failed, partial_failed and retrying: the legible cause; null when superseded. */
-                            error?: string | null;
-                            /** @description A quota or metadata-contract failure: code, path or quota, observed, limit, unit. */
-                            error_details?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description retrying. */
-                            retry_count?: number;
-                            /** @description retrying. */
-                            max_retries?: number;
-                            /** @description retrying. */
-                            next_retry_in_seconds?: number;
-                            /** @description superseded, or a metadata update (ready once active). */
-                            publication_status?: string;
-                            /** @description superseded. */
-                            superseded_by_job_id?: string | null;
-                            /**
-                             * @description superseded.
-                             * @enum {string}
-                             */
-                            superseded_reason?: "newer_upload" | "replacement_overtaken";
-                            /** @description metadata update. */
-                            version_id?: string | null;
-                            /** @description metadata update: top-level patch keys, at most 64. */
-                            updated_fields?: string[];
-                            updated_fields_count?: number;
-                            updated_fields_truncated?: boolean;
-                            versions_total?: number;
-                            versions_completed?: number;
-                            versions_unchanged?: number;
-                            updated_chunks?: number;
-                            cleanup_tasks_scheduled?: number;
-                            /** @description backfill. */
-                            versions_backfilled?: number;
-                            /** @description backfill. */
-                            versions_pending?: number;
-                            /** @description backfill. */
-                            versions_blocked?: number;
-                            /** @description backfill: remediation entries (document identity, path, cap; never a value). */
-                            violations?: {
-                                [key: string]: unknown;
-                            }[];
-                            violations_total?: number;
-                            violations_truncated?: boolean;
-                        };
-                    };
-                };
-                /** @description error_code auth_failed. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code not_found. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code rate_limited. Retry-After says when to repeat the request. */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * The state of an upload, metadata update or backfill job
+         * @description Poll it until status is completed, failed, partial_failed or superseded, honouring Retry-After on 429 and 503. The fields depend on the state and the operation (upload, metadata update, backfill). A job of another Client is 404, as one that does not exist.
+         */
+        get: operations["getJobStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -871,165 +89,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Document Versions, filtered by metadata, page by page */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    offset?: number;
-                    metadata_filter?: string;
-                    include_deleted?: boolean;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of Document Version summaries. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "documents": [
-                         *         {
-                         *           "document_id": "stmt-2024-03",
-                         *           "version_id": "stmt-2024-03",
-                         *           "metadata": {
-                         *             "schema_version": "2",
-                         *             "source": {
-                         *               "filename": "march.pdf"
-                         *             },
-                         *             "custom": {
-                         *               "branch": "KL"
-                         *             }
-                         *           },
-                         *           "chunk_count": 14,
-                         *           "created_at": "2024-04-01T02:00:00.000Z"
-                         *         }
-                         *       ],
-                         *       "total": 1,
-                         *       "limit": 100,
-                         *       "offset": 0,
-                         *       "has_more": false
-                         *     }
-                         */
-                        "application/json": {
-                            documents: {
-                                document_id: string;
-                                version_id: string | null;
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                                chunk_count: number;
-                                created_at: string;
-                                /** @description Only with include_deleted=true. */
-                                deleted?: boolean;
-                                /** @description Only with include_deleted=true. */
-                                deleted_at?: string | null;
-                                /** @description Only with include_deleted=true: the resolved client id. */
-                                deleted_by?: string | null;
-                            }[];
-                            total: number;
-                            limit: number;
-                            offset: number;
-                            has_more: boolean;
-                        };
-                    };
-                };
-                /** @description error_code invalid_filter, invalid_request, invalid_metadata_filter, reserved_metadata_keys. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code auth_failed. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code validation_error. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code rate_limited. Retry-After says when to repeat the request. */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List Document Versions, filtered by metadata, page by page
+         * @description Pages through the Client's Document Versions with limit and offset; metadata_filter (a JSON object of exact values) narrows them, include_deleted adds soft-deleted ones.
+         */
+        get: operations["listDocuments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1045,233 +109,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a document's text, chunk by chunk, in document order */
-        get: {
-            parameters: {
-                query?: {
-                    include_deleted?: boolean;
-                    include_vector?: boolean;
-                    chunk_offset?: number;
-                    chunk_limit?: number;
-                };
-                header?: never;
-                path: {
-                    document_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The document text resource. One answer holds at most chunk_limit chunks (default and maximum TEXT_READ_MAX_CHUNKS) and TEXT_READ_MAX_CHARS characters of chunk text, from chunk_offset on. chunk_count is always the true number of chunks; when more follow, chunks_truncated is true and next_chunk_offset is the chunk_offset of the next page. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "document_id": "memo-2024-07",
-                         *       "version_id": "memo-2024-07",
-                         *       "chunk_count": 1,
-                         *       "created_at": "2024-07-03T09:12:44.120Z",
-                         *       "chunk_offset": 0,
-                         *       "chunks_truncated": false,
-                         *       "next_chunk_offset": null,
-                         *       "chunks": [
-                         *         {
-                         *           "id": "memo-2024-07:12:0",
-                         *           "index": 0,
-                         *           "page": null,
-                         *           "text": "Minutes of the treasury committee, 3 July 2024.",
-                         *           "char_count": 47,
-                         *           "entities": {
-                         *             "dates": [
-                         *               "3 July 2024"
-                         *             ]
-                         *           },
-                         *           "vector_dim": 384,
-                         *           "norm": 1,
-                         *           "vector": null,
-                         *           "language": "en"
-                         *         }
-                         *       ],
-                         *       "metadata": {
-                         *         "schema_version": "2",
-                         *         "custom": {
-                         *           "branch": "KL"
-                         *         }
-                         *       },
-                         *       "classification": {
-                         *         "categories": [
-                         *           "correspondence"
-                         *         ],
-                         *         "status": "completed"
-                         *       },
-                         *       "entities": {
-                         *         "dates": [
-                         *           "3 July 2024"
-                         *         ]
-                         *       },
-                         *       "embedding": {
-                         *         "dense_model": "hashing-384"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            document_id?: string;
-                            version_id?: string | null;
-                            /** @description All chunks of the document, whatever this answer holds. */
-                            chunk_count?: number;
-                            created_at?: string;
-                            /** @description Index of the first chunk of this answer. */
-                            chunk_offset?: number;
-                            /** @description Chunks after this answer exist (read them from next_chunk_offset). */
-                            chunks_truncated?: boolean;
-                            /** @description chunk_offset of the next page; null when this answer reaches the end. */
-                            next_chunk_offset?: number | null;
-                            chunks?: {
-                                id?: string;
-                                index?: number;
-                                page?: number | null;
-                                text?: string;
-                                char_count?: number;
-                                entities?: {
-                                    [key: string]: unknown;
-                                };
-                                vector_dim?: number;
-                                norm?: number;
-                                vector?: number[] | null;
-                                /**
-                                 * @description The language detected in the chunk at indexing (en, ms or other), which chose its analyzer; null for a chunk indexed before languages were recorded.
-                                 * @enum {string|null}
-                                 */
-                                language?: "en" | "ms" | "other" | null;
-                            }[];
-                            metadata?: {
-                                [key: string]: unknown;
-                            };
-                            classification?: {
-                                [key: string]: unknown;
-                            };
-                            entities?: {
-                                [key: string]: unknown;
-                            };
-                            embedding?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description Only with include_deleted=true. */
-                            deleted?: boolean;
-                            /** @description Only with include_deleted=true. */
-                            deleted_at?: string | null;
-                            /** @description Only with include_deleted=true: the resolved client id. */
-                            deleted_by?: string | null;
-                        };
-                    };
-                };
-                /** @description error_code invalid_filter, invalid_request, invalid_metadata_filter, reserved_metadata_keys. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code auth_failed. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code not_found. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code validation_error. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code rate_limited. Retry-After says when to repeat the request. */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Read a document's text, chunk by chunk, in document order
+         * @description The chunks of the document's active version (or of version_id), with its metadata, classification, entities and embedding provenance. A long document is read page by page: follow next_chunk_offset while chunks_truncated is true.
+         */
+        get: operations["getDocumentText"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1290,148 +132,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Soft-delete (restorable) or hard-delete a document, or one version of it */
-        delete: {
-            parameters: {
-                query?: {
-                    version_id?: string;
-                    mode?: "soft" | "hard";
-                };
-                header?: never;
-                path: {
-                    document_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The versions deleted (soft or hard). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "document_id": "stmt-2024-03",
-                         *       "deleted_chunks": 14,
-                         *       "status": "soft_deleted"
-                         *     }
-                         */
-                        "application/json": {
-                            document_id: string;
-                            deleted_chunks: number;
-                            /** @enum {string} */
-                            status: "soft_deleted" | "hard_deleted";
-                        };
-                    };
-                };
-                /** @description error_code invalid_filter, invalid_request, invalid_metadata_filter, reserved_metadata_keys. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code auth_failed. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code not_found. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code rate_limited. Retry-After says when to repeat the request. */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code storage_full. Retry-After says when to repeat the request. */
-                507: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Soft-delete (restorable) or hard-delete a document, or one version of it
+         * @description mode soft (the default) hides the document, or one version of it with version_id, from search and listings until it is restored; mode hard erases its text, vectors and uploaded files for good.
+         */
+        delete: operations["deleteDocument"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1446,147 +151,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Restore a soft-deleted document, or one version of it */
-        post: {
-            parameters: {
-                query?: {
-                    version_id?: string;
-                };
-                header?: never;
-                path: {
-                    document_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The versions restored. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "document_id": "stmt-2024-03",
-                         *       "restored_chunks": 14,
-                         *       "status": "restored"
-                         *     }
-                         */
-                        "application/json": {
-                            document_id: string;
-                            restored_chunks: number;
-                            /** @enum {string} */
-                            status: "restored";
-                        };
-                    };
-                };
-                /** @description error_code invalid_filter, invalid_request, invalid_metadata_filter, reserved_metadata_keys. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code auth_failed. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code not_found. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code rate_limited. Retry-After says when to repeat the request. */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code storage_full. Retry-After says when to repeat the request. */
-                507: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Restore a soft-deleted document, or one version of it
+         * @description Returns soft-deleted versions (all, or version_id) to search.
+         */
+        post: operations["restoreDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1606,168 +175,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Correct a document's custom metadata (JSON Merge Patch) or its filename, as a job */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "document_id": "stmt-2024-03",
-                     *       "metadata": {
-                     *         "branch": "Penang",
-                     *         "draft": null
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        document_id: string;
-                        version_id?: string;
-                        metadata?: Record<string, unknown>;
-                        filename?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Accepted: the metadata update is queued; poll GET /status/{job_id}. */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "job_id": "3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
-                         *       "status": "pending",
-                         *       "document_id": "stmt-2024-03",
-                         *       "version_id": null,
-                         *       "updated_fields": [
-                         *         "metadata.custom.branch",
-                         *         "metadata.custom.draft"
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            job_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                            document_id: string;
-                            version_id: string | null;
-                            updated_fields: string[];
-                        };
-                    };
-                };
-                /** @description error_code invalid_filter, invalid_request, invalid_metadata_filter, reserved_metadata_keys. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code auth_failed. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code validation_error. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code rate_limited. Retry-After says when to repeat the request. */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code storage_full. Retry-After says when to repeat the request. */
-                507: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Correct a document's custom metadata (JSON Merge Patch) or its filename, as a job
+         * @description metadata is a JSON Merge Patch over metadata.custom (null removes a key); filename renames the source file. The update applies to every version of the document, or to version_id, as a job: 202 with the job, then poll GET /status/{job_id}. A patch that can never comply with the metadata contract is refused with 422 before anything is queued.
+         */
+        patch: operations["updateDocument"];
         trace?: never;
     };
     "/metrics": {
@@ -1777,71 +189,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Operator: Prometheus metrics of every process of the deployment */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Operator: Prometheus text exposition of every process of the deployment. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
-                /** @description error_code auth_failed. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Operator: Prometheus metrics of every process of the deployment
+         * @description Operator key only (OPERATOR_API_KEYS). Request counters and latency histograms, job gauges and process metrics of every api and worker process; a scrape spends no Client's rate-limit budget.
+         */
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1857,113 +209,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the metadata lane serves this Client yet */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The Client's Metadata Discovery readiness. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "readiness_state": "ready",
-                         *       "scopes_available": [
-                         *         "content",
-                         *         "metadata",
-                         *         "both"
-                         *       ],
-                         *       "contract_version": "2",
-                         *       "versions_total": 42,
-                         *       "versions_ready": 42,
-                         *       "versions_blocked": 0,
-                         *       "backfill_job_id": null,
-                         *       "updated_at": "2024-07-03T09:12:45.031Z"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @enum {string} */
-                            readiness_state: "not_started" | "backfilling" | "ready" | "blocked";
-                            scopes_available: ("content" | "metadata" | "both")[];
-                            contract_version?: string;
-                            versions_total: number;
-                            versions_ready: number;
-                            versions_blocked: number;
-                            backfill_job_id: string | null;
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description error_code auth_failed. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code rate_limited. Retry-After says when to repeat the request. */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Whether the metadata lane serves this Client yet
+         * @description Whether scope metadata and both can be searched: readiness_state ready, or not_started, backfilling (a backfill job runs) or blocked (versions break the metadata contract), with the version counts.
+         */
+        get: operations["getDiscoveryReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1979,100 +229,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Operator: the publication authority, and this api process */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The publication authority record, and the answering api process's own view (recovery, snapshots, memory). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "authority_mode": "READY",
-                         *       "authority_id": "a1b2c3d4",
-                         *       "changed_at": "2024-07-01T00:00:00.000Z",
-                         *       "enabled": true,
-                         *       "process_id": 4242,
-                         *       "recovered_at": "2024-07-01T00:00:02.000Z",
-                         *       "serving": {
-                         *         "clients": 3
-                         *       },
-                         *       "memory": {
-                         *         "rss": 183500800
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            authority_mode: string;
-                            authority_id: string | null;
-                            changed_at: string | null;
-                            enabled: boolean;
-                            process_id: number;
-                            recovered_at?: string | null;
-                            serving?: {
-                                [key: string]: unknown;
-                            };
-                            memory?: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-                /** @description error_code auth_failed. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Operator: the publication authority, and this api process
+         * @description Operator key only. The durable publication authority record (mode, id, when it changed) and what the answering api process serves.
+         */
+        get: operations["getAuthority"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2090,121 +251,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Operator: take publication out of service (MAINTENANCE), pin reads (FENCING), or return to READY */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "mode": "MAINTENANCE"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        mode: "READY" | "MAINTENANCE" | "FENCING";
-                    };
-                };
-            };
-            responses: {
-                /** @description The authority mode set. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "authority_mode": "MAINTENANCE"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @enum {string} */
-                            authority_mode: "READY" | "MAINTENANCE" | "FENCING";
-                        };
-                    };
-                };
-                /** @description error_code auth_failed. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code validation_error. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code storage_full. Retry-After says when to repeat the request. */
-                507: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Operator: take publication out of service (MAINTENANCE), pin reads (FENCING), or return to READY
+         * @description Operator key only. MAINTENANCE takes publication out of service (searches answer 503), FENCING pins reads to the last ready publication, READY returns to normal.
+         */
+        post: operations["setAuthorityMode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2220,141 +271,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Operator: start a Client's Metadata Discovery backfill */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "client_id": "dev-client"
-                     *     }
-                     */
-                    "application/json": {
-                        client_id: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Accepted: the backfill is queued; the Client polls GET /status/{job_id}. */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "job_id": "3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
-                         *       "status": "pending",
-                         *       "operation": "metadata_backfill",
-                         *       "client_id": "dev-client"
-                         *     }
-                         */
-                        "application/json": {
-                            job_id: string;
-                            /** @enum {string} */
-                            status: "pending";
-                            /** @enum {string} */
-                            operation: "metadata_backfill";
-                            client_id: string;
-                        };
-                    };
-                };
-                /** @description error_code auth_failed. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code not_found. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code validation_error. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code storage_full. Retry-After says when to repeat the request. */
-                507: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Operator: start a Client's Metadata Discovery backfill
+         * @description Operator key only. Brings every version of the Client into the metadata lane; the Client polls GET /status/{job_id} with its own key.
+         */
+        post: operations["startBackfill"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2368,94 +289,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether public web search is enabled */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Whether web search is enabled. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "enabled": false
-                         *     }
-                         */
-                        "application/json": {
-                            enabled: boolean;
-                        };
-                    };
-                };
-                /** @description error_code auth_failed. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code rate_limited. Retry-After says when to repeat the request. */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Whether public web search is enabled
+         * @description Whether POST /web-search calls a provider in this deployment.
+         */
+        get: operations["getWebSearchCapabilities"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2473,150 +311,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Search the public web through the configured provider (fails open) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "query": "overnight policy rate Bank Negara",
-                     *       "limit": 3
-                     *     }
-                     */
-                    "application/json": {
-                        query: string;
-                        /** @default 5 */
-                        limit?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Web results; provider failures answer 200 with meta.status (fail-open). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "results": [
-                         *         {
-                         *           "source": "web",
-                         *           "title": "Monetary Policy Statement",
-                         *           "url": "https://www.bnm.gov.my/",
-                         *           "snippet": "The Monetary Policy Committee decided to maintain the Overnight Policy Rate at 3.00 percent.",
-                         *           "rank": 1
-                         *         }
-                         *       ],
-                         *       "meta": {
-                         *         "provider": "searxng",
-                         *         "status": "ok",
-                         *         "count": 1,
-                         *         "query_time_ms": 412
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            results: {
-                                /** @enum {string} */
-                                source: "web";
-                                title: string;
-                                url: string;
-                                snippet: string;
-                                rank: number;
-                            }[];
-                            meta: {
-                                provider: string | null;
-                                /** @enum {string} */
-                                status: "ok" | "no_results" | "timeout" | "rate_limited" | "unavailable" | "provider_error";
-                                count: number;
-                                query_time_ms: number;
-                            };
-                        };
-                    };
-                };
-                /** @description error_code auth_failed. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code validation_error. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code rate_limited. Retry-After says when to repeat the request. */
-                429: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code stored_evidence_inconsistent, internal_error. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-                /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before repeating the request. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            error_code: string;
-                            request_id: string;
-                            details?: unknown;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Search the public web through the configured provider (fails open)
+         * @description Sends the query verbatim to the configured public provider. Fails open: a disabled gate, a missing provider, a provider error or a timeout answer 200 with no results and meta.status saying why. Never cached.
+         */
+        post: operations["webSearch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2626,12 +325,1700 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
-    responses: never;
+    schemas: {
+        /**
+         * BackfillAccepted
+         * @description A queued Metadata Discovery backfill.
+         */
+        BackfillAccepted: {
+            /** @description The job that carries the work out; poll GET /status/{job_id}. */
+            job_id: string;
+            /**
+             * @description The job is queued.
+             * @enum {string}
+             */
+            status: "pending";
+            /**
+             * @description What the job does: embed (an upload), metadata_update (PATCH /update) or metadata_backfill.
+             * @enum {string}
+             */
+            operation: "metadata_backfill";
+            /** @description The Client (API_KEY_CLIENTS maps each key to one). */
+            client_id: string;
+        };
+        /** @description What a Metadata Discovery backfill (operation metadata_backfill) adds. */
+        BackfillJobStatus: {
+            /** @description backfill: versions brought to the metadata lane. */
+            versions_backfilled?: number;
+            /** @description backfill: versions still to do. */
+            versions_pending?: number;
+            /** @description backfill: versions whose metadata breaks the contract. */
+            versions_blocked?: number;
+            /** @description backfill: remediation entries (document identity, path, cap; never a value). */
+            violations?: {
+                [key: string]: unknown;
+            }[];
+            /** @description Metadata-contract violations found, listed or not. */
+            violations_total?: number;
+            /** @description violations lists only the first ones. */
+            violations_truncated?: boolean;
+        };
+        /**
+         * Chunk
+         * @description A chunk of the document text, as it was indexed.
+         */
+        Chunk: {
+            /** @description The chunk id (the chunk_id of search evidence). */
+            id?: string;
+            /** @description Position of the chunk in the document, from 0. */
+            index?: number;
+            /** @description Page of the source document the chunk starts on (PDF, presentation); null when the format has no pages. */
+            page?: number | null;
+            /** @description The chunk text. */
+            text?: string;
+            /** @description Characters of the chunk text. */
+            char_count?: number;
+            /** @description Entities extracted from the text, listed by kind (dates, amounts, organisations, ...). */
+            entities?: {
+                [key: string]: unknown;
+            };
+            /** @description Dimensions of the chunk's dense vector. */
+            vector_dim?: number;
+            /** @description Euclidean norm of the chunk's dense vector. */
+            norm?: number;
+            /** @description The dense vector (include_vector=true only); null otherwise. */
+            vector?: number[] | null;
+            /**
+             * @description The language detected in the chunk at indexing (en, ms or other), which chose its analyzer; null for a chunk indexed before languages were recorded.
+             * @enum {string|null}
+             */
+            language?: "en" | "ms" | "other" | null;
+        };
+        /**
+         * ContentEvidence
+         * @description The chunks that support the result, best first.
+         */
+        ContentEvidence: {
+            /** @description The chunks given (a bounded number of them). */
+            items: components["schemas"]["ContentEvidenceItem"][];
+            /** @description How many chunks matched. */
+            total: number;
+            /** @description More chunks matched than items holds. */
+            truncated: boolean;
+        };
+        /**
+         * ContentEvidenceItem
+         * @description A chunk of the document text that supports the result.
+         */
+        ContentEvidenceItem: {
+            /** @description The chunk: document, generation and index. */
+            chunk_id?: string;
+            /** @description Position of the chunk in its document, from 0. */
+            chunk_index?: number;
+            /** @description The chunk text. */
+            text?: string;
+            /** @description Page of the source document the chunk starts on (PDF, presentation); null when the format has no pages. */
+            page?: number | null;
+            /** @description highlight: true only: matched spans, sorted, not overlapping. */
+            highlights?: components["schemas"]["Highlight"][];
+        };
+        /**
+         * DiscoveryReadiness
+         * @description The Client's Metadata Discovery readiness: whether scope metadata and both can be served.
+         */
+        DiscoveryReadiness: {
+            /**
+             * @description Metadata Discovery readiness: not_started, backfilling, ready or blocked.
+             * @enum {string}
+             */
+            readiness_state: "not_started" | "backfilling" | "ready" | "blocked";
+            /** @description The search scopes this Client can use now. */
+            scopes_available: ("content" | "metadata" | "both")[];
+            /** @description The metadata contract version the readiness is measured against. */
+            contract_version?: string;
+            /** @description Document Versions the work covers. */
+            versions_total: number;
+            /** @description Versions the metadata lane serves. */
+            versions_ready: number;
+            /** @description Versions whose metadata breaks the contract (the backfill lists them as violations). */
+            versions_blocked: number;
+            /** @description The backfill job that is bringing the Client to ready; null when none runs. */
+            backfill_job_id: string | null;
+            /** @description When it last changed (ISO 8601, UTC). */
+            updated_at: string;
+        };
+        /**
+         * DocumentSummary
+         * @description A Document Version as GET /documents lists it.
+         */
+        DocumentSummary: {
+            /** @description The document, as the Client named it at upload. */
+            document_id: string;
+            /** @description The Document Version: the version_id given at upload, or the document_id when none was given; null where no single version is meant. */
+            version_id: string | null;
+            /** @description The version's canonical metadata (schema_version "2"). */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description How many chunks the version was split into. */
+            chunk_count: number;
+            /** @description When it was created (ISO 8601, UTC). */
+            created_at: string;
+            /** @description Only with include_deleted=true: the version is soft-deleted. */
+            deleted?: boolean;
+            /** @description Only with include_deleted=true: when it was soft-deleted. */
+            deleted_at?: string | null;
+            /** @description Only with include_deleted=true: the resolved client id that deleted it. */
+            deleted_by?: string | null;
+        };
+        /**
+         * DocumentText
+         * @description The document text resource. One answer holds at most chunk_limit chunks (default and maximum TEXT_READ_MAX_CHUNKS) and TEXT_READ_MAX_CHARS characters of chunk text, from chunk_offset on. chunk_count is always the true number of chunks; when more follow, chunks_truncated is true and next_chunk_offset is the chunk_offset of the next page.
+         */
+        DocumentText: {
+            /** @description The document, as the Client named it at upload. */
+            document_id?: string;
+            /** @description The Document Version: the version_id given at upload, or the document_id when none was given; null where no single version is meant. */
+            version_id?: string | null;
+            /** @description All chunks of the document, whatever this answer holds. */
+            chunk_count?: number;
+            /** @description When it was created (ISO 8601, UTC). */
+            created_at?: string;
+            /** @description Index of the first chunk of this answer. */
+            chunk_offset?: number;
+            /** @description Chunks after this answer exist (read them from next_chunk_offset). */
+            chunks_truncated?: boolean;
+            /** @description chunk_offset of the next page; null when this answer reaches the end. */
+            next_chunk_offset?: number | null;
+            /** @description The chunks of this answer, in document order. */
+            chunks?: components["schemas"]["Chunk"][];
+            /** @description The version's canonical metadata (schema_version "2"). */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description The document categories and how classification ended. */
+            classification?: {
+                [key: string]: unknown;
+            };
+            /** @description Entities extracted from the text, listed by kind (dates, amounts, organisations, ...). */
+            entities?: {
+                [key: string]: unknown;
+            };
+            /** @description Which models and settings embedded the version (SPEC.md "embedding fields"). */
+            embedding?: {
+                [key: string]: unknown;
+            };
+            /** @description Only with include_deleted=true. */
+            deleted?: boolean;
+            /** @description Only with include_deleted=true. */
+            deleted_at?: string | null;
+            /** @description Only with include_deleted=true: the resolved client id. */
+            deleted_by?: string | null;
+        };
+        /**
+         * DocumentVersion
+         * @description A Document Version: a document and one of its versions.
+         */
+        DocumentVersion: {
+            /** @description The document, as the Client named it at upload. */
+            document_id: string;
+            /** @description The Document Version: the version_id given at upload, or the document_id when none was given; null where no single version is meant. */
+            version_id: string | null;
+        };
+        /**
+         * ErrorEnvelope
+         * @description The error envelope: what went wrong for a person (detail) and for a program (error_code), and the request id.
+         */
+        ErrorEnvelope: {
+            /** @description What went wrong, for a person to read. */
+            detail: string;
+            /** @description What went wrong, for a program: one of the codes SPEC.md "Errors" lists for the status. */
+            error_code: string;
+            /** @description The request id (X-Request-Id): the one the caller sent, or one the service made. */
+            request_id: string;
+            /** @description What the error adds: for validation errors a list of {type, loc, msg, input}; for a 503, {code, message}. */
+            details?: unknown;
+        };
+        /**
+         * EvidenceResult
+         * @description A Document Version that matched, with the evidence that supports it.
+         */
+        EvidenceResult: {
+            /** @description Position in the answer, from 1. */
+            rank: number;
+            /** @description The Document Version the result is. */
+            document_version: components["schemas"]["DocumentVersion"];
+            /** @description schema_version "2" groups: source, document, location, classification, quality, extracted, custom. */
+            canonical_metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The lanes that found the result and its rank in each. */
+            retrieval_contributions: {
+                /**
+                 * @description The retrieval lane: content (document text) or metadata (typed metadata leaves).
+                 * @enum {string}
+                 */
+                lane: "content" | "metadata";
+                /** @description The rank the lane gave the result, from 1. */
+                rank: number;
+            }[];
+            /** @description The chunks of text that support the result. */
+            content_evidence: components["schemas"]["ContentEvidence"];
+            /** @description The metadata leaves that support the result. */
+            metadata_evidence: components["schemas"]["MetadataEvidence"];
+        };
+        /**
+         * FileUpload
+         * @description A document given as a file, with its fields.
+         */
+        FileUpload: {
+            /**
+             * Format: binary
+             * @description The document: PDF, Office (OOXML or legacy), HTML, text, CSV or an image.
+             */
+            file: string;
+            /** @description The document, as the Client named it at upload. */
+            document_id: string;
+            /** @description Defaults to document_id. */
+            version_id?: string;
+            /** @description A JSON object as text, stored under metadata.custom. */
+            metadata?: string;
+            /** @description Overrides the file part's name (its extension guides format detection). */
+            filename?: string;
+        };
+        /**
+         * Health
+         * @description The health of every component and whether publication is safe to serve.
+         */
+        Health: {
+            /**
+             * @description healthy when every component is ok.
+             * @enum {string}
+             */
+            status: "healthy" | "degraded";
+            /** @description Product version of the running service; the same as info.version of /openapi.json. */
+            version: string;
+            /** @description Each component (api, state_store, vector_store, worker_queue, and classifier and publication where enabled): ok or error. */
+            components: {
+                [key: string]: "ok" | "error";
+            };
+            /** @description Whether publication is safe to serve. */
+            publishing: {
+                /**
+                 * @description ready, degraded (fencing: reads pinned) or unavailable (serving is unsafe).
+                 * @enum {string}
+                 */
+                status: "ready" | "degraded" | "unavailable";
+                /** @description Why publishing is not ready (fencing, maintenance, recovering, authority_unreadable); null when ready. */
+                reason: string | null;
+                /** @description The publication authority mode: READY, FENCING, MAINTENANCE, RECOVERING, DISABLED or UNKNOWN (unreadable). */
+                authority_mode: string;
+            };
+            /** @description Present when publication is enabled: diagnostics.publication. */
+            diagnostics?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * Highlight
+         * @description A matched span, [start, end) in UTF-16 code units of the evidence text (or value).
+         */
+        Highlight: {
+            /** @description First UTF-16 code unit of the span. */
+            start: number;
+            /** @description The UTF-16 code unit after the span. */
+            end: number;
+        };
+        /**
+         * JobStatus
+         * @description A job, rendered by its state: common fields, then those of its state and operation (SPEC.md GET /status).
+         */
+        JobStatus: components["schemas"]["JobStatusCommon"] & components["schemas"]["UploadJobStatus"] & components["schemas"]["MetadataUpdateJobStatus"] & components["schemas"]["BackfillJobStatus"];
+        /** @description What every job has, whatever its operation; what a retrying, failed or superseded job adds; and what several operations share (readiness_state: uploads and backfills; versions_total and versions_completed: updates and backfills). */
+        JobStatusCommon: {
+            /** @description The job that carries the work out; poll GET /status/{job_id}. */
+            job_id: string;
+            /** @description The document the job works on; empty for a backfill job. */
+            document_id: string;
+            /**
+             * @description The job state; completed, failed, partial_failed and superseded do not change again.
+             * @enum {string}
+             */
+            status: "pending" | "started" | "processing" | "retrying" | "completed" | "failed" | "partial_failed" | "superseded";
+            /**
+             * @description What the job does: embed (an upload), metadata_update (PATCH /update) or metadata_backfill.
+             * @enum {string}
+             */
+            operation: "embed" | "metadata_update" | "metadata_backfill";
+            /** @description When it was created (ISO 8601, UTC). */
+            created_at?: string;
+            /** @description When the job ended (ISO 8601, UTC); null while it runs. */
+            completed_at?: string | null;
+            /** @description failed, partial_failed and retrying: the legible cause; null when superseded. */
+            error?: string | null;
+            /** @description A quota or metadata-contract failure: code, path or quota, observed, limit, unit. */
+            error_details?: {
+                [key: string]: unknown;
+            };
+            /** @description retrying: attempts made so far. */
+            retry_count?: number;
+            /** @description retrying: attempts allowed before the job fails. */
+            max_retries?: number;
+            /** @description retrying: seconds until the next attempt. */
+            next_retry_in_seconds?: number;
+            /** @description superseded, or a metadata update (ready once active). */
+            publication_status?: string;
+            /** @description superseded. */
+            superseded_by_job_id?: string | null;
+            /**
+             * @description superseded.
+             * @enum {string}
+             */
+            superseded_reason?: "newer_upload" | "replacement_overtaken";
+            /**
+             * @description Metadata Discovery readiness: not_started, backfilling, ready or blocked.
+             * @enum {string}
+             */
+            readiness_state?: "not_started" | "backfilling" | "ready" | "blocked";
+            /** @description Document Versions the work covers. */
+            versions_total?: number;
+            /** @description Versions the update has published. */
+            versions_completed?: number;
+        };
+        /**
+         * MetadataEvidence
+         * @description The metadata leaves that support the result, best first.
+         */
+        MetadataEvidence: {
+            /** @description The metadata leaves given (a bounded number of them). */
+            items: components["schemas"]["MetadataEvidenceItem"][];
+            /** @description How many metadata leaves matched. */
+            total: number;
+            /** @description More metadata leaves matched than items holds. */
+            truncated: boolean;
+        };
+        /**
+         * MetadataEvidenceItem
+         * @description A metadata leaf that supports the result.
+         */
+        MetadataEvidenceItem: {
+            /** @description The leaf's path in canonical metadata, key by key. */
+            path?: string[];
+            /** @description The leaf value, typed as stored. */
+            value?: unknown;
+            /** @description The type the leaf is stored as (string, integer, number, boolean, date). */
+            value_type?: string;
+            /**
+             * @description How the leaf matched: exact (filter-like equality), lexical (its words) or semantic (its meaning).
+             * @enum {string}
+             */
+            match_kind?: "exact" | "lexical" | "semantic";
+            /** @description highlight: true only: matched spans, sorted, not overlapping. */
+            highlights?: components["schemas"]["Highlight"][];
+        };
+        /** @description What a metadata update (operation metadata_update, PATCH /update) adds. */
+        MetadataUpdateJobStatus: {
+            /** @description metadata update. */
+            version_id?: string | null;
+            /** @description metadata update: top-level patch keys, at most 64. */
+            updated_fields?: string[];
+            /** @description How many top-level keys the patch changes, listed or not. */
+            updated_fields_count?: number;
+            /** @description updated_fields lists only the first 64. */
+            updated_fields_truncated?: boolean;
+            /** @description Versions the patch left as they were. */
+            versions_unchanged?: number;
+            /** @description Chunks rewritten with the new metadata. */
+            updated_chunks?: number;
+            /** @description Superseded data queued for removal. */
+            cleanup_tasks_scheduled?: number;
+        };
+        /**
+         * SearchRequest
+         * @description A search: the query, where to look, how to rank, which page.
+         */
+        SearchRequest: {
+            /** @description What to search for: words, a phrase, a question. */
+            query: string;
+            /**
+             * @description Where to look: content (the text), metadata (typed metadata leaves) or both; case-insensitive. Send it explicitly.
+             * @default content
+             */
+            scope?: ("content" | "metadata" | "both") | string;
+            /** @description Weight of the dense lane against the keyword lane when ranks are fused, 0 to 1 (SEARCH_ALPHA by default). */
+            alpha?: number;
+            /**
+             * @description Results per page.
+             * @default 10
+             */
+            limit?: number;
+            /**
+             * @description Results skipped before this page; offset + limit at most 200.
+             * @default 0
+             */
+            offset?: number;
+            /**
+             * @description Exact-match filters on metadata paths (metadata.custom.<key>, metadata.source.<key>, ...), each a scalar or a list of scalars.
+             * @default {}
+             */
+            filters?: Record<string, unknown>;
+            /**
+             * @description Rerank the first top_k_rerank results with the cross-encoder.
+             * @default false
+             */
+            rerank?: boolean;
+            /**
+             * @description How many of the first results the reranker reorders.
+             * @default 20
+             */
+            top_k_rerank?: number;
+            /**
+             * @description Include soft-deleted versions (they say deleted: true).
+             * @default false
+             */
+            include_deleted?: boolean;
+            /**
+             * @description Give each evidence item the spans that matched the query.
+             * @default false
+             */
+            highlight?: boolean;
+        };
+        /**
+         * SearchResponse
+         * @description Ranked results of the requested page, with evidence.
+         */
+        SearchResponse: {
+            /** @description The results of the page, best first. */
+            results: components["schemas"]["EvidenceResult"][];
+            /** @description The query, paging and how the answer was read. */
+            meta: {
+                /** @description The query, as sent. */
+                query: string;
+                /** @description Results found within the retrieval window (offset + limit at most 200). */
+                total: number;
+                /** @description total counts only what the retrieval window reached: there may be more. */
+                total_is_lower_bound: boolean;
+                /** @description Items skipped before this page. */
+                offset: number;
+                /** @description The page size asked for. */
+                limit: number;
+                /** @description More items follow this page (ask again with offset + limit). */
+                has_more: boolean;
+                /** @description Milliseconds the service took to answer. */
+                query_time_ms: number;
+                /** @description How the results were ranked. */
+                retrieval: {
+                    /** @description Weight of the dense lane against the keyword lane when ranks are fused, 0 to 1 (SEARCH_ALPHA by default). */
+                    alpha: number;
+                    /** @description The reranker reordered the results. */
+                    reranked: boolean;
+                    /** @description How many results the reranker reordered. */
+                    reranked_count: number;
+                };
+                /** @description The filters applied, as the service read them. */
+                applied_filters: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * @description The publication the answer was read from: ready, or pinned_ready while fencing holds the last ready one.
+                 * @enum {string}
+                 */
+                publication_view: "ready" | "pinned_ready";
+            };
+        };
+        /**
+         * TextUpload
+         * @description A document given as plain text.
+         */
+        TextUpload: {
+            /** @description The document, as the Client named it at upload. */
+            document_id: string;
+            /** @description The Document Version to create or replace; defaults to document_id. */
+            version_id?: string | null;
+            /** @description The document text. */
+            text: string;
+            /** @description The file name: its extension guides format detection; stored as metadata.source.filename. */
+            filename?: string;
+            /** @description Custom metadata, stored under metadata.custom (reserved keys are refused). */
+            metadata?: Record<string, unknown>;
+        };
+        /**
+         * UpdateAccepted
+         * @description A queued metadata update.
+         */
+        UpdateAccepted: {
+            /** @description The job that carries the work out; poll GET /status/{job_id}. */
+            job_id: string;
+            /**
+             * @description The job is queued.
+             * @enum {string}
+             */
+            status: "pending";
+            /** @description The document, as the Client named it at upload. */
+            document_id: string;
+            /** @description The one version the update changes; null when it changes every version of the document. */
+            version_id: string | null;
+            /** @description The metadata paths the update changes (top-level patch keys, at most 64). */
+            updated_fields: string[];
+        };
+        /**
+         * UploadAccepted
+         * @description A queued upload.
+         */
+        UploadAccepted: {
+            /** @description The job that carries the work out; poll GET /status/{job_id}. */
+            job_id: string;
+            /**
+             * @description The job is queued.
+             * @enum {string}
+             */
+            status: "pending";
+            /** @description The document, as the Client named it at upload. */
+            document_id: string;
+            /** @description The Document Version: the version_id given at upload, or the document_id when none was given; null where no single version is meant. */
+            version_id: string | null;
+        };
+        /** @description What an upload (operation embed) adds once it ends. */
+        UploadJobStatus: {
+            /** @description completed upload: this api process serves the job generation or a newer one. */
+            search_ready?: boolean;
+            /** @description completed upload: the generation this api process serves for the document. */
+            snapshot_generation?: number | null;
+            /** @description completed or partial_failed upload. */
+            chunks_created?: number;
+            /** @description completed upload: the document categories the classifier chose. */
+            categories?: unknown[];
+            /** @description completed upload: how classification ended. */
+            classification_status?: string;
+            /** @description completed or partial_failed upload: entity lists by kind. */
+            entities_extracted?: {
+                [key: string]: unknown;
+            };
+            /** @description completed publication-backed upload: readiness convergence committed ready. */
+            metadata_ready?: boolean;
+        };
+        /**
+         * WebResult
+         * @description A page of the public web the provider found.
+         */
+        WebResult: {
+            /**
+             * @description Always web: the result is not a document of the Client.
+             * @enum {string}
+             */
+            source: "web";
+            /** @description The page title. */
+            title: string;
+            /** @description The page address. */
+            url: string;
+            /** @description The text the provider quotes from the page. */
+            snippet: string;
+            /** @description Position in the answer, from 1. */
+            rank: number;
+        };
+    };
+    responses: {
+        /** @description error_code invalid_filter, invalid_request, invalid_metadata_filter, reserved_metadata_keys. */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description error_code METADATA_DISCOVERY_NOT_READY. */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description error_code storage_full. Retry-After says when to repeat the request. */
+        InsufficientStorage: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description error_code stored_evidence_inconsistent, internal_error. */
+        InternalServerError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description error_code not_found. */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description error_code publication_authority_inconsistent, publication_busy, publication_snapshot_changed, publication_unavailable, publication_purge_timeout, publication_disabled, internal_error, store_unavailable. Retry-After says when to repeat the request. */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description error_code rate_limited. Retry-After says when to repeat the request. */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description error_code auth_failed. */
+        Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description error_code validation_error. */
+        UnprocessableEntity: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description error_code unsupported_media_type. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Seconds to wait before repeating the request. */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Serving is safe (READY or FENCING); components and the publishing block. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "healthy",
+                     *       "version": "0.1.0",
+                     *       "components": {
+                     *         "api": "ok",
+                     *         "state_store": "ok",
+                     *         "vector_store": "ok",
+                     *         "worker_queue": "ok",
+                     *         "classifier": "ok",
+                     *         "publication": "ok"
+                     *       },
+                     *       "publishing": {
+                     *         "status": "ready",
+                     *         "reason": null,
+                     *         "authority_mode": "READY"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            /** @description Publication is enabled and serving is unsafe: the same health answer, components.publication error. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    search: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A search: the query, where to look, how to rank, which page. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "query": "opening balance March",
+                 *       "scope": "content",
+                 *       "alpha": 0.5,
+                 *       "limit": 10,
+                 *       "filters": {
+                 *         "metadata.custom.branch": "KL"
+                 *       },
+                 *       "highlight": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["SearchRequest"];
+            };
+        };
+        responses: {
+            /** @description Ranked results of the requested page, with evidence. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "rank": 1,
+                     *           "document_version": {
+                     *             "document_id": "stmt-2024-03",
+                     *             "version_id": "stmt-2024-03"
+                     *           },
+                     *           "canonical_metadata": {
+                     *             "schema_version": "2",
+                     *             "source": {
+                     *               "filename": "march.pdf",
+                     *               "mime_type": "application/pdf",
+                     *               "extension": "pdf"
+                     *             },
+                     *             "custom": {
+                     *               "branch": "KL"
+                     *             }
+                     *           },
+                     *           "retrieval_contributions": [
+                     *             {
+                     *               "lane": "content",
+                     *               "rank": 1
+                     *             }
+                     *           ],
+                     *           "content_evidence": {
+                     *             "items": [
+                     *               {
+                     *                 "chunk_id": "stmt-2024-03:7:0",
+                     *                 "chunk_index": 0,
+                     *                 "text": "Opening balance as at 1 March 2024: RM 12,480.00",
+                     *                 "page": 1,
+                     *                 "highlights": [
+                     *                   {
+                     *                     "start": 0,
+                     *                     "end": 7
+                     *                   },
+                     *                   {
+                     *                     "start": 8,
+                     *                     "end": 15
+                     *                   },
+                     *                   {
+                     *                     "start": 27,
+                     *                     "end": 32
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "total": 1,
+                     *             "truncated": false
+                     *           },
+                     *           "metadata_evidence": {
+                     *             "items": [],
+                     *             "total": 0,
+                     *             "truncated": false
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "query": "opening balance March",
+                     *         "total": 1,
+                     *         "total_is_lower_bound": false,
+                     *         "offset": 0,
+                     *         "limit": 10,
+                     *         "has_more": false,
+                     *         "query_time_ms": 4,
+                     *         "retrieval": {
+                     *           "alpha": 0.5,
+                     *           "reranked": false,
+                     *           "reranked_count": 0
+                     *         },
+                     *         "applied_filters": {
+                     *           "metadata.custom.branch": "KL"
+                     *         },
+                     *         "publication_view": "ready"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SearchResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    uploadDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["FileUpload"];
+                "application/json": components["schemas"]["TextUpload"];
+            };
+        };
+        responses: {
+            /** @description Accepted: the upload is queued; poll GET /status/{job_id}. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
+                     *       "status": "pending",
+                     *       "document_id": "memo-2024-07",
+                     *       "version_id": "memo-2024-07"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UploadAccepted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description error_code client_quota_exceeded: the Client is at one of its quotas (CLIENT_MAX_DOCUMENTS for a new document, CLIENT_MAX_CHUNKS, CLIENT_MAX_TEXT_BYTES), counted over its active versions without the version this upload replaces; nothing was stored or queued. Retrying does not help: hard-delete documents or have the quota raised. An upload accepted while the Client had room can still fail in its job (GET /status: failed, with error_details of the same shape) when the document itself would take the Client over a quota. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, for a person to read. */
+                        detail: string;
+                        /**
+                         * @description What went wrong, for a program: one of the codes SPEC.md "Errors" lists for the status.
+                         * @enum {string}
+                         */
+                        error_code: "client_quota_exceeded";
+                        /** @description The request id (X-Request-Id): the one the caller sent, or one the service made. */
+                        request_id: string;
+                        /** @description What the error adds: for validation errors a list of {type, loc, msg, input}; for a 503, {code, message}. */
+                        details?: {
+                            /**
+                             * @description The refusal, for a program.
+                             * @enum {string}
+                             */
+                            code?: "client_quota_exceeded";
+                            /**
+                             * @description The quota the Client is at.
+                             * @enum {string}
+                             */
+                            quota?: "documents" | "chunks" | "text_bytes";
+                            /** @description What the Client holds on this quota. */
+                            observed?: number;
+                            /** @description The quota (CLIENT_MAX_DOCUMENTS, CLIENT_MAX_CHUNKS or CLIENT_MAX_TEXT_BYTES). */
+                            limit?: number;
+                            /**
+                             * @description What observed and limit count.
+                             * @enum {string}
+                             */
+                            unit?: "documents" | "chunks" | "utf8_bytes";
+                        };
+                    };
+                };
+            };
+            /** @description error_code payload_too_large: the body is larger than MAX_UPLOAD_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, for a person to read. */
+                        detail: string;
+                        /**
+                         * @description What went wrong, for a program: one of the codes SPEC.md "Errors" lists for the status.
+                         * @enum {string}
+                         */
+                        error_code: "payload_too_large";
+                        /** @description The request id (X-Request-Id): the one the caller sent, or one the service made. */
+                        request_id: string;
+                        /** @description What the error adds: for validation errors a list of {type, loc, msg, input}; for a 503, {code, message}. */
+                        details?: unknown;
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description error_code validation_error: missing, extra or invalid fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, for a person to read. */
+                        detail: string;
+                        /**
+                         * @description What went wrong, for a program: one of the codes SPEC.md "Errors" lists for the status.
+                         * @enum {string}
+                         */
+                        error_code: "validation_error";
+                        /** @description The request id (X-Request-Id): the one the caller sent, or one the service made. */
+                        request_id: string;
+                        /** @description What the error adds: for validation errors a list of {type, loc, msg, input}; for a 503, {code, message}. */
+                        details?: unknown;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getJobStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job that carries the work out; poll GET /status/{job_id}. */
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job, rendered by its state: common fields, then those of its state and operation (SPEC.md GET /status). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
+                     *       "document_id": "memo-2024-07",
+                     *       "status": "completed",
+                     *       "operation": "embed",
+                     *       "search_ready": true,
+                     *       "snapshot_generation": 12,
+                     *       "chunks_created": 1,
+                     *       "categories": [
+                     *         "correspondence"
+                     *       ],
+                     *       "classification_status": "completed",
+                     *       "entities_extracted": {
+                     *         "dates": [
+                     *           "3 July 2024"
+                     *         ]
+                     *       },
+                     *       "created_at": "2024-07-03T09:12:44.120Z",
+                     *       "completed_at": "2024-07-03T09:12:45.031Z",
+                     *       "metadata_ready": true,
+                     *       "readiness_state": "ready"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobStatus"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDocuments: {
+        parameters: {
+            query?: {
+                /** @description Document Versions per page. */
+                limit?: number;
+                /** @description Items skipped before this page. */
+                offset?: number;
+                /** @description A JSON object of exact metadata values (scalar strings, booleans or integers) the versions must have. */
+                metadata_filter?: string;
+                /** @description Include soft-deleted versions (they say deleted: true). */
+                include_deleted?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of Document Version summaries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "documents": [
+                     *         {
+                     *           "document_id": "stmt-2024-03",
+                     *           "version_id": "stmt-2024-03",
+                     *           "metadata": {
+                     *             "schema_version": "2",
+                     *             "source": {
+                     *               "filename": "march.pdf"
+                     *             },
+                     *             "custom": {
+                     *               "branch": "KL"
+                     *             }
+                     *           },
+                     *           "chunk_count": 14,
+                     *           "created_at": "2024-04-01T02:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 100,
+                     *       "offset": 0,
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The Document Versions of this page. */
+                        documents: components["schemas"]["DocumentSummary"][];
+                        /** @description Document Versions that match, on every page. */
+                        total: number;
+                        /** @description The page size asked for. */
+                        limit: number;
+                        /** @description Items skipped before this page. */
+                        offset: number;
+                        /** @description More items follow this page (ask again with offset + limit). */
+                        has_more: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDocumentText: {
+        parameters: {
+            query?: {
+                /** @description Include soft-deleted versions (they say deleted: true). */
+                include_deleted?: boolean;
+                /** @description Give each chunk its dense vector. */
+                include_vector?: boolean;
+                /** @description Index of the first chunk to read (next_chunk_offset of the previous page). */
+                chunk_offset?: number;
+                /** @description Chunks to read at most (TEXT_READ_MAX_CHUNKS by default and at most). */
+                chunk_limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The document, as the Client named it at upload. */
+                document_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document text resource. One answer holds at most chunk_limit chunks (default and maximum TEXT_READ_MAX_CHUNKS) and TEXT_READ_MAX_CHARS characters of chunk text, from chunk_offset on. chunk_count is always the true number of chunks; when more follow, chunks_truncated is true and next_chunk_offset is the chunk_offset of the next page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "document_id": "memo-2024-07",
+                     *       "version_id": "memo-2024-07",
+                     *       "chunk_count": 1,
+                     *       "created_at": "2024-07-03T09:12:44.120Z",
+                     *       "chunk_offset": 0,
+                     *       "chunks_truncated": false,
+                     *       "next_chunk_offset": null,
+                     *       "chunks": [
+                     *         {
+                     *           "id": "memo-2024-07:12:0",
+                     *           "index": 0,
+                     *           "page": null,
+                     *           "text": "Minutes of the treasury committee, 3 July 2024.",
+                     *           "char_count": 47,
+                     *           "entities": {
+                     *             "dates": [
+                     *               "3 July 2024"
+                     *             ]
+                     *           },
+                     *           "vector_dim": 384,
+                     *           "norm": 1,
+                     *           "vector": null,
+                     *           "language": "en"
+                     *         }
+                     *       ],
+                     *       "metadata": {
+                     *         "schema_version": "2",
+                     *         "custom": {
+                     *           "branch": "KL"
+                     *         }
+                     *       },
+                     *       "classification": {
+                     *         "categories": [
+                     *           "correspondence"
+                     *         ],
+                     *         "status": "completed"
+                     *       },
+                     *       "entities": {
+                     *         "dates": [
+                     *           "3 July 2024"
+                     *         ]
+                     *       },
+                     *       "embedding": {
+                     *         "dense_model": "hashing-384"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DocumentText"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteDocument: {
+        parameters: {
+            query?: {
+                /** @description Delete this version only; every version of the document when absent. */
+                version_id?: string;
+                /** @description soft: hidden until restored; hard: erased for good. */
+                mode?: "soft" | "hard";
+            };
+            header?: never;
+            path: {
+                /** @description The document, as the Client named it at upload. */
+                document_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions deleted (soft or hard). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "document_id": "stmt-2024-03",
+                     *       "deleted_chunks": 14,
+                     *       "status": "soft_deleted"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The document, as the Client named it at upload. */
+                        document_id: string;
+                        /** @description How many chunks the delete removed from search. */
+                        deleted_chunks: number;
+                        /**
+                         * @description soft_deleted (restorable) or hard_deleted (erased).
+                         * @enum {string}
+                         */
+                        status: "soft_deleted" | "hard_deleted";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    restoreDocument: {
+        parameters: {
+            query?: {
+                /** @description Restore this version only; every soft-deleted version when absent. */
+                version_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The document, as the Client named it at upload. */
+                document_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions restored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "document_id": "stmt-2024-03",
+                     *       "restored_chunks": 14,
+                     *       "status": "restored"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The document, as the Client named it at upload. */
+                        document_id: string;
+                        /** @description How many chunks the restore returned to search. */
+                        restored_chunks: number;
+                        /**
+                         * @description The versions are searchable again.
+                         * @enum {string}
+                         */
+                        status: "restored";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    updateDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "document_id": "stmt-2024-03",
+                 *       "metadata": {
+                 *         "branch": "Penang",
+                 *         "draft": null
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The document, as the Client named it at upload. */
+                    document_id: string;
+                    /** @description Update this version only; every version of the document when absent. */
+                    version_id?: string;
+                    /** @description A JSON Merge Patch over metadata.custom: a key set to null is removed. */
+                    metadata?: Record<string, unknown>;
+                    /** @description The new metadata.source.filename. */
+                    filename?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the metadata update is queued; poll GET /status/{job_id}. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
+                     *       "status": "pending",
+                     *       "document_id": "stmt-2024-03",
+                     *       "version_id": null,
+                     *       "updated_fields": [
+                     *         "metadata.custom.branch",
+                     *         "metadata.custom.draft"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UpdateAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Operator: Prometheus text exposition of every process of the deployment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDiscoveryReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Client's Metadata Discovery readiness. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "readiness_state": "ready",
+                     *       "scopes_available": [
+                     *         "content",
+                     *         "metadata",
+                     *         "both"
+                     *       ],
+                     *       "contract_version": "2",
+                     *       "versions_total": 42,
+                     *       "versions_ready": 42,
+                     *       "versions_blocked": 0,
+                     *       "backfill_job_id": null,
+                     *       "updated_at": "2024-07-03T09:12:45.031Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DiscoveryReadiness"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuthority: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The publication authority record, and the answering api process's own view (recovery, snapshots, memory). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "authority_mode": "READY",
+                     *       "authority_id": "a1b2c3d4",
+                     *       "changed_at": "2024-07-01T00:00:00.000Z",
+                     *       "enabled": true,
+                     *       "process_id": 4242,
+                     *       "recovered_at": "2024-07-01T00:00:02.000Z",
+                     *       "serving": {
+                     *         "clients": 3
+                     *       },
+                     *       "memory": {
+                     *         "rss": 183500800
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The publication authority mode: READY, FENCING, MAINTENANCE, RECOVERING, DISABLED or UNKNOWN (unreadable). */
+                        authority_mode: string;
+                        /** @description The publication authority record's id; null before one exists. */
+                        authority_id: string | null;
+                        /** @description When the authority mode last changed (ISO 8601, UTC); null before any change. */
+                        changed_at: string | null;
+                        /** @description Publication authority is enabled in this deployment (otherwise DISABLED). */
+                        enabled: boolean;
+                        /** @description Operating-system process id of the answering api process. */
+                        process_id: number;
+                        /** @description When this api process finished rebuilding its serving snapshots (ISO 8601, UTC); null while it recovers. */
+                        recovered_at?: string | null;
+                        /** @description What this process serves: Clients, versions and chunks in its snapshots, and forced collections. */
+                        serving?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description This process's memory in bytes (process.memoryUsage) and its segment thread's isolate. */
+                        memory?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setAuthorityMode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mode": "MAINTENANCE"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The authority mode to record.
+                     * @enum {string}
+                     */
+                    mode: "READY" | "MAINTENANCE" | "FENCING";
+                };
+            };
+        };
+        responses: {
+            /** @description The authority mode set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "authority_mode": "MAINTENANCE"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The mode now recorded.
+                         * @enum {string}
+                         */
+                        authority_mode: "READY" | "MAINTENANCE" | "FENCING";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    startBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "dev-client"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The Client whose versions to backfill. */
+                    client_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the backfill is queued; the Client polls GET /status/{job_id}. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
+                     *       "status": "pending",
+                     *       "operation": "metadata_backfill",
+                     *       "client_id": "dev-client"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BackfillAccepted"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getWebSearchCapabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether web search is enabled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "enabled": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description WEB_SEARCH_ENABLED is on and a provider is configured. */
+                        enabled: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    webSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "query": "overnight policy rate Bank Negara",
+                 *       "limit": 3
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What to search the web for; sent verbatim to the public provider. */
+                    query: string;
+                    /**
+                     * @description Results at most.
+                     * @default 5
+                     */
+                    limit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Web results; provider failures answer 200 with meta.status (fail-open). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "source": "web",
+                     *           "title": "Monetary Policy Statement",
+                     *           "url": "https://www.bnm.gov.my/",
+                     *           "snippet": "The Monetary Policy Committee decided to maintain the Overnight Policy Rate at 3.00 percent.",
+                     *           "rank": 1
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "provider": "searxng",
+                     *         "status": "ok",
+                     *         "count": 1,
+                     *         "query_time_ms": 412
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The web results, best first. */
+                        results: components["schemas"]["WebResult"][];
+                        /** @description Which provider answered and how. */
+                        meta: {
+                            /** @description The configured provider; null when none is. */
+                            provider: string | null;
+                            /**
+                             * @description How the provider answered: anything but ok and no_results means results is empty by failure.
+                             * @enum {string}
+                             */
+                            status: "ok" | "no_results" | "timeout" | "rate_limited" | "unavailable" | "provider_error";
+                            /** @description How many results there are. */
+                            count: number;
+                            /** @description Milliseconds the service took to answer. */
+                            query_time_ms: number;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+}

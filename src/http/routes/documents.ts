@@ -46,9 +46,9 @@ export function registerDocumentRoutes(app: FastifyInstance, services: Services)
           type: 'object',
           additionalProperties: false,
           properties: {
-            limit: { type: 'integer', minimum: LIST_LIMIT.min, maximum: LIST_LIMIT.max, default: LIST_LIMIT.default },
+            limit: { type: 'integer', minimum: LIST_LIMIT.min, maximum: LIST_LIMIT.max, default: LIST_LIMIT.default, description: 'Document Versions per page.' },
             offset: { type: 'integer', minimum: 0, default: 0 },
-            metadata_filter: { type: 'string' },
+            metadata_filter: { type: 'string', description: 'A JSON object of exact metadata values (scalar strings, booleans or integers) the versions must have.' },
             include_deleted: { type: 'boolean', default: false },
           },
         },
@@ -76,10 +76,10 @@ export function registerDocumentRoutes(app: FastifyInstance, services: Services)
           additionalProperties: false,
           properties: {
             include_deleted: { type: 'boolean', default: false },
-            include_vector: { type: 'boolean', default: false },
-            // README "Limits": one answer is bounded; a large document is read page by page.
-            chunk_offset: { type: 'integer', minimum: 0, default: 0 },
-            chunk_limit: { type: 'integer', minimum: 1, maximum: services.config.textReadMaxChunks },
+            include_vector: { type: 'boolean', default: false, description: "Give each chunk its dense vector." },
+            // docs/configuration.md "Limits": one answer is bounded; a large document is read page by page.
+            chunk_offset: { type: 'integer', minimum: 0, default: 0, description: 'Index of the first chunk to read (next_chunk_offset of the previous page).' },
+            chunk_limit: { type: 'integer', minimum: 1, maximum: services.config.textReadMaxChunks, description: 'Chunks to read at most (TEXT_READ_MAX_CHUNKS by default and at most).' },
           },
         },
         response: TEXT_RESPONSES,
@@ -107,7 +107,10 @@ export function registerLifecycleRoutes(app: FastifyInstance, services: Services
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { version_id: { type: 'string', minLength: 1 }, mode: { type: 'string', enum: ['soft', 'hard'], default: 'soft' } },
+          properties: {
+            version_id: { type: 'string', minLength: 1, description: 'Delete this version only; every version of the document when absent.' },
+            mode: { type: 'string', enum: ['soft', 'hard'], default: 'soft', description: 'soft: hidden until restored; hard: erased for good.' },
+          },
         },
       },
     },
@@ -120,7 +123,7 @@ export function registerLifecycleRoutes(app: FastifyInstance, services: Services
       schema: {
         tags: ['documents'],
         params: documentParams,
-        querystring: { type: 'object', additionalProperties: false, properties: { version_id: { type: 'string', minLength: 1 } } },
+        querystring: { type: 'object', additionalProperties: false, properties: { version_id: { type: 'string', minLength: 1, description: 'Restore this version only; every soft-deleted version when absent.' } } },
       },
     },
     async (request) => services.lifecycle.restore(request.clientId!, request.params.document_id, request.query.version_id),
@@ -137,9 +140,9 @@ export function registerLifecycleRoutes(app: FastifyInstance, services: Services
           required: ['document_id'],
           properties: {
             document_id: { type: 'string' },
-            version_id: { type: 'string' },
-            metadata: { type: 'object' },
-            filename: { type: 'string' },
+            version_id: { type: 'string', description: 'Update this version only; every version of the document when absent.' },
+            metadata: { type: 'object', description: 'A JSON Merge Patch over metadata.custom: a key set to null is removed.' },
+            filename: { type: 'string', description: 'The new metadata.source.filename.' },
           },
         },
       },

@@ -36,7 +36,7 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
     {
       schema: {
         tags: ['admin'],
-        body: { type: 'object', additionalProperties: false, required: ['mode'], properties: { mode: { type: 'string', enum: ['READY', 'MAINTENANCE', 'FENCING'] } } },
+        body: { type: 'object', additionalProperties: false, required: ['mode'], properties: { mode: { type: 'string', enum: ['READY', 'MAINTENANCE', 'FENCING'], description: 'The authority mode to record.' } } },
       },
     },
     async (request) => {
@@ -52,7 +52,7 @@ export function registerBackfillRoute(app: FastifyInstance, services: Services):
     {
       schema: {
         tags: ['admin'],
-        body: { type: 'object', additionalProperties: false, required: ['client_id'], properties: { client_id: { type: 'string', minLength: 1 } } },
+        body: { type: 'object', additionalProperties: false, required: ['client_id'], properties: { client_id: { type: 'string', minLength: 1, description: 'The Client whose versions to backfill.' } } },
       },
     },
     async (request, reply) => {

@@ -1,4 +1,4 @@
-// Response schemas that document routes in /openapi.json (README "Limits"): the POST /embed answers, including the
+// Response schemas that document routes in /openapi.json (docs/configuration.md "Limits"): the POST /embed answers, including the
 // client_quota_exceeded refusal, and the bounded GET /document/{id}/text resource. Answers are serialized through
 // them (serialization.ts): a member they do not declare is not sent.
 
@@ -6,18 +6,21 @@ import { CHUNK_LANGUAGES } from '../../domain/chunk-language.ts';
 import { envelopeSchema } from '../error-catalogue.ts';
 
 /** POST /embed answers. */
-export const UPLOAD_RESPONSES = {
-  202: {
-    description: 'Accepted: the upload is queued; poll GET /status/{job_id}.',
-    type: 'object',
+export const UPLOAD_ACCEPTED = {
+  title: 'UploadAccepted',
+  description: 'A queued upload.',
+  type: 'object',
     required: ['job_id', 'status', 'document_id', 'version_id'],
-    properties: {
-      job_id: { type: 'string' },
-      status: { type: 'string', enum: ['pending'] },
-      document_id: { type: 'string' },
-      version_id: { type: ['string', 'null'] },
-    },
+  properties: {
+    job_id: { type: 'string' },
+    status: { type: 'string', enum: ['pending'], description: 'The job is queued.' },
+    document_id: { type: 'string' },
+    version_id: { type: ['string', 'null'] },
   },
+} as const;
+
+export const UPLOAD_RESPONSES = {
+  202: { ...UPLOAD_ACCEPTED, description: 'Accepted: the upload is queued; poll GET /status/{job_id}.' },
   403: envelopeSchema(
     'error_code client_quota_exceeded: the Client is at one of its quotas (CLIENT_MAX_DOCUMENTS for a new document, ' +
       'CLIENT_MAX_CHUNKS, CLIENT_MAX_TEXT_BYTES), counted over its active versions without the version this upload ' +
@@ -28,11 +31,11 @@ export const UPLOAD_RESPONSES = {
     {
       type: 'object',
       properties: {
-        code: { type: 'string', enum: ['client_quota_exceeded'] },
-        quota: { type: 'string', enum: ['documents', 'chunks', 'text_bytes'] },
+        code: { type: 'string', enum: ['client_quota_exceeded'], description: 'The refusal, for a program.' },
+        quota: { type: 'string', enum: ['documents', 'chunks', 'text_bytes'], description: 'The quota the Client is at.' },
         observed: { type: 'integer', description: 'What the Client holds on this quota.' },
-        limit: { type: 'integer' },
-        unit: { type: 'string', enum: ['documents', 'chunks', 'utf8_bytes'] },
+        limit: { type: 'integer', description: 'The quota (CLIENT_MAX_DOCUMENTS, CLIENT_MAX_CHUNKS or CLIENT_MAX_TEXT_BYTES).' },
+        unit: { type: 'string', enum: ['documents', 'chunks', 'utf8_bytes'], description: 'What observed and limit count.' },
       },
     },
   ),
@@ -40,13 +43,15 @@ export const UPLOAD_RESPONSES = {
   422: envelopeSchema('error_code validation_error: missing, extra or invalid fields.', 'validation_error'),
 };
 
-const CHUNK = {
+export const CHUNK = {
+  title: 'Chunk',
+  description: 'A chunk of the document text, as it was indexed.',
   type: 'object',
   properties: {
-    id: { type: 'string' },
-    index: { type: 'integer' },
+    id: { type: 'string', description: 'The chunk id (the chunk_id of search evidence).' },
+    index: { type: 'integer', description: 'Position of the chunk in the document, from 0.' },
     page: { type: ['integer', 'null'] },
-    text: { type: 'string' },
+    text: { type: 'string', description: 'The chunk text.' },
     char_count: { type: 'integer' },
     entities: { type: 'object', additionalProperties: true },
     vector_dim: { type: 'integer' },
@@ -63,6 +68,7 @@ const CHUNK = {
 /** GET /document/{document_id}/text 200: the document text resource, its chunks bounded per answer. */
 export const TEXT_RESPONSES = {
   200: {
+    title: 'DocumentText',
     description:
       'The document text resource. One answer holds at most chunk_limit chunks (default and maximum TEXT_READ_MAX_CHUNKS) ' +
       'and TEXT_READ_MAX_CHARS characters of chunk text, from chunk_offset on. chunk_count is always the true number of ' +
@@ -77,7 +83,7 @@ export const TEXT_RESPONSES = {
       chunks_truncated: { type: 'boolean', description: 'Chunks after this answer exist (read them from next_chunk_offset).' },
       next_chunk_offset: { type: ['integer', 'null'], description: 'chunk_offset of the next page; null when this answer reaches the end.' },
       chunks: { type: 'array', items: CHUNK },
-      metadata: { type: 'object', additionalProperties: true },
+      metadata: { type: 'object', additionalProperties: true, description: 'The version\'s canonical metadata (schema_version "2").' },
       classification: { type: 'object', additionalProperties: true },
       entities: { type: 'object', additionalProperties: true },
       embedding: { type: 'object', additionalProperties: true },

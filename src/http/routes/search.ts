@@ -22,15 +22,18 @@ interface SearchBody {
 }
 
 export const SEARCH_BODY_SCHEMA = {
+  title: 'SearchRequest',
+  description: 'A search: the query, where to look, how to rank, which page.',
   type: 'object',
   additionalProperties: false,
   required: ['query'],
   properties: {
-    query: { type: 'string', minLength: 1, pattern: '\\S' },
-    scope: { type: 'string', default: 'content' },
+    query: { type: 'string', minLength: 1, pattern: '\\S', description: 'What to search for: words, a phrase, a question.' },
+    // No enum: scope is matched case-insensitively (SPEC.md); the route answers its own message for other values.
+    scope: { type: 'string', default: 'content', description: 'Where to look: content (the text), metadata (typed metadata leaves) or both; case-insensitive. Send it explicitly.' },
     alpha: { type: 'number', minimum: ALPHA.min, maximum: ALPHA.max },
-    limit: { type: 'integer', minimum: SEARCH_LIMIT.min, maximum: SEARCH_LIMIT.max, default: SEARCH_LIMIT.default },
-    offset: { type: 'integer', minimum: 0, default: 0 },
+    limit: { type: 'integer', minimum: SEARCH_LIMIT.min, maximum: SEARCH_LIMIT.max, default: SEARCH_LIMIT.default, description: 'Results per page.' },
+    offset: { type: 'integer', minimum: 0, default: 0, description: `Results skipped before this page; offset + limit at most ${RETRIEVAL_WINDOW}.` },
     filters: { type: 'object', default: {} },
     rerank: { type: 'boolean', default: false },
     top_k_rerank: { type: 'integer', minimum: TOP_K_RERANK.min, maximum: TOP_K_RERANK.max, default: TOP_K_RERANK.default },

@@ -17,15 +17,17 @@ export const MAX_FORM_FIELDS = 10;
 export const MAX_FORM_FIELD_BYTES = 1024 * 1024;
 
 export const TEXT_UPLOAD_SCHEMA = {
+  title: 'TextUpload',
+  description: 'A document given as plain text.',
   type: 'object',
   additionalProperties: false,
   required: ['document_id', 'text'],
   properties: {
     document_id: { type: 'string', minLength: 1 },
-    version_id: { type: ['string', 'null'] },
-    text: { type: 'string', minLength: 1, pattern: '\\S' },
+    version_id: { type: ['string', 'null'], description: 'The Document Version to create or replace; defaults to document_id.' },
+    text: { type: 'string', minLength: 1, pattern: '\\S', description: 'The document text.' },
     filename: { type: 'string' },
-    metadata: { type: 'object' },
+    metadata: { type: 'object', description: 'Custom metadata, stored under metadata.custom (reserved keys are refused).' },
   },
 } as const;
 
@@ -38,13 +40,15 @@ export const UPLOAD_REQUEST_BODY = {
   content: {
     'multipart/form-data': {
       schema: {
+        title: 'FileUpload',
+        description: 'A document given as a file, with its fields.',
         type: 'object',
         required: ['file', 'document_id'],
         properties: {
           file: { type: 'string', format: 'binary', description: 'The document: PDF, Office (OOXML or legacy), HTML, text, CSV or an image.' },
           document_id: { type: 'string', minLength: 1 },
           version_id: { type: 'string', description: 'Defaults to document_id.' },
-          metadata: { type: 'string', description: 'A JSON object, stored under metadata.custom.' },
+          metadata: { type: 'string', description: 'A JSON object as text, stored under metadata.custom.' },
           filename: { type: 'string', description: "Overrides the file part's name (its extension guides format detection)." },
         },
       },
@@ -156,7 +160,7 @@ async function readMultipart(request: FastifyRequest): Promise<{ fields: Record<
 }
 
 export function registerUploadRoutes(app: FastifyInstance, services: Services): void {
-  const schema = { tags: ['documents'], description: 'Upload a file (multipart/form-data) or plain text (application/json).', response: UPLOAD_RESPONSES };
+  const schema = { tags: ['documents'], response: UPLOAD_RESPONSES };
   app.post('/embed', { schema }, async (request, reply) => {
     const clientId = request.clientId!;
     if (request.isMultipart()) {

@@ -22,8 +22,8 @@ export function registerWebSearchRoutes(app: FastifyInstance, services: Services
           additionalProperties: false,
           required: ['query'],
           properties: {
-            query: { type: 'string', minLength: WEB_SEARCH_QUERY_CHARS.min, maxLength: WEB_SEARCH_QUERY_CHARS.max, pattern: '\\S' },
-            limit: { type: 'integer', minimum: WEB_SEARCH_LIMIT.min, maximum: WEB_SEARCH_LIMIT.max, default: WEB_SEARCH_LIMIT.default },
+            query: { type: 'string', minLength: WEB_SEARCH_QUERY_CHARS.min, maxLength: WEB_SEARCH_QUERY_CHARS.max, pattern: '\\S', description: 'What to search the web for; sent verbatim to the public provider.' },
+            limit: { type: 'integer', minimum: WEB_SEARCH_LIMIT.min, maximum: WEB_SEARCH_LIMIT.max, default: WEB_SEARCH_LIMIT.default, description: 'Results at most.' },
           },
         },
       },

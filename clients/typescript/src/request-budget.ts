@@ -1,0 +1,57 @@
+// A Client's rate-limit budget as one SearchClient spends it: at most `requests` requests in any window of
+// `windowMs`, the sliding window the service counts in (SPEC.md). A request holds its slot from when it is sent
+// until a window after its answer arrived: the service took the slot somewhere in between, so counting from the
+// answer never sends the next request before the service would take it.
+
+import { sleep } from './sleep.ts';
+
+export class RequestBudget {
+  private readonly requests: number;
+  private readonly windowMs: number;
+  /** When the answers of the counted requests arrived (epoch ms), oldest first. */
+  private readonly answeredAt: number[] = [];
+  private inFlight = 0;
+  /** Callers waiting for a request in flight to be answered, when every slot is held by one. */
+  private readonly waiters: (() => void)[] = [];
+
+  constructor(requests: number, windowMs: number) {
+    if (!Number.isInteger(requests) || requests < 1) throw new RangeError(`a budget of ${requests} requests is not a positive whole number`);
+    this.requests = requests;
+    this.windowMs = windowMs;
+  }
+
+  /** Milliseconds until a slot is free (0: now); null while every slot is held by a request still in flight. */
+  private delay(now: number): number | null {
+    while (this.answeredAt.length > 0 && this.answeredAt[0] + this.windowMs <= now) this.answeredAt.shift();
+    if (this.answeredAt.length + this.inFlight < this.requests) return 0;
+    if (this.answeredAt.length === 0) return null;
+    return this.answeredAt[0] + this.windowMs - now;
+  }
+
+  /**
+   * Waits for a free slot (telling `onWait` how long first), takes it, and returns what to call once the answer
+   * has arrived, or the request failed. A wait for a request in flight is not ended by the signal: that request
+   * ends by itself (answered, failed or aborted), and the slot it frees is this one's.
+   */
+  async take(signal: AbortSignal | undefined, onWait: (ms: number) => void): Promise<() => void> {
+    for (;;) {
+      const ms = this.delay(Date.now());
+      if (ms === 0) break;
+      if (ms === null) {
+        await new Promise<void>((resolve) => this.waiters.push(resolve));
+      } else {
+        onWait(ms);
+        await sleep(ms, signal);
+      }
+    }
+    this.inFlight++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.inFlight--;
+      this.answeredAt.push(Date.now());
+      this.waiters.splice(0).forEach((wake) => wake());
+    };
+  }
+}

@@ -1,0 +1,120 @@
+// One document: its latest version's text page by page (GET /document/{id}/text, a page of chunks at a time), its
+// metadata as a table, its versions and whether it is deleted. Opened from a hit card or the documents list.
+
+import type { DocumentSummary, DocumentText } from '../../clients/typescript/src/index.ts';
+import { MAX_DOCUMENTS_PAGE } from '../../clients/typescript/src/index.ts';
+import { byId, el } from './dom.ts';
+import { plural, when } from './format.ts';
+import { errorBlock } from './messages.ts';
+import { metadataRows } from './metadata-table.ts';
+import type { Session } from './session.ts';
+
+type Chunk = NonNullable<DocumentText['chunks']>[number];
+
+/** Chunks grouped by their page, in order; chunks without a page (plain text, spreadsheets) form one group. */
+function byPage(chunks: readonly Chunk[]): { page: number | null; chunks: Chunk[] }[] {
+  const groups: { page: number | null; chunks: Chunk[] }[] = [];
+  for (const chunk of chunks) {
+    const page = chunk.page ?? null;
+    const last = groups.at(-1);
+    if (last && last.page === page) last.chunks.push(chunk);
+    else groups.push({ page, chunks: [chunk] });
+  }
+  return groups;
+}
+
+export function documentView(session: () => Session): { open(documentId: string): Promise<void>; reset(): void } {
+  const heading = byId('document-heading');
+  const state = byId('document-state');
+  const text = byId('document-text');
+  const more = byId<HTMLButtonElement>('document-more');
+  const versions = byId<HTMLTableElement>('document-versions').tBodies[0];
+  const metadata = byId<HTMLTableElement>('document-metadata').tBodies[0];
+  let current: { documentId: string; nextOffset: number | null } | null = null;
+  /** Bumped on each open, so the answers of a document opened before never land in this one's view. */
+  let generation = 0;
+
+  function reset(): void {
+    generation++;
+    current = null;
+    heading.textContent = '';
+    state.replaceChildren();
+    text.replaceChildren();
+    versions.replaceChildren();
+    metadata.replaceChildren();
+    more.hidden = true;
+  }
+
+  function appendText(answer: DocumentText): void {
+    let section = text.lastElementChild as HTMLElement | null;
+    for (const group of byPage(answer.chunks ?? [])) {
+      // Chunks without a page (plain text, office documents, spreadsheets) are one run of text with no heading.
+      const label = group.page === null ? '' : `Page ${group.page}`;
+      if (!section || section.dataset.label !== label) {
+        section = el('section', { class: 'page-text', 'data-label': label }, label ? el('h4', {}, label) : null);
+        text.append(section);
+      }
+      for (const chunk of group.chunks) section.append(el('p', { 'data-chunk': String(chunk.index ?? '') }, chunk.text ?? ''));
+    }
+    more.hidden = answer.next_chunk_offset === null || answer.next_chunk_offset === undefined;
+    if (current) current.nextOffset = answer.next_chunk_offset ?? null;
+  }
+
+  function showVersions(documentId: string, rows: DocumentSummary[]): void {
+    versions.replaceChildren(
+      ...rows.map((row) =>
+        el(
+          'tr',
+          { class: row.deleted ? 'deleted' : '' },
+          el('th', { scope: 'row', 'data-label': 'Version' }, row.version_id ?? documentId, el('span', { class: 'created' }, when(row.created_at))),
+          el('td', { 'data-label': 'Chunks', class: 'number' }, plural(row.chunk_count, 'chunk')),
+          el('td', { 'data-label': 'State' }, row.deleted ? el('span', { class: 'pill', 'data-state': 'deleted' }, `deleted ${when(row.deleted_at)}`) : el('span', { class: 'pill', 'data-state': 'completed' }, 'active')),
+        ),
+      ),
+    );
+    const active = rows.filter((row) => !row.deleted).length;
+    state.replaceChildren(
+      rows.length === 0
+        ? el('span', { class: 'muted' }, 'No versions listed.')
+        : active === 0
+          ? el('span', { class: 'pill', 'data-state': 'deleted' }, 'Deleted (restorable from the documents list)')
+          : el('span', { class: 'pill', 'data-state': 'completed' }, `Active: ${plural(active, 'version')}${rows.length > active ? `, ${rows.length - active} deleted` : ''}`),
+    );
+  }
+
+  async function open(documentId: string): Promise<void> {
+    reset();
+    const mine = generation;
+    current = { documentId, nextOffset: null };
+    heading.textContent = documentId;
+    state.textContent = 'Loading…';
+    try {
+      // GET /documents has no document filter: one page of the Client's versions, this document's kept. A Client
+      // with more than MAX_DOCUMENTS_PAGE versions may show this document's versions incompletely.
+      const [answer, page] = await Promise.all([
+        session().read((client) => client.text(documentId, { includeDeleted: true })),
+        session().read((client) => client.documentPage({ includeDeleted: true, pageSize: MAX_DOCUMENTS_PAGE })),
+      ]);
+      if (mine !== generation) return;
+      appendText(answer);
+      metadata.replaceChildren(...metadataRows(answer.metadata ?? {}, ['schema_version']));
+      showVersions(documentId, page.documents.filter((row) => row.document_id === documentId));
+    } catch (error) {
+      if (mine !== generation) return;
+      state.replaceChildren(errorBlock(error));
+    }
+  }
+
+  more.addEventListener('click', async () => {
+    if (!current || current.nextOffset === null) return;
+    const mine = generation;
+    const { documentId, nextOffset } = current;
+    try {
+      const answer = await session().read((client) => client.text(documentId, { includeDeleted: true, chunkOffset: nextOffset }));
+      if (mine === generation) appendText(answer);
+    } catch (error) {
+      if (mine === generation) state.replaceChildren(errorBlock(error));
+    }
+  });
+  return { open, reset };
+}
