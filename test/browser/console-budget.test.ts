@@ -6,16 +6,15 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
+import { openBrowserPage, screenshotFolder } from '../helpers/browser.ts';
 import { useTestServer, KEYS } from '../helpers/server.ts';
 import { RATE_LIMIT_PER_MINUTE } from '../../src/spec-limits.ts';
 
 const server = useTestServer({ RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE), SEARCH_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE) });
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = fileURLToPath(new URL('../../test-results/console/', import.meta.url));
+const SHOTS = screenshotFolder('console');
 const corpus = (path: string) => fileURLToPath(new URL(`../../../shared/corpus/${path}`, import.meta.url));
 const FILES = ['docx/mammoth_tables.docx', 'pdf/tika_testPageNumber.pdf', 'pdf/inv_oyo.pdf', 'txt/tika_testMARKDOWN.md'];
 const SEARCHES = 20;
@@ -27,11 +26,7 @@ let page: Page;
 const pageErrors: string[] = [];
 
 before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(STEP_MS);
-  page.on('pageerror', (error) => pageErrors.push(error.message));
+  ({ browser, page } = await openBrowserPage(STEP_MS, pageErrors));
 });
 
 after(async () => {

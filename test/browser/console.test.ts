@@ -8,15 +8,14 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
+import { openBrowserPage, screenshotFolder } from '../helpers/browser.ts';
 import { useTestServer, KEYS } from '../helpers/server.ts';
 
 const server = useTestServer();
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = fileURLToPath(new URL('../../test-results/console/', import.meta.url));
+const SHOTS = screenshotFolder('console');
 const corpus = (path: string) => fileURLToPath(new URL(`../../../shared/corpus/${path}`, import.meta.url));
 /** How long one step may wait for the page (a job completing included) before the test fails. */
 const STEP_MS = 60_000;
@@ -28,11 +27,7 @@ let page: Page;
 const pageErrors: string[] = [];
 
 before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(STEP_MS);
-  page.on('pageerror', (error) => pageErrors.push(error.message));
+  ({ browser, page } = await openBrowserPage(STEP_MS, pageErrors));
 });
 
 after(async () => {

@@ -6,16 +6,14 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
+import { openBrowserPage, screenshotFolder } from '../helpers/browser.ts';
 import { useTestServer, KEYS, sendRaw } from '../helpers/server.ts';
 import { SCALAR_BUNDLE } from '../../src/http/routes/reference.ts';
 
 const server = useTestServer();
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = fileURLToPath(new URL('../../test-results/reference/', import.meta.url));
+const SHOTS = screenshotFolder('reference');
 /** How long one step may wait for the page before the test fails. */
 const STEP_MS = 30_000;
 
@@ -26,11 +24,7 @@ const consoleErrors: string[] = [];
 const requested: string[] = [];
 
 before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(STEP_MS);
-  page.on('pageerror', (error) => pageErrors.push(error.message));
+  ({ browser, page } = await openBrowserPage(STEP_MS, pageErrors));
   page.on('console', (entry) => {
     if (entry.type() === 'error') consoleErrors.push(entry.text());
   });
