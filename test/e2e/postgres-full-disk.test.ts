@@ -3,15 +3,17 @@
 // table: a worker on another host must read them), so the disk that fills is PostgreSQL's. Here the tables of
 // the service's database live in a tablespace on a small tmpfs of a private cluster, while the cluster's data
 // directory and its WAL stay on the ordinary disk: PostgreSQL then refuses a write that needs a new page with
-// SQLSTATE 53100 ("could not extend file") and goes on serving. A full WAL disk is left out: the server PANICs
-// and restarts at whatever WAL record did not fit, which no test can place, and a server that is down is the
-// store-outage tests' case (503 store_unavailable), not a full disk's. Mounting needs root; the test runs in
-// the PostgreSQL pass of the suites (npm run test:postgres).
+// SQLSTATE 53100 ("could not extend file") and goes on serving. The second test puts the whole cluster, WAL
+// included, on a small tmpfs and makes the server need a new WAL segment on the full disk (a WAL record and a
+// segment switch, from a session of its own, so the PANIC happens at a placed point rather than in whichever
+// request of the service first wrote WAL): the server PANICs, its restart cannot write WAL either, and it stays
+// down until space is freed and it is started again, meanwhile answered 503 store_unavailable. Mounting needs
+// root; the tests run in the PostgreSQL pass of the suites (npm run test:postgres).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chownSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -19,7 +21,7 @@ import { api, baseEnv, KEYS, removeDir, spawnServer, tempDataDir, uploadFile, up
 import type { ChildServer } from '../helpers/server.ts';
 import { APP_ROLE, startPostgresCluster } from '../helpers/postgres-cluster.ts';
 import type { PostgresCluster } from '../helpers/postgres-cluster.ts';
-import { STORAGE_FULL_RETRY_AFTER_SECONDS } from '../../src/domain/store-failure.ts';
+import { STORAGE_FULL_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../src/domain/store-failure.ts';
 import { TEST_STORE } from '../helpers/test-store.ts';
 
 const CSV = readFileSync(new URL('../../../shared/corpus/txt/moh_facilities_master.csv', import.meta.url));
@@ -222,6 +224,116 @@ test("PostgreSQL: its tables' disk full: writes are refused whole with 507 namin
   } finally {
     await server?.stop();
     // The cluster goes with its data directory; the tablespace's files live on the tmpfs, removed with it.
+    cluster?.stop();
+    unmount(disk.dir);
+    removeDir(dataDir);
+  }
+});
+
+/** Room for a cluster (initdb's files, a WAL segment or two of 16 MiB), the service's database and a document. */
+const CLUSTER_DISK_SIZE = '128m';
+/** How long the server may take to stop after its PANIC (its restart fails too, for the same want of WAL room). */
+const SERVER_DOWN_TIMEOUT_MS = 60_000;
+
+/** Waits until `condition` holds, checking every few milliseconds; fails after `timeoutMs`. */
+async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+test('PostgreSQL: its WAL disk full: the server PANICs and stays down, every route answers 503 store_unavailable with Retry-After (never 500), nothing is half-written, and a restarted server serves again', async (t) => {
+  const skip = skipReason();
+  if (skip) {
+    t.skip(skip);
+    return;
+  }
+  const mountPoint = mkdtempSync(join(tmpdir(), 'hds-pg-wal-full-'));
+  const disk = mountSmallDisk(CLUSTER_DISK_SIZE, mountPoint);
+  if ('skip' in disk) {
+    rmSync(mountPoint, { recursive: true, force: true });
+    t.skip(disk.skip);
+    return;
+  }
+  const owner = (flag: string) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
+  chownSync(disk.dir, owner('-u'), owner('-g'));
+  const dataDir = tempDataDir();
+  let cluster: PostgresCluster | undefined;
+  let server: ChildServer | undefined;
+  try {
+    // The whole cluster, WAL included, on the small disk.
+    cluster = await startPostgresCluster({ at: disk.dir });
+    const databaseUrl = await cluster.createDatabase();
+    const database = new URL(databaseUrl).pathname.slice(1);
+    server = await spawnServer(baseEnv(dataDir, { STORE: 'postgres', DATABASE_URL: databaseUrl, API_PROCESSES: '1', RATE_LIMIT_PER_MINUTE: '1000', SEARCH_RATE_LIMIT_PER_MINUTE: '1000' }));
+    const { url } = server;
+    const first = await uploadFile(url, KEYS.alpha, { document_id: 'doc-1' }, { name: 'tika_multi-language.txt', bytes: TEXT, type: 'text/plain' });
+    assert.equal(first.status, 202);
+    assert.equal((await waitForJob(url, KEYS.alpha, first.json.job_id)).status, 'completed');
+    const before = await api(url, '/document/doc-1/text', { key: KEYS.alpha });
+    assert.equal(before.status, 200);
+    const jobs = async () => asSuperuser(cluster!.superuserUrl(database), async (client) => Number((await client.query('SELECT COUNT(*) AS n FROM jobs')).rows[0].n));
+    const jobsBefore = await jobs();
+
+    // Fill the disk, then make PostgreSQL need a new WAL segment: a WAL record, then a switch to the next
+    // segment, until one cannot be created. Where the PANIC happens is thereby placed: in this session, not
+    // in a request of the service (an ordinary write first fails on its table, 53100, as the test above shows).
+    const filler = join(disk.dir, 'filler');
+    fillDisk(filler);
+    const pidFile = join(disk.dir, 'data', 'postmaster.pid');
+    const admin = new pg.Client({ connectionString: cluster.superuserUrl('postgres') });
+    admin.on('error', () => {}); // the PANIC ends this connection: the failed query says so
+    await admin.connect();
+    let panic: Error | null = null;
+    try {
+      for (let segment = 0; segment < 100 && panic === null; segment++) {
+        await admin.query("SELECT pg_logical_emit_message(true, 'full-disk', repeat('x', 1000))");
+        await admin.query('SELECT pg_switch_wal()');
+      }
+    } catch (error) {
+      panic = error as Error;
+    }
+    await admin.end().catch(() => {});
+    assert.ok(panic, 'a new WAL segment did not fit');
+    // Crash recovery needs WAL room too: the server stops for good until an operator frees space.
+    await until(() => !existsSync(pidFile), SERVER_DOWN_TIMEOUT_MS, 'the server stopping');
+
+    // Every route answers a retryable 503 naming PostgreSQL: writes and reads alike (nothing serves without it).
+    const answers = {
+      'a JSON upload': await uploadText(url, KEYS.alpha, { document_id: 'doc-3', text: 'a later upload' }),
+      'a file upload': await uploadFile(url, KEYS.alpha, { document_id: 'doc-2' }, { name: 'moh_facilities_master.csv', bytes: CSV, type: 'text/csv' }),
+      search: await api(url, '/search', { key: KEYS.alpha, body: SEARCH }),
+      text: await api(url, '/document/doc-1/text', { key: KEYS.alpha }),
+      status: await api(url, `/status/${first.json.job_id}`, { key: KEYS.alpha }),
+      'a hard delete': await api(url, '/document/doc-1?mode=hard', { method: 'DELETE', key: KEYS.alpha }),
+    };
+    for (const [what, answer] of Object.entries(answers)) {
+      assert.equal(answer.status, 503, `${what}: ${answer.status} ${JSON.stringify(answer.json)}`);
+      assert.equal(answer.json.error_code, 'store_unavailable', what);
+      assert.equal(answer.headers.get('retry-after'), String(STORE_UNAVAILABLE_RETRY_AFTER_SECONDS), `${what} carries Retry-After`);
+      assert.equal(answer.json.details.storage, 'postgresql', what);
+    }
+    const health = await api(url, '/health', { key: null });
+    assert.notEqual(health.status, 500, health.text);
+    assert.equal(health.json.components.state_store, 'error', health.text);
+
+    // Space freed and the server started again (its crash recovery replays the WAL): the service reconnects by
+    // itself, the refused requests left nothing, and writes work.
+    rmSync(filler);
+    cluster.start();
+    assert.equal(await jobs(), jobsBefore, 'no job was recorded for a refused request');
+    const text = await api(url, '/document/doc-1/text', { key: KEYS.alpha });
+    assert.equal(text.status, 200, text.text);
+    assert.deepEqual(text.json.chunks.map((chunk: any) => chunk.text), before.json.chunks.map((chunk: any) => chunk.text), 'the document is intact');
+    const list = await api(url, '/documents', { key: KEYS.alpha });
+    assert.deepEqual(list.json.documents.map((row: any) => row.document_id), ['doc-1']);
+    const again = await uploadFile(url, KEYS.alpha, { document_id: 'doc-2' }, { name: 'moh_facilities_master.csv', bytes: CSV, type: 'text/csv' });
+    assert.equal(again.status, 202, JSON.stringify(again.json));
+    assert.equal((await waitForJob(url, KEYS.alpha, again.json.job_id, { timeoutMs: 120_000 })).status, 'completed');
+  } finally {
+    await server?.stop();
     cluster?.stop();
     unmount(disk.dir);
     removeDir(dataDir);
