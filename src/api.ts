@@ -37,6 +37,7 @@ import { UploadService } from './ingest/upload-service.ts';
 import { clientQuotasOf } from './domain/limits.ts';
 import { ServiceMetrics } from './http/metrics.ts';
 import { RATE_LIMIT_WINDOW_MS, RateLimiter } from './http/rate-limit.ts';
+import { StoreRefusals } from './http/store-refusals.ts';
 import { buildApp } from './http/app.ts';
 import type { Services } from './http/services.ts';
 import { createModels } from './models/compose.ts';
@@ -103,6 +104,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     },
   });
   if (underSupervisor()) metrics.joinCluster();
+  const storeRefusals = new StoreRefusals();
   const services: Services = {
     version: PRODUCT_VERSION,
     config,
@@ -123,7 +125,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
     startedAt,
     // One secret for every process of the deployment: set, or created once in the store.
     auditSecret: config.auditFingerprintSecret ?? (await storage.secrets.deploymentSecret(AUDIT_FINGERPRINT_SECRET_NAME)),
-    storeFailure: (error) => storage.failureOf(error),
+    storeRefusals,
+    storeFailure: (error) => storeRefusals.seen(storage.failureOf(error)),
     probeClassifier: async () => {
       if (config.classifierModelFile) await loadClassifierModelFile(config.classifierModelFile);
     },

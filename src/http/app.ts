@@ -68,6 +68,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.addHook('onRequest', authenticate(services));
 
   app.addHook('onResponse', async (request, reply) => {
+    // A 202 recorded a job: the store had room for a write again (health stops reporting it full).
+    if (reply.statusCode === 202) services.storeRefusals.writeAccepted();
     const route = request.routeOptions.url ?? 'unmatched';
     services.metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     services.metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);

@@ -16,6 +16,7 @@ import type { WebSearchService } from '../websearch/web-search.ts';
 import type { JobRecord } from '../domain/jobs.ts';
 import type { StoreFailure } from '../domain/store-failure.ts';
 import type { RateLimiter } from './rate-limit.ts';
+import type { StoreRefusals } from './store-refusals.ts';
 import type { MemoryPressure } from '../serving/memory-pressure.ts';
 import type { HealthProbes } from '../health/health-probes.ts';
 import type { JobStatusService } from '../jobs/job-status-service.ts';
@@ -46,6 +47,8 @@ export interface Services {
   updates: UpdateService;
   metrics: ServiceMetrics;
   rateLimiter: RateLimiter;
+  /** Writes this process saw refused for want of space (health reports the state store degraded meanwhile). */
+  storeRefusals: StoreRefusals;
   embedder: Embedder;
   reranker: Reranker;
   startedAt: string;

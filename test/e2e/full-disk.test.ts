@@ -29,7 +29,7 @@ const asRoot = process.getuid?.() === 0;
 /** Mounts a tmpfs of `size` on `dir` (a new directory by default); a reason to skip when this machine does not let the test. */
 function mountSmallDisk(size = TMPFS_SIZE, at?: string): { dir: string } | { skip: string } {
   // The file systems filled are DATA_DIR's: the SQLite store's databases and upload files.
-  if (TEST_STORE !== 'sqlite') return { skip: "DATA_DIR's file systems hold the SQLite store: tested in the SQLite pass of the suites" };
+  if (TEST_STORE !== 'sqlite') return { skip: "DATA_DIR's file systems hold the SQLite store: tested in the SQLite pass (a full PostgreSQL disk: postgres-full-disk.test.ts)" };
   if (!asRoot) return { skip: 'mounting a tmpfs needs root; run the suite as root to test a full disk' };
   const dir = at ?? mkdtempSync(join(tmpdir(), 'hds-full-disk-'));
   mkdirSync(dir, { recursive: true });

@@ -22,6 +22,8 @@ export interface PostgresCluster {
   superuserUrl(database: string): string;
   /** The server's main process (its postmaster.pid), whose children serve the connections. */
   serverPid(): number;
+  /** Starts the server again on its port after it stopped (as an operator would after it went down), waiting until it accepts connections. */
+  start(): void;
   stop(): void;
 }
 
@@ -77,10 +79,12 @@ export function ensureDatabaseSync(port: number, name: string): string {
  * production, but a commit does not wait for its WAL flush, as SQLite's WAL with synchronous=NORMAL does not:
  * a crash of the machine may lose the last commits, never corrupt the database).
  */
-export async function startPostgresCluster(options: { durability?: 'off' | 'like-sqlite' } = {}): Promise<PostgresCluster> {
+export async function startPostgresCluster(options: { durability?: 'off' | 'like-sqlite'; at?: string } = {}): Promise<PostgresCluster> {
   const durability = options.durability === 'like-sqlite' ? '-c synchronous_commit=off' : '-c fsync=off -c synchronous_commit=off -c full_page_writes=off';
   const bin = serverBinDir();
-  const dir = mkdtempSync(join(tmpdir(), 'pg-cluster-'));
+  // `at`: an existing directory for the cluster (data directory, WAL, socket, log), such as a small file system
+  // a test mounted; the caller removes it, the cluster only what it put there.
+  const dir = options.at ?? mkdtempSync(join(tmpdir(), 'pg-cluster-'));
   if (asRoot) {
     const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
     const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
@@ -100,19 +104,22 @@ export async function startPostgresCluster(options: { durability?: 'off' | 'like
       if (asRoot) spawnSync('runuser', ['-u', 'postgres', '--', pgCtl, ...args], { stdio: 'ignore' });
       else spawnSync(pgCtl, args, { stdio: 'ignore' });
     }
-    rmSync(dir, { recursive: true, force: true });
+    if (options.at) for (const entry of readdirSync(dir)) rmSync(join(dir, entry), { recursive: true, force: true });
+    else rmSync(dir, { recursive: true, force: true });
   };
   // A test process that dies still stops its server.
   process.on('exit', stop);
+  const startServer = (): void =>
+    runServerTool(join(bin, 'pg_ctl'), [
+      '-D', data, '-w', '-t', '60', '-l', join(dir, 'server.log'),
+      '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 ${durability} -c max_connections=200`,
+      'start',
+    ]);
   // A port found free may be taken before the server binds it: try a few.
   for (let attempt = 1; ; attempt++) {
     port = await freePort();
     try {
-      runServerTool(join(bin, 'pg_ctl'), [
-        '-D', data, '-w', '-t', '60', '-l', join(dir, 'server.log'),
-        '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 ${durability} -c max_connections=200`,
-        'start',
-      ]);
+      startServer();
       break;
     } catch (error) {
       if (attempt >= 3) {
@@ -144,6 +151,7 @@ export async function startPostgresCluster(options: { durability?: 'off' | 'like
       return `postgres://${APP_ROLE}@127.0.0.1:${port}/${name}`;
     },
     serverPid: () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]),
+    start: startServer,
     stop,
   };
 }

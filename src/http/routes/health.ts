@@ -77,8 +77,9 @@ export function registerHealthRoutes(app: FastifyInstance, services: Services): 
       health.stateStore(),
       config.classificationEnabled ? probeWithin(() => services.probeClassifier().then(() => true), HEALTH_PROBE_DEADLINE_MS) : Promise.resolve(null),
     ]);
-    // A store that refused this process's writes for want of space is degraded even where the probe's reads pass.
-    const stateStoreOk = stateStore === true && !services.rateLimiter.storeRefusingWrites;
+    // A store that refused this process's writes for want of space (its budget writes, or a request's own) is
+    // degraded even where the probe's reads pass: a full PostgreSQL disk still serves every read.
+    const stateStoreOk = stateStore === true && !services.rateLimiter.storeRefusingWrites && !services.storeRefusals.refusingWrites;
     // The serving index of this process: built (not recovering) and its lane schemas readable.
     const vectorStoreOk = !recovering && schema !== null;
     const components: Record<string, string> = {
