@@ -117,3 +117,20 @@ test('an Excel 97-2003 workbook gives a page per sheet that holds text, named fr
   assert.deepEqual(unmatched.pages, [{ pageNumber: null, pageLabel: null, text: 'a\n\nb\n\nc' }]);
   assert.equal(workbookSheetBreaks(Buffer.from('not a workbook')), null);
 });
+
+test('the BIFF walk: sheets by BOUNDSHEET order, a chart-like empty sheet owns no break, a stream cut before its EOF still prints its sheet', () => {
+  const bof = biff(0x0809, Buffer.from([0x00, 0x06, 0x10, 0x00, 0, 0, 0, 0]));
+  const eof = biff(0x000a);
+  const cell = biff(0x0203, Buffer.alloc(14)); // NUMBER: row, column, style, an IEEE double
+  /** BIFF8 BOUNDSHEET: its BOF's offset, visibility, type, then the name (8-bit when the flag byte is 0). */
+  const boundsheet = (offset: number, name: string) => biff(0x0085, Buffer.concat([Buffer.from(Uint32Array.of(offset).buffer), Buffer.from([0, 0, name.length, 0]), Buffer.from(name, 'latin1')]));
+  const names = ['Sales', 'Chart', 'Costs'];
+  const globalsLength = bof.length + names.reduce((sum, name) => sum + boundsheet(0, name).length, 0) + eof.length;
+  const sales = [bof, cell, cell, eof];
+  const chart = [bof, eof];
+  const offsets = [globalsLength, globalsLength + Buffer.concat(sales).length, globalsLength + Buffer.concat([...sales, ...chart]).length];
+  const stream = Buffer.concat([bof, ...names.map((name, index) => boundsheet(offsets[index]!, name)), eof, ...sales, ...chart, bof, cell]);
+  const layout = workbookSheetBreaks(stream);
+  assert.deepEqual(layout?.sheets.map((sheet) => [sheet.position, sheet.name]), [[1, 'Sales'], [2, 'Chart'], [3, 'Costs']]);
+  assert.deepEqual(layout?.breaks.map((sheet) => sheet.name), ['Sales', 'Costs']);
+});

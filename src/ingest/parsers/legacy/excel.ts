@@ -25,7 +25,10 @@ export function workbookIsEncrypted(workbook: Buffer): boolean {
   return false;
 }
 
-/** Where xls2csv's sheet breaks come from (xlsparse.c): a sheet is printed, and ends with a break, at a BOF or EOF record once a cell record has been read since the last break. */
+/**
+ * Where xls2csv's sheet breaks come from (catdoc's xlsparse.c): a sheet is printed, ending with a break, at a BOF or
+ * EOF record once a cell record has been read since the last break; a sheet without cells prints nothing.
+ */
 const BIFF_BOFS = new Set([0x0009, 0x0209, 0x0409, 0x0809]);
 const BIFF_BOUNDSHEET = 0x0085;
 const BIFF_CODEPAGE = 0x0042;
@@ -83,6 +86,8 @@ export function workbookSheetBreaks(workbook: Buffer): { sheets: WorkbookSheet[]
     }
     at += BIFF_HEADER_BYTES + length;
   }
+  // A stream that ends without the sheet's EOF: xls2csv prints what it read of that sheet all the same.
+  if (since !== null) breaks.push(since);
   if (found.length === 0) return null;
   const sheets = found.map((sheet, index): WorkbookSheet => ({ name: sheet.name, position: index + 1 }));
   // A printed sheet belongs to the sheet whose substream holds its first cell: the last one starting before it.
