@@ -7,11 +7,13 @@ import { byId, el } from './dom.ts';
 import { plural, when } from './format.ts';
 import { errorBlock } from './messages.ts';
 import { metadataRows } from './metadata-table.ts';
+import { isWorkbook, placeName } from './places.ts';
+import type { PageLabels } from './places.ts';
 import type { Session } from './session.ts';
 
 type Chunk = NonNullable<DocumentText['chunks']>[number];
 
-/** Chunks grouped by their page, in order; chunks without a page (plain text, spreadsheets) form one group. */
+/** Chunks grouped by their page (a workbook's sheet), in order; chunks without a page (plain text, DOCX) form one group. */
 function byPage(chunks: readonly Chunk[]): { page: number | null; chunks: Chunk[] }[] {
   const groups: { page: number | null; chunks: Chunk[] }[] = [];
   for (const chunk of chunks) {
@@ -23,14 +25,14 @@ function byPage(chunks: readonly Chunk[]): { page: number | null; chunks: Chunk[
   return groups;
 }
 
-export function documentView(session: () => Session): { open(documentId: string): Promise<void>; reset(): void } {
+export function documentView(session: () => Session): { open(documentId: string, labels?: PageLabels): Promise<void>; reset(): void } {
   const heading = byId('document-heading');
   const state = byId('document-state');
   const text = byId('document-text');
   const more = byId<HTMLButtonElement>('document-more');
   const versions = byId<HTMLTableElement>('document-versions').tBodies[0];
   const metadata = byId<HTMLTableElement>('document-metadata').tBodies[0];
-  let current: { documentId: string; nextOffset: number | null } | null = null;
+  let current: { documentId: string; nextOffset: number | null; labels: PageLabels; workbook: boolean } | null = null;
   /** Bumped on each open, so the answers of a document opened before never land in this one's view. */
   let generation = 0;
 
@@ -48,8 +50,8 @@ export function documentView(session: () => Session): { open(documentId: string)
   function appendText(answer: DocumentText): void {
     let section = text.lastElementChild as HTMLElement | null;
     for (const group of byPage(answer.chunks ?? [])) {
-      // Chunks without a page (plain text, office documents, spreadsheets) are one run of text with no heading.
-      const label = group.page === null ? '' : `Page ${group.page}`;
+      // Chunks without a page (plain text, Word documents) are one run of text with no heading.
+      const label = (current && placeName(group.page, current.labels, current.workbook)) ?? (group.page === null ? '' : `Page ${group.page}`);
       if (!section || section.dataset.label !== label) {
         section = el('section', { class: 'page-text', 'data-label': label }, label ? el('h4', {}, label) : null);
         text.append(section);
@@ -82,10 +84,10 @@ export function documentView(session: () => Session): { open(documentId: string)
     );
   }
 
-  async function open(documentId: string): Promise<void> {
+  async function open(documentId: string, labels: PageLabels = new Map()): Promise<void> {
     reset();
     const mine = generation;
-    current = { documentId, nextOffset: null };
+    current = { documentId, nextOffset: null, labels, workbook: false };
     heading.textContent = documentId;
     state.textContent = 'Loading…';
     try {
@@ -96,6 +98,8 @@ export function documentView(session: () => Session): { open(documentId: string)
         session().read((client) => client.documentPage({ includeDeleted: true, pageSize: MAX_DOCUMENTS_PAGE })),
       ]);
       if (mine !== generation) return;
+      // The text route gives a chunk its page, not its label: a sheet is named when a hit told its name, numbered otherwise.
+      if (current) current.workbook = isWorkbook(answer.metadata);
       appendText(answer);
       metadata.replaceChildren(...metadataRows(answer.metadata ?? {}, ['schema_version']));
       showVersions(documentId, page.documents.filter((row) => row.document_id === documentId));

@@ -11,6 +11,7 @@ import { searchView } from './search-view.ts';
 import { uploadView } from './upload-view.ts';
 import { documentsView } from './documents-view.ts';
 import { documentView } from './document-view.ts';
+import type { PageLabels } from './places.ts';
 import { jobsView } from './jobs-view.ts';
 import { healthView } from './health-view.ts';
 
@@ -37,9 +38,9 @@ const jobs = jobsView(session, (running) => {
   jobsCount.textContent = String(running);
 });
 const document_ = documentView(session);
-const openDocument = (documentId: string) => {
+const openDocument = (documentId: string, labels?: PageLabels) => {
   show('document');
-  void document_.open(documentId);
+  void document_.open(documentId, labels);
 };
 const views = { search: searchView(session, openDocument), documents: documentsView(session, jobs, openDocument), health: healthView(session) };
 uploadView(session, jobs, () => show('jobs'));

@@ -1,5 +1,5 @@
 // Search: query, scope, alpha, filters, rerank; ranked hit cards whose chunks are cut to the passages around the
-// matched words (marked), with their page, the lanes that found them, matched metadata fields and the whole
+// matched words (marked), with their page or sheet (places.ts), the lanes that found them, matched metadata fields and the whole
 // metadata as a table; a pager over offset. A failed search clears the cards of the search before it.
 
 import { filtersFromPairs } from '../../clients/typescript/src/index.ts';
@@ -9,12 +9,16 @@ import { plural, valueText } from './format.ts';
 import { clearMessage, sayError } from './messages.ts';
 import { metadataTable } from './metadata-table.ts';
 import { passages } from './passages.ts';
+import { isWorkbook, locationLabels, placeName } from './places.ts';
+import type { PageLabels } from './places.ts';
 import type { Session } from './session.ts';
 
-export type OpenDocument = (documentId: string) => void;
+/** Opens a document's view; `labels` are the page labels a hit already told (a workbook's sheet names). */
+export type OpenDocument = (documentId: string, labels?: PageLabels) => void;
 
-function evidenceElement(item: SearchHit['content_evidence']['items'][number]): HTMLElement {
-  const label = item.page !== null && item.page !== undefined ? el('span', { class: 'where' }, `Page ${item.page}`) : null;
+function evidenceElement(item: SearchHit['content_evidence']['items'][number], labels: PageLabels, workbook: boolean): HTMLElement {
+  const place = placeName(item.page, labels, workbook);
+  const label = place ? el('span', { class: 'where' }, place) : null;
   return el(
     'div',
     { class: 'evidence' },
@@ -30,7 +34,9 @@ function hitElement(hit: SearchHit, open: OpenDocument): HTMLLIElement {
   const evidence = hit.content_evidence.items.filter((item) => item.text);
   const fields = hit.metadata_evidence.items;
   const link = el('button', { type: 'button', class: 'link' }, document_id);
-  link.addEventListener('click', () => open(document_id));
+  const labels = locationLabels(hit.canonical_metadata);
+  const workbook = isWorkbook(hit.canonical_metadata);
+  link.addEventListener('click', () => open(document_id, labels));
   const more = hit.content_evidence.total - evidence.length;
   return el(
     'li',
@@ -43,7 +49,7 @@ function hitElement(hit: SearchHit, open: OpenDocument): HTMLLIElement {
       el('span', { class: 'lanes' }, ...hit.retrieval_contributions.map((entry) => el('span', { class: `lane lane-${entry.lane}` }, `${entry.lane} #${entry.rank}`))),
     ),
     title && title !== document_id ? el('p', { class: 'title' }, title) : null,
-    ...evidence.map(evidenceElement),
+    ...evidence.map((item) => evidenceElement(item, labels, workbook)),
     more > 0 ? el('p', { class: 'muted' }, `and ${plural(more, 'more matching chunk')}`) : null,
     ...fields.map((item) => {
       const value = valueText(item.value);

@@ -6,9 +6,9 @@ import type { TextExtraction } from '../domain/canonical-metadata.ts';
 export type { TextExtraction } from '../domain/canonical-metadata.ts';
 
 export interface ParsedPage {
-  /** 1-based physical page number; null for formats without pages (TXT, HTML, DOCX...). */
+  /** 1-based physical page number (a slide's or sheet's position); null for formats without pages (TXT, HTML, DOCX...). */
   pageNumber: number | null;
-  /** Logical page label (PDF /PageLabels), or null. */
+  /** Logical page label (PDF /PageLabels) or a sheet's name, or null. */
   pageLabel: string | null;
   /** Page text; paragraphs separated by a blank line ("\n\n"). */
   text: string;
@@ -37,7 +37,7 @@ export interface ParsedDocument {
   /** Extension without the dot, lower case, of the detected format (pdf, docx, txt...). */
   extension: string;
   pages: ParsedPage[];
-  /** Number of pages for paged formats (PDF, multi-page TIFF, PPTX slides); null otherwise. */
+  /** Number of pages for paged formats (PDF, multi-page TIFF, PPTX slides, XLSX sheets); null otherwise. */
   pageCount: number | null;
   textExtraction: TextExtraction;
   ocrUsed: boolean;

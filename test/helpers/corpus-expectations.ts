@@ -57,6 +57,11 @@ export const scannedPdf = (minChars: number, more: Partial<Completed> = {}): Exp
   TESSERACT && PDFTOPPM ? done('pdf', minChars, { extraction: 'ocr', ocrUsed: true, ...more }) : OCR_UNAVAILABLE;
 export const pageText = (index: number, pattern: RegExp) => (doc: ParsedDocument): void => assert.match(doc.pages[index]!.text, pattern);
 /** Text that exists only in a picture, which nothing reads without OCR. */
+/** A workbook's pages: one per sheet that holds text, as [position, name], each page opening with its sheet's name. */
+export const sheetPages = (expected: [number, string][]) => (doc: ParsedDocument): void => {
+  assert.deepEqual(doc.pages.map((page) => [page.pageNumber, page.pageLabel]), expected);
+  for (const page of doc.pages) assert.ok(page.text.startsWith(`${page.pageLabel}\n\n`), `page ${page.pageNumber} opens with its sheet's name`);
+};
 export const lacksEmbedded = (pattern: RegExp) => (doc: ParsedDocument): void =>
   assert.doesNotMatch(doc.pages.map((page) => page.text).join('\n\n'), pattern, 'text in a picture is not read without OCR');
 /** Word and Excel 97-2003 are read by the Debian catdoc package's readers (PowerPoint needs none). */
@@ -102,6 +107,12 @@ export const EXPECTATIONS: Record<string, Expectation> = {
   // Nested embeddings, depth 2: 'The Alfresco logo is above this' and 'The end!' exist only in the docx inside the embedded pptx.
   'embedded/tika_testEXCEL_embeded.xlsx': done('xlsx', 500, {
     phrases: ['The quick brown fox jumps over the lazy dog', 'Special characters: !"£$%^&*()', 'A\tB\tAB', 'SKIP1\tSKIP2', 'The Alfresco logo is above this', 'The end!'],
+    pageCount: 2,
+    // The objects Sheet1 embeds join Sheet1's page.
+    check: (doc) => {
+      sheetPages([[1, 'Sheet1'], [2, 'Sheet2']])(doc);
+      assert.match(doc.pages[0]!.text, /The Alfresco logo is above this/);
+    },
   }),
   // docx -> OLE Acrobat object (its CONTENTS is a PDF) -> the PDF's attached Test.docx: 'Needle' exists only at depth 2.
   'embedded/tika_testPDFEmbeddingAndEmbedded.docx': done('docx', 150, {
@@ -194,8 +205,17 @@ export const EXPECTATIONS: Record<string, Expectation> = {
     },
   }),
 
-  'legacy/poi_61045_govdocs1_626534.xls': legacyOffice('xls', 1000, { phrases: ['TABLE F-2 BY FILING MONTH', 'BUSINESS AND NONBUSINESS BANKRUPTCY CASES COMMENCED, BY CHAPTER OF THE BANKRUPTCY CODE'], pageCount: null }),
-  'legacy/poi_aida-tour_maldives_august_october.xls': legacyOffice('xls', 5000, { phrases: ['МАЛЬДИВЫ', 'ANANTARA DHIGU RESORT & SPA'] }),
+  // A page per sheet, named from the workbook's own sheet list (BOUNDSHEET records), as for a .xlsx.
+  'legacy/poi_61045_govdocs1_626534.xls': legacyOffice('xls', 1000, { phrases: ['TABLE F-2 BY FILING MONTH', 'BUSINESS AND NONBUSINESS BANKRUPTCY CASES COMMENCED, BY CHAPTER OF THE BANKRUPTCY CODE'], pageCount: 1, check: sheetPages([[1, 'Sheet1']]) }),
+  'legacy/poi_aida-tour_maldives_august_october.xls': legacyOffice('xls', 5000, {
+    phrases: ['МАЛЬДИВЫ', 'ANANTARA DHIGU RESORT & SPA'],
+    pageCount: 3,
+    check: (doc) => {
+      sheetPages([[1, 'СОДЕРЖАНИЕ'], [2, 'DELUXE 01.08-31.10.11'], [3, 'Международный авиаперелет']])(doc);
+      // The flights are on their own sheet: a chunk of them is never a chunk of the price list.
+      assert.deepEqual(doc.pages.map((page) => /Варианты международного авиа/.test(page.text)), [false, false, true]);
+    },
+  }),
   'legacy/poi_bug58718_008558.ppt': done('ppt', 5000, {
     pageCount: 25,
     phrases: ['Celecoxib (CELEBREX®)', 'Familial Adenomatous Polyposis', 'Pharmacia Attendees'],
@@ -207,7 +227,8 @@ export const EXPECTATIONS: Record<string, Expectation> = {
     },
   }),
   'legacy/poi_utas_International-Travel-Approval-Request-Form.doc': legacyOffice('doc', 3000, { phrases: ['International Travel Approval Request Form'], check: (doc) => assert.doesNotMatch(doc.pages[0]!.text, /FORMTEXT|FORMCHECKBOX/) }),
-  'legacy/tika_testEXCEL.xls': legacyOffice('xls', 150, { phrases: ['Sample Excel Worksheet - Numbers and their Squares', 'Number\tSquare', '15\t225'] }),
+  // Feuil2 and Feuil3 are empty: they count as sheets but give no page.
+  'legacy/tika_testEXCEL.xls': legacyOffice('xls', 150, { phrases: ['Sample Excel Worksheet - Numbers and their Squares', 'Number\tSquare', '15\t225'], pageCount: 3, check: sheetPages([[1, 'Feuil1']]) }),
   'legacy/tika_testPPT.ppt': done('ppt', 50, { pageCount: 1, phrases: ['Sample Powerpoint Slide', 'Powerpoint X for Mac'] }),
   'legacy/tika_testPPT_various.ppt': done('ppt', 300, { pageCount: 1, phrases: ['Footnote appears here', 'Bullet 1', 'Number bullet 1', 'This is a hyperlink', 'ゾルゲと尾崎、淡々と最期', '𐌲𐌿𐍄𐌹𐍃𐌺', 'Row 2 Col 3', 'Here is a text box'] }),
   'legacy/tika_testWORD.doc': legacyOffice('doc', 500, {
@@ -326,14 +347,34 @@ export const EXPECTATIONS: Record<string, Expectation> = {
     check: (doc) => assert.equal(doc.properties.title, 'Title'),
   }),
 
-  'xlsx/poi_55906-MultiSheetRefs.xlsx': done('xlsx', 50, { phrases: ['Hello!', 'Middle!', 'Sheet3'] }),
+  // A page per sheet, labelled with its name: a chunk never spans two sheets.
+  'xlsx/poi_55906-MultiSheetRefs.xlsx': done('xlsx', 50, {
+    phrases: ['Hello!', 'Middle!', 'Sheet3'],
+    pageCount: 3,
+    check: (doc) => {
+      sheetPages([[1, 'Sheet1'], [2, 'Sheet2'], [3, 'Sheet3']])(doc);
+      assert.deepEqual(doc.pages.map((page) => /Hello!|Middle!|Bye!/.exec(page.text)?.[0]), ['Hello!', 'Middle!', 'Bye!']);
+    },
+  }),
   'xlsx/sheetjs_DataTypesFormats.xlsx': done('xlsx', 50, { phrases: ['Date\t2020-07-23', 'Date Time\t2020-07-23T09:00:00'] }),
-  'xlsx/tika_CVLKRA-KYC_Download_File_Structure_V3.1.xlsx': done('xlsx', 10_000, { phrases: ['KYC HEADER'] }),
+  'xlsx/tika_CVLKRA-KYC_Download_File_Structure_V3.1.xlsx': done('xlsx', 10_000, {
+    phrases: ['KYC HEADER'],
+    pageCount: 30,
+    check: (doc) => {
+      assert.deepEqual(doc.pages.slice(0, 4).map((page) => [page.pageNumber, page.pageLabel]), [[1, 'KYC HEADER'], [2, 'KYC'], [3, 'ADDL INFO'], [4, 'KYC TRAILER']]);
+      assert.equal(doc.pages.find((page) => page.pageNumber === 8)?.pageLabel, 'Document & EXEMPTED &  PAN COPY', 'a name is kept as the workbook spells it');
+    },
+  }),
   'xlsx/tika_testEXCEL_big_numbers.xlsx': done('xlsx', 30, { phrases: ['123456789012345'] }),
   'xlsx/tika_testEXCEL_dateFormats.xlsx': done('xlsx', 20, { phrases: ['2018-09-20'] }),
+  // Sheet2 and Sheet3 are empty: counted, but no page.
   'xlsx/tika_testEXCEL_headers_footers.xlsx': done('xlsx', 1000, {
     phrases: ['John Smith1\t1 Corporate HQ', 'Header - Corporate Spreadsheet', 'Footer - Corporate Spreadsheet Footer'],
-    check: (doc) => assert.equal(doc.properties.title, 'Internal spreadsheet'),
+    pageCount: 3,
+    check: (doc) => {
+      assert.equal(doc.properties.title, 'Internal spreadsheet');
+      sheetPages([[1, 'Sheet1']])(doc);
+    },
   }),
   'xlsx/tika_testMSChart-govdocs-428996.xlsx': fails('no_text', /contains no text/),
 };

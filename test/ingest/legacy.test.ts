@@ -9,7 +9,8 @@ import CFB from 'cfb';
 import { parseDocument } from '../../src/ingest/parse.ts';
 import { IngestError } from '../../src/ingest/parsed-document.ts';
 import { MAX_RECORD_DEPTH, presentationSlides } from '../../src/ingest/parsers/legacy/powerpoint.ts';
-import { workbookIsEncrypted } from '../../src/ingest/parsers/legacy/excel.ts';
+import { workbookIsEncrypted, workbookPages, workbookSheetBreaks } from '../../src/ingest/parsers/legacy/excel.ts';
+import { createContext, resolveParseOptions } from '../../src/ingest/parse-options.ts';
 import { CATDOC } from '../helpers/corpus-expectations.ts';
 
 const corpusFile = (path: string): Buffer => readFileSync(new URL(`../../../shared/corpus/${path}`, import.meta.url));
@@ -87,4 +88,49 @@ test('the text, sheet and cell limits cut legacy documents as they cut OOXML one
   const cells = await parseDocument(corpusFile('legacy/tika_testEXCEL.xls'), 'squares.xls', { maxCells: 10 });
   assert.deepEqual(cells.truncations?.map((truncation) => truncation.limit), ['cells']);
   assert.doesNotMatch(cells.pages[0]!.text, /225/, 'rows past the cell limit are not read');
+});
+
+/** The Workbook stream of a corpus .xls, read with the same CFB library the builder above writes with. */
+function workbookStream(path: string): Buffer {
+  const entry = CFB.find(CFB.read(corpusFile(path), { type: 'buffer' }), 'Workbook');
+  assert.ok(entry, `${path} has a Workbook stream`);
+  return Buffer.from(entry.content as Uint8Array);
+}
+
+test('an Excel 97-2003 workbook gives a page per sheet that holds text, named from its BOUNDSHEET records; its breaks are what xls2csv prints', () => {
+  const layout = workbookSheetBreaks(workbookStream('legacy/poi_aida-tour_maldives_august_october.xls'));
+  assert.deepEqual(layout?.sheets.map((sheet) => sheet.name), ['СОДЕРЖАНИЕ', 'DELUXE 01.08-31.10.11', 'Международный авиаперелет']);
+  assert.deepEqual(layout?.breaks.map((sheet) => sheet.position), [1, 2, 3]);
+  // Empty sheets are counted among the sheets but print nothing, so they own no break.
+  const squares = workbookSheetBreaks(workbookStream('legacy/tika_testEXCEL.xls'));
+  assert.deepEqual(squares?.sheets.map((sheet) => [sheet.position, sheet.name]), [[1, 'Feuil1'], [2, 'Feuil2'], [3, 'Feuil3']]);
+  assert.deepEqual(squares?.breaks.map((sheet) => sheet.name), ['Feuil1']);
+  const context = () => createContext('book.xls', { extension: 'xls', mimeType: 'application/vnd.ms-excel' }, resolveParseOptions({}));
+  const two = { sheets: squares!.sheets, breaks: [squares!.sheets[0]!, squares!.sheets[2]!] };
+  const paged = workbookPages('a\tb\n\fc\n\f', two, context());
+  assert.deepEqual(paged.pages.map((page) => [page.pageNumber, page.pageLabel, page.text]), [[1, 'Feuil1', 'Feuil1\n\na\tb'], [3, 'Feuil3', 'Feuil3\n\nc']]);
+  // A reader stopped inside a sheet (the text budget) printed a prefix of the sheets: still labelled.
+  assert.deepEqual(workbookPages('a\tb\n\fc', two, context()).pages.map((page) => page.pageLabel), ['Feuil1', 'Feuil3']);
+  // More printed sheets than the walk found: no name is guessed, the text is one page as before.
+  const unmatched = workbookPages('a\n\fb\n\fc\n\f', two, context());
+  assert.equal(unmatched.labelled, false);
+  assert.deepEqual(unmatched.pages, [{ pageNumber: null, pageLabel: null, text: 'a\n\nb\n\nc' }]);
+  assert.equal(workbookSheetBreaks(Buffer.from('not a workbook')), null);
+});
+
+test('the BIFF walk: sheets by BOUNDSHEET order, a chart-like empty sheet owns no break, a stream cut before its EOF still prints its sheet', () => {
+  const bof = biff(0x0809, Buffer.from([0x00, 0x06, 0x10, 0x00, 0, 0, 0, 0]));
+  const eof = biff(0x000a);
+  const cell = biff(0x0203, Buffer.alloc(14)); // NUMBER: row, column, style, an IEEE double
+  /** BIFF8 BOUNDSHEET: its BOF's offset, visibility, type, then the name (8-bit when the flag byte is 0). */
+  const boundsheet = (offset: number, name: string) => biff(0x0085, Buffer.concat([Buffer.from(Uint32Array.of(offset).buffer), Buffer.from([0, 0, name.length, 0]), Buffer.from(name, 'latin1')]));
+  const names = ['Sales', 'Chart', 'Costs'];
+  const globalsLength = bof.length + names.reduce((sum, name) => sum + boundsheet(0, name).length, 0) + eof.length;
+  const sales = [bof, cell, cell, eof];
+  const chart = [bof, eof];
+  const offsets = [globalsLength, globalsLength + Buffer.concat(sales).length, globalsLength + Buffer.concat([...sales, ...chart]).length];
+  const stream = Buffer.concat([bof, ...names.map((name, index) => boundsheet(offsets[index]!, name)), eof, ...sales, ...chart, bof, cell]);
+  const layout = workbookSheetBreaks(stream);
+  assert.deepEqual(layout?.sheets.map((sheet) => [sheet.position, sheet.name]), [[1, 'Sales'], [2, 'Chart'], [3, 'Costs']]);
+  assert.deepEqual(layout?.breaks.map((sheet) => sheet.name), ['Sales', 'Costs']);
 });

@@ -110,6 +110,16 @@ test('DOCUMENT_MAX_SHEETS and DOCUMENT_MAX_CELLS: later sheets and cells are not
   assert.ok(cells.warnings.some((warning) => /first 150 of the workbook/.test(warning)));
 });
 
+test('a workbook is a page per sheet that holds text: an empty sheet keeps its number, the sheet limit keeps page_count true', async () => {
+  const bytes = buildSpreadsheet([[['alpha', '1']], [], [['gamma', '3']], [['delta', '4']]]);
+  const whole = await parseDocument(bytes, 'book.xlsx');
+  assert.deepEqual(whole.pages.map((page) => [page.pageNumber, page.pageLabel, page.text]), [[1, 'Sheet1', 'Sheet1\n\nalpha\t1'], [3, 'Sheet3', 'Sheet3\n\ngamma\t3'], [4, 'Sheet4', 'Sheet4\n\ndelta\t4']]);
+  assert.equal(whole.pageCount, 4);
+  const cut = await parseDocument(bytes, 'book.xlsx', { maxSheets: 3 });
+  assert.deepEqual(cut.pages.map((page) => page.pageLabel), ['Sheet1', 'Sheet3']);
+  assert.equal(cut.pageCount, 4, 'every sheet is counted, read or not, as every slide of a deck is');
+});
+
 test('DOCUMENT_MAX_PAGES: only the first pages of a PDF and the first slides of a deck are read; page_count stays true', async () => {
   const pdf = await parseDocument(corpus('pdf/pdfjs_freeculture.pdf'), 'freeculture.pdf', { maxPages: 5, ocr: { enabled: false } });
   assert.equal(pdf.pages.length, 5);

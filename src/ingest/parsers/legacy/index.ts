@@ -27,9 +27,10 @@ export const parseLegacyOffice: Parser = async (bytes, context): Promise<ParsedD
     case 'doc':
       pages = [{ pageNumber: null, pageLabel: null, text: (await wordText(bytes, required(container.stream('WordDocument'), 'WordDocument'), context)).join('\n\n') }];
       break;
-    case 'xls':
-      pages = [{ pageNumber: null, pageLabel: null, text: (await workbookText(bytes, required(container.stream('Workbook') ?? container.stream('Book'), 'Workbook'), context)).join('\n\n') }];
+    case 'xls': {
+      ({ pages, sheetCount: pageCount } = await workbookText(bytes, required(container.stream('Workbook') ?? container.stream('Book'), 'Workbook'), context));
       break;
+    }
     case 'ppt': {
       if (container.stream(PPT_ENCRYPTED_SUMMARY)) throw encrypted('password-protected PowerPoint 97-2003 presentation');
       const slides = presentationSlides(required(container.stream('PowerPoint Document'), 'PowerPoint Document'));

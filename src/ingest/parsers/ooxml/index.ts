@@ -10,7 +10,7 @@ import { closePackage, hasPart, openPackage, readContentTypeOverrides, readRelat
 import type { OoxmlPackage } from './package.ts';
 import { readCoreProperties } from './core-properties.ts';
 import { extractWordText } from './word.ts';
-import { extractSpreadsheetText } from './spreadsheet.ts';
+import { extractSpreadsheetPages } from './spreadsheet.ts';
 import { extractPresentationPages } from './presentation.ts';
 import { embeddedParagraphs } from './embedded.ts';
 
@@ -56,14 +56,19 @@ async function mainDocument(pkg: OoxmlPackage): Promise<{ part: string; kind: Oo
   return { part: main.target, kind };
 }
 
-/** The document's pages, and its page count when the format has pages (every slide, read or not). */
+/** The document's pages, and its page count when the format has pages (every slide or sheet, read or not). */
 async function extractPages(pkg: OoxmlPackage, kind: OoxmlKind, part: string, context: ParserContext): Promise<{ pages: ParsedPage[]; pageCount: number | null }> {
   if (kind === 'pptx') {
     const { pages, slideCount } = await extractPresentationPages(pkg, part, context);
     return { pages, pageCount: slideCount };
   }
-  // A workbook's embedded objects join their sheet's text (spreadsheet.ts); a Word document's join its end.
-  const paragraphs = kind === 'docx' ? [...(await extractWordText(pkg, part, context)), ...(await embeddedParagraphs(pkg, part, context))] : await extractSpreadsheetText(pkg, part, context);
+  if (kind === 'xlsx') {
+    // A page per sheet, labelled with its name; a workbook's embedded objects join their sheet's page.
+    const { pages, sheetCount } = await extractSpreadsheetPages(pkg, part, context);
+    return { pages, pageCount: sheetCount };
+  }
+  // A Word document's embedded objects join its end.
+  const paragraphs = [...(await extractWordText(pkg, part, context)), ...(await embeddedParagraphs(pkg, part, context))];
   return { pages: [{ pageNumber: null, pageLabel: null, text: paragraphs.join('\n\n') }], pageCount: null };
 }
 

@@ -1,9 +1,10 @@
-// Text of a SpreadsheetML workbook: every sheet's cells (shared, inline, numeric, dates), headers/footers and comments.
+// Text of a SpreadsheetML workbook, a page per sheet: every sheet's cells (shared, inline, numeric, dates), headers/footers and comments.
 // It never pre-allocates from declared counts (count="8876876876876" is ignored) and never evaluates formulas.
 // Memory is bounded while reading, not only after: the shared-string table, the row and the cell being read keep no
 // more characters than the document may still index (DOCUMENT_MAX_CHARS), cells and sheets are counted against
 // DOCUMENT_MAX_CELLS and DOCUMENT_MAX_SHEETS, and a sheet part stops being inflated once a limit is reached.
 
+import type { ParsedPage } from '../../parsed-document.ts';
 import type { ParserContext } from '../../parse-options.ts';
 import { noteLimit, spendText } from '../../parse-options.ts';
 import { embeddedParagraphs } from './embedded.ts';
@@ -264,8 +265,14 @@ function groupRows(rows: string[]): string[] {
   return groups;
 }
 
-/** Paragraphs of the workbook: per sheet its name, its rows in groups, its headers/footers, its comments and the text of the objects embedded in it and of its pictures. */
-export async function extractSpreadsheetText(pkg: OoxmlPackage, mainPart: string, context: ParserContext): Promise<string[]> {
+/**
+ * One page per sheet that holds text, in the workbook's tab order: pageNumber is the sheet's 1-based position among
+ * all its sheets (an empty sheet keeps its number and gives no page), pageLabel its name, so a chunk never spans two
+ * sheets and a hit names its sheet. The page's text starts with the sheet's name (searchable, as before), then its rows
+ * in groups, its headers/footers, its comments and the text of the objects embedded in it and of its pictures.
+ * sheetCount counts every sheet of the workbook, read or not, as a presentation's page count counts every slide.
+ */
+export async function extractSpreadsheetPages(pkg: OoxmlPackage, mainPart: string, context: ParserContext): Promise<{ pages: ParsedPage[]; sheetCount: number }> {
   const workbook = await readWorkbook(pkg, mainPart);
   const shared = await readSharedStrings(pkg, workbook.sharedStringsPart, context);
   const cells: CellContext = {
@@ -278,15 +285,18 @@ export async function extractSpreadsheetText(pkg: OoxmlPackage, mainPart: string
   if (workbook.sheets.length > maxSheets) {
     noteLimit(context, 'sheets', maxSheets, `Only the first ${maxSheets} of the workbook's ${workbook.sheets.length} sheets were read (limit); only the beginning of the document is indexed.`);
   }
-  const paragraphs: string[] = [];
-  for (const sheet of workbook.sheets.slice(0, maxSheets)) {
+  const pages: ParsedPage[] = [];
+  for (const [index, sheet] of workbook.sheets.slice(0, maxSheets).entries()) {
     if (context.budget.remaining === 0 || context.cellsRemaining < 0) break;
     const { rows, headers } = await readSheet(pkg, sheet.part, cells, context);
     const comments = await readComments(pkg, sheet.part, context);
     const embedded = await embeddedParagraphs(pkg, sheet.part, context);
     for (const drawing of await sheetDrawings(pkg, sheet.part)) embedded.push(...(await embeddedParagraphs(pkg, drawing, context)));
-    if (rows.length + headers.length + comments.length + embedded.length === 0) continue;
-    paragraphs.push(sheet.name, ...groupRows(rows), ...headers, ...comments, ...embedded);
+    const paragraphs = [...groupRows(rows), ...headers, ...comments, ...embedded].filter((p) => p.trim() !== '');
+    if (paragraphs.length === 0) continue;
+    // A sheet without a name (a damaged workbook) is still its own page, labelled by nothing rather than by ''.
+    const label = sheet.name.trim() === '' ? null : sheet.name;
+    pages.push({ pageNumber: index + 1, pageLabel: label, text: [...(label ? [sheet.name] : []), ...paragraphs].join('\n\n') });
   }
-  return paragraphs.filter((p) => p.trim() !== '');
+  return { pages, sheetCount: workbook.sheets.length };
 }
