@@ -6,7 +6,8 @@
 // servers, and gives every field a description. Nothing here changes what a route accepts or answers.
 
 import { STATUS_CODES } from 'node:http';
-import { ERROR_CATALOGUE } from './error-catalogue.ts';
+import { ERROR_CATALOGUE, renderError } from './error-catalogue.ts';
+import type { ServiceErrorCode } from '../domain/service-error.ts';
 import { errorResponseDescription, JOB_STATUS_PARTS, SCHEMA_COMPONENTS } from './route-responses.ts';
 import { FIELD_DESCRIPTIONS } from './field-descriptions.ts';
 import { SEARCH_SCOPES } from './routes/search.ts';
@@ -160,12 +161,11 @@ function jobStatusByOperation(): Json {
 /** One example envelope per catalogue code of the status (the codes the response schema names, when it names some). */
 function errorExamples(status: number, codes: readonly string[] | undefined): Json {
   const examples: Json = {};
-  for (const entry of Object.values(ERROR_CATALOGUE)) {
+  for (const [code, entry] of Object.entries(ERROR_CATALOGUE) as [ServiceErrorCode, (typeof ERROR_CATALOGUE)[ServiceErrorCode]][]) {
     if (entry.status !== status || (codes && !codes.includes(entry.errorCode)) || examples[entry.errorCode]) continue;
-    const value: Json = { detail: entry.detail, error_code: entry.errorCode, request_id: EXAMPLE_REQUEST_ID };
-    const details = EXAMPLE_DETAILS[entry.errorCode] ?? (status >= 503 ? { code: entry.errorCode, message: entry.detail } : undefined);
-    if (details !== undefined) value.details = details;
-    examples[entry.errorCode] = { summary: entry.detail, value };
+    // Rendered as the service renders it (a 503 without details of its own says what failed).
+    const { body } = renderError(EXAMPLE_REQUEST_ID, { code, details: EXAMPLE_DETAILS[entry.errorCode] });
+    examples[entry.errorCode] = { summary: entry.detail, value: body as unknown as Json };
   }
   return examples;
 }

@@ -228,13 +228,18 @@ function literalKeys(tokens: Token[], open: number): string[] {
 }
 
 /** Hand-built error bodies in one file's source: envelopes, writes of error_code, literal error bodies, hand-picked error statuses. */
+const ENVELOPE_KEYS = new Set(['detail', 'error_code', 'request_id', 'details']);
+
 function handBuiltErrors(source: string): string[] {
   const tokens = tokenize(source);
   const found: string[] = [];
   tokens.forEach((token, k) => {
     if (token.kind === 'punct' && token.value === '{') {
       const keys = literalKeys(tokens, k);
-      if (keys.includes('error_code') && (keys.includes('detail') || keys.includes('details'))) {
+      // An envelope's shape: its keys, and mostly only those (a table of every field name, such as the OpenAPI
+      // document's field descriptions, holds them among many others and is no envelope).
+      const envelopeKeys = keys.filter((key) => ENVELOPE_KEYS.has(key)).length;
+      if (keys.includes('error_code') && (keys.includes('detail') || keys.includes('details')) && 2 * envelopeKeys >= keys.length) {
         found.push(`line ${token.line}: object literal with the envelope's keys {${keys.join(', ')}}`);
       }
       if (tokens[k - 1]?.value === '(' && tokens[k - 2]?.value === 'send' && tokens[k - 3]?.value === '.' && keys.includes('detail')) {
@@ -275,6 +280,8 @@ app.setNotFoundHandler((request, reply) => {
   ]);
   assert.equal(handBuiltErrors(`reply.send({ 'error_code': 'x', details: [{ loc: ['body'] }] });`).length, 1);
   assert.equal(handBuiltErrors("const body = { ...base, detail: `Invalid ${names.map((n) => ({ n })).join()}`, ['error_code']: code };").length, 1);
+  assert.equal(handBuiltErrors(`const body = { detail, error_code: code, request_id: id, retry: 1, hint: 'x' };`).length, 1);
+  assert.deepEqual(handBuiltErrors(`const DESCRIPTIONS = { document_id: 'a', job_id: 'b', detail: 'c', error_code: 'd', request_id: 'e', rank: 'f', page: 'g', total: 'h', limit: 'i' };`), []);
   assert.deepEqual(handBuiltErrors(`body.error_code = 'x'; other['error_code'] ??= 'y';`), ['line 1: writes error_code by hand', 'line 1: writes error_code by hand']);
   assert.deepEqual(handBuiltErrors(`return reply.code(404).send({ detail: 'Document not found' });`), [
     'line 1: picks error status 404 by hand',
