@@ -43,6 +43,8 @@ export class RateGate {
   /** Resolves once no refusal asks to wait any longer. */
   async passed(): Promise<void> {
     for (let left = this.openAt - Date.now(); left > 0; left = this.openAt - Date.now()) await pause(left);
+    // The gate is open: the notice hears so now, before the request goes, not at the countdown's next tick.
+    if (this.ticker !== null) this.report();
   }
 
   /** Whether a refusal's wait is still running. */
