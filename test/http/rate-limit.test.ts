@@ -219,7 +219,7 @@ test('requests in flight together ask for one batch between them, not one each',
 
 /**
  * A full disk, as a narrow fault seam: the real SQLite windows, whose writes fail with SQLITE_FULL (what SQLite
- * raises on a full disk) while `full` is set, and whose reads still answer. test/e2e/full-disk.test.ts fills a
+ * raises on a full disk) while `full` is set, and whose reads still answer. test/disk/full-disk.test.ts fills a
  * real file system; this seam lets the budget arithmetic be checked exactly, request by request.
  */
 function fullDiskLimiters(limit: number, clock: () => number) {

@@ -1,6 +1,6 @@
 // A job stopped by a full store is retried with an error that names the storage, not "internal error": what an
 // operator reading /status needs to know is that the disk is full. The store's error is SQLite's own
-// (SQLITE_FULL from a real database on a real full disk in test/e2e/full-disk.test.ts); here the handler throws
+// (SQLITE_FULL from a real database on a real full disk in test/disk/full-disk.test.ts); here the handler throws
 // it, as the generation write on a full disk does, so that the retry can be waited for without filling a disk.
 // Each run also reports an error code for the worker's log line: the store's, a parse's own, or the worker's.
 

@@ -7,13 +7,13 @@
 // included, on a small tmpfs and makes the server need a new WAL segment on the full disk (a WAL record and a
 // segment switch, from a session of its own, so the PANIC happens at a placed point rather than in whichever
 // request of the service first wrote WAL): the server PANICs, its restart cannot write WAL either, and it stays
-// down until space is freed and it is started again, meanwhile answered 503 store_unavailable. Mounting needs
-// root; the tests run in the PostgreSQL pass of the suites (npm run test:postgres).
+// down until space is freed and it is started again, meanwhile answered 503 store_unavailable. Each test starts
+// a private cluster of its own, whatever the suite's store; mounting needs root.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -21,8 +21,8 @@ import { api, baseEnv, KEYS, removeDir, spawnServer, tempDataDir, uploadFile, up
 import type { ChildServer } from '../helpers/server.ts';
 import { APP_ROLE, startPostgresCluster } from '../helpers/postgres-cluster.ts';
 import type { PostgresCluster } from '../helpers/postgres-cluster.ts';
-import { STORAGE_FULL_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../src/domain/store-failure.ts';
-import { TEST_STORE } from '../helpers/test-store.ts';
+import { STORE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../src/domain/store-failure.ts';
+import { assertStorageFull, fillDisk, mountSmallDisk, unmount } from '../helpers/small-disk.ts';
 
 const CSV = readFileSync(new URL('../../../shared/corpus/txt/moh_facilities_master.csv', import.meta.url));
 const TEXT = readFileSync(new URL('../../../shared/corpus/txt/tika_multi-language.txt', import.meta.url));
@@ -32,59 +32,6 @@ const TABLESPACE_SIZE = '64m';
 /** Free space left on the uploads disk: less than the file (426,547 bytes), more than nothing. */
 const ROOM_LEFT_BYTES = 128 * 1024;
 const TABLESPACE = 'full_disk';
-
-const asRoot = process.getuid?.() === 0;
-
-function skipReason(): string | null {
-  if (TEST_STORE !== 'postgres') return 'the PostgreSQL store on a full disk is tested in the PostgreSQL pass of the suites (npm run test:postgres)';
-  if (!asRoot) return 'mounting a tmpfs needs root; run the suite as root to test a full disk';
-  return null;
-}
-
-/** Mounts a tmpfs of `size` on `dir` (created); a reason to skip when this machine does not let the test. */
-function mountSmallDisk(size: string, dir: string): { dir: string } | { skip: string } {
-  mkdirSync(dir, { recursive: true });
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { encoding: 'utf8' });
-  if (mounted.status !== 0) return { skip: `mount -t tmpfs failed here (${mounted.stderr.trim() || mounted.error?.message}): no small file system to fill` };
-  return { dir };
-}
-
-function unmount(dir: string): void {
-  // Lazy: a process still winding down may hold a file open.
-  spawnSync('umount', ['-l', dir]);
-  rmSync(dir, { recursive: true, force: true });
-}
-
-/** Writes `path` until the file system refuses another byte (ENOSPC); returns the bytes it took. */
-function fillDisk(path: string): number {
-  const fd = openSync(path, 'w');
-  let written = 0;
-  try {
-    for (const size of [1 << 20, 64 << 10, 4 << 10, 512, 1]) {
-      const block = Buffer.alloc(size, 0x5a);
-      for (;;) {
-        try {
-          const count = writeSync(fd, block);
-          written += count;
-          if (count < size) break;
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-          break;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return written;
-}
-
-function assertStorageFull(answer: { status: number; headers: Headers; json: any }, storage: string, what: string): void {
-  assert.equal(answer.status, 507, `${what}: ${answer.status} ${JSON.stringify(answer.json)}`);
-  assert.equal(answer.headers.get('retry-after'), String(STORAGE_FULL_RETRY_AFTER_SECONDS), `${what} carries Retry-After`);
-  assert.equal(answer.json.error_code, 'storage_full', what);
-  assert.equal(answer.json.details.storage, storage, `${what} names the storage: ${JSON.stringify(answer.json)}`);
-}
 
 async function asSuperuser<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -99,21 +46,10 @@ async function asSuperuser<T>(url: string, run: (client: pg.Client) => Promise<T
 const SEARCH = { query: 'internship retainer', scope: 'content' };
 
 test("PostgreSQL: its tables' disk full: writes are refused whole with 507 naming PostgreSQL, reads keep answering, health degrades, and freeing space recovers", async (t) => {
-  const skip = skipReason();
-  if (skip) {
-    t.skip(skip);
-    return;
-  }
-  const mountPoint = mkdtempSync(join(tmpdir(), 'hds-pg-full-disk-'));
-  const disk = mountSmallDisk(TABLESPACE_SIZE, mountPoint);
-  if ('skip' in disk) {
-    rmSync(mountPoint, { recursive: true, force: true });
-    t.skip(disk.skip);
-    return;
-  }
+  const diskDir = mountSmallDisk(TABLESPACE_SIZE, mkdtempSync(join(tmpdir(), 'hds-pg-full-disk-')));
   // The tablespace is the server's: its directory belongs to the postgres user (the server runs as it here).
   const owner = (flag: string) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
-  const tablespaceDir = join(disk.dir, 'tablespace');
+  const tablespaceDir = join(diskDir, 'tablespace');
   mkdirSync(tablespaceDir);
   chownSync(tablespaceDir, owner('-u'), owner('-g'));
   const dataDir = tempDataDir();
@@ -150,7 +86,7 @@ test("PostgreSQL: its tables' disk full: writes are refused whole with 507 namin
 
     // Less room than the file: its row (TOASTed into pages of the uploads table) stores part of it and then
     // cannot extend the table. The upload is refused whole and no row of it stays, cut short or whole.
-    const filler = join(disk.dir, 'filler');
+    const filler = join(diskDir, 'filler');
     const filled = fillDisk(filler);
     assert.ok(filled > ROOM_LEFT_BYTES, 'the disk took the filler');
     truncateSync(filler, filled - ROOM_LEFT_BYTES);
@@ -160,7 +96,7 @@ test("PostgreSQL: its tables' disk full: writes are refused whole with 507 namin
     assert.equal(await uploadRows(), 0, 'no upload row, whole or cut short, is left behind');
     assert.equal(await jobs(), jobsBefore, 'no job was recorded for the refused upload');
     // And now no room at all for a new page of any table or index of the database.
-    fillDisk(join(disk.dir, 'filler-rest'));
+    fillDisk(join(diskDir, 'filler-rest'));
 
     // A JSON upload whose text needs new pages: refused whole, naming PostgreSQL, no job recorded.
     const json = await uploadText(url, KEYS.alpha, { document_id: 'doc-3', text: CSV.toString('utf8').repeat(12) });
@@ -203,7 +139,7 @@ test("PostgreSQL: its tables' disk full: writes are refused whole with 507 namin
 
     // Space comes back: writes work again without a restart, and the upload refused before is stored whole.
     rmSync(filler);
-    rmSync(join(disk.dir, 'filler-rest'));
+    rmSync(join(diskDir, 'filler-rest'));
     const again = await uploadFile(url, KEYS.alpha, { document_id: 'doc-2' }, { name: 'moh_facilities_master.csv', bytes: CSV, type: 'text/csv' });
     assert.equal(again.status, 202, JSON.stringify(again.json));
     const againJob = await waitForJob(url, KEYS.alpha, again.json.job_id, { timeoutMs: 120_000 });
@@ -225,7 +161,7 @@ test("PostgreSQL: its tables' disk full: writes are refused whole with 507 namin
     await server?.stop();
     // The cluster goes with its data directory; the tablespace's files live on the tmpfs, removed with it.
     cluster?.stop();
-    unmount(disk.dir);
+    unmount(diskDir);
     removeDir(dataDir);
   }
 });
@@ -244,27 +180,16 @@ async function until(condition: () => boolean, timeoutMs: number, what: string):
   }
 }
 
-test('PostgreSQL: its WAL disk full: the server PANICs and stays down, every route answers 503 store_unavailable with Retry-After (never 500), nothing is half-written, and a restarted server serves again', async (t) => {
-  const skip = skipReason();
-  if (skip) {
-    t.skip(skip);
-    return;
-  }
-  const mountPoint = mkdtempSync(join(tmpdir(), 'hds-pg-wal-full-'));
-  const disk = mountSmallDisk(CLUSTER_DISK_SIZE, mountPoint);
-  if ('skip' in disk) {
-    rmSync(mountPoint, { recursive: true, force: true });
-    t.skip(disk.skip);
-    return;
-  }
+test('PostgreSQL: its WAL disk full: the server PANICs and stays down, every route answers 503 store_unavailable with Retry-After (never 500), nothing is half-written, and a restarted server serves again', async () => {
+  const diskDir = mountSmallDisk(CLUSTER_DISK_SIZE, mkdtempSync(join(tmpdir(), 'hds-pg-wal-full-')));
   const owner = (flag: string) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
-  chownSync(disk.dir, owner('-u'), owner('-g'));
+  chownSync(diskDir, owner('-u'), owner('-g'));
   const dataDir = tempDataDir();
   let cluster: PostgresCluster | undefined;
   let server: ChildServer | undefined;
   try {
     // The whole cluster, WAL included, on the small disk.
-    cluster = await startPostgresCluster({ at: disk.dir });
+    cluster = await startPostgresCluster({ at: diskDir });
     const databaseUrl = await cluster.createDatabase();
     const database = new URL(databaseUrl).pathname.slice(1);
     server = await spawnServer(baseEnv(dataDir, { STORE: 'postgres', DATABASE_URL: databaseUrl, API_PROCESSES: '1', RATE_LIMIT_PER_MINUTE: '1000', SEARCH_RATE_LIMIT_PER_MINUTE: '1000' }));
@@ -280,9 +205,9 @@ test('PostgreSQL: its WAL disk full: the server PANICs and stays down, every rou
     // Fill the disk, then make PostgreSQL need a new WAL segment: a WAL record, then a switch to the next
     // segment, until one cannot be created. Where the PANIC happens is thereby placed: in this session, not
     // in a request of the service (an ordinary write first fails on its table, 53100, as the test above shows).
-    const filler = join(disk.dir, 'filler');
+    const filler = join(diskDir, 'filler');
     fillDisk(filler);
-    const pidFile = join(disk.dir, 'data', 'postmaster.pid');
+    const pidFile = join(diskDir, 'data', 'postmaster.pid');
     const admin = new pg.Client({ connectionString: cluster.superuserUrl('postgres') });
     admin.on('error', () => {}); // the PANIC ends this connection: the failed query says so
     await admin.connect();
@@ -335,7 +260,7 @@ test('PostgreSQL: its WAL disk full: the server PANICs and stays down, every rou
   } finally {
     await server?.stop();
     cluster?.stop();
-    unmount(disk.dir);
+    unmount(diskDir);
     removeDir(dataDir);
   }
 });

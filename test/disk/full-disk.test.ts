@@ -2,19 +2,18 @@
 // mounted for the test, which is then filled. Writes that do not fit are refused whole (507 storage_full with
 // Retry-After, naming the storage) and change nothing, no upload is kept cut short, the reads that need no
 // write (search, list, text, status) keep answering, /health reports the state store degraded, and once space
-// is freed the service works again without a restart. Mounting needs root: elsewhere the test is skipped.
+// is freed the service works again without a restart. The service runs on SQLite whatever the suite's store
+// (its files are what fill); a full PostgreSQL disk is postgres-full-disk.test.ts. Mounting needs root.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { api, baseEnv, KEYS, removeDir, spawnServer, tempDataDir, uploadFile, uploadText, waitForJob } from '../helpers/server.ts';
 import type { ChildServer } from '../helpers/server.ts';
-import { STORAGE_FULL_RETRY_AFTER_SECONDS } from '../../src/domain/store-failure.ts';
-import { TEST_STORE } from '../helpers/test-store.ts';
+import { assertStorageFull, fillDisk, mountSmallDisk, unmount } from '../helpers/small-disk.ts';
 
 /** Room for a started service and two small documents, with WAL files that grow to SQLite's 4 MiB checkpoint. */
 const TMPFS_SIZE = '48m';
@@ -23,53 +22,6 @@ const TEXT = readFileSync(new URL('../../../shared/corpus/txt/tika_multi-languag
 
 /** Free space left for the upload that does not fit: less than the file (426,547 bytes), more than nothing. */
 const ROOM_LEFT_BYTES = 128 * 1024;
-
-const asRoot = process.getuid?.() === 0;
-
-/** Mounts a tmpfs of `size` on `dir` (a new directory by default); a reason to skip when this machine does not let the test. */
-function mountSmallDisk(size = TMPFS_SIZE, at?: string): { dir: string } | { skip: string } {
-  // The file systems filled are DATA_DIR's: the SQLite store's databases and upload files.
-  if (TEST_STORE !== 'sqlite') return { skip: "DATA_DIR's file systems hold the SQLite store: tested in the SQLite pass (a full PostgreSQL disk: postgres-full-disk.test.ts)" };
-  if (!asRoot) return { skip: 'mounting a tmpfs needs root; run the suite as root to test a full disk' };
-  const dir = at ?? mkdtempSync(join(tmpdir(), 'hds-full-disk-'));
-  mkdirSync(dir, { recursive: true });
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { encoding: 'utf8' });
-  if (mounted.status !== 0) {
-    rmSync(dir, { recursive: true, force: true });
-    return { skip: `mount -t tmpfs failed here (${mounted.stderr.trim() || mounted.error?.message}): no small file system to fill` };
-  }
-  return { dir };
-}
-
-function unmount(dir: string): void {
-  // Lazy: a process of the service still winding down may hold a file open.
-  spawnSync('umount', ['-l', dir]);
-  rmSync(dir, { recursive: true, force: true });
-}
-
-/** Writes `path` until the file system refuses another byte (ENOSPC); returns the bytes it took. */
-function fillDisk(path: string): number {
-  const fd = openSync(path, 'w');
-  let written = 0;
-  try {
-    for (const size of [1 << 20, 64 << 10, 4 << 10, 512, 1]) {
-      const block = Buffer.alloc(size, 0x5a);
-      for (;;) {
-        try {
-          const count = writeSync(fd, block);
-          written += count;
-          if (count < size) break;
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-          break;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return written;
-}
 
 /** Jobs recorded in control.db (read only: a write would not fit). */
 function jobCount(dataDir: string): number {
@@ -81,22 +33,10 @@ function jobCount(dataDir: string): number {
   }
 }
 
-function assertStorageFull(answer: { status: number; headers: Headers; json: any }, storage: string, what: string): void {
-  assert.equal(answer.status, 507, `${what}: ${answer.status} ${JSON.stringify(answer.json)}`);
-  assert.equal(answer.headers.get('retry-after'), String(STORAGE_FULL_RETRY_AFTER_SECONDS), `${what} carries Retry-After`);
-  assert.equal(answer.json.error_code, 'storage_full', what);
-  assert.equal(answer.json.details.storage, storage, `${what} names the storage: ${JSON.stringify(answer.json)}`);
-}
-
 const SEARCH = { query: 'internship retainer', scope: 'content' };
 
 test('a full disk: writes are refused whole with 507 and Retry-After, reads keep answering, health degrades, and freeing space recovers', async (t) => {
-  const disk = mountSmallDisk();
-  if ('skip' in disk) {
-    t.skip(disk.skip);
-    return;
-  }
-  const dataDir = disk.dir;
+  const dataDir = mountSmallDisk(TMPFS_SIZE, mkdtempSync(join(tmpdir(), 'hds-full-disk-')));
   let server: ChildServer | undefined;
   try {
     // Per-request budget decisions (under the batch room of 1,024): every request asks the store, which is full.
@@ -197,23 +137,18 @@ test('a full disk: writes are refused whole with 507 and Retry-After, reads keep
   }
 });
 
-test('uploads on a small disk of their own (control.db elsewhere): an upload larger than the free space is refused whole, never accepted cut short', async (t) => {
+test('uploads on a small disk of their own (control.db elsewhere): an upload larger than the free space is refused whole, never accepted cut short', async () => {
   const dataDir = tempDataDir();
-  const disk = mountSmallDisk('1m', join(dataDir, 'uploads'));
-  if ('skip' in disk) {
-    removeDir(dataDir);
-    t.skip(disk.skip);
-    return;
-  }
+  const uploads = mountSmallDisk('1m', join(dataDir, 'uploads'));
   let server: ChildServer | undefined;
   try {
     server = await spawnServer(baseEnv(dataDir, { STORE: 'sqlite', API_PROCESSES: '1' }));
-    const filler = join(disk.dir, 'filler');
+    const filler = join(uploads, 'filler');
     truncateSync(filler, Math.max(0, fillDisk(filler) - ROOM_LEFT_BYTES));
     const jobsBefore = jobCount(dataDir);
     const upload = await uploadFile(server.url, KEYS.alpha, { document_id: 'doc-1' }, { name: 'moh_facilities_master.csv', bytes: CSV, type: 'text/csv' });
     assertStorageFull(upload, 'uploads', 'a file upload larger than the free space');
-    assert.deepEqual(readdirSync(disk.dir), ['filler'], 'no upload file, whole or cut short, is left behind');
+    assert.deepEqual(readdirSync(uploads), ['filler'], 'no upload file, whole or cut short, is left behind');
     assert.equal(jobCount(dataDir), jobsBefore, 'no job was recorded');
     // A file that fits is stored whole and indexed.
     const small = await uploadFile(server.url, KEYS.alpha, { document_id: 'doc-2' }, { name: 'tika_multi-language.txt', bytes: TEXT, type: 'text/plain' });
@@ -221,7 +156,7 @@ test('uploads on a small disk of their own (control.db elsewhere): an upload lar
     assert.equal((await waitForJob(server.url, KEYS.alpha, small.json.job_id)).status, 'completed');
   } finally {
     await server?.stop();
-    unmount(disk.dir);
+    unmount(uploads);
     removeDir(dataDir);
   }
 });
