@@ -8,6 +8,9 @@ import { readServingGeneration } from './generation-rows.ts';
 import type { PublicationChanges, PublicationLogRepository } from './port.ts';
 import type { PublicationLogKind } from '../domain/publication-log.ts';
 import type { ServingGeneration } from '../domain/generation.ts';
+import { ServiceError } from '../domain/service-error.ts';
+import { PUBLICATION_RETRY_AFTER_SECONDS } from '../spec-limits.ts';
+import { storeFailureOf } from './store-failures.ts';
 
 /** The log is compacted on every this-many-th append (a cheap indexed delete). */
 export const PUBLICATION_LOG_COMPACTION_EVERY = 64;
@@ -87,18 +90,27 @@ export class SqlitePublicationLog implements PublicationLogRepository {
       const pinned = () => cachedStatement(db, 'SELECT seq FROM fence_positions WHERE fenced_at = ?').get(fencedAt) as { seq: number } | undefined;
       const recorded = pinned();
       if (recorded) return recorded.seq;
-      const attempt = transactionIfFree(db, () => {
-        const raced = pinned();
-        if (raced) return raced.seq;
-        const head = this.headSync();
-        cachedStatement(db, 'INSERT INTO fence_positions (fenced_at, seq) VALUES (?, ?)').run(fencedAt, head);
-        // Earlier fences are over (this one began after them); only a read still inside one would ask again.
-        cachedStatement(db, 'DELETE FROM fence_positions WHERE fenced_at < ?').run(fencedAt);
-        return head;
-      });
+      let attempt: ReturnType<typeof transactionIfFree<number>>;
+      try {
+        attempt = transactionIfFree(db, () => {
+          const raced = pinned();
+          if (raced) return raced.seq;
+          const head = this.headSync();
+          cachedStatement(db, 'INSERT INTO fence_positions (fenced_at, seq) VALUES (?, ?)').run(fencedAt, head);
+          // Earlier fences are over (this one began after them); only a read still inside one would ask again.
+          cachedStatement(db, 'DELETE FROM fence_positions WHERE fenced_at < ?').run(fencedAt);
+          return head;
+        });
+      } catch (error) {
+        // A full disk refuses the position's one row: the read cannot be pinned, so it fails closed as a read
+        // (503 with Retry-After), not as the write it is underneath (507 is no status of the read routes).
+        if (storeFailureOf(error, 'sqlite')?.kind !== 'full') throw error;
+        throw new ServiceError('publication_unavailable', `the fence's position of Client ${this.database.clientId} could not be recorded: the disk is full`, { retryAfterSeconds: PUBLICATION_RETRY_AFTER_SECONDS });
+      }
       if (attempt.done) return attempt.value;
       if (performance.now() >= deadline) {
-        throw new Error(`the database of Client ${this.database.clientId} stayed locked by a writer for ${SQLITE_BUSY_TIMEOUT_MS} ms: the fence's position could not be recorded`);
+        // A writer holding the Client's file is contention, retryable like any other (SPEC publication_busy).
+        throw new ServiceError('publication_busy', `the database of Client ${this.database.clientId} stayed locked by a writer for ${SQLITE_BUSY_TIMEOUT_MS} ms: the fence's position could not be recorded`, { retryAfterSeconds: PUBLICATION_RETRY_AFTER_SECONDS });
       }
       await sleep(FENCE_POSITION_RETRY_MS);
     }

@@ -8,12 +8,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { DatabaseSync } from 'node:sqlite';
 import { ClientStore } from '../../src/storage/client-store.ts';
 import { CLIENT_MIGRATIONS } from '../../src/storage/client-migrations.ts';
 import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
 import { SqliteAuthorityRepository } from '../../src/storage/sqlite-authority.ts';
 import { openDatabase } from '../../src/storage/sqlite.ts';
 import { PublicationPaused } from '../../src/domain/jobs.ts';
+import { ServiceError } from '../../src/domain/service-error.ts';
+import { PUBLICATION_RETRY_AFTER_SECONDS } from '../../src/spec-limits.ts';
 import { generationInput } from '../helpers/storage-adapters.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 
@@ -114,5 +117,24 @@ test('two mode changes in one millisecond still name two fences: each change is 
   } finally {
     db.close();
     removeDir(dir);
+  }
+});
+
+test("a writer holding the Client's file past the busy timeout fails a fence's first read as contention (publication_busy, Retry-After 1), never as a defect", async () => {
+  const { clientPath, authority, store, close } = deployment();
+  const holder = new DatabaseSync(clientPath);
+  try {
+    await authority.setAuthorityMode('READY');
+    await store.generations.stageAndActivate(generationInput('before', ['published before the fence']));
+    const fencedAt = (await authority.setAuthorityMode('FENCING')).changedAt;
+    // Another connection holds the write lock and never lets go while the read waits for it.
+    holder.exec('BEGIN IMMEDIATE');
+    await assert.rejects(store.publicationLog.head(fencedAt), (error: unknown) => error instanceof ServiceError && error.code === 'publication_busy' && error.retryAfterSeconds === PUBLICATION_RETRY_AFTER_SECONDS);
+    holder.exec('ROLLBACK');
+    // Once the writer is gone the same read records the position.
+    assert.equal(await store.publicationLog.head(fencedAt), 1);
+  } finally {
+    holder.close();
+    close();
   }
 });
