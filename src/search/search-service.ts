@@ -76,11 +76,29 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; seconds: nu
   return { value, seconds: (performance.now() - started) / 1000 };
 }
 
+/**
+ * The live chunks of each snapshot that are not soft-deleted, made once per snapshot (snapshots are immutable):
+ * every search without filters or include_deleted, and every filtered search's scores (eligibilityBeforeFilters),
+ * read it, and walking every version for it on each request cost a pass over the whole Client.
+ */
+const visibleLive = new WeakMap<ClientSnapshot, Uint8Array>();
+
 /** Chunks a request may see: live in the snapshot, visible under include_deleted, passing the filters. */
 function eligibility(snapshot: ClientSnapshot, filters: CompiledFilters, includeDeleted: boolean): Uint8Array {
   const live = snapshot.live;
   const hidden = !includeDeleted && snapshot.deletedVersionCount > 0;
   if (filters.isEmpty && !hidden) return live;
+  if (filters.isEmpty) {
+    let visible = visibleLive.get(snapshot);
+    if (visible === undefined) {
+      visible = new Uint8Array(live.length);
+      for (const version of snapshot.versions.values()) {
+        if (!version.deletion.deleted) visible.set(live.subarray(version.firstOrdinal, version.firstOrdinal + version.chunkCount), version.firstOrdinal);
+      }
+      visibleLive.set(snapshot, visible);
+    }
+    return visible;
+  }
   const eligible = new Uint8Array(live.length);
   for (const version of snapshot.versions.values()) {
     if (version.deletion.deleted && !includeDeleted) continue;
