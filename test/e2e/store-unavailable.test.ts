@@ -60,14 +60,23 @@ async function assertEveryRouteRefuses(url: string, storage: string): Promise<vo
 }
 
 /**
- * Overwrites control.db with bytes that are no database, as a failed copy would. Its WAL is checkpointed into it first and writers are held off while it is overwritten, so that every
- * page the service reads next comes from the overwritten file (a connection re-reads once the WAL was reset).
+ * Overwrites control.db with bytes that are no database, as a failed copy would, and makes every connection of
+ * the service see it at its next read.
+ *
+ * In WAL mode a connection keeps its cached pages for as long as the WAL index says nothing was committed, so
+ * overwriting the file alone can go unseen: a connection of the service that read the file between the
+ * checkpoint and the overwrite would answer from its cache (a read of the authority record answered 200 on a
+ * busy CI machine). So the overwrite happens under a write transaction that then commits one row: the commit
+ * changes the WAL index, every other connection drops its cache at its next read, and page 1, which the commit
+ * does not touch (in WAL mode no change counter is written there), is read from the overwritten file.
  */
 function breakControlDb(dataDir: string): void {
   const path = join(dataDir, 'control.db');
   const db = new DatabaseSync(path);
   try {
     db.exec('PRAGMA busy_timeout = 5000');
+    db.exec('CREATE TABLE IF NOT EXISTS test_break_marker (n INTEGER NOT NULL)');
+    db.exec('INSERT INTO test_break_marker (n) VALUES (0)');
     for (;;) {
       db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get();
       db.exec('BEGIN IMMEDIATE');
@@ -75,6 +84,8 @@ function breakControlDb(dataDir: string): void {
       if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) === 0) break;
       db.exec('ROLLBACK');
     }
+    // The pages the commit below needs are read now, while the file is still a database.
+    db.prepare('SELECT n FROM test_break_marker').all();
     const original = readFileSync(path);
     const fd = openSync(path, 'r+');
     try {
@@ -82,11 +93,13 @@ function breakControlDb(dataDir: string): void {
     } finally {
       closeSync(fd);
     }
+    db.exec('UPDATE test_break_marker SET n = n + 1');
+    db.exec('COMMIT');
   } finally {
     try {
       db.exec('ROLLBACK');
     } catch {
-      // The file under the lock is no database any more; the lock goes with the connection.
+      // Committed, or the file under the lock is no database any more; the lock goes with the connection.
     }
     db.close();
   }
