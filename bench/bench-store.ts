@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { cpuSecondsOf, statFields, TICKS_PER_SECOND } from './proc-stat.ts';
 import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
-import { Storage } from '../src/storage/storage.ts';
+import { Storage } from '../src/storage/sqlite/sqlite-storage.ts';
 import { PostgresStorage } from '../src/storage/postgres/postgres-storage.ts';
 import type { StoragePort } from '../src/storage/port.ts';
 

@@ -3,7 +3,7 @@
 // so that the service's start-up recovery rebuilds its serving snapshot from them.
 
 import { loadDataset } from './datasets.ts';
-import { Storage } from '../src/storage/storage.ts';
+import { Storage } from '../src/storage/sqlite/sqlite-storage.ts';
 import type { StoragePort } from '../src/storage/port.ts';
 import { chunkPages, DEFAULT_CHUNK_OPTIONS } from '../src/ingest/chunk.ts';
 import { createHashingEmbedder } from '../src/models/hashing-embedder.ts';

@@ -46,14 +46,22 @@ const DRIVERS: Record<string, ReadonlySet<string>> = {
 
 /**
  * Services see the store only through its port: outside storage/, a file imports from storage/ only these
- * (the port's interfaces, and readiness derived over them); the adapter itself (storage.ts and its
- * repositories) is built by the composition roots, the root and the health probe thread, which composes its
- * own thread.
+ * (the port's interfaces, and readiness derived over them); the adapters themselves (storage/sqlite/,
+ * storage/postgres/) are opened by storage/open-storage.ts for the composition roots, the root and the health
+ * probe thread, which composes its own thread.
  */
 const STORAGE_PORT_FILES = new Set(['src/storage/port.ts', 'src/storage/discovery-readiness.ts']);
 const ADAPTER_COMPOSERS = new Set(['src/health/probe-thread.ts']);
 /** The port names no driver and no adapter file: a PostgreSQL adapter implements the same interfaces. */
 const PORT_FILE = 'src/storage/port.ts';
+/**
+ * Each adapter's folder and the one driver it speaks. Inside storage/, an adapter's files are imported only by
+ * its own folder and by OPEN_STORAGE_FILE (which opens the one configured), and a driver only by its adapter:
+ * what both adapters need is written once in storage/shared/, which imports neither, instead of one adapter
+ * reaching into the other.
+ */
+const ADAPTER_DRIVERS: Record<string, string> = { 'src/storage/sqlite/': 'node:sqlite', 'src/storage/postgres/': 'pg' };
+const OPEN_STORAGE_FILE = 'src/storage/open-storage.ts';
 
 const ROOT = 'root';
 const CONFIG = 'config';
@@ -248,12 +256,35 @@ function evidence(edges: ImportEdge[], fromFolder: string, toFolder: string): st
   return edges.filter((edge) => edge.fromFolder === fromFolder && edge.toFolder === toFolder).map((edge) => `    ${edge.from} -> ${edge.to}`);
 }
 
+/** The adapter folder (a key of ADAPTER_DRIVERS) a repository path lies in, or null. */
+function adapterOf(path: string): string | null {
+  return Object.keys(ADAPTER_DRIVERS).find((folder) => path.startsWith(folder)) ?? null;
+}
+
+/** A storage/ file's import that reaches into an adapter not its own, or a driver outside its adapter; else null. */
+function adapterOffence(edge: ImportEdge): string | null {
+  if (edge.fromFolder !== 'storage') return null;
+  const from = adapterOf(edge.from);
+  if (edge.toFolder === null) {
+    const owner = Object.keys(ADAPTER_DRIVERS).find((folder) => ADAPTER_DRIVERS[folder] === edge.specifier);
+    return owner !== undefined && owner !== from ? `storage -> ${edge.specifier}: ${edge.from} imports ${edge.specifier} (only ${owner} may)` : null;
+  }
+  const to = adapterOf(edge.to);
+  if (to === null || to === from || edge.from === OPEN_STORAGE_FILE) return null;
+  return `storage -> ${edge.to}: ${edge.from} imports ${edge.specifier} (an adapter is imported by its own folder and ${OPEN_STORAGE_FILE} only; what both need goes in storage/shared/)`;
+}
+
 /** Every forbidden arrow, one line per importing file and target. */
 function forbiddenArrows(edges: ImportEdge[]): string[] {
   const offences: string[] = [];
   for (const edge of edges) {
     if (edge.from === PORT_FILE && edge.toFolder !== 'domain') {
       offences.push(`port -> ${edge.to}: ${edge.from} imports ${edge.specifier} (the port depends on domain types only)`);
+      continue;
+    }
+    const crossing = adapterOffence(edge);
+    if (crossing !== null) {
+      offences.push(crossing);
       continue;
     }
     if (edge.toFolder === null) {
@@ -340,7 +371,8 @@ test('the rules flag forbidden arrows, imports of http and the database drivers'
     toFolder,
     specifier,
   });
-  assert.deepEqual(forbiddenArrows([edge('root', 'http'), edge('http', 'publication'), edge('publication', 'serving'), edge('storage', null, 'node:sqlite'), edge('root', null, 'node:sqlite')]), []);
+  const inStorage = (from: string, to: string | null, specifier = './x.ts'): ImportEdge => ({ from, to: to ?? specifier, fromFolder: 'storage', toFolder: to === null ? null : 'storage', specifier });
+  assert.deepEqual(forbiddenArrows([edge('root', 'http'), edge('http', 'publication'), edge('publication', 'serving'), inStorage('src/storage/sqlite/database.ts', null, 'node:sqlite'), edge('root', null, 'node:sqlite')]), []);
   assert.equal(forbiddenArrows([edge('http', 'storage')]).length, 1, 'http reaches the store through services');
   assert.equal(forbiddenArrows([edge('jobs', 'http')]).length, 1, 'only the root imports http');
   assert.equal(forbiddenArrows([edge('serving', 'http')]).length, 1, 'a folder without a row may not import http either');
@@ -348,13 +380,28 @@ test('the rules flag forbidden arrows, imports of http and the database drivers'
   assert.equal(forbiddenArrows([edge('text', 'domain')]).length, 1, 'text depends on nothing of ours');
   assert.equal(forbiddenArrows([edge('search', 'publication')]).length, 1);
   assert.equal(forbiddenArrows([edge('search', null, 'node:sqlite')]).length, 1, 'the driver stays in storage');
-  assert.deepEqual(forbiddenArrows([edge('storage', null, 'pg')]), []);
+  assert.deepEqual(forbiddenArrows([inStorage('src/storage/postgres/database.ts', null, 'pg')]), []);
+  assert.equal(forbiddenArrows([inStorage('src/storage/shared/x.ts', null, 'pg')]).length, 1, 'the PostgreSQL driver stays in its adapter');
+  assert.equal(forbiddenArrows([inStorage('src/storage/postgres/x.ts', null, 'node:sqlite')]).length, 1, 'the SQLite driver stays in its adapter');
+  assert.deepEqual(
+    forbiddenArrows([
+      inStorage('src/storage/sqlite/jobs.ts', 'src/storage/sqlite/database.ts'),
+      inStorage('src/storage/sqlite/jobs.ts', 'src/storage/shared/job-rows.ts'),
+      inStorage('src/storage/postgres/jobs.ts', 'src/storage/shared/job-rows.ts'),
+      inStorage(OPEN_STORAGE_FILE, 'src/storage/sqlite/sqlite-storage.ts'),
+      inStorage(OPEN_STORAGE_FILE, 'src/storage/postgres/postgres-storage.ts'),
+    ]),
+    [],
+  );
+  assert.equal(forbiddenArrows([inStorage('src/storage/postgres/jobs.ts', 'src/storage/sqlite/jobs.ts')]).length, 1, 'one adapter never imports the other');
+  assert.equal(forbiddenArrows([inStorage('src/storage/sqlite/generations.ts', 'src/storage/postgres/generation-reads.ts')]).length, 1);
+  assert.equal(forbiddenArrows([inStorage('src/storage/shared/usage.ts', 'src/storage/sqlite/database.ts')]).length, 1, 'what the adapters share imports neither');
   assert.equal(forbiddenArrows([edge('publication', null, 'pg')]).length, 1, 'the PostgreSQL driver stays in storage');
   assert.equal(forbiddenArrows([edge('root', null, 'pg')]).length, 1, 'the root opens PostgreSQL through storage/open-storage.ts');
   const toStorage = (from: string, to: string): ImportEdge => ({ from, to, fromFolder: from.split('/')[1], toFolder: 'storage', specifier: `../${to.slice(4)}` });
-  assert.deepEqual(forbiddenArrows([toStorage('src/publication/x.ts', 'src/storage/port.ts'), toStorage('src/health/probe-thread.ts', 'src/storage/storage.ts')]), []);
-  assert.equal(forbiddenArrows([toStorage('src/publication/x.ts', 'src/storage/sqlite-jobs.ts')]).length, 1, 'a service sees the port, never an adapter file');
-  assert.equal(forbiddenArrows([{ from: PORT_FILE, to: 'src/storage/sqlite.ts', fromFolder: 'storage', toFolder: 'storage', specifier: './sqlite.ts' }]).length, 1, 'the port names no driver type');
+  assert.deepEqual(forbiddenArrows([toStorage('src/publication/x.ts', 'src/storage/port.ts'), toStorage('src/health/probe-thread.ts', 'src/storage/open-storage.ts')]), []);
+  assert.equal(forbiddenArrows([toStorage('src/publication/x.ts', 'src/storage/sqlite/jobs.ts')]).length, 1, 'a service sees the port, never an adapter file');
+  assert.equal(forbiddenArrows([{ from: PORT_FILE, to: 'src/storage/sqlite/database.ts', fromFolder: 'storage', toFolder: 'storage', specifier: './sqlite/database.ts' }]).length, 1, 'the port names no driver type');
   assert.equal(forbiddenArrows([{ from: PORT_FILE, to: 'node:sqlite', fromFolder: 'storage', toFolder: null, specifier: 'node:sqlite' }]).length, 1);
 });
 

@@ -79,7 +79,7 @@ export class HealthProbes {
     }
   }
 
-  /** The control database and a bounded window of Client databases read (storage.ts probe). */
+  /** The control database and a bounded window of Client databases read (sqlite/sqlite-storage.ts probe). */
   async stateStore(): Promise<boolean> {
     return (await this.within('stateStore')) !== null;
   }

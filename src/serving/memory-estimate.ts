@@ -27,7 +27,7 @@ export const SEGMENT_THREAD_RESERVE_BYTES = 64 * 1024 * 1024;
  */
 export const CLIENT_CONNECTION_BYTES = 0.7 * 1024 * 1024;
 /**
- * A large Client's connection caches more: a share of its file (storage/client-page-cache.ts CLIENT_DB_CACHE_SHARE,
+ * A large Client's connection caches more: a share of its file (storage/sqlite/client-page-cache.ts CLIENT_DB_CACHE_SHARE,
  * 1/256), which holds about 8.6 KB a chunk (100,000 SciFact chunks: 864 MB), so about 34 bytes a chunk, up to
  * CLIENT_CONNECTION_CACHE_MAX_KIB.
  */

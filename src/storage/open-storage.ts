@@ -4,7 +4,7 @@
 
 import type { StoreSettings } from '../config.ts';
 import type { StoragePort } from './port.ts';
-import { Storage } from './storage.ts';
+import { Storage } from './sqlite/sqlite-storage.ts';
 import { PostgresStorage } from './postgres/postgres-storage.ts';
 
 export interface OpenOptions {

@@ -305,7 +305,7 @@ export interface SecretRepository {
 
 /**
  * The page cache a Client's open database connection keeps, at least and at most (the SQLite store sizes it to the
- * Client's file in between: client-page-cache.ts); processes that serve Clients count it in their memory budgets.
+ * Client's file in between: sqlite/client-page-cache.ts); processes that serve Clients count it in their memory budgets.
  */
 export const CLIENT_CONNECTION_CACHE_MIN_KIB = 256;
 export const CLIENT_CONNECTION_CACHE_MAX_KIB = 8192;

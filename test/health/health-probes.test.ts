@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { HealthProbes, MAX_PROBE_RERUNS } from '../../src/health/health-probes.ts';
-import { Storage } from '../../src/storage/storage.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 import { clientDbFile } from '../helpers/client-db.ts';
 

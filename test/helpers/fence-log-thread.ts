@@ -6,11 +6,11 @@
 //   it answers a ping meanwhile when its event loop is free.
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { ClientStore } from '../../src/storage/client-store.ts';
-import { CLIENT_MIGRATIONS } from '../../src/storage/client-migrations.ts';
-import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
-import { SqliteAuthorityRepository } from '../../src/storage/sqlite-authority.ts';
-import { openDatabase } from '../../src/storage/sqlite.ts';
+import { ClientStore } from '../../src/storage/sqlite/client-store.ts';
+import { CLIENT_MIGRATIONS } from '../../src/storage/sqlite/client-migrations.ts';
+import { CONTROL_MIGRATIONS } from '../../src/storage/sqlite/control-migrations.ts';
+import { SqliteAuthorityRepository } from '../../src/storage/sqlite/authority.ts';
+import { openDatabase } from '../../src/storage/sqlite/database.ts';
 
 const { role, clientPath, controlPath, release } = workerData as { role: 'writer' | 'reader'; clientPath: string; controlPath: string; release: Int32Array };
 const authority = new SqliteAuthorityRepository(openDatabase(controlPath, CONTROL_MIGRATIONS));

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { StoragePort, StoredChunkText } from '../../src/storage/port.ts';
-import { Storage } from '../../src/storage/storage.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.ts';
 import type { GenerationInput } from '../../src/domain/generation.ts';
 import type { JsonObject } from '../../src/domain/canonical-metadata.ts';

@@ -9,7 +9,7 @@ import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { clientDbFile, openClientDb } from './client-db.ts';
 import { ensureDatabaseSync } from './postgres-cluster.ts';
-import { Storage } from '../../src/storage/storage.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.ts';
 import type { StoragePort } from '../../src/storage/port.ts';
 

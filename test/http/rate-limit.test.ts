@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { RateLimiter } from '../../src/http/rate-limit.ts';
-import { SqliteRateLimitRepository } from '../../src/storage/sqlite-rate-limits.ts';
-import { openDatabase } from '../../src/storage/sqlite.ts';
-import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
+import { SqliteRateLimitRepository } from '../../src/storage/sqlite/rate-limits.ts';
+import { openDatabase } from '../../src/storage/sqlite/database.ts';
+import { CONTROL_MIGRATIONS } from '../../src/storage/sqlite/control-migrations.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 
 /** Two limiters over two connections to one control database: two api processes sharing a store. */

@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Storage } from '../../src/storage/storage.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { BACKFILL_BATCH_VERSIONS, createBackfillHandler } from '../../src/publication/backfill.ts';
 import type { JobContext, JobRecord } from '../../src/domain/jobs.ts';

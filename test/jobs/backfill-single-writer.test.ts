@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Storage } from '../../src/storage/storage.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { createBackfillHandler, enqueueBackfill, BACKFILL_ALREADY_RUNNING } from '../../src/publication/backfill.ts';
 import type { JobContext } from '../../src/domain/jobs.ts';

@@ -5,7 +5,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Storage } from '../../src/storage/storage.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
 import { ReadGuard } from '../../src/serving/read-guard.ts';
 import { inlineSegmentBuilder } from '../../src/serving/segment.ts';

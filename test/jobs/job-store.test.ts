@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { openDatabase } from '../../src/storage/sqlite.ts';
-import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
-import { SqliteJobRepository } from '../../src/storage/sqlite-jobs.ts';
-import { SqliteDiscoveryRepository } from '../../src/storage/sqlite-discovery.ts';
+import { openDatabase } from '../../src/storage/sqlite/database.ts';
+import { CONTROL_MIGRATIONS } from '../../src/storage/sqlite/control-migrations.ts';
+import { SqliteJobRepository } from '../../src/storage/sqlite/jobs.ts';
+import { SqliteDiscoveryRepository } from '../../src/storage/sqlite/discovery.ts';
 import { tempDataDir, removeDir } from '../helpers/server.ts';
 
 function store() {

@@ -4,9 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { openDatabase } from '../../src/storage/sqlite.ts';
-import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
-import { SqliteJobRepository } from '../../src/storage/sqlite-jobs.ts';
+import { openDatabase } from '../../src/storage/sqlite/database.ts';
+import { CONTROL_MIGRATIONS } from '../../src/storage/sqlite/control-migrations.ts';
+import { SqliteJobRepository } from '../../src/storage/sqlite/jobs.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import type { JobOutcome } from '../../src/domain/jobs.ts';
 import { tempDataDir, removeDir } from '../helpers/server.ts';

@@ -7,10 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { openDatabase } from '../../src/storage/sqlite.ts';
-import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
-import { SqliteJobRepository } from '../../src/storage/sqlite-jobs.ts';
-import { storeFailureOf } from '../../src/storage/store-failures.ts';
+import { openDatabase } from '../../src/storage/sqlite/database.ts';
+import { CONTROL_MIGRATIONS } from '../../src/storage/sqlite/control-migrations.ts';
+import { SqliteJobRepository } from '../../src/storage/sqlite/jobs.ts';
+import { storeFailureOf } from '../../src/storage/shared/store-failures.ts';
 import { RUN_ERROR_CODES, Worker } from '../../src/jobs/worker.ts';
 import { RetryableJobError } from '../../src/domain/jobs.ts';
 import { IngestError } from '../../src/ingest/parsed-document.ts';

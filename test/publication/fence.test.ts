@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { FenceTimeout, LifecycleFence, fenceName } from '../../src/publication/fence.ts';
-import { SqliteAuthorityRepository } from '../../src/storage/sqlite-authority.ts';
-import type { Database } from '../../src/storage/sqlite.ts';
-import { openDatabase } from '../../src/storage/sqlite.ts';
-import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
+import { SqliteAuthorityRepository } from '../../src/storage/sqlite/authority.ts';
+import type { Database } from '../../src/storage/sqlite/database.ts';
+import { openDatabase } from '../../src/storage/sqlite/database.ts';
+import { CONTROL_MIGRATIONS } from '../../src/storage/sqlite/control-migrations.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {

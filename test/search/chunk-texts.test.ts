@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Storage } from '../../src/storage/storage.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
 import { inlineSegmentBuilder } from '../../src/serving/segment.ts';

@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Storage } from '../../src/storage/storage.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { LifecycleService } from '../../src/publication/lifecycle-service.ts';
 import { fenceName } from '../../src/publication/fence.ts';

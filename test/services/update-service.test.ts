@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Storage } from '../../src/storage/storage.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { UpdateService, createMetadataUpdateHandler } from '../../src/publication/update-service.ts';
 import type { AuthorityMode } from '../../src/domain/publication-log.ts';

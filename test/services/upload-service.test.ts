@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Storage } from '../../src/storage/storage.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import type { StoragePort } from '../../src/storage/port.ts';
 import { UploadService } from '../../src/ingest/upload-service.ts';
 import { ServiceError } from '../../src/domain/service-error.ts';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Storage } from '../../src/storage/storage.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
 import { ThreadedSegmentBuilder } from '../../src/serving/threaded-segment-builder.ts';
 import { GraphBuilder } from '../../src/serving/graph-builder.ts';

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.ts';
 import { PublicationNotices } from '../../src/storage/postgres/publication-notices.ts';
-import { Storage } from '../../src/storage/storage.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import type { StoragePort } from '../../src/storage/port.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
 import { ReadGuard } from '../../src/serving/read-guard.ts';

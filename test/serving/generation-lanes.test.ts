@@ -7,7 +7,7 @@ import { listStrings, tableHas } from '../../src/text/string-table.ts';
 import { chunkTextHash, decodeLanes, encodeLanes, lanesDigest, LanesFormatError, lanesOf, NO_PAGE } from '../../src/serving/generation-lanes.ts';
 import { verifyEvidence, evidenceInputOf, proveLanes } from '../../src/serving/evidence.ts';
 import { computeManifest, lanesAndManifest } from '../../src/serving/manifest.ts';
-import { Storage } from '../../src/storage/storage.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
 import { addPart, DERIVED_UNION_MAX_TERMS_PER_WORD, indexParts, inlineSegmentBuilder, SegmentAssembler } from '../../src/serving/segment.ts';
 import { derivedTermsOf, vocabularyWordsOf } from '../../src/text/vocabulary.ts';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
-import { Storage } from '../../src/storage/storage.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
 import { ThreadedSegmentBuilder } from '../../src/serving/threaded-segment-builder.ts';
 import { chooseEntries, SegmentCache } from '../../src/serving/segment-cache.ts';

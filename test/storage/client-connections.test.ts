@@ -4,9 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { textsOf } from '../helpers/storage-adapters.ts';
-import { Storage } from '../../src/storage/storage.ts';
-import { CLIENT_DB_CACHE_KIB, CLIENT_DB_CACHE_MAX_KIB, CLIENT_DB_CACHE_REFIT_USES, CLIENT_DB_CACHE_SHARE } from '../../src/storage/client-page-cache.ts';
-import { fittedCacheKiB } from '../../src/storage/sqlite.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
+import { CLIENT_DB_CACHE_KIB, CLIENT_DB_CACHE_MAX_KIB, CLIENT_DB_CACHE_REFIT_USES, CLIENT_DB_CACHE_SHARE } from '../../src/storage/sqlite/client-page-cache.ts';
+import { fittedCacheKiB } from '../../src/storage/sqlite/database.ts';
 import { versionKey } from '../../src/domain/identity.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { SqliteSecretRepository } from '../../src/storage/sqlite-secrets.ts';
-import { openDatabase } from '../../src/storage/sqlite.ts';
-import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
+import { SqliteSecretRepository } from '../../src/storage/sqlite/secrets.ts';
+import { openDatabase } from '../../src/storage/sqlite/database.ts';
+import { CONTROL_MIGRATIONS } from '../../src/storage/sqlite/control-migrations.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 
 test('a deployment secret is created once and shared by every process of the store', async () => {

@@ -1,12 +1,12 @@
-// The upgrade that enters a Client's active generations in its publication log (client-migrations.ts, the last
+// The upgrade that enters a Client's active generations in its publication log (sqlite/client-migrations.ts, the last
 // migration) fills in only a log left empty: a Client whose log names anything is served from it already, and
 // must not see its activations twice.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { openDatabase } from '../../src/storage/sqlite.ts';
-import { CLIENT_MIGRATIONS } from '../../src/storage/client-migrations.ts';
+import { openDatabase } from '../../src/storage/sqlite/database.ts';
+import { CLIENT_MIGRATIONS } from '../../src/storage/sqlite/client-migrations.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 
 const BEFORE_UPGRADE = CLIENT_MIGRATIONS.slice(0, CLIENT_MIGRATIONS.findIndex((migration) => migration.includes('INSERT INTO publication_log')));

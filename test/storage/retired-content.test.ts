@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Storage } from '../../src/storage/storage.ts';
+import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { Publisher, RETIRED_CONTENT_GRACE_MS } from '../../src/publication/publisher.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';

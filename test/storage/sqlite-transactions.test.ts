@@ -5,7 +5,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openDatabase, readTransaction, transaction } from '../../src/storage/sqlite.ts';
+import { openDatabase, readTransaction, transaction } from '../../src/storage/sqlite/database.ts';
 
 const STOPPED = new Error('the failure that stopped the transaction');
 

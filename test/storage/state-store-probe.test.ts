@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { closeSync, openSync, readdirSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { PROBED_CLIENT_FILES_PER_CALL, Storage } from '../../src/storage/storage.ts';
+import { PROBED_CLIENT_FILES_PER_CALL, Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 
 const CLIENTS = PROBED_CLIENT_FILES_PER_CALL * 2 + 8;

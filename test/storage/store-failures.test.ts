@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
-import { fileFailure, storeFailureOf } from '../../src/storage/store-failures.ts';
+import { fileFailure, storeFailureOf } from '../../src/storage/shared/store-failures.ts';
 import { StoreFailure } from '../../src/domain/store-failure.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { RATE_WINDOW_LOCK, sharedTransaction } from './database.ts';
 import type { ReadinessState } from '../../domain/job-states.ts';
 import type { DurableAuthorityMode } from '../../domain/publication-log.ts';
-import { storeFailureOf } from '../store-failures.ts';
+import { storeFailureOf } from '../shared/store-failures.ts';
 import { AuthorityUnreadable, DURABLE_AUTHORITY_MODES } from '../../domain/publication-log.ts';
 import type {
   AuthorityRecord,

@@ -4,11 +4,11 @@
 // statement to the transaction's Client, so none of them filters by client_id.
 
 import type { Sql } from './database.ts';
-import { toChunk, toGeneration } from '../generation-records.ts';
-import type { ChunkRow, GenerationRow } from '../generation-records.ts';
+import { toChunk, toGeneration } from '../shared/generation-records.ts';
+import type { ChunkRow, GenerationRow } from '../shared/generation-records.ts';
 import type { ChunkRecord, GenerationRecord, LoadedGeneration, MetadataLeaf, ServingGeneration } from '../../domain/generation.ts';
 
-/** The columns of a generation row as generation-records.ts reads them. */
+/** The columns of a generation row as shared/generation-records.ts reads them. */
 export const GENERATION_COLUMNS = `g.generation, g.document_id, g.version_key, g.job_id, g.state, g.created_at, g.staged_at, g.activated_at,
   g.canonical_metadata, g.entities, g.embedding, g.deleted, g.deleted_at, g.deleted_by, g.chunk_count, g.manifest, g.leaves_indexed`;
 

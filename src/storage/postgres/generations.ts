@@ -8,8 +8,8 @@ import type { Sql } from './database.ts';
 import { asBytes, GENERATION_COLUMNS, readActiveGeneration, readGeneration, readLoadedGenerations, readServingGenerations, toStoredChunk } from './generation-reads.ts';
 import { appendLogEntry } from './publication-log.ts';
 import type { LogPolicy } from './publication-log.ts';
-import { blobToVector, readable, storedChunkText, toGeneration, toManifestRecord, vectorToBlob } from '../generation-records.ts';
-import type { GenerationRow, ManifestRow } from '../generation-records.ts';
+import { blobToVector, readable, storedChunkText, toGeneration, toManifestRecord, vectorToBlob } from '../shared/generation-records.ts';
+import type { GenerationRow, ManifestRow } from '../shared/generation-records.ts';
 import type { ActivationVeto, GenerationRepository, ManifestRecord, StoredChunkEntities, StoredChunkText } from '../port.ts';
 import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration, ServingGeneration } from '../../domain/generation.ts';
 import type { UsageBesides } from '../../domain/limits.ts';
@@ -323,7 +323,7 @@ export class PgGenerationRepository implements GenerationRepository {
 
   async usage(besides: { documentId: string; versionKey: string }): Promise<UsageBesides> {
     return this.consistent(async (sql) => {
-      // Running totals (kept by triggers, migrations.ts) less the version an upload would replace: never a sum
+      // Running totals (kept by triggers, postgres/migrations.ts) less the version an upload would replace: never a sum
       // over the generations or their chunks.
       const totals = (await sql.query<{ documents: number; chunks: number; text_bytes: number }>('SELECT documents, chunks, text_bytes FROM usage_totals')).rows[0] ?? {
         documents: 0,

@@ -1,7 +1,7 @@
 // The PostgreSQL schema, as numbered migrations applied once at start-up under an advisory lock (several
 // processes starting at once apply each exactly once). One schema for every Client: the Client tables carry
 // client_id in every key and row-level security shows a transaction its own Client's rows only (database.ts).
-// What the SQLite adapter keeps (client-migrations.ts, control-migrations.ts) is the reference for what is here.
+// What the SQLite adapter keeps (sqlite/client-migrations.ts, sqlite/control-migrations.ts) is the reference for what is here.
 // Append new migrations; never edit one that has shipped.
 
 import type pg from 'pg';
@@ -248,7 +248,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX publication_log_by_time ON publication_log (client_id, at);
 
-  -- Quota usage as running totals beside the generations (as client-migrations.ts keeps them in SQLite), moved
+  -- Quota usage as running totals beside the generations (as sqlite/client-migrations.ts keeps them), moved
   -- by triggers in the transaction that changes a generation's state or deletes an active one. The triggers
   -- run as the writer, under the same isolation policy.
   CREATE TABLE usage_totals (

@@ -14,7 +14,7 @@ import { PgPurgeJournal } from './purge-journal.ts';
 import { PgJobRepository } from './jobs.ts';
 import { PgAuthorityRepository, PgDiscoveryRepository, PgRateLimitRepository, PgSecretRepository } from './control.ts';
 import { PgUploadRepository } from './uploads.ts';
-import { storeFailureOf } from '../store-failures.ts';
+import { storeFailureOf } from '../shared/store-failures.ts';
 import type { StoreFailure } from '../../domain/store-failure.ts';
 import type { ClientRepositories, PublicationWatch, StoragePort } from '../port.ts';
 import { PublicationNotices } from './publication-notices.ts';

@@ -2,11 +2,11 @@
 // generation repository, and the publication log, which loads the generations its entries name in the same
 // consistent read).
 
-import type { Database } from './sqlite.ts';
-import { cachedStatement } from './sqlite.ts';
-import type { ChunkRecord, GenerationRecord, LoadedGeneration, MetadataLeaf, ServingGeneration } from '../domain/generation.ts';
-import { toChunk, toGeneration } from './generation-records.ts';
-import type { ChunkRow, GenerationRow } from './generation-records.ts';
+import type { Database } from './database.ts';
+import { cachedStatement } from './database.ts';
+import type { ChunkRecord, GenerationRecord, LoadedGeneration, MetadataLeaf, ServingGeneration } from '../../domain/generation.ts';
+import { toChunk, toGeneration } from '../shared/generation-records.ts';
+import type { ChunkRow, GenerationRow } from '../shared/generation-records.ts';
 
 /** The generation's record as stored, unreadable parts named (GenerationRecord.unreadable). */
 export function readGeneration(db: Database, generation: number): GenerationRecord | null {

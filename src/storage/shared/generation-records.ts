@@ -1,14 +1,14 @@
 // Stored generation rows as the domain reads them, whichever adapter stored them (SQLite, PostgreSQL): rows
 // to records, JSON that does not parse named as unreadable, vectors to and from bytes. No driver here.
 
-import { blankCanonicalMetadata, hasCanonicalShape, isJsonObject } from '../domain/canonical-metadata.ts';
-import type { JsonObject } from '../domain/canonical-metadata.ts';
-import { emptyEntities } from '../domain/entities.ts';
-import type { Entities } from '../domain/entities.ts';
-import type { ChunkRecord, GenerationRecord } from '../domain/generation.ts';
-import { isChunkLanguage } from '../domain/chunk-language.ts';
-import { UnreadableGeneration } from '../domain/generation.ts';
-import type { ManifestRecord, StoredChunkText } from './port.ts';
+import { blankCanonicalMetadata, hasCanonicalShape, isJsonObject } from '../../domain/canonical-metadata.ts';
+import type { JsonObject } from '../../domain/canonical-metadata.ts';
+import { emptyEntities } from '../../domain/entities.ts';
+import type { Entities } from '../../domain/entities.ts';
+import type { ChunkRecord, GenerationRecord } from '../../domain/generation.ts';
+import { isChunkLanguage } from '../../domain/chunk-language.ts';
+import { UnreadableGeneration } from '../../domain/generation.ts';
+import type { ManifestRecord, StoredChunkText } from '../port.ts';
 
 export interface GenerationRow {
   generation: number;

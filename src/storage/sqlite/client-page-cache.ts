@@ -1,8 +1,8 @@
 // The page cache of a Client's database connection: sized to its file, between a floor and a cap. Memory
 // estimates (serving/memory-estimate.ts) count it as a served Client's.
 
-import type { PageCacheFit } from './sqlite.ts';
-import { CLIENT_CONNECTION_CACHE_MAX_KIB, CLIENT_CONNECTION_CACHE_MIN_KIB } from './port.ts';
+import type { PageCacheFit } from './database.ts';
+import { CLIENT_CONNECTION_CACHE_MAX_KIB, CLIENT_CONNECTION_CACHE_MIN_KIB } from '../port.ts';
 
 /**
  * Page cache of each Client's connection: CLIENT_DB_CACHE_SHARE of its database file, at least CLIENT_DB_CACHE_KIB

@@ -3,15 +3,15 @@
 // publication-log entry in the same one); nothing here decides visibility rules beyond that.
 
 import type { ClientDatabase } from './client-database.ts';
-import { cachedStatement, readTransaction, transaction } from './sqlite.ts';
-import type { ChunkRow, GenerationRow, ManifestRow } from './generation-records.ts';
-import { readActiveGeneration, readGeneration, readServingGeneration, readStoredLoadedGeneration } from './generation-rows.ts';
-import { blobToVector, readable, storedChunkText, toChunk, toGeneration, toManifestRecord, vectorToBlob } from './generation-records.ts';
-import { appendLogEntry } from './sqlite-publication-log.ts';
-import type { LogPolicy } from './sqlite-publication-log.ts';
-import type { ActivationVeto, GenerationRepository, ManifestRecord, StoredChunkEntities, StoredChunkText } from './port.ts';
-import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration, ServingGeneration } from '../domain/generation.ts';
-import type { UsageBesides } from '../domain/limits.ts';
+import { cachedStatement, readTransaction, transaction } from './database.ts';
+import type { ChunkRow, GenerationRow, ManifestRow } from '../shared/generation-records.ts';
+import { readActiveGeneration, readGeneration, readServingGeneration, readStoredLoadedGeneration } from './generation-reads.ts';
+import { blobToVector, readable, storedChunkText, toChunk, toGeneration, toManifestRecord, vectorToBlob } from '../shared/generation-records.ts';
+import { appendLogEntry } from './publication-log.ts';
+import type { LogPolicy } from './publication-log.ts';
+import type { ActivationVeto, GenerationRepository, ManifestRecord, StoredChunkEntities, StoredChunkText } from '../port.ts';
+import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration, ServingGeneration } from '../../domain/generation.ts';
+import type { UsageBesides } from '../../domain/limits.ts';
 
 /**
  * Chunk texts read by one statement (an answer of 10 versions with up to 3 evidence items each asks for 30):
@@ -285,7 +285,7 @@ export class SqliteGenerationRepository implements GenerationRepository {
   async usage(besides: { documentId: string; versionKey: string }): Promise<UsageBesides> {
     const db = this.db;
     return readTransaction(db, () => {
-      // Running totals (kept by triggers, client-migrations.ts) less the version an upload would replace:
+      // Running totals (kept by triggers, sqlite/client-migrations.ts) less the version an upload would replace:
       // never a sum over the generations or their chunks.
       const totals = cachedStatement(db, 'SELECT documents, chunks, text_bytes FROM usage_totals WHERE id = 1').get() as { documents: number; chunks: number; text_bytes: number };
       const replaced = cachedStatement(db, `SELECT chunk_count, text_bytes FROM generations WHERE state = 'active' AND document_id = ? AND version_key = ?`).get(

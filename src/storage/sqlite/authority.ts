@@ -2,13 +2,13 @@
 // process reads (never another process's memory), and named leases (lifecycle fences, single-writer locks).
 
 import { randomUUID } from 'node:crypto';
-import type { Database } from './sqlite.ts';
-import { cachedStatement, transaction } from './sqlite.ts';
-import type { DurableAuthorityMode } from '../domain/publication-log.ts';
-import { storeFailureOf } from './store-failures.ts';
-import { AuthorityUnreadable, DURABLE_AUTHORITY_MODES } from '../domain/publication-log.ts';
-import type { AuthorityRecord, AuthorityRepository } from './port.ts';
-import { PublicationPaused } from '../domain/jobs.ts';
+import type { Database } from './database.ts';
+import { cachedStatement, transaction } from './database.ts';
+import type { DurableAuthorityMode } from '../../domain/publication-log.ts';
+import { storeFailureOf } from '../shared/store-failures.ts';
+import { AuthorityUnreadable, DURABLE_AUTHORITY_MODES } from '../../domain/publication-log.ts';
+import type { AuthorityRecord, AuthorityRepository } from '../port.ts';
+import { PublicationPaused } from '../../domain/jobs.ts';
 
 export class SqliteAuthorityRepository implements AuthorityRepository {
   private readonly db: Database;
@@ -39,7 +39,7 @@ export class SqliteAuthorityRepository implements AuthorityRepository {
 
   /**
    * Throws PublicationPaused unless the mode is READY (a missing or unreadable record counts as not READY).
-   * Synchronous, so a Client's write transaction can ask it between its statements (sqlite-publication-log.ts).
+   * Synchronous, so a Client's write transaction can ask it between its statements (sqlite/publication-log.ts).
    */
   assertReady(): void {
     let mode: string | undefined;
@@ -58,7 +58,7 @@ export class SqliteAuthorityRepository implements AuthorityRepository {
   async setAuthorityMode(mode: DurableAuthorityMode): Promise<AuthorityRecord> {
     transaction(this.db, () => {
       // Each change is later than the one before, by a millisecond at least: a fence is named by its start
-      // (sqlite-publication-log.ts), so two fences begun within one millisecond must not share the name.
+      // (sqlite/publication-log.ts), so two fences begun within one millisecond must not share the name.
       const previous = (cachedStatement(this.db, 'SELECT changed_at FROM authority WHERE id = 1').get() as { changed_at: string } | undefined)?.changed_at;
       const previousMs = previous === undefined ? Number.NaN : Date.parse(previous);
       const changedAt = Number.isNaN(previousMs) ? this.now() : Math.max(this.now(), previousMs + 1);

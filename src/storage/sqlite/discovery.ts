@@ -1,10 +1,10 @@
 // The SQLite discovery repository, in the control database: each Client's durable Metadata Discovery
 // readiness and the backfill job that owns it.
 
-import type { Database } from './sqlite.ts';
-import { cachedStatement } from './sqlite.ts';
-import type { ReadinessState } from '../domain/job-states.ts';
-import type { DiscoveryRepository, RecordedReadiness } from './port.ts';
+import type { Database } from './database.ts';
+import { cachedStatement } from './database.ts';
+import type { ReadinessState } from '../../domain/job-states.ts';
+import type { DiscoveryRepository, RecordedReadiness } from '../port.ts';
 
 export class SqliteDiscoveryRepository implements DiscoveryRepository {
   private readonly db: Database;

@@ -1,11 +1,11 @@
 // One Client's SQLite database as its repositories share it: connected on first use, released (closing its
 // page cache and prepared statements) when the process keeps too many open, connected again when next used.
 
-import type { Database } from './sqlite.ts';
+import type { Database } from './database.ts';
 
 /**
  * How a Client's database is reached: `open` connects (again after `release`), `used` tells the owner which
- * connections are in use, so that it can keep only a bounded number open (storage.ts), and `refit`, when given,
+ * connections are in use, so that it can keep only a bounded number open (sqlite-storage.ts), and `refit`, when given,
  * is run on the open connection once every `refit.every` uses (a page cache sized to a file that grows).
  */
 export interface ClientConnection {

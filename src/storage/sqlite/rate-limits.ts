@@ -1,9 +1,9 @@
 // The SQLite rate-limit repository, in the control database: sliding windows per (Client, bucket), shared
 // by every process.
 
-import type { Database } from './sqlite.ts';
-import { cachedStatement, transaction } from './sqlite.ts';
-import type { RateBatchPolicy, RateLimitRepository, RateSlotRequest, RateWindowDecision } from './port.ts';
+import type { Database } from './database.ts';
+import { cachedStatement, transaction } from './database.ts';
+import type { RateBatchPolicy, RateLimitRepository, RateSlotRequest, RateWindowDecision } from '../port.ts';
 
 /** Slots counted for a bucket with `room` left: a batch of up to `wanted` when the policy allows one, else 1. */
 export function slotsToCount(wanted: number, room: number, batch: RateBatchPolicy | undefined): number {

@@ -2,10 +2,10 @@
 // publication log) before anything is removed, so that a purge interrupted by a crash is resumed.
 
 import type { ClientDatabase } from './client-database.ts';
-import { transaction } from './sqlite.ts';
-import { appendLogEntry } from './sqlite-publication-log.ts';
-import type { LogPolicy } from './sqlite-publication-log.ts';
-import type { PurgeJournalRepository } from './port.ts';
+import { transaction } from './database.ts';
+import { appendLogEntry } from './publication-log.ts';
+import type { LogPolicy } from './publication-log.ts';
+import type { PurgeJournalRepository } from '../port.ts';
 
 export class SqlitePurgeJournal implements PurgeJournalRepository {
   private readonly database: ClientDatabase;

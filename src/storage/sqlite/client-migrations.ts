@@ -182,7 +182,7 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
     ORDER BY generation;
   `,
   // The position in the publication log that each FENCING pins this Client's reads to, named by the fence's
-  // start (sqlite-publication-log.ts): recorded under the file's write lock by the first read in the fence,
+  // start (sqlite/publication-log.ts): recorded under the file's write lock by the first read in the fence,
   // so that no append can land between it and the fence. Reads no longer compare entry times with the fence.
   `
   CREATE TABLE IF NOT EXISTS fence_positions (

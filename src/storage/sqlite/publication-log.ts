@@ -3,14 +3,14 @@
 
 import type { ClientDatabase } from './client-database.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SQLITE_BUSY_TIMEOUT_MS, cachedStatement, readTransaction, transactionIfFree } from './sqlite.ts';
-import { readServingGeneration } from './generation-rows.ts';
-import type { PublicationChanges, PublicationLogRepository } from './port.ts';
-import type { PublicationLogKind } from '../domain/publication-log.ts';
-import type { ServingGeneration } from '../domain/generation.ts';
-import { ServiceError } from '../domain/service-error.ts';
-import { PUBLICATION_RETRY_AFTER_SECONDS } from '../spec-limits.ts';
-import { storeFailureOf } from './store-failures.ts';
+import { SQLITE_BUSY_TIMEOUT_MS, cachedStatement, readTransaction, transactionIfFree } from './database.ts';
+import { readServingGeneration } from './generation-reads.ts';
+import type { PublicationChanges, PublicationLogRepository } from '../port.ts';
+import type { PublicationLogKind } from '../../domain/publication-log.ts';
+import type { ServingGeneration } from '../../domain/generation.ts';
+import { ServiceError } from '../../domain/service-error.ts';
+import { PUBLICATION_RETRY_AFTER_SECONDS } from '../../spec-limits.ts';
+import { storeFailureOf } from '../shared/store-failures.ts';
 
 /** The log is compacted on every this-many-th append (a cheap indexed delete). */
 export const PUBLICATION_LOG_COMPACTION_EVERY = 64;

@@ -2,8 +2,8 @@
 // reached or read, or is full), as a StoreFailure; every other error stays what it is (a defect is a 500).
 // Only the adapters know their drivers' codes: the HTTP layer and the rate limiter ask this through the port.
 
-import { STORAGE_LABELS, StoreFailure } from '../domain/store-failure.ts';
-import type { StorageName } from '../domain/store-failure.ts';
+import { STORAGE_LABELS, StoreFailure } from '../../domain/store-failure.ts';
+import type { StorageName } from '../../domain/store-failure.ts';
 
 /** SQLite's primary result codes (the low byte of an extended code) that mean the file, not the statement, failed. */
 const SQLITE_FULL = 13;

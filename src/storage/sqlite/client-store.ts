@@ -3,11 +3,11 @@
 
 import { ClientDatabase } from './client-database.ts';
 import type { ClientConnection } from './client-database.ts';
-import { SqliteGenerationRepository } from './sqlite-generation-repository.ts';
-import { SqlitePublicationLog } from './sqlite-publication-log.ts';
-import type { LogPolicy } from './sqlite-publication-log.ts';
-import { SqlitePurgeJournal } from './sqlite-purge-journal.ts';
-import type { ClientRepositories } from './port.ts';
+import { SqliteGenerationRepository } from './generations.ts';
+import { SqlitePublicationLog } from './publication-log.ts';
+import type { LogPolicy } from './publication-log.ts';
+import { SqlitePurgeJournal } from './purge-journal.ts';
+import type { ClientRepositories } from '../port.ts';
 
 export class ClientStore implements ClientRepositories {
   readonly clientId: string;

@@ -2,12 +2,12 @@
 // Every read that serves a caller is keyed by client_id too, so one Client never sees another's job.
 
 import { randomUUID } from 'node:crypto';
-import type { Database } from './sqlite.ts';
-import { cachedStatement, transaction } from './sqlite.ts';
-import type { JobOperation, JobState } from '../domain/job-states.ts';
-import type { JobIdentity, JobRecord, NewJob } from '../domain/jobs.ts';
-import type { JsonObject } from '../domain/canonical-metadata.ts';
-import type { JobRepository } from './port.ts';
+import type { Database } from './database.ts';
+import { cachedStatement, transaction } from './database.ts';
+import type { JobOperation, JobState } from '../../domain/job-states.ts';
+import type { JobIdentity, JobRecord, NewJob } from '../../domain/jobs.ts';
+import type { JsonObject } from '../../domain/canonical-metadata.ts';
+import type { JobRepository } from '../port.ts';
 
 /** A job's row joined with its request (job_requests); the request is null only if its row was removed by hand. */
 interface JobRow {

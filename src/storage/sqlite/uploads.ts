@@ -4,10 +4,10 @@
 
 import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { UPLOAD_SWEEP_GRACE_MS } from './port.ts';
-import type { UploadRepository } from './port.ts';
-import { fileFailure } from './store-failures.ts';
-import { StoreFailure } from '../domain/store-failure.ts';
+import { UPLOAD_SWEEP_GRACE_MS } from '../port.ts';
+import type { UploadRepository } from '../port.ts';
+import { fileFailure } from '../shared/store-failures.ts';
+import { StoreFailure } from '../../domain/store-failure.ts';
 
 /**
  * Writes every byte of `bytes` at the start of `fd`. One write may store fewer bytes than asked (a disk that

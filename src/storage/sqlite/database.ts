@@ -62,7 +62,7 @@ function whileBusy<T>(fn: () => T): T {
 /** Applies each missing migration in its own write transaction, re-reading the version under the lock, so
  * processes that open the same file at once apply every migration exactly once. */
 function migrate(db: Database, migrations: readonly string[]): void {
-  // A connection opened again (storage.ts closes idle ones) finds every migration applied: no write lock.
+  // A connection opened again (sqlite-storage.ts closes idle ones) finds every migration applied: no write lock.
   if ((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version >= migrations.length) return;
   for (;;) {
     const applied = transaction(db, () => {
@@ -169,7 +169,7 @@ export function probeDatabaseFile(path: string): void {
 /**
  * Runs fn inside BEGIN IMMEDIATE ... COMMIT when the file's write lock is free now; `done: false` (nothing done)
  * when another connection holds it. It never waits for the lock: the busy timeout blocks the whole thread, so
- * a caller on a request path waits for the lock between tries instead (sqlite-publication-log.ts).
+ * a caller on a request path waits for the lock between tries instead (sqlite/publication-log.ts).
  */
 export function transactionIfFree<T>(db: Database, fn: () => T): { done: true; value: T } | { done: false } {
   db.exec('PRAGMA busy_timeout = 0');

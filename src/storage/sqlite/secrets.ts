@@ -1,8 +1,8 @@
 // The SQLite secret repository, in the control database: secrets shared by every process of a deployment.
 
 import { randomBytes } from 'node:crypto';
-import type { Database } from './sqlite.ts';
-import type { SecretRepository } from './port.ts';
+import type { Database } from './database.ts';
+import type { SecretRepository } from '../port.ts';
 
 export class SqliteSecretRepository implements SecretRepository {
   private readonly db: Database;

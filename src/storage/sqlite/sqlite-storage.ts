@@ -5,23 +5,23 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, existsSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkpointTruncate, fitPageCache, openDatabase, probeDatabaseFile } from './sqlite.ts';
-import type { Database } from './sqlite.ts';
+import { checkpointTruncate, fitPageCache, openDatabase, probeDatabaseFile } from './database.ts';
+import type { Database } from './database.ts';
 import { CLIENT_DB_CACHE_REFIT_USES, CLIENT_PAGE_CACHE } from './client-page-cache.ts';
 import { CONTROL_MIGRATIONS } from './control-migrations.ts';
 import { CLIENT_MIGRATIONS } from './client-migrations.ts';
 import { ClientStore } from './client-store.ts';
 import type { ClientDatabase } from './client-database.ts';
-import { SqliteJobRepository } from './sqlite-jobs.ts';
-import { SqliteDiscoveryRepository } from './sqlite-discovery.ts';
-import { SqliteAuthorityRepository } from './sqlite-authority.ts';
-import { SqliteRateLimitRepository } from './sqlite-rate-limits.ts';
-import { SqliteSecretRepository } from './sqlite-secrets.ts';
-import { UploadFiles } from './upload-files.ts';
-import type { StoragePort } from './port.ts';
-import { storeFailureOf } from './store-failures.ts';
-import type { StoreFailure } from '../domain/store-failure.ts';
-import { PUBLICATION_LOG_RETAINED_ENTRIES } from '../domain/publication-log.ts';
+import { SqliteJobRepository } from './jobs.ts';
+import { SqliteDiscoveryRepository } from './discovery.ts';
+import { SqliteAuthorityRepository } from './authority.ts';
+import { SqliteRateLimitRepository } from './rate-limits.ts';
+import { SqliteSecretRepository } from './secrets.ts';
+import { UploadFiles } from './uploads.ts';
+import type { StoragePort } from '../port.ts';
+import { storeFailureOf } from '../shared/store-failures.ts';
+import type { StoreFailure } from '../../domain/store-failure.ts';
+import { PUBLICATION_LOG_RETAINED_ENTRIES } from '../../domain/publication-log.ts';
 
 const CLIENT_FILE_SUFFIX = '.db';
 /**
