@@ -8,7 +8,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { versionKey } from '../../src/domain/identity.ts';
 import assert from 'node:assert/strict';
 import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
-import { PUBLICATION_LOG_COMPACTION_EVERY } from '../../src/storage/sqlite/publication-log.ts';
+import { PUBLICATION_LOG_COMPACTION_EVERY } from '../../src/storage/shared/publication-log-rows.ts';
 import { CONCURRENT_LOADS, ServingIndex } from '../../src/serving/serving-index.ts';
 import { ThreadedSegmentBuilder } from '../../src/serving/threaded-segment-builder.ts';
 import { inlineSegmentBuilder } from '../../src/serving/segment.ts';

@@ -8,7 +8,9 @@ import { RATE_WINDOW_LOCK, sharedTransaction } from './database.ts';
 import type { ReadinessState } from '../../domain/job-states.ts';
 import type { DurableAuthorityMode } from '../../domain/publication-log.ts';
 import { storeFailureOf } from '../shared/store-failures.ts';
-import { AuthorityUnreadable, DURABLE_AUTHORITY_MODES } from '../../domain/publication-log.ts';
+import { AuthorityUnreadable } from '../../domain/publication-log.ts';
+import { toAuthorityRecord, toRecordedReadiness } from '../shared/control-rows.ts';
+import type { AuthorityRow, ReadinessRow } from '../shared/control-rows.ts';
 import type {
   AuthorityRecord,
   AuthorityRepository,
@@ -28,22 +30,14 @@ export class PgDiscoveryRepository implements DiscoveryRepository {
     this.pool = pool;
   }
 
-  /**
-   * The Client's durable discovery readiness. Every version this service writes indexes its metadata leaves
-   * inline, so a Client without a recorded state has no pre-discovery data and has converged to ready.
-   */
+  /** The Client's durable discovery readiness (toRecordedReadiness: ready when none was recorded). */
   async readiness(clientId: string): Promise<RecordedReadiness> {
-    const { rows } = await this.pool.query<{ state: string; backfill_job_id: string | null; updated_at: string; job_status: string | null }>(
+    const { rows } = await this.pool.query<ReadinessRow>(
       `SELECT r.state, r.backfill_job_id, r.updated_at, j.status AS job_status FROM readiness r
        LEFT JOIN jobs j ON j.job_id = r.backfill_job_id WHERE r.client_id = $1`,
       [clientId],
     );
-    const row = rows[0];
-    if (!row) return { state: 'ready', backfillJobId: null, updatedAt: null };
-    // Readiness never sticks at backfilling: a backfill that ended without converging (it failed, or its job
-    // is gone) leaves the Client blocked until an operator runs another.
-    const stuck = row.state === 'backfilling' && (row.job_status === null || row.job_status === 'failed');
-    return { state: stuck ? 'blocked' : (row.state as ReadinessState), backfillJobId: row.backfill_job_id, updatedAt: row.updated_at };
+    return toRecordedReadiness(rows[0]);
   }
 
   async setReadiness(clientId: string, state: ReadinessState, backfillJobId: string | null = null): Promise<void> {
@@ -64,16 +58,14 @@ export class PgAuthorityRepository implements AuthorityRepository {
 
   /** The durable authority record; AuthorityUnreadable when it is missing, damaged or its table cannot be read. */
   async authority(): Promise<AuthorityRecord> {
-    let row: { mode: string; authority_id: string; changed_at: string } | undefined;
+    let row: AuthorityRow | undefined;
     try {
-      row = (await this.pool.query<{ mode: string; authority_id: string; changed_at: string }>('SELECT mode, authority_id, changed_at FROM authority WHERE id = 1')).rows[0];
+      row = (await this.pool.query<AuthorityRow>('SELECT mode, authority_id, changed_at FROM authority WHERE id = 1')).rows[0];
     } catch (error) {
       // A store that cannot be reached or read is the store's failure, not a damaged record: it is answered as such.
       throw storeFailureOf(error, 'postgres') ?? new AuthorityUnreadable(error instanceof Error ? error.message : String(error));
     }
-    if (!row) throw new AuthorityUnreadable('the record is missing');
-    if (!(DURABLE_AUTHORITY_MODES as readonly string[]).includes(row.mode)) throw new AuthorityUnreadable(`unknown mode ${JSON.stringify(row.mode)}`);
-    return { mode: row.mode as DurableAuthorityMode, authorityId: row.authority_id, changedAt: row.changed_at };
+    return toAuthorityRecord(row);
   }
 
   /**

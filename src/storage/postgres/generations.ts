@@ -13,16 +13,10 @@ import type { GenerationRow, ManifestRow } from '../shared/generation-records.ts
 import type { ActivationVeto, GenerationRepository, ManifestRecord, StoredChunkEntities, StoredChunkText } from '../port.ts';
 import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration, ServingGeneration } from '../../domain/generation.ts';
 import type { UsageBesides } from '../../domain/limits.ts';
-
-/** A version's active generation changed between read and write (a source-generation race). */
-class GenerationMoved extends Error {
-  constructor() {
-    super('the active generation moved');
-    this.name = 'GenerationMoved';
-  }
-}
-
-const allowAny: ActivationVeto = () => true;
+import { chunkTextBytes } from '../../domain/limits.ts';
+import { allowAnyActivation, GenerationMoved } from '../shared/activation.ts';
+import { usageBesides } from '../shared/usage.ts';
+import type { ReplacedGenerationRow, UsageTotalsRow } from '../shared/usage.ts';
 
 const MANIFEST_COLUMNS = 'g.generation, g.state, g.document_id, g.version_key, g.job_id, g.chunk_count, g.manifest';
 
@@ -71,7 +65,7 @@ export class PgGenerationRepository implements GenerationRepository {
     await this.write((sql) => sql.query(`DELETE FROM generations WHERE generation = $1 AND state = 'staged'`, [generation]));
   }
 
-  async activateStaged(generation: number, allow: ActivationVeto = allowAny): Promise<ActivationResult | null> {
+  async activateStaged(generation: number, allow: ActivationVeto = allowAnyActivation): Promise<ActivationResult | null> {
     return this.write(async (sql) => {
       const staged = await readGeneration(sql, generation);
       if (!staged || staged.state !== 'staged') return null;
@@ -82,7 +76,7 @@ export class PgGenerationRepository implements GenerationRepository {
     });
   }
 
-  async stageAndActivate(input: GenerationInput, allow: ActivationVeto = allowAny): Promise<ActivationResult | null> {
+  async stageAndActivate(input: GenerationInput, allow: ActivationVeto = allowAnyActivation): Promise<ActivationResult | null> {
     return this.write(async (sql) => {
       const current = await readActiveGeneration(sql, input.documentId, input.versionKey);
       if (!allow(current)) return null;
@@ -131,7 +125,7 @@ export class PgGenerationRepository implements GenerationRepository {
         input.deletion.deletedBy,
         input.chunks.length,
         JSON.stringify(input.manifest),
-        input.chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.text, 'utf8'), 0),
+        chunkTextBytes(input.chunks),
         input.leavesIndexed !== false,
       ],
     );
@@ -323,27 +317,20 @@ export class PgGenerationRepository implements GenerationRepository {
 
   async usage(besides: { documentId: string; versionKey: string }): Promise<UsageBesides> {
     return this.consistent(async (sql) => {
-      // Running totals (kept by triggers, postgres/migrations.ts) less the version an upload would replace: never a sum
-      // over the generations or their chunks.
-      const totals = (await sql.query<{ documents: number; chunks: number; text_bytes: number }>('SELECT documents, chunks, text_bytes FROM usage_totals')).rows[0] ?? {
+      // Running totals (kept by triggers, migrations.ts) less the version an upload would replace (usageBesides).
+      const totals = (await sql.query<UsageTotalsRow>('SELECT documents, chunks, text_bytes FROM usage_totals')).rows[0] ?? {
         documents: 0,
         chunks: 0,
         text_bytes: 0,
       };
       const replaced = (
-        await sql.query<{ chunk_count: number; text_bytes: number }>(`SELECT chunk_count, text_bytes FROM generations WHERE state = 'active' AND document_id = $1 AND version_key = $2`, [
+        await sql.query<ReplacedGenerationRow>(`SELECT chunk_count, text_bytes FROM generations WHERE state = 'active' AND document_id = $1 AND version_key = $2`, [
           besides.documentId,
           besides.versionKey,
         ])
       ).rows[0];
       const versions = (await sql.query<{ versions: number }>('SELECT versions FROM active_documents WHERE document_id = $1', [besides.documentId])).rows[0]?.versions ?? 0;
-      const otherVersions = versions - (replaced ? 1 : 0);
-      return {
-        documents: totals.documents - (replaced && otherVersions === 0 ? 1 : 0),
-        chunks: totals.chunks - (replaced?.chunk_count ?? 0),
-        textBytes: totals.text_bytes - (replaced?.text_bytes ?? 0),
-        documentPresent: otherVersions > 0,
-      };
+      return usageBesides(totals, replaced, versions);
     });
   }
 

@@ -5,67 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { sharedTransaction } from './database.ts';
-import type { JobOperation, JobState } from '../../domain/job-states.ts';
+import type { JobState } from '../../domain/job-states.ts';
 import type { JobIdentity, JobRecord, NewJob } from '../../domain/jobs.ts';
 import type { JsonObject } from '../../domain/canonical-metadata.ts';
 import type { JobRepository } from '../port.ts';
-
-interface JobRow {
-  seq: number;
-  job_id: string;
-  client_id: string;
-  operation: string;
-  document_id: string;
-  version_key: string | null;
-  status: string;
-  request: string;
-  result: string | null;
-  error: string | null;
-  error_details: string | null;
-  attempts: number;
-  max_attempts: number;
-  next_run_at: number;
-  lease_owner: string | null;
-  lease_expires_at: number | null;
-  publication_wait_since: number | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-}
-
-function toRecord(row: JobRow): JobRecord {
-  return {
-    seq: row.seq,
-    jobId: row.job_id,
-    clientId: row.client_id,
-    operation: row.operation as JobOperation,
-    documentId: row.document_id,
-    versionKey: row.version_key,
-    status: row.status as JobState,
-    request: JSON.parse(row.request),
-    result: row.result === null ? null : JSON.parse(row.result),
-    error: row.error,
-    errorDetails: row.error_details === null ? null : JSON.parse(row.error_details),
-    attempts: row.attempts,
-    maxAttempts: row.max_attempts,
-    nextRunAt: row.next_run_at,
-    leaseOwner: row.lease_owner,
-    leaseExpiresAt: row.lease_expires_at,
-    publicationWaitSince: row.publication_wait_since,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    completedAt: row.completed_at,
-  };
-}
-
-/** Job states after which a job needs nothing more (its upload can go). */
-const TERMINAL = `('completed', 'superseded', 'failed', 'partial_failed')`;
-
-/** A metadata update is not runnable while an update of its document accepted before it is unfinished. */
-const UPDATE_IN_ORDER = `NOT (j.operation = 'metadata_update' AND EXISTS (
-  SELECT 1 FROM jobs earlier
-  WHERE earlier.client_id = j.client_id AND earlier.document_id = j.document_id AND earlier.seq < j.seq
-    AND earlier.operation = 'metadata_update' AND earlier.status IN ('pending', 'started', 'processing', 'retrying')))`;
+import { outcomeColumns, TERMINAL_JOB_STATES_SQL, toJobRecord, UPDATE_IN_ORDER } from '../shared/job-rows.ts';
+import type { JobRow } from '../shared/job-rows.ts';
 
 /** The first eligible job of one kind in claim order, locked unless another claim holds it. */
 const firstRunnable = (kind: string) =>
@@ -104,18 +49,18 @@ export class PgJobRepository implements JobRepository {
        VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, db_now_ms(), db_now(), db_now()) RETURNING *`,
       [randomUUID(), job.clientId, job.operation, job.documentId, job.versionKey, JSON.stringify(job.request), job.maxAttempts],
     );
-    return toRecord(row!);
+    return toJobRecord(row!);
   }
 
   /** The Client's job, or null for an unknown id and for another Client's id alike. */
   async get(clientId: string, jobId: string): Promise<JobRecord | null> {
     const row = await this.one('SELECT * FROM jobs WHERE job_id = $1 AND client_id = $2', [jobId, clientId]);
-    return row ? toRecord(row) : null;
+    return row ? toJobRecord(row) : null;
   }
 
   async getById(jobId: string): Promise<JobRecord | null> {
     const row = await this.one('SELECT * FROM jobs WHERE job_id = $1', [jobId]);
-    return row ? toRecord(row) : null;
+    return row ? toJobRecord(row) : null;
   }
 
   /**
@@ -131,7 +76,7 @@ export class PgJobRepository implements JobRepository {
        FROM next WHERE jobs.seq = next.seq RETURNING jobs.*`,
       [owner, leaseMs],
     );
-    return row ? toRecord(row) : null;
+    return row ? toJobRecord(row) : null;
   }
 
   /** Extends a lease and optionally moves the job to another in-flight state; false when the lease was lost. */
@@ -149,14 +94,7 @@ export class PgJobRepository implements JobRepository {
       `UPDATE jobs SET status = $1, result = $2, error = $3, error_details = $4, lease_owner = NULL, lease_expires_at = NULL,
          updated_at = db_now(), completed_at = db_now()
        WHERE job_id = $5 AND lease_owner = $6`,
-      [
-        outcome.status,
-        outcome.result ? JSON.stringify(outcome.result) : null,
-        outcome.error ?? null,
-        outcome.errorDetails ? JSON.stringify(outcome.errorDetails) : null,
-        jobId,
-        owner,
-      ],
+      [...outcomeColumns(outcome), jobId, owner],
     );
   }
 
@@ -234,7 +172,7 @@ export class PgJobRepository implements JobRepository {
   /** Upload files that jobs not yet terminal still need. */
   async liveUploadNames(): Promise<Set<string>> {
     return sharedTransaction(this.pool, async (sql) => {
-      const { rows } = await sql.query<{ upload: string | null }>(`SELECT request::json ->> 'upload' AS upload FROM jobs WHERE status NOT IN ${TERMINAL}`);
+      const { rows } = await sql.query<{ upload: string | null }>(`SELECT request::json ->> 'upload' AS upload FROM jobs WHERE status NOT IN ${TERMINAL_JOB_STATES_SQL}`);
       return new Set(rows.flatMap((row) => (row.upload ? [row.upload] : [])));
     });
   }

@@ -10,9 +10,8 @@ import type { PublicationChanges, PublicationLogRepository } from '../port.ts';
 import type { PublicationLogEntry, PublicationLogKind } from '../../domain/publication-log.ts';
 import type { ServingGeneration } from '../../domain/generation.ts';
 import { PublicationPaused } from '../../domain/jobs.ts';
-
-/** The log is compacted on every this-many-th append (a cheap indexed delete), as in the SQLite adapter. */
-export const PUBLICATION_LOG_COMPACTION_EVERY = 64;
+import { compactedPast, compactionCeiling, replaysNothing, toLogEntry } from '../shared/publication-log-rows.ts';
+import type { LogRow } from '../shared/publication-log-rows.ts';
 
 /** How a Client's log is appended to. */
 export interface LogPolicy {
@@ -55,15 +54,8 @@ export async function appendLogEntry(
   );
   const { seq } = rows[0];
   await announcePublication(sql, clientId);
-  if (seq % PUBLICATION_LOG_COMPACTION_EVERY === 0) await sql.query('DELETE FROM publication_log WHERE seq <= $1', [seq - policy.retained]);
-}
-
-interface LogRow {
-  seq: number;
-  kind: PublicationLogKind;
-  document_id: string;
-  version_key: string;
-  generation: number | null;
+  const ceiling = compactionCeiling(seq, policy.retained);
+  if (ceiling !== null) await sql.query('DELETE FROM publication_log WHERE seq <= $1', [ceiling]);
 }
 
 /**
@@ -93,7 +85,7 @@ export class PgPublicationLog implements PublicationLogRepository {
   async touchedSince(since: number, documentId: string, versionKey: string): Promise<boolean> {
     return clientTransaction(this.pool, this.clientId, 'consistent', async (sql) => {
       const floor = (await sql.query<{ floor: number | null }>('SELECT min(seq) AS floor FROM publication_log')).rows[0].floor ?? 0;
-      if (floor > since + 1) return true;
+      if (compactedPast(floor, since)) return true;
       const { rows } = await sql.query('SELECT 1 FROM publication_log WHERE seq > $1 AND document_id = $2 AND version_key = $3 LIMIT 1', [since, documentId, versionKey]);
       return rows.length > 0;
     });
@@ -104,9 +96,9 @@ export class PgPublicationLog implements PublicationLogRepository {
       const head = await readHead(sql);
       const floor = (await sql.query<{ floor: number | null }>('SELECT min(seq) AS floor FROM publication_log')).rows[0].floor ?? 0;
       const generations = new Map<number, ServingGeneration>();
-      if (head <= since || head - since > maxEntries || floor > since + 1) return { head, floor, entries: [], generations };
+      if (replaysNothing(head, floor, since, maxEntries)) return { head, floor, entries: [], generations };
       const { rows } = await sql.query<LogRow>('SELECT seq, kind, document_id, version_key, generation FROM publication_log WHERE seq > $1 AND seq <= $2 ORDER BY seq', [since, head]);
-      const entries: PublicationLogEntry[] = rows.map((row) => ({ seq: row.seq, kind: row.kind, documentId: row.document_id, versionKey: row.version_key, generation: row.generation }));
+      const entries: PublicationLogEntry[] = rows.map(toLogEntry);
       const named = [...new Set(entries.flatMap((entry) => (entry.generation === null ? [] : [entry.generation])))];
       for (const loaded of await readServingGenerations(sql, named)) {
         if (loaded.state === 'active') generations.set(loaded.generation, loaded);

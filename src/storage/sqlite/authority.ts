@@ -6,7 +6,9 @@ import type { Database } from './database.ts';
 import { cachedStatement, transaction } from './database.ts';
 import type { DurableAuthorityMode } from '../../domain/publication-log.ts';
 import { storeFailureOf } from '../shared/store-failures.ts';
-import { AuthorityUnreadable, DURABLE_AUTHORITY_MODES } from '../../domain/publication-log.ts';
+import { AuthorityUnreadable } from '../../domain/publication-log.ts';
+import { toAuthorityRecord } from '../shared/control-rows.ts';
+import type { AuthorityRow } from '../shared/control-rows.ts';
 import type { AuthorityRecord, AuthorityRepository } from '../port.ts';
 import { PublicationPaused } from '../../domain/jobs.ts';
 
@@ -25,16 +27,14 @@ export class SqliteAuthorityRepository implements AuthorityRepository {
 
   /** The durable authority record; AuthorityUnreadable when it is missing, damaged or its table cannot be read. */
   async authority(): Promise<AuthorityRecord> {
-    let row: { mode: string; authority_id: string; changed_at: string } | undefined;
+    let row: AuthorityRow | undefined;
     try {
-      row = cachedStatement(this.db, 'SELECT mode, authority_id, changed_at FROM authority WHERE id = 1').get() as typeof row;
+      row = cachedStatement(this.db, 'SELECT mode, authority_id, changed_at FROM authority WHERE id = 1').get() as AuthorityRow | undefined;
     } catch (error) {
       // A store that cannot be reached or read is the store's failure, not a damaged record: it is answered as such.
       throw storeFailureOf(error, 'sqlite') ?? new AuthorityUnreadable(error instanceof Error ? error.message : String(error));
     }
-    if (!row) throw new AuthorityUnreadable('the record is missing');
-    if (!(DURABLE_AUTHORITY_MODES as readonly string[]).includes(row.mode)) throw new AuthorityUnreadable(`unknown mode ${JSON.stringify(row.mode)}`);
-    return { mode: row.mode as DurableAuthorityMode, authorityId: row.authority_id, changedAt: row.changed_at };
+    return toAuthorityRecord(row);
   }
 
   /**

@@ -12,6 +12,10 @@ import type { LogPolicy } from './publication-log.ts';
 import type { ActivationVeto, GenerationRepository, ManifestRecord, StoredChunkEntities, StoredChunkText } from '../port.ts';
 import type { ActivationResult, ChunkRecord, GenerationInput, GenerationRecord, LoadedGeneration, ServingGeneration } from '../../domain/generation.ts';
 import type { UsageBesides } from '../../domain/limits.ts';
+import { chunkTextBytes } from '../../domain/limits.ts';
+import { allowAnyActivation, GenerationMoved } from '../shared/activation.ts';
+import { usageBesides } from '../shared/usage.ts';
+import type { ReplacedGenerationRow } from '../shared/usage.ts';
 
 /**
  * Chunk texts read by one statement (an answer of 10 versions with up to 3 evidence items each asks for 30):
@@ -19,16 +23,6 @@ import type { UsageBesides } from '../../domain/limits.ts';
  * prepared once for each batch size up to this.
  */
 export const CHUNK_TEXT_READ_BATCH = 32;
-
-/** A version's active generation changed between read and write (a source-generation race). */
-class GenerationMoved extends Error {
-  constructor() {
-    super('the active generation moved');
-    this.name = 'GenerationMoved';
-  }
-}
-
-const allowAny: ActivationVeto = () => true;
 
 export class SqliteGenerationRepository implements GenerationRepository {
   private readonly database: ClientDatabase;
@@ -59,7 +53,7 @@ export class SqliteGenerationRepository implements GenerationRepository {
     this.db.prepare(`DELETE FROM generations WHERE generation = ? AND state = 'staged'`).run(generation);
   }
 
-  async activateStaged(generation: number, allow: ActivationVeto = allowAny): Promise<ActivationResult | null> {
+  async activateStaged(generation: number, allow: ActivationVeto = allowAnyActivation): Promise<ActivationResult | null> {
     return transaction(this.db, () => {
       const staged = readGeneration(this.db, generation);
       if (!staged || staged.state !== 'staged') return null;
@@ -70,7 +64,7 @@ export class SqliteGenerationRepository implements GenerationRepository {
     });
   }
 
-  async stageAndActivate(input: GenerationInput, allow: ActivationVeto = allowAny): Promise<ActivationResult | null> {
+  async stageAndActivate(input: GenerationInput, allow: ActivationVeto = allowAnyActivation): Promise<ActivationResult | null> {
     return transaction(this.db, () => {
       const current = readActiveGeneration(this.db, input.documentId, input.versionKey);
       if (!allow(current)) return null;
@@ -117,7 +111,7 @@ export class SqliteGenerationRepository implements GenerationRepository {
         input.deletion.deletedBy,
         input.chunks.length,
         JSON.stringify(input.manifest),
-        input.chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.text, 'utf8'), 0),
+        chunkTextBytes(input.chunks),
         input.leavesIndexed === false ? 0 : 1,
       ) as { generation: number };
     const insertChunk = cachedStatement(
@@ -285,21 +279,14 @@ export class SqliteGenerationRepository implements GenerationRepository {
   async usage(besides: { documentId: string; versionKey: string }): Promise<UsageBesides> {
     const db = this.db;
     return readTransaction(db, () => {
-      // Running totals (kept by triggers, sqlite/client-migrations.ts) less the version an upload would replace:
-      // never a sum over the generations or their chunks.
+      // Running totals (kept by triggers, client-migrations.ts) less the version an upload would replace (usageBesides).
       const totals = cachedStatement(db, 'SELECT documents, chunks, text_bytes FROM usage_totals WHERE id = 1').get() as { documents: number; chunks: number; text_bytes: number };
       const replaced = cachedStatement(db, `SELECT chunk_count, text_bytes FROM generations WHERE state = 'active' AND document_id = ? AND version_key = ?`).get(
         besides.documentId,
         besides.versionKey,
-      ) as { chunk_count: number; text_bytes: number } | undefined;
+      ) as ReplacedGenerationRow | undefined;
       const versions = (cachedStatement(db, 'SELECT versions FROM active_documents WHERE document_id = ?').get(besides.documentId) as { versions: number } | undefined)?.versions ?? 0;
-      const otherVersions = versions - (replaced ? 1 : 0);
-      return {
-        documents: totals.documents - (replaced && otherVersions === 0 ? 1 : 0),
-        chunks: totals.chunks - (replaced?.chunk_count ?? 0),
-        textBytes: totals.text_bytes - (replaced?.text_bytes ?? 0),
-        documentPresent: otherVersions > 0,
-      };
+      return usageBesides(totals, replaced, versions);
     });
   }
 

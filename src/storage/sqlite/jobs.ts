@@ -4,65 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from './database.ts';
 import { cachedStatement, transaction } from './database.ts';
-import type { JobOperation, JobState } from '../../domain/job-states.ts';
+import type { JobState } from '../../domain/job-states.ts';
 import type { JobIdentity, JobRecord, NewJob } from '../../domain/jobs.ts';
 import type { JsonObject } from '../../domain/canonical-metadata.ts';
 import type { JobRepository } from '../port.ts';
-
-/** A job's row joined with its request (job_requests); the request is null only if its row was removed by hand. */
-interface JobRow {
-  seq: number;
-  job_id: string;
-  client_id: string;
-  operation: string;
-  document_id: string;
-  version_key: string | null;
-  status: string;
-  request: string | null;
-  result: string | null;
-  error: string | null;
-  error_details: string | null;
-  attempts: number;
-  max_attempts: number;
-  next_run_at: number;
-  lease_owner: string | null;
-  lease_expires_at: number | null;
-  publication_wait_since: number | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-}
-
-function toRecord(row: JobRow): JobRecord {
-  return {
-    seq: row.seq,
-    jobId: row.job_id,
-    clientId: row.client_id,
-    operation: row.operation as JobOperation,
-    documentId: row.document_id,
-    versionKey: row.version_key,
-    status: row.status as JobState,
-    request: JSON.parse(row.request ?? 'null'),
-    result: row.result === null ? null : JSON.parse(row.result),
-    error: row.error,
-    errorDetails: row.error_details === null ? null : JSON.parse(row.error_details),
-    attempts: row.attempts,
-    maxAttempts: row.max_attempts,
-    nextRunAt: row.next_run_at,
-    leaseOwner: row.lease_owner,
-    leaseExpiresAt: row.lease_expires_at,
-    publicationWaitSince: row.publication_wait_since,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    completedAt: row.completed_at,
-  };
-}
-
-/** A metadata update is not runnable while an update of its document accepted before it is unfinished. */
-const UPDATE_IN_ORDER = `NOT (j.operation = 'metadata_update' AND EXISTS (
-  SELECT 1 FROM jobs earlier
-  WHERE earlier.client_id = j.client_id AND earlier.document_id = j.document_id AND earlier.seq < j.seq
-    AND earlier.operation = 'metadata_update' AND earlier.status IN ('pending', 'started', 'processing', 'retrying')))`;
+import { outcomeColumns, TERMINAL_JOB_STATES_SQL, toJobRecord, UPDATE_IN_ORDER } from '../shared/job-rows.ts';
+import type { JobRow } from '../shared/job-rows.ts';
 
 /** The first eligible job of one kind, in (next_run_at, seq) order; ?1 is now. */
 const firstRunnable = (kind: string) => `SELECT * FROM (SELECT j.seq, j.next_run_at FROM jobs j WHERE ${kind} AND ${UPDATE_IN_ORDER} ORDER BY j.next_run_at, j.seq LIMIT 1)`;
@@ -102,18 +49,18 @@ export class SqliteJobRepository implements JobRepository {
       cachedStatement(this.db, 'INSERT INTO job_requests (seq, request) VALUES (?, ?)').run(inserted.seq, request);
       return inserted;
     });
-    return toRecord({ ...row, request });
+    return toJobRecord({ ...row, request });
   }
 
   /** The Client's job, or null for an unknown id and for another Client's id alike. */
   async get(clientId: string, jobId: string): Promise<JobRecord | null> {
     const row = cachedStatement(this.db, `${JOB_WITH_REQUEST} WHERE j.job_id = ? AND j.client_id = ?`).get(jobId, clientId) as JobRow | undefined;
-    return row ? toRecord(row) : null;
+    return row ? toJobRecord(row) : null;
   }
 
   async getById(jobId: string): Promise<JobRecord | null> {
     const row = cachedStatement(this.db, `${JOB_WITH_REQUEST} WHERE j.job_id = ?`).get(jobId) as JobRow | undefined;
-    return row ? toRecord(row) : null;
+    return row ? toJobRecord(row) : null;
   }
 
   /**
@@ -138,7 +85,7 @@ export class SqliteJobRepository implements JobRepository {
         )
         .get(owner, now + leaseMs, new Date(now).toISOString(), row.seq) as unknown as JobRow;
       const request = cachedStatement(this.db, 'SELECT request FROM job_requests WHERE seq = ?').get(row.seq) as { request: string } | undefined;
-      return toRecord({ ...claimed, request: request?.request ?? null });
+      return toJobRecord({ ...claimed, request: request?.request ?? null });
     });
   }
 
@@ -163,16 +110,7 @@ export class SqliteJobRepository implements JobRepository {
            updated_at = ?, completed_at = ?
          WHERE job_id = ? AND lease_owner = ?`,
       )
-      .run(
-        outcome.status,
-        outcome.result ? JSON.stringify(outcome.result) : null,
-        outcome.error ?? null,
-        outcome.errorDetails ? JSON.stringify(outcome.errorDetails) : null,
-        at,
-        at,
-        jobId,
-        owner,
-      ).changes;
+      .run(...outcomeColumns(outcome), at, at, jobId, owner).changes;
     return Number(changes) === 1;
   }
 
@@ -259,7 +197,7 @@ export class SqliteJobRepository implements JobRepository {
   /** Upload files that jobs not yet terminal still need. */
   async liveUploadNames(): Promise<Set<string>> {
     const rows = cachedStatement(this.db, `SELECT json_extract(r.request, '$.upload') AS upload FROM jobs j JOIN job_requests r ON r.seq = j.seq
-       WHERE j.status NOT IN ('completed', 'superseded', 'failed', 'partial_failed')`)
+       WHERE j.status NOT IN ${TERMINAL_JOB_STATES_SQL}`)
       .all() as { upload: string | null }[];
     return new Set(rows.flatMap((row) => (row.upload ? [row.upload] : [])));
   }

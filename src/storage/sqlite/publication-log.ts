@@ -11,19 +11,11 @@ import type { ServingGeneration } from '../../domain/generation.ts';
 import { ServiceError } from '../../domain/service-error.ts';
 import { PUBLICATION_RETRY_AFTER_SECONDS } from '../../spec-limits.ts';
 import { storeFailureOf } from '../shared/store-failures.ts';
+import { compactedPast, compactionCeiling, replaysNothing, toLogEntry } from '../shared/publication-log-rows.ts';
+import type { LogRow } from '../shared/publication-log-rows.ts';
 
-/** The log is compacted on every this-many-th append (a cheap indexed delete). */
-export const PUBLICATION_LOG_COMPACTION_EVERY = 64;
 /** How often the first read in a fence tries again for the write lock that recording the fence's position takes. */
 export const FENCE_POSITION_RETRY_MS = 5;
-
-interface LogRow {
-  seq: number;
-  kind: PublicationLogKind;
-  document_id: string;
-  version_key: string;
-  generation: number | null;
-}
 
 /** How a Client's log is appended to. */
 export interface LogPolicy {
@@ -57,7 +49,8 @@ export function appendLogEntry(
     entry.generation,
     database.at(),
   ) as { seq: number };
-  if (seq % PUBLICATION_LOG_COMPACTION_EVERY === 0) cachedStatement(db, 'DELETE FROM publication_log WHERE seq <= ?').run(seq - policy.retained);
+  const ceiling = compactionCeiling(seq, policy.retained);
+  if (ceiling !== null) cachedStatement(db, 'DELETE FROM publication_log WHERE seq <= ?').run(ceiling);
 }
 
 export class SqlitePublicationLog implements PublicationLogRepository {
@@ -126,7 +119,7 @@ export class SqlitePublicationLog implements PublicationLogRepository {
     const db = this.database.db;
     return readTransaction(db, () => {
       const floor = (cachedStatement(db, 'SELECT MIN(seq) AS floor FROM publication_log').get() as { floor: number | null }).floor ?? 0;
-      if (floor > since + 1) return true;
+      if (compactedPast(floor, since)) return true;
       const named = cachedStatement(db, 'SELECT 1 FROM publication_log WHERE seq > ? AND seq <= ? AND document_id = ? AND version_key = ? LIMIT 1').get(since, ceiling, documentId, versionKey);
       return named !== undefined;
     });
@@ -140,12 +133,12 @@ export class SqlitePublicationLog implements PublicationLogRepository {
       const head = fenced ?? this.headSync();
       const floor = (cachedStatement(db, 'SELECT MIN(seq) AS floor FROM publication_log').get() as { floor: number | null }).floor ?? 0;
       const generations = new Map<number, ServingGeneration>();
-      if (head <= since || head - since > maxEntries || floor > since + 1) return { head, floor, entries: [], generations };
+      if (replaysNothing(head, floor, since, maxEntries)) return { head, floor, entries: [], generations };
       const rows = cachedStatement(db, 'SELECT seq, kind, document_id, version_key, generation FROM publication_log WHERE seq > ? AND seq <= ? ORDER BY seq').all(
         since,
         head,
       ) as unknown as LogRow[];
-      const entries = rows.map((row) => ({ seq: row.seq, kind: row.kind, documentId: row.document_id, versionKey: row.version_key, generation: row.generation }));
+      const entries = rows.map(toLogEntry);
       for (const entry of entries) {
         if (entry.generation === null || generations.has(entry.generation)) continue;
         const loaded = readServingGeneration(db, entry.generation);
