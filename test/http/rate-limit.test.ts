@@ -317,3 +317,38 @@ test('a store error that is not a full disk is not decided in-process: it goes u
     removeDir(dir);
   }
 });
+
+test('the budget a request is told: the store\'s room, and Reset when the oldest slot of the window frees (never early)', async () => {
+  let now = 1_000_000;
+  const dir = tempDataDir();
+  const path = join(dir, 'control.db');
+  const first = openDatabase(path, CONTROL_MIGRATIONS);
+  const second = openDatabase(path, CONTROL_MIGRATIONS);
+  // Two api processes on one store and one clock (the store's and the limiters' alike).
+  const limits = { all: 3, search: 2 };
+  const a = new RateLimiter(new SqliteRateLimitRepository(first, () => now), limits, 60_000, () => now);
+  const b = new RateLimiter(new SqliteRateLimitRepository(second, () => now), limits, 60_000, () => now);
+  try {
+    const told = async (limiter: RateLimiter, ...buckets: ('all' | 'search')[]) => limiter.budget('c', buckets, await limiter.take('c', ...buckets));
+    assert.deepEqual(await told(a, 'all'), { bucket: 'all', limit: 3, windowSeconds: 60, remaining: 2, resetSeconds: 60 });
+    now += 10_000;
+    assert.deepEqual(await told(a, 'all'), { bucket: 'all', limit: 3, windowSeconds: 60, remaining: 1, resetSeconds: 50 }, 'the first request leaves the window in 50 s');
+    // The other process knows only its own request, just taken: it says 60 s, later than the truth (45 s), never earlier.
+    now += 5_000;
+    const other = await told(b, 'all');
+    assert.deepEqual({ remaining: other.remaining, resetSeconds: other.resetSeconds }, { remaining: 0, resetSeconds: 60 });
+    now += 1_000;
+    const refused = await a.take('c', 'all');
+    assert.equal(refused.allowed, false);
+    assert.deepEqual(await a.budget('c', ['all'], refused), { bucket: 'all', limit: 3, windowSeconds: 60, remaining: 0, resetSeconds: refused.retryAfterSeconds });
+    assert.equal(refused.retryAfterSeconds, 44, 'a slot frees when the first request leaves');
+    // A search draws on both buckets: the tighter one decides.
+    now += 60_000;
+    assert.deepEqual(await told(a, 'all', 'search'), { bucket: 'search', limit: 2, windowSeconds: 60, remaining: 1, resetSeconds: 60 });
+    assert.equal((await told(a, 'all')).remaining, 1, 'the whole budget counted the search too');
+  } finally {
+    first.close();
+    second.close();
+    removeDir(dir);
+  }
+});
