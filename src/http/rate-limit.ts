@@ -100,6 +100,12 @@ export interface RateBudget {
  * oldest beyond this only makes RateLimit-Reset later than the truth, never earlier.
  */
 const MAX_TRACKED_GRANTS = 1_024;
+/**
+ * For a limit of SLOT_BATCH_MIN_ROOM or more, how long one count of the window serves the RateLimit-Remaining of
+ * every request of that (Client, bucket): counting a window of many thousand hits on each request would cost more
+ * than the batches save, and at such a limit a figure a second old tells a caller the same.
+ */
+const COUNT_REUSE_MS = SLOT_BATCH_LIFETIME_MS;
 
 /** Slots counted in the store that this process hands out until `expiresAt`. */
 interface SlotBatch {
@@ -143,6 +149,8 @@ export class RateLimiter {
    * counted it) each slot this process was granted was counted, oldest first, for RateLimit-Reset.
    */
   private readonly grants = new Map<string, number[]>();
+  /** Per (Client, bucket) of a limit of SLOT_BATCH_MIN_ROOM or more: the last count of its window, or the one under way. */
+  private readonly counts = new Map<string, { hits: Promise<number>; at: number }>();
 
   constructor(
     rateLimits: RateWindows,
@@ -296,6 +304,24 @@ export class RateLimiter {
   }
 
   /**
+   * The hits of a (Client, bucket)'s window as the store counts them: read for each request below
+   * SLOT_BATCH_MIN_ROOM (the default 30 always), else one count shared for COUNT_REUSE_MS. The map holds one entry
+   * per (Client, bucket) of such a limit: the Clients are the deployment's, so it stays small.
+   */
+  private windowCount(clientId: string, bucket: RateBucket): Promise<number> {
+    if (this.limits[bucket] < SLOT_BATCH_MIN_ROOM) return this.rateLimits.countSlots(clientId, bucket, this.windowMs);
+    const key = stateKey(clientId, bucket);
+    const now = this.now();
+    const last = this.counts.get(key);
+    if (last !== undefined && now - last.at < COUNT_REUSE_MS) return last.hits;
+    const hits = this.rateLimits.countSlots(clientId, bucket, this.windowMs);
+    this.counts.set(key, { hits, at: now });
+    // A count that failed is not reused: the next request counts again.
+    hits.catch(() => this.counts.get(key)?.hits === hits && this.counts.delete(key));
+    return hits;
+  }
+
+  /**
    * The budget that decided a request `take` answered with `decision`, for its answer to tell. Remaining is the
    * store's count (one read per bucket), so it holds across api processes; held batch slots count as spent.
    * The store does not say when its oldest hit leaves, so Reset is when the oldest slot this process was granted
@@ -309,7 +335,7 @@ export class RateLimiter {
     for (const bucket of buckets) {
       let hits: number;
       try {
-        hits = await this.rateLimits.countSlots(clientId, bucket, this.windowMs);
+        hits = await this.windowCount(clientId, bucket);
       } catch {
         if (decision.allowed || buckets.length > 1) return null;
         // One bucket refused: that is the one, whatever the count.

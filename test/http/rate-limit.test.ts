@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { RateLimiter } from '../../src/http/rate-limit.ts';
+import { RateLimiter, SLOT_BATCH_MIN_ROOM } from '../../src/http/rate-limit.ts';
 import { SqliteRateLimitRepository } from '../../src/storage/sqlite-rate-limits.ts';
 import { openDatabase } from '../../src/storage/sqlite.ts';
 import { CONTROL_MIGRATIONS } from '../../src/storage/control-migrations.ts';
@@ -349,6 +349,39 @@ test('the budget a request is told: the store\'s room, and Reset when the oldest
   } finally {
     first.close();
     second.close();
+    removeDir(dir);
+  }
+});
+
+test('at a limit of SLOT_BATCH_MIN_ROOM or more one count of the window serves a second of answers; below it, each answer counts', async () => {
+  let now = 1_000_000;
+  const dir = tempDataDir();
+  const db = openDatabase(join(dir, 'control.db'), CONTROL_MIGRATIONS);
+  // The real store, with its reads of the window counted: the cost this rule saves is that read.
+  let counted = 0;
+  class CountedReads extends SqliteRateLimitRepository {
+    override async countSlots(clientId: string, bucket: string, windowMs: number): Promise<number> {
+      counted++;
+      return super.countSlots(clientId, bucket, windowMs);
+    }
+  }
+  try {
+    const high = new RateLimiter(new CountedReads(db, () => now), { all: SLOT_BATCH_MIN_ROOM, search: SLOT_BATCH_MIN_ROOM }, 60_000, () => now);
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await high.budget('c', ['all'], await high.take('c', 'all')));
+    assert.equal(counted, 1, 'one count for three answers within a second');
+    assert.equal(answers[0]?.remaining, SLOT_BATCH_MIN_ROOM - 1);
+    now += 1_001;
+    await high.budget('c', ['all'], await high.take('c', 'all'));
+    assert.equal(counted, 2, 'a second later the window is counted again');
+    const low = new RateLimiter(new CountedReads(db, () => now), { all: 30, search: 30 }, 60_000, () => now);
+    counted = 0;
+    const remaining = [];
+    for (let i = 0; i < 3; i++) remaining.push((await low.budget('d', ['all'], await low.take('d', 'all')))?.remaining);
+    assert.equal(counted, 3);
+    assert.deepEqual(remaining, [29, 28, 27], 'counted down exactly');
+  } finally {
+    db.close();
     removeDir(dir);
   }
 });
