@@ -1,6 +1,8 @@
-// The log lines of a process that has no Fastify logger (a worker): one JSON object a line on stdout, in the
-// shape the api processes' pino lines have (numeric `level`, `time`, `pid`, `hostname`, `process`, `msg`), so
-// one log pipeline reads both. A line below LOG_LEVEL is not written.
+// The log lines of a process that has no Fastify logger (a worker, the supervisor): one JSON object a line on
+// stdout, in the shape the api processes' pino lines have (numeric `level`, `time`, `pid`, `hostname`, `process`,
+// `msg`), so one log pipeline reads them all. A line below LOG_LEVEL is not written, but an announcement is: the
+// supervisor's "listening on URL" and "ready on URL" are what a person and the tools that start the service wait
+// for, at any LOG_LEVEL (silent included), as they always were.
 
 import { hostname } from 'node:os';
 
@@ -13,6 +15,8 @@ export interface LogLines {
   write(level: LogLevelName, msg: string, fields: Record<string, unknown>): void;
   /** Whether a line at `level` would be written (spares building one that would not). */
   enabled(level: LogLevelName): boolean;
+  /** Writes one info line whatever LOG_LEVEL says (see the top of this file). */
+  announce(msg: string, fields: Record<string, unknown>): void;
 }
 
 /** `threshold` is LOG_LEVEL (silent: nothing); `processLabel` is the process's label on its metrics too. */
@@ -20,11 +24,15 @@ export function createLogLines(threshold: string, processLabel: string, out: (li
   const least = threshold in LOG_LEVEL_NUMBERS ? LOG_LEVEL_NUMBERS[threshold as LogLevelName] : Number.POSITIVE_INFINITY;
   const base = { pid: process.pid, hostname: hostname(), process: processLabel };
   const enabled = (level: LogLevelName) => LOG_LEVEL_NUMBERS[level] >= least;
+  // `msg` last: a person reading the raw line finds the words at its end.
+  const line = (level: LogLevelName, msg: string, fields: Record<string, unknown>) => out(`${JSON.stringify({ level: LOG_LEVEL_NUMBERS[level], time: Date.now(), ...base, ...fields, msg })}\n`);
   return {
     enabled,
     write(level, msg, fields) {
-      if (!enabled(level)) return;
-      out(`${JSON.stringify({ level: LOG_LEVEL_NUMBERS[level], time: Date.now(), ...base, ...fields, msg })}\n`);
+      if (enabled(level)) line(level, msg, fields);
+    },
+    announce(msg, fields) {
+      line('info', msg, fields);
     },
   };
 }

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AggregatorRegistry } from 'prom-client';
 import { loadConfigOrExit } from './process-runner.ts';
+import { createLogLines } from './log-lines.ts';
+import type { LogLines } from './log-lines.ts';
 import type { SupervisorMessage } from './supervisor-link.ts';
 import type { Config } from './config.ts';
 import { PROCESS_INDEX_VARIABLE, roleEnvironment, roleExecArgv } from './process-settings.ts';
@@ -41,11 +43,10 @@ interface Slot {
  */
 export const COMPILE_CACHE_DIR = 'compile-cache';
 
-function say(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
+/** The supervisor's label on its log lines (api and worker processes carry api-0, worker-0, ...). */
+const SUPERVISOR_LABEL = 'supervisor';
 
-function supervise(config: Config): void {
+function supervise(config: Config, log: LogLines): void {
   const slots: Slot[] = [
     ...Array.from({ length: config.apiProcesses }, (_, index): Slot => ({ role: 'api', index, child: null, startedAt: 0, failures: 0, ready: false })),
     ...Array.from({ length: config.workerProcesses }, (_, index): Slot => ({ role: 'worker', index, child: null, startedAt: 0, failures: 0, ready: false })),
@@ -63,11 +64,11 @@ function supervise(config: Config): void {
     if (!announcedListening && url && apiSlots().every((slot) => slot.child && slot.startedAt > 0)) {
       // Each api process reports its own listening; the first URL is everybody's (they share the port).
       announcedListening = true;
-      say(`listening on ${url}`);
+      log.announce(`listening on ${url}`, { event: 'listening', url });
     }
     if (!announcedReady && url && apiSlots().every((slot) => slot.ready)) {
       announcedReady = true;
-      say(`ready on ${url} (${config.apiProcesses} api, ${config.workerProcesses} worker processes)`);
+      log.announce(`ready on ${url} (${config.apiProcesses} api, ${config.workerProcesses} worker processes)`, { event: 'ready', url, api_processes: config.apiProcesses, worker_processes: config.workerProcesses });
     }
   };
 
@@ -100,7 +101,15 @@ function supervise(config: Config): void {
       const ranFor = Date.now() - slot.startedAt;
       slot.failures = ranFor >= STABLE_RUN_MS ? 0 : slot.failures + 1;
       const delay = slot.failures === 0 ? 0 : Math.min(RESTART_BACKOFF_MAX_MS, RESTART_BACKOFF_FIRST_MS * 2 ** (slot.failures - 1));
-      say(`${slot.role} process ${slot.index} (pid ${child.process.pid}) exited (${signal ?? code}); restarting in ${delay} ms`);
+      log.write('warn', `${slot.role} process ${slot.index} (pid ${child.process.pid}) exited (${signal ?? code}); restarting in ${delay} ms`, {
+        event: 'process_exit',
+        role: slot.role,
+        index: slot.index,
+        child_pid: child.process.pid,
+        exit_code: code,
+        signal,
+        restart_in_ms: delay,
+      });
       setTimeout(() => {
         if (!stopping) start(slot);
       }, delay);
@@ -112,7 +121,8 @@ function supervise(config: Config): void {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    say(`${signal} received: draining ${slots.filter((slot) => slot.child).length} processes`);
+    const draining = slots.filter((slot) => slot.child).length;
+    log.write('info', `${signal} received: draining ${draining} processes`, { event: 'draining', signal, processes: draining });
     const running = slots.flatMap((slot) => (slot.child ? [slot.child] : []));
     const exited = Promise.all(running.map((child) => new Promise<void>((resolve) => (child.isDead() ? resolve() : child.once('exit', () => resolve())))));
     for (const child of running) child.process.kill('SIGTERM');
@@ -130,4 +140,5 @@ function supervise(config: Config): void {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-supervise(loadConfigOrExit());
+const config = loadConfigOrExit();
+supervise(config, createLogLines(config.logLevel, SUPERVISOR_LABEL));

@@ -43,3 +43,17 @@ test('LOG_LEVEL drops the lines below it; silent drops all', () => {
 test('every LOG_LEVEL but silent has a number', () => {
   assert.deepEqual(LOG_LEVELS.filter((level) => level !== 'silent' && !(level in LOG_LEVEL_NUMBERS)), []);
 });
+
+test('an announcement is written whatever LOG_LEVEL says, at info, in the same shape', () => {
+  for (const threshold of ['silent', 'error', 'info']) {
+    const lines: Record<string, unknown>[] = [];
+    const log = createLogLines(threshold, 'supervisor', (line) => lines.push(JSON.parse(line)));
+    log.announce('listening on http://127.0.0.1:8080', { event: 'listening', url: 'http://127.0.0.1:8080' });
+    log.write('info', 'SIGTERM received: draining 2 processes', { event: 'draining' });
+    const expected = threshold === 'info' ? ['listening', 'draining'] : ['listening'];
+    assert.deepEqual(lines.map((line) => line.event), expected, `at ${threshold}`);
+    assert.equal(lines[0].level, LOG_LEVEL_NUMBERS.info);
+    assert.equal(lines[0].process, 'supervisor');
+    assert.equal(lines[0].msg, 'listening on http://127.0.0.1:8080');
+  }
+});

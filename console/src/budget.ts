@@ -3,8 +3,11 @@
 // Retry-After (429, or 503 on a read) closes the gate for as long as the service asked, however long that is, the
 // wait is shown, and the request is made again; requests started meanwhile wait at the gate instead of spending
 // the budget on refusals. Jobs are polled with a growing interval, so a few uploads in flight do not eat the minute.
+// The gate also hears the budget every answer tells (RateLimit-* headers): when the service says no room is left,
+// it closes until a slot frees before anything meets a refusal, and polls leave the window's last quarter alone.
 
-import { SearchServiceError } from '../../clients/typescript/src/index.ts';
+import { pollHoldMs, SearchServiceError } from '../../clients/typescript/src/index.ts';
+import type { ServiceBudget } from '../../clients/typescript/src/index.ts';
 
 /** First pause between two status reads of one job. */
 export const POLL_FIRST_MS = 1_000;
@@ -35,6 +38,8 @@ export class RateGate {
   private ticker: ReturnType<typeof setInterval> | null = null;
   private code = '';
   private readonly onWait: (report: WaitReport) => void;
+  /** The budget the last answer told, and when (Date.now()); null until one did. */
+  private told: { budget: ServiceBudget; at: number } | null = null;
 
   constructor(onWait: (report: WaitReport) => void) {
     this.onWait = onWait;
@@ -58,6 +63,22 @@ export class RateGate {
     this.code = code;
     this.report();
     this.ticker ??= setInterval(() => this.report(), 1000);
+  }
+
+  /** An answer told the Client's budget: with no room left, nothing goes out (and the wait shows) until a slot frees. */
+  learn(budget: ServiceBudget): void {
+    this.told = { budget, at: Date.now() };
+    if (budget.remaining === 0 && budget.resetSeconds > 0) this.close(budget.resetSeconds, 'rate_limited');
+  }
+
+  /** The budget the service last told, or null (an older service, or nothing answered yet). */
+  get serviceBudget(): ServiceBudget | null {
+    return this.told?.budget ?? null;
+  }
+
+  /** How long a job poll waits besides its own pause: while the told room is in its last quarter, until a slot frees. */
+  pollHoldMs(): number {
+    return this.told === null ? 0 : pollHoldMs(this.told.budget, Date.now() - this.told.at);
   }
 
   private report(): void {

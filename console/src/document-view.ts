@@ -1,8 +1,7 @@
 // One document: its latest version's text page by page (GET /document/{id}/text, a page of chunks at a time), its
 // metadata as a table, its versions and whether it is deleted. Opened from a hit card or the documents list.
 
-import type { DocumentSummary, DocumentText } from '../../clients/typescript/src/index.ts';
-import { MAX_DOCUMENTS_PAGE } from '../../clients/typescript/src/index.ts';
+import type { DocumentText } from '../../clients/typescript/src/index.ts';
 import { byId, el } from './dom.ts';
 import { plural, when } from './format.ts';
 import { errorBlock } from './messages.ts';
@@ -10,6 +9,8 @@ import { metadataRows } from './metadata-table.ts';
 import { isWorkbook, placeName } from './places.ts';
 import type { PageLabels } from './places.ts';
 import type { Session } from './session.ts';
+import { versionsOf } from './versions.ts';
+import type { DocumentVersions } from './versions.ts';
 
 type Chunk = NonNullable<DocumentText['chunks']>[number];
 
@@ -31,6 +32,7 @@ export function documentView(session: () => Session): { open(documentId: string,
   const text = byId('document-text');
   const more = byId<HTMLButtonElement>('document-more');
   const versions = byId<HTMLTableElement>('document-versions').tBodies[0];
+  const versionsNote = byId('document-versions-note');
   const metadata = byId<HTMLTableElement>('document-metadata').tBodies[0];
   let current: { documentId: string; nextOffset: number | null; labels: PageLabels; workbook: boolean } | null = null;
   /** Bumped on each open, so the answers of a document opened before never land in this one's view. */
@@ -43,6 +45,8 @@ export function documentView(session: () => Session): { open(documentId: string,
     state.replaceChildren();
     text.replaceChildren();
     versions.replaceChildren();
+    versionsNote.replaceChildren();
+    versionsNote.hidden = true;
     metadata.replaceChildren();
     more.hidden = true;
   }
@@ -62,7 +66,8 @@ export function documentView(session: () => Session): { open(documentId: string,
     if (current) current.nextOffset = answer.next_chunk_offset ?? null;
   }
 
-  function showVersions(documentId: string, rows: DocumentSummary[]): void {
+  function showVersions(documentId: string, listed: DocumentVersions): void {
+    const { rows } = listed;
     versions.replaceChildren(
       ...rows.map((row) =>
         el(
@@ -82,6 +87,8 @@ export function documentView(session: () => Session): { open(documentId: string,
           ? el('span', { class: 'pill', 'data-state': 'deleted' }, 'Deleted (restorable from the documents list)')
           : el('span', { class: 'pill', 'data-state': 'completed' }, `Active: ${plural(active, 'version')}${rows.length > active ? `, ${rows.length - active} deleted` : ''}`),
     );
+    versionsNote.hidden = listed.complete;
+    if (!listed.complete) versionsNote.textContent = `Listed from the first ${listed.read.toLocaleString('en')} of the Client's ${listed.total.toLocaleString('en')} versions: this document may have more.`;
   }
 
   async function open(documentId: string, labels: PageLabels = new Map()): Promise<void> {
@@ -91,18 +98,17 @@ export function documentView(session: () => Session): { open(documentId: string,
     heading.textContent = documentId;
     state.textContent = 'Loading…';
     try {
-      // GET /documents has no document filter: one page of the Client's versions, this document's kept. A Client
-      // with more than MAX_DOCUMENTS_PAGE versions may show this document's versions incompletely.
-      const [answer, page] = await Promise.all([
+      // GET /documents has no document filter: the Client's versions page by page, this document's kept (versions.ts).
+      const [answer, listed] = await Promise.all([
         session().read((client) => client.text(documentId, { includeDeleted: true })),
-        session().read((client) => client.documentPage({ includeDeleted: true, pageSize: MAX_DOCUMENTS_PAGE })),
+        versionsOf(documentId, (offset, limit) => session().read((client) => client.documentPage({ includeDeleted: true, pageSize: limit, offset }))),
       ]);
       if (mine !== generation) return;
       // The text route gives a chunk its page, not its label: a sheet is named when a hit told its name, numbered otherwise.
       if (current) current.workbook = isWorkbook(answer.metadata);
       appendText(answer);
       metadata.replaceChildren(...metadataRows(answer.metadata ?? {}, ['schema_version']));
-      showVersions(documentId, page.documents.filter((row) => row.document_id === documentId));
+      showVersions(documentId, listed);
     } catch (error) {
       if (mine !== generation) return;
       state.replaceChildren(errorBlock(error));

@@ -86,7 +86,7 @@ export function jobsView(session: () => Session, onCount: (running: number) => v
       row.status(job.status);
       if (TERMINAL_JOB_STATES.has(job.status)) return job;
       const retryMs = job.status === 'retrying' && typeof job.next_retry_in_seconds === 'number' ? job.next_retry_in_seconds * 1000 : 0;
-      await pause(Math.max(pollPauseMs(polls), retryMs));
+      await pause(Math.max(pollPauseMs(polls), retryMs, session().pollHoldMs()));
     }
   }
 

@@ -15,15 +15,19 @@ export interface Session {
   read<T>(call: (client: SearchClient) => Promise<T>): Promise<T>;
   /** A write through the gate: repeated after a 429 only (refused before any work). */
   write<T>(call: (client: SearchClient) => Promise<T>): Promise<T>;
+  /** How long a job poll waits besides its own pause, by the budget the service told (RateGate.pollHoldMs). */
+  pollHoldMs(): number;
 }
 
 export function sessionFor(key: string, gate: RateGate): Session {
-  const client = createSearchClient({ baseUrl: location.origin, apiKey: key, retries: 0 });
+  // The budget each answer tells goes to the gate, which closes itself (and shows the wait) when no room is left.
+  const client = createSearchClient({ baseUrl: location.origin, apiKey: key, retries: 0, onBudget: (budget) => gate.learn(budget) });
   return {
     key,
     client,
     read: (call) => gate.call('read', () => call(client)),
     write: (call) => gate.call('write', () => call(client)),
+    pollHoldMs: () => gate.pollHoldMs(),
   };
 }
 

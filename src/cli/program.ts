@@ -72,7 +72,7 @@ export function buildProgram(io: CliIo): Command {
     .description('Search, upload and manage documents of the hybrid document search service. `hds --version` prints its version.')
     .option('--url <url>', 'the service (default: HDS_URL, else HOST and PORT)')
     .option('--key <key>', 'API key (default: HDS_API_KEY, else the first of API_KEY_CLIENTS; operator commands: OPERATOR_API_KEYS)')
-    .option('--rate-limit <n>', "requests a minute the Client may send (default: this machine's RATE_LIMIT_PER_MINUTE, 30)", wholeNumber('--rate-limit', 1))
+    .option('--rate-limit <n>', "requests a minute the Client may send, until the service tells its limit (default: this machine's RATE_LIMIT_PER_MINUTE, 30)", wholeNumber('--rate-limit', 1))
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });

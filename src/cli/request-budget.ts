@@ -5,15 +5,19 @@
 // (the console, a search) need; a refusal's Retry-After holds every request until then, instead of each of them
 // meeting the limit again. Whoever is waiting can be told (`waitingUntil`), so the wait is shown, not hidden.
 //
-// The service does not say what the limit is, so the CLI assumes one (--rate-limit, else this machine's
-// RATE_LIMIT_PER_MINUTE, 30 by default); a wrong guess costs time, never a refused result: the 429 is honoured.
+// Until the service tells its budget the CLI assumes one (--rate-limit, else this machine's RATE_LIMIT_PER_MINUTE,
+// 30 by default). Every answer of a rate-limited route then tells it (RateLimit-Limit, -Remaining, -Reset): the CLI
+// keeps to the limit told, sends nothing while the window has no room left, and holds polls while the room left is
+// the other tools' quarter, until a slot frees. A wrong guess costs time, never a refused result: a 429 is honoured.
 
+import { POLL_HEADROOM_SHARE, serviceBudgetOf } from '../../clients/typescript/src/index.ts';
+import type { ServiceBudget } from '../../clients/typescript/src/index.ts';
 import { connectionFailure } from './connection.ts';
+
+export { POLL_HEADROOM_SHARE };
 
 /** The service's window (SPEC.md: requests per minute, sliding). */
 export const RATE_WINDOW_MS = 60_000;
-/** The part of the limit job polls never take (a quarter of 30: 7 requests a minute stay free for other tools). */
-export const POLL_HEADROOM_SHARE = 0.25;
 /** How many 429s in a row one request honours before its refusal is handed up. */
 export const MAX_RATE_LIMIT_WAITS = 20;
 
@@ -29,7 +33,9 @@ export class RequestBudget {
   private holdUntil = 0;
   /** When each request now waiting may go. */
   private readonly waiting = new Set<{ at: number }>();
-  private readonly limits: Record<RequestKind, number>;
+  /** No poll goes before this: the service said the room left is the other tools' share until then. */
+  private pollHoldUntil = 0;
+  private limits: Record<RequestKind, number>;
   private readonly now: () => number;
   /** 429 answers honoured so far, requests counted, and the time any request spent waiting for room (a summary's). */
   refusals = 0;
@@ -40,8 +46,25 @@ export class RequestBudget {
   onWait: ((ms: number) => void) | null = null;
 
   constructor(limitPerMinute: number, now: () => number = Date.now) {
-    this.limits = { work: limitPerMinute, poll: Math.max(1, Math.floor(limitPerMinute * (1 - POLL_HEADROOM_SHARE))) };
+    this.limits = limitsOf(limitPerMinute);
     this.now = now;
+  }
+
+  /** The limit kept to: the one assumed, or the service's once an answer told it. */
+  get limit(): number {
+    return this.limits.work;
+  }
+
+  /**
+   * An answer told the Client's budget: its limit replaces the assumed one; with no room left nothing is sent, and
+   * with only the others' quarter left no poll, until a slot frees. The room is the service's count, so requests
+   * of the person's other tools are in it, which the CLI's own count cannot see.
+   */
+  learn(told: ServiceBudget): void {
+    this.limits = limitsOf(told.limit);
+    const freesAt = this.now() + told.resetSeconds * 1000;
+    if (told.remaining === 0) this.holdUntil = Math.max(this.holdUntil, freesAt);
+    if (told.remaining <= told.limit - this.limits.poll) this.pollHoldUntil = Math.max(this.pollHoldUntil, freesAt);
   }
 
   private prune(now: number): void {
@@ -51,7 +74,7 @@ export class RequestBudget {
   /** When a request of `kind` may go, given the requests already sent (and, for estimates, planned). */
   private readyAt(kind: RequestKind, sent: readonly number[], now: number): number {
     const cap = this.limits[kind];
-    let at = Math.max(now, this.holdUntil);
+    let at = Math.max(now, this.holdUntil, kind === 'poll' ? this.pollHoldUntil : 0);
     if (sent.length >= cap) at = Math.max(at, sent[sent.length - cap] + RATE_WINDOW_MS);
     return at;
   }
@@ -110,6 +133,11 @@ export class RequestBudget {
   }
 }
 
+/** Requests a window allows the person's requests, and the three quarters of it polls may take. */
+function limitsOf(limitPerMinute: number): Record<RequestKind, number> {
+  return { work: limitPerMinute, poll: Math.max(1, Math.floor(limitPerMinute * (1 - POLL_HEADROOM_SHARE))) };
+}
+
 /** Seconds of a Retry-After header (the service sends whole seconds), or null without a usable one. */
 export function retryAfterSeconds(response: Response): number | null {
   const header = response.headers.get('retry-after');
@@ -144,6 +172,8 @@ export function budgetedFetch(budget: RequestBudget, serviceUrl: string, inner: 
         if (request.signal.aborted) throw error;
         throw connectionFailure(serviceUrl, error);
       }
+      const told = serviceBudgetOf(response.headers);
+      if (told !== null) budget.learn(told);
       const seconds = response.status === 429 ? retryAfterSeconds(response) : null;
       if (seconds === null || refusals >= MAX_RATE_LIMIT_WAITS) return response;
       budget.refused(seconds);

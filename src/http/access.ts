@@ -6,6 +6,7 @@ import { ServiceError } from '../domain/service-error.ts';
 import type { Services } from './services.ts';
 import { isConsoleRoute } from './routes/console.ts';
 import { isReferenceRoute } from './routes/reference.ts';
+import { rateLimitDetails } from './rate-limit-headers.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -68,6 +69,12 @@ export function authenticate(services: Pick<Services, 'config' | 'rateLimiter'>)
     // Every key of one Client shares one budget in the store, whichever api process answers.
     const buckets = path === '/search' && request.method === 'POST' ? (['all', 'search'] as const) : (['all'] as const);
     const decision = await services.rateLimiter.take(clientId, ...buckets);
-    if (!decision.allowed) throw new ServiceError('rate_limited', 'Rate limit exceeded', { retryAfterSeconds: decision.retryAfterSeconds });
+    // Counted while the route runs; the answer waits for it only as it goes out (rate-limit-headers.ts).
+    request.rateBudget = services.rateLimiter.budget(clientId, buckets, decision);
+    if (!decision.allowed) {
+      // A budget the store could not count leaves the envelope as SPEC.md shows it, without details.
+      const budget = await request.rateBudget;
+      throw new ServiceError('rate_limited', 'Rate limit exceeded', { retryAfterSeconds: decision.retryAfterSeconds, details: budget === null ? undefined : rateLimitDetails(budget) });
+    }
   };
 }

@@ -12,6 +12,7 @@ import { MAX_ID_LENGTH } from '../domain/identity.ts';
 import { schemaCompiler } from './validation.ts';
 import { responseSerializer } from './serialization.ts';
 import { authenticate } from './access.ts';
+import { sendRateLimitHeaders } from './rate-limit-headers.ts';
 import { clientErrorHandler, frameworkErrorReply, handleError, sendError } from './error-replies.ts';
 import { installRequestParsing } from './request-parsing.ts';
 import { logAnsweredRequest } from './request-log.ts';
@@ -58,12 +59,15 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.setErrorHandler(handleError(services));
   app.decorateRequest('clientId', null);
   app.decorateRequest('operator', false);
+  app.decorateRequest('rateBudget', null);
   installRequestParsing(app);
 
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('X-Request-Id', request.id);
     return payload;
   });
+
+  app.addHook('onSend', sendRateLimitHeaders);
 
   app.addHook('onRequest', authenticate(services));
 

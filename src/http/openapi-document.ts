@@ -8,7 +8,7 @@
 import { STATUS_CODES } from 'node:http';
 import { ERROR_CATALOGUE, renderError } from './error-catalogue.ts';
 import type { ServiceErrorCode } from '../domain/service-error.ts';
-import { errorResponseDescription, JOB_STATUS_PARTS, SCHEMA_COMPONENTS } from './route-responses.ts';
+import { errorResponseDescription, JOB_STATUS_PARTS, RATE_LIMIT_HEADER_DOCS, SCHEMA_COMPONENTS } from './route-responses.ts';
 import { FIELD_DESCRIPTIONS } from './field-descriptions.ts';
 import { SEARCH_SCOPES } from './routes/search.ts';
 
@@ -16,7 +16,13 @@ type Json = Record<string, any>;
 
 const SCHEMA_REF = '#/components/schemas/';
 const RESPONSE_REF = '#/components/responses/';
-const RETRY_AFTER_REF = '#/components/headers/RetryAfter';
+const HEADER_REF = '#/components/headers/';
+const RETRY_AFTER_REF = `${HEADER_REF}RetryAfter`;
+/** The RateLimit-* headers as components: each header's name without its hyphen (RateLimitRemaining). */
+const RATE_LIMIT_HEADER_COMPONENTS: Json = Object.fromEntries(
+  Object.entries(RATE_LIMIT_HEADER_DOCS).map(([name, { description, ...schema }]) => [name.replace('-', ''), { description, schema }]),
+);
+const RATE_LIMIT_HEADER_REFS: Json = Object.fromEntries(Object.keys(RATE_LIMIT_HEADER_DOCS).map((name) => [name, { $ref: `${HEADER_REF}${name.replace('-', '')}` }]));
 /** The envelope every error answers with (SPEC.md "Errors"); its component name. */
 export const ERROR_ENVELOPE = 'ErrorEnvelope';
 /** A request id as the examples show it (any X-Request-Id the caller sent, else a UUID). */
@@ -36,7 +42,7 @@ const API_DESCRIPTION = [
   '',
   "**Jobs.** Uploads, metadata updates and backfills answer 202 with a job: poll GET /status/{job_id} until it is completed, failed, partial_failed or superseded.",
   '',
-  "**Limits.** Each Client's requests are rate limited (RATE_LIMIT_PER_MINUTE, and SEARCH_RATE_LIMIT_PER_MINUTE for searches). A 429, and a 503 while publication cannot be proven or the store cannot be reached, says in Retry-After how many seconds to wait before repeating the request.",
+  "**Limits.** Each Client's requests are rate limited (RATE_LIMIT_PER_MINUTE, and SEARCH_RATE_LIMIT_PER_MINUTE for searches). A 429, and a 503 while publication cannot be proven or the store cannot be reached, says in Retry-After how many seconds to wait before repeating the request. Every answer of a rate-limited operation tells the budget that decided it in RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset, and a 429's details name its limit, window_seconds and retry_after_seconds: pace on those instead of guessing the limit.",
   '',
   '**Errors.** Every error is one envelope: detail (for a person), error_code (for a program), request_id, and details where there is more to say (for a validation error, the list of fields and what is wrong with each).',
 ].join('\n');
@@ -61,6 +67,7 @@ const EXAMPLE_DETAILS: Readonly<Record<string, unknown>> = {
   invalid_request: [{ type: 'less_than_equal', loc: ['query', 'limit'], msg: 'Input should be less than or equal to 1000', input: '5000' }],
   client_quota_exceeded: { code: 'client_quota_exceeded', quota: 'documents', observed: 1000, limit: 1000, unit: 'documents' },
   metadata_discovery_not_ready: { code: 'METADATA_DISCOVERY_NOT_READY', state: 'backfilling', readiness: '/discovery/readiness', scopes_available: ['content'] },
+  rate_limited: { limit: 30, window_seconds: 60, retry_after_seconds: 23 },
 };
 
 /** The component name of an error status's shared response: its HTTP reason phrase in PascalCase (429 TooManyRequests). */
@@ -177,6 +184,8 @@ function sharedErrorResponse(status: number, retries: boolean): Json {
     content: { 'application/json': { schema: { $ref: `${SCHEMA_REF}${ERROR_ENVELOPE}` }, examples: errorExamples(status, undefined) } },
   };
   if (retries) response.headers = { 'Retry-After': { $ref: RETRY_AFTER_REF } };
+  // Only a route with a budget answers 429, and tells its budget with it.
+  if (status === 429) response.headers = { ...response.headers, ...RATE_LIMIT_HEADER_REFS };
   return response;
 }
 
@@ -219,6 +228,7 @@ export function shapeDocument(built: Json): Json {
       if (typeof operation.operationId !== 'string') throw new Error(`${method.toUpperCase()} ${path} has no operationId (route-examples.ts)`);
       for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
         const code = Number(status);
+        for (const name of Object.keys(RATE_LIMIT_HEADER_REFS)) if (response.headers?.[name] !== undefined) response.headers[name] = RATE_LIMIT_HEADER_REFS[name];
         if (code < 400) continue;
         const media = response.content?.['application/json'];
         const schema = media?.schema;
@@ -252,7 +262,7 @@ export function shapeDocument(built: Json): Json {
       securitySchemes: { apiKey: { ...built.components?.securitySchemes?.apiKey, description: "A key of API_KEY_CLIENTS (a Client's) or, for /admin/ operations and /metrics, of OPERATOR_API_KEYS." } },
       schemas: schemaComponents(used),
       responses: Object.fromEntries(Object.keys(responses).sort().map((name) => [name, responses[name]])),
-      headers: { RetryAfter: { description: 'Seconds to wait before repeating the request.', schema: { type: 'integer', minimum: 1 } } },
+      headers: { RetryAfter: { description: 'Seconds to wait before repeating the request.', schema: { type: 'integer', minimum: 1 } }, ...RATE_LIMIT_HEADER_COMPONENTS },
     },
   };
   // A field with no description at all stays so (test/e2e/openapi.test.ts names it): the document is still served.

@@ -78,6 +78,35 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
+/**
+ * The budget that decided a request, as its answer tells it (RateLimit-* headers, a 429's details): of the buckets
+ * the request drew on, the one with the least room (for POST /search, the search counter when it is the tighter).
+ */
+export interface RateBudget {
+  bucket: RateBucket;
+  limit: number;
+  windowSeconds: number;
+  /** Requests the window has room for after this one (0 when refused). */
+  remaining: number;
+  /**
+   * Whole seconds until the oldest request counted in the window leaves it and its slot is free again (0 for an
+   * empty window; a refusal's Retry-After). Never early: see `budget`.
+   */
+  resetSeconds: number;
+}
+
+/**
+ * The most grant times kept per (Client, bucket) to tell when the window's oldest request leaves it. Dropping the
+ * oldest beyond this only makes RateLimit-Reset later than the truth, never earlier.
+ */
+const MAX_TRACKED_GRANTS = 1_024;
+/**
+ * For a limit of SLOT_BATCH_MIN_ROOM or more, how long one count of the window serves the RateLimit-Remaining of
+ * every request of that (Client, bucket): counting a window of many thousand hits on each request would cost more
+ * than the batches save, and at such a limit a figure a second old tells a caller the same.
+ */
+const COUNT_REUSE_MS = SLOT_BATCH_LIFETIME_MS;
+
 /** Slots counted in the store that this process hands out until `expiresAt`. */
 interface SlotBatch {
   clientId: string;
@@ -115,6 +144,13 @@ export class RateLimiter {
   private readonly reserved = new Map<string, { slots: number; until: number }>();
   /** When this process last decided without the store (this process's clock), or null. */
   private decidedWithoutStoreAt: number | null = null;
+  /**
+   * Per (Client, bucket): when (this process's clock, taken after the store answered, so never before the store
+   * counted it) each slot this process was granted was counted, oldest first, for RateLimit-Reset.
+   */
+  private readonly grants = new Map<string, number[]>();
+  /** Per (Client, bucket) of a limit of SLOT_BATCH_MIN_ROOM or more: the last count of its window, or the one under way. */
+  private readonly counts = new Map<string, { hits: Promise<number>; at: number }>();
 
   constructor(
     rateLimits: RateWindows,
@@ -175,7 +211,10 @@ export class RateLimiter {
     // The store decided: it writes again (health stops reporting it refusing writes).
     this.decidedWithoutStoreAt = null;
     if (!decision.allowed) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
+    const answeredAt = this.now();
     buckets.forEach((bucket, at) => {
+      // A batch is counted a lifetime ahead (see the top of this file), so it leaves the window that much later.
+      this.recordGrant(clientId, bucket, decision.granted[at] > 1 ? answeredAt + SLOT_BATCH_LIFETIME_MS : answeredAt);
       if (decision.granted[at] > 1) this.hold(clientId, bucket, decision.granted[at] - 1, decision.stampedAt, now + SLOT_BATCH_LIFETIME_MS);
     });
     for (const state of states) state.current++;
@@ -204,6 +243,7 @@ export class RateLimiter {
     }
     if (retryAfterMs > 0) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
     for (const window of windows) window.push(now);
+    for (const bucket of buckets) this.recordGrant(clientId, bucket, now);
     for (const state of states) state.current++;
     return { allowed: true, retryAfterSeconds: 0 };
   }
@@ -240,6 +280,77 @@ export class RateLimiter {
       // Counted (or aged out): from here the store decides on them; a failure above keeps them for the next try.
       this.uncounted.delete(key);
     }
+  }
+
+  private recordGrant(clientId: string, bucket: RateBucket, at: number): void {
+    const key = stateKey(clientId, bucket);
+    let times = this.grants.get(key);
+    if (times === undefined) {
+      times = [];
+      this.grants.set(key, times);
+    }
+    times.push(at);
+    if (times.length > MAX_TRACKED_GRANTS) times.shift();
+  }
+
+  /** The oldest slot this process was granted that is still inside the window, or undefined. */
+  private oldestGrant(clientId: string, bucket: RateBucket, now: number): number | undefined {
+    const key = stateKey(clientId, bucket);
+    const times = this.grants.get(key);
+    if (times === undefined) return undefined;
+    while (times.length > 0 && times[0] <= now - this.windowMs) times.shift();
+    if (times.length === 0) this.grants.delete(key);
+    return times[0];
+  }
+
+  /**
+   * The hits of a (Client, bucket)'s window as the store counts them: read for each request below
+   * SLOT_BATCH_MIN_ROOM (the default 30 always), else one count shared for COUNT_REUSE_MS. The map holds one entry
+   * per (Client, bucket) of such a limit: the Clients are the deployment's, so it stays small.
+   */
+  private windowCount(clientId: string, bucket: RateBucket): Promise<number> {
+    if (this.limits[bucket] < SLOT_BATCH_MIN_ROOM) return this.rateLimits.countSlots(clientId, bucket, this.windowMs);
+    const key = stateKey(clientId, bucket);
+    const now = this.now();
+    const last = this.counts.get(key);
+    if (last !== undefined && now - last.at < COUNT_REUSE_MS) return last.hits;
+    const hits = this.rateLimits.countSlots(clientId, bucket, this.windowMs);
+    this.counts.set(key, { hits, at: now });
+    // A count that failed is not reused: the next request counts again.
+    hits.catch(() => this.counts.get(key)?.hits === hits && this.counts.delete(key));
+    return hits;
+  }
+
+  /**
+   * The budget that decided a request `take` answered with `decision`, for its answer to tell. Remaining is the
+   * store's count (one read per bucket), so it holds across api processes; held batch slots count as spent.
+   * The store does not say when its oldest hit leaves, so Reset is when the oldest slot this process was granted
+   * does: exact when this process took every request of the window (one api process, the default), later than
+   * the truth when another process's are older, and the whole window when none is this process's. A pacing
+   * tool that waits for it is never early. A count the store cannot give leaves the answer without a budget.
+   */
+  async budget(clientId: string, buckets: readonly RateBucket[], decision: RateDecision): Promise<RateBudget | null> {
+    const windowSeconds = Math.ceil(this.windowMs / 1000);
+    const described: RateBudget[] = [];
+    for (const bucket of buckets) {
+      let hits: number;
+      try {
+        hits = await this.windowCount(clientId, bucket);
+      } catch {
+        if (decision.allowed || buckets.length > 1) return null;
+        // One bucket refused: that is the one, whatever the count.
+        hits = this.limits[bucket];
+      }
+      const now = this.now();
+      const oldest = this.oldestGrant(clientId, bucket, now);
+      const resetSeconds = hits === 0 ? 0 : oldest === undefined ? windowSeconds : Math.min(windowSeconds, Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000)));
+      described.push({ bucket, limit: this.limits[bucket], windowSeconds, remaining: Math.max(0, this.limits[bucket] - hits), resetSeconds });
+    }
+    // The tightest budget decided: the least room, and of equals the one that frees a slot last.
+    const tightest = described.reduce((best, next) => (next.remaining < best.remaining || (next.remaining === best.remaining && next.resetSeconds > best.resetSeconds) ? next : best));
+    if (decision.allowed) return tightest;
+    // Refused: the full bucket decided, and its slot frees when the store said.
+    return { ...tightest, remaining: 0, resetSeconds: decision.retryAfterSeconds };
   }
 
   /** Gives every slot still held back to the store (at shutdown, so that other processes can use them). */

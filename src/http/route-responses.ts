@@ -7,6 +7,7 @@
 import type { RouteOptions } from 'fastify';
 import { ERROR_CATALOGUE, envelopeSchema } from './error-catalogue.ts';
 import { ROUTE_EXAMPLES } from './route-examples.ts';
+import { RATE_LIMIT_HEADERS } from './rate-limit-headers.ts';
 import { SEARCH_BODY_SCHEMA } from './routes/search.ts';
 import { TEXT_UPLOAD_SCHEMA, UPLOAD_REQUEST_BODY } from './routes/upload.ts';
 import { CHUNK, TEXT_RESPONSES, UPLOAD_ACCEPTED } from './routes/response-docs.ts';
@@ -397,6 +398,12 @@ export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
 };
 
 const RETRY_AFTER = { 'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds to wait before repeating the request.' } };
+/** What every answer of a rate-limited route tells of the budget that decided it (rate-limit-headers.ts). */
+export const RATE_LIMIT_HEADER_DOCS = {
+  [RATE_LIMIT_HEADERS.limit]: { type: 'integer', minimum: 1, description: "Requests a window allows: RATE_LIMIT_PER_MINUTE, or for POST /search SEARCH_RATE_LIMIT_PER_MINUTE when the search counter is the tighter." },
+  [RATE_LIMIT_HEADERS.remaining]: { type: 'integer', minimum: 0, description: 'Requests the window has room for after this one (0 on a 429).' },
+  [RATE_LIMIT_HEADERS.reset]: { type: 'integer', minimum: 0, description: "Seconds until the window's oldest request leaves it and a slot is free again (on a 429, Retry-After)." },
+} as const;
 
 /** Whether an error status comes with Retry-After: the rate limit's, or a catalogue entry's. */
 function retries(status: number): boolean {
@@ -436,6 +443,13 @@ export function declareRouteResponses(route: RouteOptions): void {
   response[declared.success.status] ??= { ...declared.success.schema, description: declared.success.description };
   if (examples?.response !== undefined) response[declared.success.status] = { ...(response[declared.success.status] as object), examples: [examples.response] };
   for (const status of declared.errors) response[status] ??= errorResponse(status);
+  // A route with a budget tells it on every answer; the document says so on the success and the 429.
+  if (declared.errors.includes(429)) {
+    const success = response[declared.success.status] as { headers?: object };
+    response[declared.success.status] = { ...success, headers: { ...success.headers, ...RATE_LIMIT_HEADER_DOCS } };
+    const refused = response[429] as { headers?: object };
+    response[429] = { ...refused, headers: { ...refused.headers, ...RATE_LIMIT_HEADER_DOCS } };
+  }
   for (const [status, body] of Object.entries(declared.bodies ?? {})) response[status] ??= body;
   schema.response = response;
 }

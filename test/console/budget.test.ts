@@ -109,3 +109,38 @@ test('job polls pause longer and longer, from POLL_FIRST_MS up to POLL_MAX_MS', 
   while (elapsed < 60_000) elapsed += pollPauseMs(++polls);
   assert.ok(polls <= 12, `${polls} polls a minute per job`);
 });
+
+test('the gate hears the budget an answer tells: no room left closes it until a slot frees, shown; a low room holds polls', async () => {
+  // The service says this answer took the window's last slot, and the oldest request leaves it in 2 s.
+  let told = { remaining: '0', reset: '2' };
+  const arrivals: number[] = [];
+  const server = createServer((_request, response) => {
+    arrivals.push(Date.now());
+    response.writeHead(200, { 'content-type': 'application/json', 'ratelimit-limit': '30', 'ratelimit-remaining': told.remaining, 'ratelimit-reset': told.reset });
+    response.end(JSON.stringify({ readiness_state: 'ready' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const reports: WaitReport[] = [];
+  const gate = new RateGate((report) => reports.push(report));
+  // Wired as console/src/session.ts wires it.
+  const client = createSearchClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k', retries: 0, onBudget: (budget) => gate.learn(budget) });
+  try {
+    await gate.call('read', () => client.readiness());
+    assert.deepEqual(gate.serviceBudget, { limit: 30, remaining: 0, resetSeconds: 2 });
+    assert.equal(gate.closed(), true, 'no room left: the gate is closed before anything meets a refusal');
+    assert.deepEqual(reports[0], { seconds: 2, code: 'rate_limited' }, 'and the wait is shown');
+    told = { remaining: '5', reset: '3' };
+    await gate.call('read', () => client.readiness());
+    assert.ok(arrivals[1] - arrivals[0] >= 1_900, `the second request went ${arrivals[1] - arrivals[0]} ms after the first`);
+    assert.equal(reports.at(-1)?.seconds, 0, 'the wait is reported over');
+    // 5 of 30 left is under the quarter polls leave to the person: a poll holds until a slot frees; 20 left is not.
+    const hold = gate.pollHoldMs();
+    // Counted from the answer: however slow this machine, a hold and never more than the 3 s told.
+    assert.ok(hold > 0 && hold <= 3_000, `poll hold ${hold} ms`);
+    told = { remaining: '20', reset: '3' };
+    await gate.call('read', () => client.readiness());
+    assert.equal(gate.pollHoldMs(), 0);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});

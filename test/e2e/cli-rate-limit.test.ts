@@ -1,8 +1,9 @@
 // `hds ingest` at a small rate limit (8 requests a minute, so that a folder of four files needs more than one
 // window: a listing, four uploads and four polls at least): the CLI keeps within the budget it is told and waits
-// with the wait shown, so the service answers no 429 at all; told a budget larger than the real one, it meets
-// the limit, honours every Retry-After and still ends with every file completed. The service's own counters
-// (/metrics, which spends no Client's budget) say how many 429s it answered.
+// with the wait shown, so the service answers no 429 at all; told a budget larger than the real one, it learns the
+// real one from the first answer's RateLimit-* headers, waits instead of meeting the limit request after request,
+// honours any Retry-After and still ends with every file completed. The service's own counters (/metrics, which
+// spends no Client's budget) say how many 429s it answered.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -75,7 +76,7 @@ test('told the Client\'s budget, ingest waits for the rate limit and shows it, a
   }
 });
 
-test('told a larger budget than the real one, ingest honours every Retry-After and every file completes', async () => {
+test('told a larger budget than the real one, ingest keeps to the one the service tells, honours any Retry-After, and every file completes', async () => {
   const dir = folder();
   try {
     const before = await refusalsCounted();
@@ -83,8 +84,11 @@ test('told a larger budget than the real one, ingest honours every Retry-After a
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
     const report = JSON.parse(run.stdout);
     assert.deepEqual(report.outcomes.map((outcome: { status: string }) => outcome.status), FILES.map(() => 'completed'), 'nothing refused');
-    assert.ok(report.rate_limit_refusals > 0, 'the limit was met');
-    assert.ok(report.rate_limit_wait_ms > 0);
+    // The guess of 1,000 a minute would send every poll at once; the limit of 8 the service tells holds them. An
+    // upload in flight when the window filled may still meet it, never most of the run's requests.
+    assert.ok(report.requests > LIMIT, 'the run needed more than one window');
+    assert.ok(report.rate_limit_refusals < FILES.length, `${report.rate_limit_refusals} of ${report.requests} requests met the limit`);
+    assert.ok(report.rate_limit_wait_ms > 0, 'the CLI waited for the budget it was told');
     assert.match(run.stderr, /^waiting \d+ s for the rate limit$/m, 'without a bar the wait is said on stderr, stdout stays JSON');
     assert.equal(await refusalsCounted(), before + report.rate_limit_refusals, 'each 429 the service sent was honoured once, then the request went again');
   } finally {

@@ -83,7 +83,8 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
  * in the checkout unless `cwd` names another working directory (where relative settings and `.env` are read).
  */
 export function spawnServer(env: Record<string, string>, options: { until?: 'listening' | 'ready'; sharedCompileCache?: boolean; cwd?: string } = {}): Promise<ChildServer> {
-  const announcement = options.until === 'listening' ? /listening on (http:\/\/\S+)/ : /ready on (http:\/\/\S+)/;
+  // The supervisor's start-up lines are JSON (src/log-lines.ts): the URL ends at the closing quote of its msg.
+  const announcement = options.until === 'listening' ? /listening on (http:\/\/[^\s"]+)/ : /ready on (http:\/\/[^\s"]+)/;
   const child = spawn(process.execPath, [join(ROOT, 'src/main.ts')], { cwd: options.cwd ?? ROOT, env: childEnv(env, { sharedCompileCache: options.sharedCompileCache }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stdout = '';
   let stderr = '';

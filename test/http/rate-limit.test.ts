@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { RateLimiter } from '../../src/http/rate-limit.ts';
+import { RateLimiter, SLOT_BATCH_MIN_ROOM } from '../../src/http/rate-limit.ts';
 import { SqliteRateLimitRepository } from '../../src/storage/sqlite/rate-limits.ts';
 import { openDatabase } from '../../src/storage/sqlite/database.ts';
 import { CONTROL_MIGRATIONS } from '../../src/storage/sqlite/control-migrations.ts';
@@ -312,6 +312,74 @@ test('a store error that is not a full disk is not decided in-process: it goes u
     const limiter = new RateLimiter(windows, { all: 10, search: 10 }, 60_000, undefined, { isFull: (error) => (error as { errcode?: number }).errcode === 13, processes: 1 });
     await assert.rejects(limiter.take('c', 'all'), (error) => error === broken);
     assert.equal(limiter.storeRefusingWrites, false);
+  } finally {
+    db.close();
+    removeDir(dir);
+  }
+});
+
+test('the budget a request is told: the store\'s room, and Reset when the oldest slot of the window frees (never early)', async () => {
+  let now = 1_000_000;
+  const dir = tempDataDir();
+  const path = join(dir, 'control.db');
+  const first = openDatabase(path, CONTROL_MIGRATIONS);
+  const second = openDatabase(path, CONTROL_MIGRATIONS);
+  // Two api processes on one store and one clock (the store's and the limiters' alike).
+  const limits = { all: 3, search: 2 };
+  const a = new RateLimiter(new SqliteRateLimitRepository(first, () => now), limits, 60_000, () => now);
+  const b = new RateLimiter(new SqliteRateLimitRepository(second, () => now), limits, 60_000, () => now);
+  try {
+    const told = async (limiter: RateLimiter, ...buckets: ('all' | 'search')[]) => limiter.budget('c', buckets, await limiter.take('c', ...buckets));
+    assert.deepEqual(await told(a, 'all'), { bucket: 'all', limit: 3, windowSeconds: 60, remaining: 2, resetSeconds: 60 });
+    now += 10_000;
+    assert.deepEqual(await told(a, 'all'), { bucket: 'all', limit: 3, windowSeconds: 60, remaining: 1, resetSeconds: 50 }, 'the first request leaves the window in 50 s');
+    // The other process knows only its own request, just taken: it says 60 s, later than the truth (45 s), never earlier.
+    now += 5_000;
+    const other = await told(b, 'all');
+    assert.deepEqual({ remaining: other?.remaining, resetSeconds: other?.resetSeconds }, { remaining: 0, resetSeconds: 60 });
+    now += 1_000;
+    const refused = await a.take('c', 'all');
+    assert.equal(refused.allowed, false);
+    assert.deepEqual(await a.budget('c', ['all'], refused), { bucket: 'all', limit: 3, windowSeconds: 60, remaining: 0, resetSeconds: refused.retryAfterSeconds });
+    assert.equal(refused.retryAfterSeconds, 44, 'a slot frees when the first request leaves');
+    // A search draws on both buckets: the tighter one decides.
+    now += 60_000;
+    assert.deepEqual(await told(a, 'all', 'search'), { bucket: 'search', limit: 2, windowSeconds: 60, remaining: 1, resetSeconds: 60 });
+    assert.equal((await told(a, 'all'))?.remaining, 1, 'the whole budget counted the search too');
+  } finally {
+    first.close();
+    second.close();
+    removeDir(dir);
+  }
+});
+
+test('at a limit of SLOT_BATCH_MIN_ROOM or more one count of the window serves a second of answers; below it, each answer counts', async () => {
+  let now = 1_000_000;
+  const dir = tempDataDir();
+  const db = openDatabase(join(dir, 'control.db'), CONTROL_MIGRATIONS);
+  // The real store, with its reads of the window counted: the cost this rule saves is that read.
+  let counted = 0;
+  class CountedReads extends SqliteRateLimitRepository {
+    override async countSlots(clientId: string, bucket: string, windowMs: number): Promise<number> {
+      counted++;
+      return super.countSlots(clientId, bucket, windowMs);
+    }
+  }
+  try {
+    const high = new RateLimiter(new CountedReads(db, () => now), { all: SLOT_BATCH_MIN_ROOM, search: SLOT_BATCH_MIN_ROOM }, 60_000, () => now);
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await high.budget('c', ['all'], await high.take('c', 'all')));
+    assert.equal(counted, 1, 'one count for three answers within a second');
+    assert.equal(answers[0]?.remaining, SLOT_BATCH_MIN_ROOM - 1);
+    now += 1_001;
+    await high.budget('c', ['all'], await high.take('c', 'all'));
+    assert.equal(counted, 2, 'a second later the window is counted again');
+    const low = new RateLimiter(new CountedReads(db, () => now), { all: 30, search: 30 }, 60_000, () => now);
+    counted = 0;
+    const remaining = [];
+    for (let i = 0; i < 3; i++) remaining.push((await low.budget('d', ['all'], await low.take('d', 'all')))?.remaining);
+    assert.equal(counted, 3);
+    assert.deepEqual(remaining, [29, 28, 27], 'counted down exactly');
   } finally {
     db.close();
     removeDir(dir);

@@ -12,7 +12,12 @@
 // declarations, and dist/ holds schema.d.ts, not schema.ts. (The import is erased before anything runs.)
 import type { paths } from './schema.js';
 import { RequestBudget } from './request-budget.ts';
+import { pollHoldMs, serviceBudgetOf } from './service-budget.ts';
+import type { ServiceBudget } from './service-budget.ts';
 import { sleep } from './sleep.ts';
+
+export { POLL_HEADROOM_SHARE, pollHoldMs, serviceBudgetOf } from './service-budget.ts';
+export type { ServiceBudget } from './service-budget.ts';
 
 type Json<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
 
@@ -161,9 +166,13 @@ export interface ClientOptions {
    * The Client's rate limit, when the caller knows it (the deployment's RATE_LIMIT_PER_MINUTE, 30 by default): this
    * client then spaces its own requests so that no minute holds more, and waits instead of being refused. Other
    * users of the Client's keys spend the same budget; a refusal their requests cause is waited out by Retry-After.
-   * Unset, requests are sent at once.
+   * Once the service tells its budget (RateLimit-* headers) the client keeps to the limit it told instead, and
+   * sends nothing while it says no room is left. Unset, requests are sent at once (waitForJob's polls still keep
+   * to what the service told).
    */
   requestsPerMinute?: number;
+  /** Called with the budget each answer tells (RateLimit-* headers), e.g. for a tool to show or pace on it. */
+  onBudget?: (budget: ServiceBudget) => void;
   /** Called before every wait (a Retry-After, or the client's own budget), e.g. to show "waiting 23 s for the rate limit". */
   onWait?: (notice: WaitNotice) => void;
   fetch?: typeof fetch;
@@ -259,6 +268,9 @@ export class SearchClient {
   private readonly maxRetryAfterSeconds: number;
   private readonly onWait?: (notice: WaitNotice) => void;
   private readonly budget: RequestBudget | null;
+  private readonly onBudget?: (budget: ServiceBudget) => void;
+  /** The budget the last answer told, and when it came (epoch ms); null before any answer told one. */
+  private told: { budget: ServiceBudget; at: number } | null = null;
 
   constructor(options: ClientOptions) {
     this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
@@ -268,6 +280,12 @@ export class SearchClient {
     this.retries = options.retries ?? DEFAULT_RETRIES;
     this.maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS;
     this.onWait = options.onWait;
+    this.onBudget = options.onBudget;
+  }
+
+  /** The budget the service told on its last answer that told one (null before). */
+  get serviceBudget(): ServiceBudget | null {
+    return this.told?.budget ?? null;
   }
 
   /** One exchange: the answer's status, headers and parsed body, whatever the status. */
@@ -289,6 +307,15 @@ export class SearchClient {
     }
     // Called on globalThis: a browser's fetch refuses to run as a method of anything else.
     const response = await this.fetch.call(globalThis, url, { method, headers, body, signal: parts.signal });
+    const told = serviceBudgetOf(response.headers);
+    if (told !== null) {
+      const at = Date.now();
+      this.told = { budget: told, at };
+      // The service's own figures replace the caller's guess. Without one the client paces only waitForJob's polls
+      // on them: a tool that paces its requests itself (the CLI, the console) is not held a second time, unseen.
+      this.budget?.learn(told, at);
+      this.onBudget?.(told);
+    }
     return { response, body: await readBody(response) };
   }
 
@@ -381,8 +408,15 @@ export class SearchClient {
       options.onPoll?.(job);
       if (done(job)) return job;
       const dueIn = job.status === 'retrying' && typeof job.next_retry_in_seconds === 'number' ? Math.min(job.next_retry_in_seconds * 1000, longest) : 0;
-      const next = Math.max(interval, dueIn);
+      // Polls leave the last quarter of the window the service tells to the caller's other requests.
+      const hold = this.told === null ? 0 : pollHoldMs(this.told.budget, Date.now() - this.told.at);
+      const next = Math.max(interval, dueIn, hold);
       if (Date.now() + next > deadline) throw new Error(`job ${jobId} is still ${job.status} after ${timeoutMs} ms`);
+      if (hold > Math.max(interval, dueIn)) {
+        const notice: WaitNotice = { reason: 'budget', method: 'GET', path: '/status/{job_id}', seconds: hold / 1000, error: null, attempt: 0 };
+        this.onWait?.(notice);
+        options.onWait?.(notice);
+      }
       await sleep(next, options.signal);
       interval = Math.min(interval * POLL_BACKOFF_FACTOR, longest);
     }

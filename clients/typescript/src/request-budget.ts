@@ -4,15 +4,18 @@
 // answer never sends the next request before the service would take it.
 
 import { sleep } from './sleep.ts';
+import type { ServiceBudget } from './service-budget.ts';
 
 export class RequestBudget {
-  private readonly requests: number;
+  private requests: number;
   private readonly windowMs: number;
   /** When the answers of the counted requests arrived (epoch ms), oldest first. */
   private readonly answeredAt: number[] = [];
   private inFlight = 0;
   /** Callers waiting for a request in flight to be answered, when every slot is held by one. */
   private readonly waiters: (() => void)[] = [];
+  /** No request goes before this (epoch ms): the service said the window has no room left until then. */
+  private holdUntil = 0;
 
   constructor(requests: number, windowMs: number) {
     if (!Number.isInteger(requests) || requests < 1) throw new RangeError(`a budget of ${requests} requests is not a positive whole number`);
@@ -22,10 +25,26 @@ export class RequestBudget {
 
   /** Milliseconds until a slot is free (0: now); null while every slot is held by a request still in flight. */
   private delay(now: number): number | null {
+    if (this.holdUntil > now) return this.holdUntil - now;
     while (this.answeredAt.length > 0 && this.answeredAt[0] + this.windowMs <= now) this.answeredAt.shift();
     if (this.answeredAt.length + this.inFlight < this.requests) return 0;
     if (this.answeredAt.length === 0) return null;
     return this.answeredAt[0] + this.windowMs - now;
+  }
+
+  /**
+   * Adopts what the service told of the budget (`at`, epoch ms, when the answer came): its limit instead of the
+   * one guessed, and with no room left, no request before a slot frees. Other users of the Client's keys spend the
+   * same window, so its room can be less than this client counts.
+   */
+  learn(budget: ServiceBudget, at = Date.now()): void {
+    this.requests = budget.limit;
+    if (budget.remaining === 0) this.holdUntil = Math.max(this.holdUntil, at + budget.resetSeconds * 1000);
+  }
+
+  /** The limit this budget keeps to (the one given, or the service's once told). */
+  get limit(): number {
+    return this.requests;
   }
 
   /**

@@ -978,6 +978,9 @@ export interface components {
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1017,6 +1020,12 @@ export interface components {
     headers: {
         /** @description Seconds to wait before repeating the request. */
         RetryAfter: number;
+        /** @description Requests a window allows: RATE_LIMIT_PER_MINUTE, or for POST /search SEARCH_RATE_LIMIT_PER_MINUTE when the search counter is the tighter. */
+        RateLimitLimit: number;
+        /** @description Requests the window has room for after this one (0 on a 429). */
+        RateLimitRemaining: number;
+        /** @description Seconds until the window's oldest request leaves it and a slot is free again (on a 429, Retry-After). */
+        RateLimitReset: number;
     };
     pathItems: never;
 }
@@ -1100,6 +1109,9 @@ export interface operations {
             /** @description Ranked results of the requested page, with evidence. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1211,6 +1223,9 @@ export interface operations {
             /** @description Accepted: the upload is queued; poll GET /status/{job_id}. */
             202: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1331,6 +1346,9 @@ export interface operations {
             /** @description The job, rendered by its state: common fields, then those of its state and operation (SPEC.md GET /status). */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1389,6 +1407,9 @@ export interface operations {
             /** @description A page of Document Version summaries. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1463,6 +1484,9 @@ export interface operations {
             /** @description The document text resource. One answer holds at most chunk_limit chunks (default and maximum TEXT_READ_MAX_CHUNKS) and TEXT_READ_MAX_CHARS characters of chunk text, from chunk_offset on. chunk_count is always the true number of chunks; when more follow, chunks_truncated is true and next_chunk_offset is the chunk_offset of the next page. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1547,6 +1571,9 @@ export interface operations {
             /** @description The versions deleted (soft or hard). */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1597,6 +1624,9 @@ export interface operations {
             /** @description The versions restored. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1663,6 +1693,9 @@ export interface operations {
             /** @description Accepted: the metadata update is queued; poll GET /status/{job_id}. */
             202: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1725,6 +1758,9 @@ export interface operations {
             /** @description The Client's Metadata Discovery readiness. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1922,6 +1958,9 @@ export interface operations {
             /** @description Whether web search is enabled. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1972,6 +2011,9 @@ export interface operations {
             /** @description Web results; provider failures answer 200 with meta.status (fail-open). */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
