@@ -8,7 +8,7 @@
 import { RequestThread } from './request-thread.ts';
 import { annIndexOptions, nodesOfKeys, nodesToAsk } from './ann-index.ts';
 import type { AnnGraph, AnnIndexOptions } from './ann-index.ts';
-import { quantizeQuery } from './quantized-scan.ts';
+import { quantizeQuery } from '../codec/quantization.ts';
 
 const THREAD_URL = new URL('./graph-thread.js', import.meta.url);
 

@@ -7,11 +7,12 @@
 import { RequestThread } from './request-thread.ts';
 import type { Unnumbered } from './request-thread.ts';
 import { assembleSegment, liveVersionsOf, mergeInputOf, wantsAnn } from './segment.ts';
-import type { BuildSession, Segment, SegmentBuilder, SegmentIndex, SegmentPart } from './segment.ts';
+import type { BuildSession, Segment, SegmentBuilder, SegmentPart } from './segment.ts';
+import type { SegmentIndex } from '../codec/segment-index.ts';
 import type { ServedVersion } from './served-types.ts';
 import type { ServingGeneration } from '../domain/generation.ts';
-import { evidenceInputOf, proveLanes, withLanesProof } from './evidence.ts';
-import type { Evidence, LanesProof } from './evidence.ts';
+import { evidenceInputOf, proveLanes, withLanesProof } from '../codec/evidence.ts';
+import type { Evidence, LanesProof } from '../codec/evidence.ts';
 import type { AnnGraph } from './ann-index.ts';
 import { GraphBuilder } from './graph-builder.ts';
 import type { GraphCacheOptions } from './graph-builder.ts';
