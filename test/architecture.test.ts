@@ -31,6 +31,7 @@ const FORBIDDEN: Record<string, readonly string[] | typeof ALL | OnlyRule> = {
   domain: ALL, // pure types and rules: depends on nothing of ours (not even text)
   text: ALL, // analyzers: depend on nothing of ours (not even domain)
   codec: only('domain', 'text'), // what a generation is written as: below the worker that writes it and the api that reads it
+  runtime: only('config', 'domain'), // threads and processes (request threads, spare cores, liveness): generic, so below all that use them
   storage: ['http', 'search', 'serving', 'publication', 'ingest', 'jobs'],
   serving: ['publication', 'http', 'jobs', 'ingest'],
   search: ['publication', 'http', 'jobs', 'ingest'],
@@ -39,7 +40,7 @@ const FORBIDDEN: Record<string, readonly string[] | typeof ALL | OnlyRule> = {
   publication: ['http', 'search'],
   jobs: ['http'],
   websearch: ['http'],
-  health: ['http', 'publication', 'search', 'ingest', 'jobs', 'models'], // /health's store reads on a thread
+  health: ['http', 'publication', 'search', 'serving', 'ingest', 'jobs', 'models'], // /health's store reads on a thread (runtime/request-thread.ts)
   http: ['storage'], // HTTP only: parsing, validation, rendering; it reaches the store through services
   cli: ['domain', 'text', 'storage', 'serving', 'search', 'models', 'ingest', 'publication', 'jobs', 'websearch', 'health', 'http'], // a client of the HTTP API (through clients/typescript), like any other
 };
@@ -375,6 +376,10 @@ test('the rules flag forbidden arrows, imports of http and the database drivers'
   assert.equal(forbiddenArrows([edge('codec', 'jobs')]).length, 1, 'and below the writer');
   assert.equal(forbiddenArrows([edge('codec', 'config')]).length, 1, 'a format is not a setting');
   assert.equal(forbiddenArrows([edge('codec', 'a-folder-added-later')]).length, 1, 'a new folder is forbidden to codec without a new row');
+  assert.deepEqual(forbiddenArrows([edge('runtime', 'config'), edge('runtime', 'domain'), edge('health', 'runtime'), edge('jobs', 'runtime')]), []);
+  assert.equal(forbiddenArrows([edge('runtime', 'serving')]).length, 1, 'a thread utility knows no one thread');
+  assert.equal(forbiddenArrows([edge('runtime', 'codec')]).length, 1);
+  assert.equal(forbiddenArrows([edge('health', 'serving')]).length, 1, 'the probe thread runs through runtime/, not serving/');
   assert.equal(forbiddenArrows([edge('search', null, 'node:sqlite')]).length, 1, 'the driver stays in storage');
   assert.deepEqual(forbiddenArrows([edge('storage', null, 'pg')]), []);
   assert.equal(forbiddenArrows([edge('publication', null, 'pg')]).length, 1, 'the PostgreSQL driver stays in storage');

@@ -4,7 +4,7 @@
 // classifies and embeds, so one worker process keeps two cores busy during bulk ingest. A crashed thread fails the
 // requests it held (their jobs retry) and is replaced on next use.
 
-import { RequestThread } from '../serving/request-thread.ts';
+import { RequestThread } from '../runtime/request-thread.ts';
 import { lanesAndManifest } from '../codec/manifest.ts';
 import type { ManifestChunk } from '../codec/manifest.ts';
 import type { LaneChunk } from '../codec/generation-lanes.ts';

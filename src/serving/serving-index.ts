@@ -17,7 +17,7 @@ import type { ClientSnapshot, SnapshotChange } from './snapshot.ts';
 import type { ServedVersion } from './served-types.ts';
 import { assembleSegment, wantsAnn } from './segment.ts';
 import { chooseEntries } from './segment-cache.ts';
-import { chainSettled } from './chain-settled.ts';
+import { chainSettled } from '../runtime/chain-settled.ts';
 import type { SegmentCache } from './segment-cache.ts';
 import type { CachedGeneration } from '../codec/segment-file.ts';
 import { recordedLanesDigest } from '../codec/manifest.ts';
