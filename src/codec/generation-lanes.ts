@@ -259,7 +259,7 @@ function splitSection(bytes: Uint8Array, offset: number, length: number): String
   return splitBytes(sectionOf(bytes, offset, length), SEPARATOR_BYTE);
 }
 
-/** splitSection, split only when read: a load of many generations derives terms at the end instead (segment.ts). */
+/** splitSection, split only when read: a load of many generations derives terms at the end instead (serving/segment-assembler.ts). */
 function joinedSection(bytes: Uint8Array, offset: number, length: number): StringList {
   return new JoinedStrings(sectionOf(bytes, offset, length), SEPARATOR_BYTE);
 }

@@ -9,7 +9,8 @@ import { verifyEvidence, evidenceInputOf, proveLanes } from '../../src/codec/evi
 import { computeManifest, lanesAndManifest } from '../../src/codec/manifest.ts';
 import { Storage } from '../../src/storage/storage.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
-import { addPart, DERIVED_UNION_MAX_TERMS_PER_WORD, indexParts, inlineSegmentBuilder, SegmentAssembler } from '../../src/serving/segment.ts';
+import { inlineSegmentBuilder } from '../../src/serving/segment.ts';
+import { addPart, DERIVED_UNION_MAX_TERMS_PER_WORD, indexParts, SegmentAssembler } from '../../src/serving/segment-assembler.ts';
 import { derivedTermsOf, vocabularyWordsOf } from '../../src/text/vocabulary.ts';
 import { buildBm25Segment } from '../../src/codec/bm25-segment.ts';
 import { chunksOf } from '../../src/serving/snapshot.ts';
