@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listStrings, tableHas } from '../../src/text/string-table.ts';
-import { chunkTextHash, decodeLanes, encodeLanes, lanesDigest, LanesFormatError, lanesOf, NO_PAGE } from '../../src/codec/generation-lanes.ts';
+import { chunkTextHash, lanesOf, NO_PAGE } from '../../src/codec/generation-lanes.ts';
+import { decodeLanes, encodeLanes, lanesDigest, LanesFormatError } from '../../src/codec/lanes-encoding.ts';
 import { verifyEvidence, evidenceInputOf, proveLanes } from '../../src/codec/evidence.ts';
 import { computeManifest, lanesAndManifest } from '../../src/codec/manifest.ts';
 import { Storage } from '../../src/storage/storage.ts';
