@@ -1,6 +1,9 @@
-// DESIGN.md "Architecture": walks the imports of every .ts and .js file under src/ and fails on a forbidden
-// arrow between top-level folders or on a folder-level cycle. Type-only imports count: a type is a
-// dependency too. Files directly in src/ (main.ts, api.ts, worker.ts, cli.ts, version.ts) are the
+// DESIGN.md "Architecture", as docs/architecture.md "Layout" draws it today (its table of forbidden arrows is
+// this file's FORBIDDEN, and a test keeps the two the same): walks the imports of every .ts and .js file under
+// src/ and fails on a forbidden arrow between top-level folders, on a folder-level cycle or on a cycle between
+// two files (anywhere, even inside one folder). Type-only imports count: a type is a dependency too. codec/
+// (what a generation is written as) sits below both its writer (jobs, publication) and its reader (serving,
+// search); runtime/ (threads and processes) below every folder that runs one. Files directly in src/ (main.ts, api.ts, worker.ts, cli.ts, version.ts) are the
 // composition root, "root", which may import anything; src/config.ts is its own leaf node, "config",
 // which every folder may read and which imports nothing of ours; src/spec-limits.ts (SPEC.md's limits) is
 // the leaf "limits", which every folder, even those that depend on nothing else of ours, may read.
@@ -12,18 +15,26 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ALL = '*';
+/** A row naming what a folder MAY import (the limits always), for a folder kept below nearly everything else. */
+interface OnlyRule {
+  readonly only: readonly string[];
+}
+const only = (...folders: string[]): OnlyRule => ({ only: folders });
 
 /**
  * What each folder of src/ must not import (besides the two rules below the table). ALL: nothing of
- * ours at all. A folder that does not exist yet is tolerated; a folder that exists must have a row.
+ * ours at all; only(...): nothing but those folders (so a folder added later is forbidden to it too). A
+ * folder that does not exist yet is tolerated; a folder that exists must have a row.
  *
  *   folder         must not import
  */
-const FORBIDDEN: Record<string, readonly string[] | typeof ALL> = {
+const FORBIDDEN: Record<string, readonly string[] | typeof ALL | OnlyRule> = {
   config: ALL, // the typed settings: a leaf every layer may read (and the limits, below)
   limits: ALL, // SPEC.md's limits by name: a leaf every folder may read
   domain: ALL, // pure types and rules: depends on nothing of ours (not even text)
   text: ALL, // analyzers: depend on nothing of ours (not even domain)
+  codec: only('domain', 'text'), // what a generation is written as: below the worker that writes it and the api that reads it
+  runtime: only('config', 'domain'), // threads and processes (request threads, spare cores, liveness): generic, so below all that use them
   storage: ['http', 'search', 'serving', 'publication', 'ingest', 'jobs'],
   serving: ['publication', 'http', 'jobs', 'ingest'],
   search: ['publication', 'http', 'jobs', 'ingest'],
@@ -32,9 +43,9 @@ const FORBIDDEN: Record<string, readonly string[] | typeof ALL> = {
   publication: ['http', 'search'],
   jobs: ['http'],
   websearch: ['http'],
-  health: ['http', 'publication', 'search', 'ingest', 'jobs', 'models'], // /health's store reads on a thread
+  health: ['http', 'publication', 'search', 'serving', 'ingest', 'jobs', 'models'], // /health's store reads on a thread (runtime/request-thread.ts)
   http: ['storage'], // HTTP only: parsing, validation, rendering; it reaches the store through services
-  cli: ['domain', 'text', 'storage', 'serving', 'search', 'models', 'ingest', 'publication', 'jobs', 'websearch', 'health', 'http'], // a client of the HTTP API (through clients/typescript), like any other
+  cli: ['domain', 'text', 'codec', 'runtime', 'storage', 'serving', 'search', 'models', 'ingest', 'publication', 'jobs', 'websearch', 'health', 'http'], // a client of the HTTP API (through clients/typescript), like any other
 };
 /** Nothing imports http except the composition root. */
 const ONLY_ROOT_IMPORTS = 'http';
@@ -62,6 +73,9 @@ const PORT_FILE = 'src/storage/port.ts';
  */
 const ADAPTER_DRIVERS: Record<string, string> = { 'src/storage/sqlite/': 'node:sqlite', 'src/storage/postgres/': 'pg' };
 const OPEN_STORAGE_FILE = 'src/storage/open-storage.ts';
+
+/** The architecture page, whose layout table must say what FORBIDDEN says. */
+const ARCHITECTURE_PAGE = fileURLToPath(new URL('../docs/architecture.md', import.meta.url));
 
 const ROOT = 'root';
 const CONFIG = 'config';
@@ -127,7 +141,7 @@ function importSpecifiers(source: string): string[] {
   return patterns.flatMap((pattern) => [...text.matchAll(pattern)].map((match) => match[2]));
 }
 
-/** Source files: TypeScript, and the JavaScript a thread entry may be written in (serving/graph-thread.js). */
+/** Source files: TypeScript, and the JavaScript a thread entry may be written in (serving/graphs/graph-thread.js). */
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && (entry.name.endsWith('.ts') || entry.name.endsWith('.js')) && !entry.name.endsWith('.d.ts'))
@@ -274,6 +288,46 @@ function adapterOffence(edge: ImportEdge): string | null {
   return `storage -> ${edge.to}: ${edge.from} imports ${edge.specifier} (an adapter is imported by its own folder and ${OPEN_STORAGE_FILE} only; what both need goes in storage/shared/)`;
 }
 
+function isOnlyRule(rule: readonly string[] | typeof ALL | OnlyRule | undefined): rule is OnlyRule {
+  return typeof rule === 'object' && !Array.isArray(rule);
+}
+
+/** The graph of imports between files of src/ (packages and builtins left out), by path. */
+function fileGraph(edges: ImportEdge[]): Graph {
+  const graph: Graph = new Map();
+  for (const edge of edges) {
+    if (edge.toFolder === null || !edge.to.startsWith(`src${sep}`)) continue;
+    if (!graph.has(edge.from)) graph.set(edge.from, new Set());
+    graph.get(edge.from)!.add(edge.to);
+  }
+  return graph;
+}
+
+/**
+ * The rows of the page's table `| folders | must not import |`, by folder: "anything of ours" is ALL, "anything
+ * but a, b" is only(a, b), else the folders named; names are in backticks, and an explanation after ':' or '('
+ * is not read.
+ */
+function documentedRules(page: string): Map<string, readonly string[] | typeof ALL | OnlyRule> {
+  const names = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
+  const rules = new Map<string, readonly string[] | typeof ALL | OnlyRule>();
+  for (const line of page.split('\n')) {
+    const cells = line.split('|').map((cell) => cell.trim());
+    if (cells.length !== 4 || !cells[1].startsWith('`')) continue;
+    const said = cells[2].split(/[:(]/)[0];
+    const rule = said.startsWith('anything of ours') ? ALL : said.startsWith('anything but') ? only(...names(said)) : names(said);
+    for (const folder of names(cells[1])) rules.set(folder, rule);
+  }
+  return rules;
+}
+
+/** A rule in one comparable form: ALL, or `only:` or `not:` and the folders sorted. */
+function ruleText(rule: readonly string[] | typeof ALL | OnlyRule | undefined): string {
+  if (rule === undefined) return 'no row';
+  if (rule === ALL) return ALL;
+  return isOnlyRule(rule) ? `only: ${[...rule.only].sort().join(', ')}` : `not: ${[...rule].sort().join(', ')}`;
+}
+
 /** Every forbidden arrow, one line per importing file and target. */
 function forbiddenArrows(edges: ImportEdge[]): string[] {
   const offences: string[] = [];
@@ -304,7 +358,8 @@ function forbiddenArrows(edges: ImportEdge[]): string[] {
     }
     const forbidden = FORBIDDEN[edge.fromFolder];
     if (forbidden === ALL) offences.push(`${arrow} (${edge.fromFolder} depends on nothing of ours)`);
-    else if (forbidden?.includes(edge.toFolder)) offences.push(`${arrow} (${edge.fromFolder} must not import ${edge.toFolder})`);
+    else if (Array.isArray(forbidden) && forbidden.includes(edge.toFolder)) offences.push(`${arrow} (${edge.fromFolder} must not import ${edge.toFolder})`);
+    else if (isOnlyRule(forbidden) && !forbidden.only.includes(edge.toFolder)) offences.push(`${arrow} (${edge.fromFolder} imports only ${[...forbidden.only, LIMITS].join(', ')})`);
   }
   return offences;
 }
@@ -379,6 +434,15 @@ test('the rules flag forbidden arrows, imports of http and the database drivers'
   assert.equal(forbiddenArrows([edge('domain', 'text')]).length, 1, 'domain depends on nothing of ours');
   assert.equal(forbiddenArrows([edge('text', 'domain')]).length, 1, 'text depends on nothing of ours');
   assert.equal(forbiddenArrows([edge('search', 'publication')]).length, 1);
+  assert.deepEqual(forbiddenArrows([edge('codec', 'domain'), edge('codec', 'text'), edge('codec', 'limits'), edge('serving', 'codec'), edge('jobs', 'codec'), edge('publication', 'codec')]), []);
+  assert.equal(forbiddenArrows([edge('codec', 'serving')]).length, 1, 'the formats are below the reader');
+  assert.equal(forbiddenArrows([edge('codec', 'jobs')]).length, 1, 'and below the writer');
+  assert.equal(forbiddenArrows([edge('codec', 'config')]).length, 1, 'a format is not a setting');
+  assert.equal(forbiddenArrows([edge('codec', 'a-folder-added-later')]).length, 1, 'a new folder is forbidden to codec without a new row');
+  assert.deepEqual(forbiddenArrows([edge('runtime', 'config'), edge('runtime', 'domain'), edge('health', 'runtime'), edge('jobs', 'runtime')]), []);
+  assert.equal(forbiddenArrows([edge('runtime', 'serving')]).length, 1, 'a thread utility knows no one thread');
+  assert.equal(forbiddenArrows([edge('runtime', 'codec')]).length, 1);
+  assert.equal(forbiddenArrows([edge('health', 'serving')]).length, 1, 'the probe thread runs through runtime/, not serving/');
   assert.equal(forbiddenArrows([edge('search', null, 'node:sqlite')]).length, 1, 'the driver stays in storage');
   assert.deepEqual(forbiddenArrows([inStorage('src/storage/postgres/database.ts', null, 'pg')]), []);
   assert.equal(forbiddenArrows([inStorage('src/storage/shared/x.ts', null, 'pg')]).length, 1, 'the PostgreSQL driver stays in its adapter');
@@ -412,6 +476,18 @@ test('every folder of src/ has a row in the rules table', () => {
   assert.deepEqual(folders.filter((folder) => !(folder in FORBIDDEN)), [], 'add the new folder to FORBIDDEN with what it must not import');
 });
 
+test('the layout table of docs/architecture.md says what the rules table says, row by row', () => {
+  const documented = documentedRules(readFileSync(ARCHITECTURE_PAGE, 'utf8'));
+  assert.ok(documented.size > 10, 'the table of the page was read');
+  const folders = [...new Set([...Object.keys(FORBIDDEN), ...documented.keys()])].sort();
+  const differences = folders.filter((folder) => ruleText(FORBIDDEN[folder]) !== ruleText(documented.get(folder))).map((folder) => `${folder}: test ${ruleText(FORBIDDEN[folder])}; page ${ruleText(documented.get(folder))}`);
+  assert.deepEqual(differences, [], 'update docs/architecture.md "Layout" with the rules table (or the other way round)');
+  // The reader itself: each form of row.
+  const sample = documentedRules('| `a`, `b` | anything of ours |\n| `c` | anything but `a` |\n| `d` | `a`, `c` (a reason naming `x`) |\n| Folder | Must not import |');
+  assert.deepEqual([...sample.keys()], ['a', 'b', 'c', 'd']);
+  assert.deepEqual([ruleText(sample.get('a')), ruleText(sample.get('c')), ruleText(sample.get('d'))], [ALL, 'only: a', 'not: a, c']);
+});
+
 test('no folder-level import cycle under src/', () => {
   const edges = readEdges();
   assert.ok(edges.length > 100, 'the imports of src/ were read');
@@ -429,6 +505,14 @@ test('no folder-level import cycle under src/', () => {
     }),
   ];
   assert.deepEqual(cycles, [], `folder-level import cycles:\n${report.join('\n')}`);
+});
+
+test('no file-level import cycle under src/', () => {
+  const edges = readEdges();
+  const graph = fileGraph(edges);
+  assert.ok(graph.get(`src${sep}api.ts`)?.has(`src${sep}config.ts`), 'the imports between files were read');
+  const cycles = findCycles(graph);
+  assert.deepEqual(cycles.map((cycle) => cycle.join(' -> ')), [], 'files that import each other, directly or around a cycle: break one import of each');
 });
 
 test('no forbidden import arrow under src/ (DESIGN.md "Architecture")', () => {

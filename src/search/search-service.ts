@@ -19,7 +19,7 @@ import { readOverNetwork } from './network-read.ts';
 import { everyVersionProven, requireEvidence } from './evidence-gate.ts';
 import type { CompiledFilters } from './filters.ts';
 import { searchContent } from './content-lane.ts';
-import type { ThreadedGraphWalks } from '../serving/threaded-graph-walks.ts';
+import type { ThreadedGraphWalks } from '../serving/graphs/threaded-graph-walks.ts';
 import type { VersionHit } from './content-lane.ts';
 import { normalizeContentQuery } from '../text/query-normalizer.ts';
 import { highlightSpans } from './highlight.ts';
@@ -63,7 +63,7 @@ export interface SearchDependencies {
    * progress and `spareCore` says a core is idle: with the cores busy anyway, the walk stays on the event loop.
    */
   graphThread?: ThreadedGraphWalks | null;
-  /** Whether the machine has a core to spare now (spare-cores.ts); without it the graph thread is not used. */
+  /** Whether the machine has a core to spare now (runtime/spare-cores.ts); without it the graph thread is not used. */
   spareCore?: () => boolean;
   /** Told how long each answered search took by scope, whole (lane "all") and per lane it ran (for /metrics). */
   onMeasured?: (scope: string, lane: 'all' | 'content' | 'metadata', seconds: number) => void;
