@@ -32,7 +32,9 @@ function common(job: JobRecord): JobView {
 
 export async function renderJob(job: JobRecord, deps: JobViewDependencies): Promise<JobView> {
   const now = deps.now?.() ?? Date.now();
-  const result = job.result ?? {};
+  // The result is read as the JSON it is stored as: what a state shows falls back to its default when a record of
+  // an earlier release lacks a field.
+  const result: JsonObject = job.result ?? {};
   const view = common(job);
   // SPEC.md lists version_id for metadata update jobs only; an upload's status has none beyond its state's fields.
   if (job.operation === 'metadata_update') Object.assign(view, { version_id: job.versionKey === null ? null : versionIdFromKey(job.versionKey) }, updatedFieldsView(job));
@@ -91,7 +93,7 @@ async function currentReadiness(job: JobRecord, deps: JobViewDependencies): Prom
  * the counters so far. A job still planning shows none of them (SPEC.md backfill job).
  */
 function backfillProgress(job: JobRecord): JsonObject {
-  const progress = job.result;
+  const progress: JsonObject | null = job.result;
   if (job.operation !== 'metadata_backfill' || !progress || typeof progress.versions_total !== 'number') return {};
   const { cursor: _cursor, republishing: _republishing, violations, violations_total: total, ...counts } = progress;
   const shown = Array.isArray(violations) ? violations : [];
@@ -133,7 +135,8 @@ async function completedUpload(job: JobRecord, result: JsonObject, deps: JobView
 function servedVersion(job: JobRecord, snapshot: ClientSnapshot): { generation: number | null; holdsJob: boolean } {
   const versionId = versionIdFromKey(job.versionKey ?? job.documentId);
   const served = snapshot.versions.get(versionIdentity({ documentId: job.documentId, versionId }));
-  const generation = typeof job.result?.generation === 'number' ? job.result.generation : Number.POSITIVE_INFINITY;
+  const result: JsonObject | null = job.result;
+  const generation = typeof result?.generation === 'number' ? result.generation : Number.POSITIVE_INFINITY;
   return { generation: served?.generation ?? null, holdsJob: served !== undefined && served.generation >= generation };
 }
 

@@ -13,8 +13,9 @@ import { checkMetadataContract } from '../domain/metadata-contract.ts';
 import { metadataLeaves } from '../domain/metadata-leaves.ts';
 import { canonicalJson } from '../domain/merge-patch.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
-import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
-import type { JobContext, JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
+import type { JsonValue } from '../domain/canonical-metadata.ts';
+import type { JobContext, JobHandler, JobOutcomeOf, JobRecord, JobRecordOf } from '../domain/jobs.ts';
+import type { BackfillProgress, BackfillReport } from '../domain/job-payloads.ts';
 import type { LoadedGeneration } from '../domain/generation.ts';
 import { MAX_JOB_ATTEMPTS } from '../spec-limits.ts';
 
@@ -24,12 +25,9 @@ export const BACKFILL_ALREADY_RUNNING = 'backfill_already_running';
 /** Versions handled between two progress records (what a crashed run may have to redo). */
 export const BACKFILL_BATCH_VERSIONS = 100;
 
-export interface BackfillViolation {
-  document_id: string;
-  version_id: string | null;
-  path: string[];
-  cap: number;
-}
+type BackfillJob = JobRecordOf<'metadata_backfill'>;
+type BackfillContext = JobContext<'metadata_backfill'>;
+type BackfillOutcome = JobOutcomeOf<'metadata_backfill'>;
 
 export function backfillLockName(clientId: string): string {
   return `backfill:${clientId}`;
@@ -56,8 +54,8 @@ export interface BackfillDependencies {
   batchDelayMs?: number;
 }
 
-export function createBackfillHandler(deps: BackfillDependencies): JobHandler {
-  return async (job, context): Promise<JobOutcome> => {
+export function createBackfillHandler(deps: BackfillDependencies): JobHandler<'metadata_backfill'> {
+  return async (job, context): Promise<BackfillOutcome> => {
     // Single writer: the Client's backfill lock is a lease in the store, so it holds across worker processes.
     const lock = backfillLockName(job.clientId);
     if (!(await deps.storage.authority.acquireLease(lock, job.jobId, deps.leaseMs))) {
@@ -80,28 +78,9 @@ export function createBackfillHandler(deps: BackfillDependencies): JobHandler {
   };
 }
 
-/** What a running backfill records, so a crashed run resumes where it stopped and polls show its progress. */
-interface BackfillProgress {
-  readiness_state: 'backfilling';
-  versions_total: number;
-  versions_completed: number;
-  versions_backfilled: number;
-  versions_pending: number;
-  versions_blocked: number;
-  violations: BackfillViolation[];
-  violations_total: number;
-  /** The last version handled, in identity order. */
-  cursor: { document_id: string; version_key: string } | null;
-  /**
-   * The version being republished, recorded before its publication: a run that dies between the publication
-   * and the record of its outcome leaves this, and the run that resumes reads the store to know which it was.
-   */
-  republishing?: { document_id: string; version_key: string; generation: number } | null;
-}
-
 /** The fields of the progress that only the job itself reads. */
-function reportable(progress: BackfillProgress): Omit<BackfillProgress, 'cursor' | 'republishing' | 'violations'> & { violations: BackfillViolation[] } {
-  const { cursor: _cursor, republishing: _republishing, ...counts } = progress;
+function reportable(progress: BackfillProgress): Omit<BackfillProgress, 'cursor' | 'republishing' | 'readiness_state'> {
+  const { cursor: _cursor, republishing: _republishing, readiness_state: _state, ...counts } = progress;
   return counts;
 }
 
@@ -121,12 +100,13 @@ async function settleRepublishing(generations: GenerationRepository, progress: B
   progress.republishing = null;
 }
 
-function progressOf(job: JobRecord): BackfillProgress | null {
+/** The progress an earlier run recorded, when the job's result is that (not the report of a run that ended). */
+function progressOf(job: BackfillJob): BackfillProgress | null {
   const recorded = job.result;
-  return recorded && recorded.readiness_state === 'backfilling' && typeof recorded.versions_total === 'number' ? (recorded as unknown as BackfillProgress) : null;
+  return recorded !== null && recorded.readiness_state === 'backfilling' && 'versions_total' in recorded && typeof recorded.versions_total === 'number' ? recorded : null;
 }
 
-async function backfill(job: JobRecord, context: JobContext, deps: BackfillDependencies): Promise<JobOutcome> {
+async function backfill(job: BackfillJob, context: BackfillContext, deps: BackfillDependencies): Promise<BackfillOutcome> {
   // Publication paused: the job waits for READY (no attempt spent), then continues where it stopped.
   await deps.publisher.assertReady();
   await deps.storage.discovery.setReadiness(job.clientId, 'backfilling', job.jobId);
@@ -145,7 +125,7 @@ async function backfill(job: JobRecord, context: JobContext, deps: BackfillDepen
     cursor: null,
   };
   await settleRepublishing(store.generations, progress);
-  await context.recordProgress(progress as unknown as JsonObject);
+  await context.recordProgress(progress);
   for (;;) {
     const cursor = progress.cursor ? { documentId: progress.cursor.document_id, versionKey: progress.cursor.version_key } : null;
     const batch = await store.generations.activeGenerationsAfter(cursor, BACKFILL_BATCH_VERSIONS);
@@ -155,30 +135,29 @@ async function backfill(job: JobRecord, context: JobContext, deps: BackfillDepen
       const evidence = verifyEvidence(generation);
       if (evidence.state !== 'verified') {
         await deps.storage.discovery.setReadiness(job.clientId, 'blocked', job.jobId);
-        const { violations, ...counts } = reportable(progress);
+        const counts = reportable(progress);
         return {
           status: 'failed',
           error: 'The publication authority of this Client needs repair',
           errorDetails: { code: 'publication_authority_inconsistent', document_id: generation.documentId, version_id: versionIdFromKey(generation.versionKey) },
-          result: { ...counts, readiness_state: 'blocked', violations: violations as unknown as JsonValue, violations_truncated: progress.violations_total > violations.length },
+          result: { ...counts, readiness_state: 'blocked', violations_truncated: progress.violations_total > counts.violations.length },
         };
       }
       await backfillVersion(job.clientId, generation, progress, deps.publisher, context);
       progress.cursor = { document_id: generation.documentId, version_key: generation.versionKey };
     }
-    await context.recordProgress(progress as unknown as JsonObject);
+    await context.recordProgress(progress);
     // The store answers without real I/O: yield, so the job's lease heartbeat keeps running.
     if (deps.batchDelayMs) await new Promise((resolve) => setTimeout(resolve, deps.batchDelayMs));
     else await yieldToEventLoop();
   }
   const readiness = progress.versions_blocked > 0 || progress.versions_pending > 0 ? 'blocked' : 'ready';
   await deps.storage.discovery.setReadiness(job.clientId, readiness, job.jobId);
-  const { violations, ...counts } = reportable(progress);
-  const result: JsonObject = {
+  const counts = reportable(progress);
+  const result: BackfillReport = {
     ...counts,
     readiness_state: readiness,
-    violations: violations as unknown as JsonValue,
-    violations_truncated: progress.violations_total > violations.length,
+    violations_truncated: progress.violations_total > counts.violations.length,
   };
   return { status: 'completed', result };
 }
@@ -187,7 +166,7 @@ async function backfill(job: JobRecord, context: JobContext, deps: BackfillDepen
  * Checks one version against the contract and re-indexes its leaves when they are stale. A republication is
  * recorded before it is made and after (settleRepublishing), so that a run dying in between counts it once.
  */
-async function backfillVersion(clientId: string, generation: LoadedGeneration, progress: BackfillProgress, publisher: Publisher, context: JobContext): Promise<void> {
+async function backfillVersion(clientId: string, generation: LoadedGeneration, progress: BackfillProgress, publisher: Publisher, context: BackfillContext): Promise<void> {
   const violation = checkMetadataContract(generation.canonicalMetadata.custom as JsonValue);
   if (violation) {
     progress.versions_blocked++;
@@ -201,18 +180,18 @@ async function backfillVersion(clientId: string, generation: LoadedGeneration, p
   const current = generation.leaves.map((leaf) => ({ path: leaf.path, value: leaf.value, valueType: leaf.valueType }));
   if (canonicalJson(leaves as unknown as JsonValue) !== canonicalJson(current as unknown as JsonValue)) {
     progress.republishing = { document_id: generation.documentId, version_key: generation.versionKey, generation: generation.generation };
-    await context.recordProgress(progress as unknown as JsonObject);
+    await context.recordProgress(progress);
     const activation = await publisher.replace(clientId, [{ input: successorOf(generation, { leaves, jobId: generation.jobId }), expected: generation.generation }]);
     progress.republishing = null;
     if (!activation) {
       progress.versions_pending++;
-      await context.recordProgress(progress as unknown as JsonObject);
+      await context.recordProgress(progress);
       return;
     }
     progress.versions_backfilled++;
     progress.versions_completed++;
     progress.cursor = { document_id: generation.documentId, version_key: generation.versionKey };
-    await context.recordProgress(progress as unknown as JsonObject);
+    await context.recordProgress(progress);
     return;
   }
   progress.versions_completed++;

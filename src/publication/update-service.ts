@@ -16,7 +16,8 @@ import { mergePatch, canonicalJson } from '../domain/merge-patch.ts';
 import { checkMetadataContract } from '../domain/metadata-contract.ts';
 import { metadataLeaves } from '../domain/metadata-leaves.ts';
 import { REPLACEMENT_OVERTAKEN } from '../domain/jobs.ts';
-import type { JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
+import type { JobHandler, JobOutcomeOf, JobRecordOf } from '../domain/jobs.ts';
+import type { MetadataUpdateCounts, PublishedGeneration } from '../domain/job-payloads.ts';
 import { MAX_JOB_ATTEMPTS, MAX_STATUS_UPDATED_FIELDS } from '../spec-limits.ts';
 import { customPath } from '../domain/custom-path.ts';
 
@@ -115,7 +116,7 @@ export class UpdateService {
   private refuseSelfViolation(patch: JsonObject): void {
     const violation = checkMetadataContract(mergePatch(EMPTY_CUSTOM, patch) as JsonValue);
     if (violation) {
-      throw new RequestValidationError([{ type: 'metadata_contract', loc: ['body', 'metadata'], msg: `Custom metadata violates ${violation.code} whatever is stored`, input: violation as unknown as JsonValue }]);
+      throw new RequestValidationError([{ type: 'metadata_contract', loc: ['body', 'metadata'], msg: `Custom metadata violates ${violation.code} whatever is stored`, input: violation }]);
     }
   }
 }
@@ -125,7 +126,7 @@ export class UpdateService {
  * patch's top-level keys here (the 202 answer gave their canonical stored paths): the metadata patch's keys in
  * its order, then `filename` for a rename unless a custom key of that name is listed already.
  */
-export function updatedFieldsView(job: JobRecord): JsonObject {
+export function updatedFieldsView(job: JobRecordOf<'metadata_update'>): JsonObject {
   const patch = isJsonObject(job.request.metadata) ? Object.keys(job.request.metadata) : [];
   const renamed = typeof job.request.filename === 'string' && !patch.includes('filename');
   const fields = renamed ? [...patch, 'filename'] : patch;
@@ -143,14 +144,15 @@ export interface MetadataUpdateDependencies {
   prepareDelayMs?: number;
 }
 
-export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): JobHandler {
-  return async (job): Promise<JobOutcome> => {
+export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): JobHandler<'metadata_update'> {
+  return async (job): Promise<JobOutcomeOf<'metadata_update'>> => {
     const store = deps.storage.client(job.clientId);
-    const patch = (isJsonObject(job.request.metadata) ? job.request.metadata : {}) as JsonObject;
+    // Guarded though typed: the record is JSON a store holds, and a patch that is not an object changes nothing.
+    const patch = isJsonObject(job.request.metadata) ? job.request.metadata : EMPTY_CUSTOM;
     const filename = typeof job.request.filename === 'string' ? job.request.filename : undefined;
     const all = await store.generations.activeGenerationsOf(job.documentId);
     const targets = job.versionKey === null ? all : all.filter((generation) => generation.versionKey === job.versionKey);
-    const counts = { versions_total: targets.length, versions_completed: 0, versions_unchanged: 0, updated_chunks: 0, cleanup_tasks_scheduled: 0 };
+    const counts: MetadataUpdateCounts = { versions_total: targets.length, versions_completed: 0, versions_unchanged: 0, updated_chunks: 0, cleanup_tasks_scheduled: 0 };
     if (targets.length === 0) return { status: 'failed', error: METADATA_UPDATE_FAILED, result: counts };
     // Publication paused: wait (no attempt spent) before preparing anything; nothing expensive is redone.
     await deps.publisher.assertReady();
@@ -164,7 +166,7 @@ export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): J
       const merged = mergePatch(target.canonicalMetadata.custom, patch) as JsonValue;
       const violation = checkMetadataContract(merged);
       if (violation) {
-        return { status: 'failed', error: METADATA_UPDATE_VALIDATION_FAILED, errorDetails: violation as unknown as JsonObject, result: counts };
+        return { status: 'failed', error: METADATA_UPDATE_VALIDATION_FAILED, errorDetails: violation, result: counts };
       }
       // A soft-deleted version keeps its previous filename and stays deleted.
       const source = filename !== undefined && !target.deletion.deleted ? { ...target.canonicalMetadata.source, filename } : target.canonicalMetadata.source;
@@ -177,7 +179,7 @@ export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): J
       if (!loaded || loaded.state !== 'active') return REPLACEMENT_OVERTAKEN;
       replacements.push({ loaded, input: successorOf(loaded, { canonicalMetadata, leaves: metadataLeaves(canonicalMetadata), jobId: job.jobId }), expected: target.generation });
     }
-    let published: JsonObject[] = [];
+    let published: PublishedGeneration[] = [];
     if (replacements.length > 0) {
       if (deps.prepareDelayMs) await new Promise((resolve) => setTimeout(resolve, deps.prepareDelayMs));
       // One transaction for every version of the update: a search sees all of it or none of it. A version
@@ -196,7 +198,7 @@ export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): J
     counts.versions_completed = targets.length;
     return {
       status: 'completed',
-      result: { ...counts, publication_status: 'ready', version_id: job.versionKey === null ? null : versionIdFromKey(job.versionKey), published: published as unknown as JsonValue },
+      result: { ...counts, publication_status: 'ready', version_id: job.versionKey === null ? null : versionIdFromKey(job.versionKey), published },
     };
   };
 }
