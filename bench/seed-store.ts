@@ -8,7 +8,7 @@ import type { StoragePort } from '../src/storage/port.ts';
 import { chunkPages, DEFAULT_CHUNK_OPTIONS } from '../src/ingest/chunk.ts';
 import { createHashingEmbedder } from '../src/models/hashing-embedder.ts';
 import { emptyEntities } from '../src/domain/entities.ts';
-import { lanesAndManifest } from '../src/serving/manifest.ts';
+import { lanesAndManifest } from '../src/codec/manifest.ts';
 import { detectLanguages } from '../src/ingest/language.ts';
 import { canonicalMetadataOf } from '../src/ingest/pipeline.ts';
 import { metadataLeaves } from '../src/domain/metadata-leaves.ts';

@@ -22,7 +22,7 @@ import { JobStatusService } from './jobs/job-status-service.ts';
 import { ReadinessService } from './publication/readiness-service.ts';
 import { AuthorityService } from './publication/authority-service.ts';
 import { ThreadedSegmentBuilder } from './serving/threaded-segment-builder.ts';
-import { SpareCores } from './serving/spare-cores.ts';
+import { SpareCores } from './runtime/spare-cores.ts';
 import { ThreadedGraphWalks } from './serving/threaded-graph-walks.ts';
 import { GRAPH_CACHE_DIR } from './serving/graph-builder.ts';
 import { ReadGuard } from './serving/read-guard.ts';

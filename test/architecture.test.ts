@@ -1,6 +1,6 @@
 // DESIGN.md "Architecture": walks the imports of every .ts and .js file under src/ and fails on a forbidden
-// arrow between top-level folders or on a folder-level cycle. Type-only imports count: a type is a
-// dependency too. Files directly in src/ (main.ts, api.ts, worker.ts, cli.ts, version.ts) are the
+// arrow between top-level folders, on a folder-level cycle or on a cycle between two files (anywhere, even
+// inside one folder). Type-only imports count: a type is a dependency too. Files directly in src/ (main.ts, api.ts, worker.ts, cli.ts, version.ts) are the
 // composition root, "root", which may import anything; src/config.ts is its own leaf node, "config",
 // which every folder may read and which imports nothing of ours; src/spec-limits.ts (SPEC.md's limits) is
 // the leaf "limits", which every folder, even those that depend on nothing else of ours, may read.
@@ -12,18 +12,26 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ALL = '*';
+/** A row naming what a folder MAY import (the limits always), for a folder kept below nearly everything else. */
+interface OnlyRule {
+  readonly only: readonly string[];
+}
+const only = (...folders: string[]): OnlyRule => ({ only: folders });
 
 /**
  * What each folder of src/ must not import (besides the two rules below the table). ALL: nothing of
- * ours at all. A folder that does not exist yet is tolerated; a folder that exists must have a row.
+ * ours at all; only(...): nothing but those folders (so a folder added later is forbidden to it too). A
+ * folder that does not exist yet is tolerated; a folder that exists must have a row.
  *
  *   folder         must not import
  */
-const FORBIDDEN: Record<string, readonly string[] | typeof ALL> = {
+const FORBIDDEN: Record<string, readonly string[] | typeof ALL | OnlyRule> = {
   config: ALL, // the typed settings: a leaf every layer may read (and the limits, below)
   limits: ALL, // SPEC.md's limits by name: a leaf every folder may read
   domain: ALL, // pure types and rules: depends on nothing of ours (not even text)
   text: ALL, // analyzers: depend on nothing of ours (not even domain)
+  codec: only('domain', 'text'), // what a generation is written as: below the worker that writes it and the api that reads it
+  runtime: only('config', 'domain'), // threads and processes (request threads, spare cores, liveness): generic, so below all that use them
   storage: ['http', 'search', 'serving', 'publication', 'ingest', 'jobs'],
   serving: ['publication', 'http', 'jobs', 'ingest'],
   search: ['publication', 'http', 'jobs', 'ingest'],
@@ -32,7 +40,7 @@ const FORBIDDEN: Record<string, readonly string[] | typeof ALL> = {
   publication: ['http', 'search'],
   jobs: ['http'],
   websearch: ['http'],
-  health: ['http', 'publication', 'search', 'ingest', 'jobs', 'models'], // /health's store reads on a thread
+  health: ['http', 'publication', 'search', 'serving', 'ingest', 'jobs', 'models'], // /health's store reads on a thread (runtime/request-thread.ts)
   http: ['storage'], // HTTP only: parsing, validation, rendering; it reaches the store through services
   cli: ['domain', 'text', 'storage', 'serving', 'search', 'models', 'ingest', 'publication', 'jobs', 'websearch', 'health', 'http'], // a client of the HTTP API (through clients/typescript), like any other
 };
@@ -248,6 +256,21 @@ function evidence(edges: ImportEdge[], fromFolder: string, toFolder: string): st
   return edges.filter((edge) => edge.fromFolder === fromFolder && edge.toFolder === toFolder).map((edge) => `    ${edge.from} -> ${edge.to}`);
 }
 
+function isOnlyRule(rule: readonly string[] | typeof ALL | OnlyRule | undefined): rule is OnlyRule {
+  return typeof rule === 'object' && !Array.isArray(rule);
+}
+
+/** The graph of imports between files of src/ (packages and builtins left out), by path. */
+function fileGraph(edges: ImportEdge[]): Graph {
+  const graph: Graph = new Map();
+  for (const edge of edges) {
+    if (edge.toFolder === null || !edge.to.startsWith(`src${sep}`)) continue;
+    if (!graph.has(edge.from)) graph.set(edge.from, new Set());
+    graph.get(edge.from)!.add(edge.to);
+  }
+  return graph;
+}
+
 /** Every forbidden arrow, one line per importing file and target. */
 function forbiddenArrows(edges: ImportEdge[]): string[] {
   const offences: string[] = [];
@@ -273,7 +296,8 @@ function forbiddenArrows(edges: ImportEdge[]): string[] {
     }
     const forbidden = FORBIDDEN[edge.fromFolder];
     if (forbidden === ALL) offences.push(`${arrow} (${edge.fromFolder} depends on nothing of ours)`);
-    else if (forbidden?.includes(edge.toFolder)) offences.push(`${arrow} (${edge.fromFolder} must not import ${edge.toFolder})`);
+    else if (Array.isArray(forbidden) && forbidden.includes(edge.toFolder)) offences.push(`${arrow} (${edge.fromFolder} must not import ${edge.toFolder})`);
+    else if (isOnlyRule(forbidden) && !forbidden.only.includes(edge.toFolder)) offences.push(`${arrow} (${edge.fromFolder} imports only ${[...forbidden.only, LIMITS].join(', ')})`);
   }
   return offences;
 }
@@ -347,6 +371,15 @@ test('the rules flag forbidden arrows, imports of http and the database drivers'
   assert.equal(forbiddenArrows([edge('domain', 'text')]).length, 1, 'domain depends on nothing of ours');
   assert.equal(forbiddenArrows([edge('text', 'domain')]).length, 1, 'text depends on nothing of ours');
   assert.equal(forbiddenArrows([edge('search', 'publication')]).length, 1);
+  assert.deepEqual(forbiddenArrows([edge('codec', 'domain'), edge('codec', 'text'), edge('codec', 'limits'), edge('serving', 'codec'), edge('jobs', 'codec'), edge('publication', 'codec')]), []);
+  assert.equal(forbiddenArrows([edge('codec', 'serving')]).length, 1, 'the formats are below the reader');
+  assert.equal(forbiddenArrows([edge('codec', 'jobs')]).length, 1, 'and below the writer');
+  assert.equal(forbiddenArrows([edge('codec', 'config')]).length, 1, 'a format is not a setting');
+  assert.equal(forbiddenArrows([edge('codec', 'a-folder-added-later')]).length, 1, 'a new folder is forbidden to codec without a new row');
+  assert.deepEqual(forbiddenArrows([edge('runtime', 'config'), edge('runtime', 'domain'), edge('health', 'runtime'), edge('jobs', 'runtime')]), []);
+  assert.equal(forbiddenArrows([edge('runtime', 'serving')]).length, 1, 'a thread utility knows no one thread');
+  assert.equal(forbiddenArrows([edge('runtime', 'codec')]).length, 1);
+  assert.equal(forbiddenArrows([edge('health', 'serving')]).length, 1, 'the probe thread runs through runtime/, not serving/');
   assert.equal(forbiddenArrows([edge('search', null, 'node:sqlite')]).length, 1, 'the driver stays in storage');
   assert.deepEqual(forbiddenArrows([edge('storage', null, 'pg')]), []);
   assert.equal(forbiddenArrows([edge('publication', null, 'pg')]).length, 1, 'the PostgreSQL driver stays in storage');
@@ -382,6 +415,14 @@ test('no folder-level import cycle under src/', () => {
     }),
   ];
   assert.deepEqual(cycles, [], `folder-level import cycles:\n${report.join('\n')}`);
+});
+
+test('no file-level import cycle under src/', () => {
+  const edges = readEdges();
+  const graph = fileGraph(edges);
+  assert.ok(graph.get(`src${sep}api.ts`)?.has(`src${sep}config.ts`), 'the imports between files were read');
+  const cycles = findCycles(graph);
+  assert.deepEqual(cycles.map((cycle) => cycle.join(' -> ')), [], 'files that import each other, directly or around a cycle: break one import of each');
 });
 
 test('no forbidden import arrow under src/ (DESIGN.md "Architecture")', () => {

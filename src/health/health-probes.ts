@@ -10,7 +10,7 @@
 // (SPEC.md health rule 3: 200 degraded, not 503). They are re-made in the order they were first made, behind
 // only the probes older than them, at most MAX_PROBE_RERUNS times: /health stays bounded while a store is stuck.
 
-import { AbandonedRequestError, RequestThread } from '../serving/request-thread.ts';
+import { AbandonedRequestError, RequestThread } from '../runtime/request-thread.ts';
 import type { AuthorityRecord } from '../storage/port.ts';
 import type { StoreSettings } from '../config.ts';
 import { HEALTH_PROBE_DEADLINE_MS } from '../spec-limits.ts';

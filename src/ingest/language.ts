@@ -4,7 +4,7 @@
 // codes, or languages mixed evenly) is `other`. Measured on 1,200 SciFact and Cranfield texts and 800 Malay
 // SQuAD and school-essay texts: every one placed right; the database costs about
 // 30 MiB of heap, so it is loaded on first use, by the threads that index. The language chooses the chunk's
-// analyzer (serving/chunk-analysis.ts).
+// analyzer (codec/chunk-analysis.ts).
 //
 // In bulk ingest ELD took about 0.2 ms a chunk, a fifth of the lanes thread's time, and most chunks do not need it:
 // a text whose function words are plainly English is English without asking. Only function words that no other

@@ -14,7 +14,7 @@ import type { StoragePort } from '../storage/port.ts';
 import type { GenerationInput, GenerationRecord } from '../domain/generation.ts';
 import type { Publisher } from '../publication/publisher.ts';
 
-import { manifestDigest } from '../serving/manifest.ts';
+import { manifestDigest } from '../codec/manifest.ts';
 import { inlineLanesBuilder } from './threaded-lanes.ts';
 import type { LanesBuilder } from './threaded-lanes.ts';
 import { runIngest } from '../ingest/pipeline.ts';

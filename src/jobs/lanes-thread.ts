@@ -4,12 +4,12 @@
 // classification and embedding. Plain data in, plain data out, no I/O.
 
 import { parentPort } from 'node:worker_threads';
-import { lanesAndManifest } from '../serving/manifest.ts';
-import type { ManifestChunk } from '../serving/manifest.ts';
+import { lanesAndManifest } from '../codec/manifest.ts';
+import type { ManifestChunk } from '../codec/manifest.ts';
 import { extractEntities } from '../ingest/entities/extract.ts';
 import { detectLanguages } from '../ingest/language.ts';
 import type { ChunkLanguage } from '../domain/chunk-language.ts';
-import type { LaneChunk } from '../serving/generation-lanes.ts';
+import type { LaneChunk } from '../codec/generation-lanes.ts';
 import type { MetadataLeaf } from '../domain/generation.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import type { Entities } from '../domain/entities.ts';

@@ -4,10 +4,10 @@
 // classifies and embeds, so one worker process keeps two cores busy during bulk ingest. A crashed thread fails the
 // requests it held (their jobs retry) and is replaced on next use.
 
-import { RequestThread } from '../serving/request-thread.ts';
-import { lanesAndManifest } from '../serving/manifest.ts';
-import type { ManifestChunk } from '../serving/manifest.ts';
-import type { LaneChunk } from '../serving/generation-lanes.ts';
+import { RequestThread } from '../runtime/request-thread.ts';
+import { lanesAndManifest } from '../codec/manifest.ts';
+import type { ManifestChunk } from '../codec/manifest.ts';
+import type { LaneChunk } from '../codec/generation-lanes.ts';
 import type { MetadataLeaf } from '../domain/generation.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import type { Entities } from '../domain/entities.ts';
@@ -18,7 +18,7 @@ const THREAD_URL = new URL('./lanes-thread.ts', import.meta.url);
 
 export type LanesAndManifest = { lanes: Uint8Array; manifest: JsonObject };
 
-/** Builds a generation's lane data and manifest from its chunks (serving/manifest.ts lanesAndManifest). */
+/** Builds a generation's lane data and manifest from its chunks (codec/manifest.ts lanesAndManifest). */
 export type LanesBuilder = (ref: LanesRequest['ref'], chunks: readonly (LaneChunk & Pick<ManifestChunk, 'entities'>)[], leaves: readonly MetadataLeaf[], title: string | null) => Promise<LanesAndManifest>;
 
 /** On the calling thread: tests and tools, and generations whose vectors differ in length. */

@@ -7,7 +7,7 @@ import type { GenerationRepository, StoragePort } from '../storage/port.ts';
 import type { Publisher } from './publisher.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { successorOf } from './successor.ts';
-import { verifyEvidence } from '../serving/evidence.ts';
+import { verifyEvidence } from '../codec/evidence.ts';
 import { discoveryReadiness } from '../storage/discovery-readiness.ts';
 import { checkMetadataContract } from '../domain/metadata-contract.ts';
 import { metadataLeaves } from '../domain/metadata-leaves.ts';

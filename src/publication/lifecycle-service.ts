@@ -12,7 +12,7 @@ import type { DeleteResult, RestoreResult } from '../domain/responses.ts';
 import { FenceTimeout, LifecycleFence } from './fence.ts';
 import type { Publisher } from './publisher.ts';
 import { successorOf } from './successor.ts';
-import { verifyEvidence } from '../serving/evidence.ts';
+import { verifyEvidence } from '../codec/evidence.ts';
 
 export type DeleteMode = 'soft' | 'hard';
 

@@ -3,7 +3,7 @@
 
 import type { DeletionMarkers, GenerationInput, LoadedGeneration } from '../domain/generation.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
-import { lanesAndManifest } from '../serving/manifest.ts';
+import { lanesAndManifest } from '../codec/manifest.ts';
 
 export function successorOf(
   loaded: LoadedGeneration,

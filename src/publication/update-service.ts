@@ -6,7 +6,7 @@ import type { StoragePort } from '../storage/port.ts';
 import type { GenerationInput, LoadedGeneration } from '../domain/generation.ts';
 import type { AuthorityMode } from '../domain/publication-log.ts';
 import { successorOf } from './successor.ts';
-import { manifestDigest } from '../serving/manifest.ts';
+import { manifestDigest } from '../codec/manifest.ts';
 import type { Publisher } from './publisher.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { idProblem, versionKey as keyOf, versionIdFromKey } from '../domain/identity.ts';

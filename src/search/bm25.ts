@@ -3,12 +3,12 @@
 // mutates a segment, and the per-query candidate predicate never changes a score.
 
 import { bestOf, Candidates } from './best-of.ts';
-import type { Bm25Segment } from '../serving/bm25-segment.ts';
+import type { Bm25Segment } from '../codec/bm25-segment.ts';
 import { idOf } from '../text/string-table.ts';
 import type { SparseHit } from './top-k.ts';
 
-export { buildBm25Segment, mergeBm25Segments, MAX_STORED_TERM_FREQUENCY } from '../serving/bm25-segment.ts';
-export type { Bm25Segment, FieldAnalyzer, SparseDoc } from '../serving/bm25-segment.ts';
+export { buildBm25Segment, mergeBm25Segments, MAX_STORED_TERM_FREQUENCY } from '../codec/bm25-segment.ts';
+export type { Bm25Segment, FieldAnalyzer, SparseDoc } from '../codec/bm25-segment.ts';
 export type { SparseHit } from './top-k.ts';
 
 /**

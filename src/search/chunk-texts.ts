@@ -4,7 +4,7 @@
 
 import { ServiceError } from '../domain/service-error.ts';
 import type { ServedChunk } from '../serving/served-types.ts';
-import { chunkTextHash } from '../serving/generation-lanes.ts';
+import { chunkTextHash } from '../codec/generation-lanes.ts';
 import type { StoredChunkText } from '../storage/port.ts';
 
 /** Whether a text read from the store for this served chunk is the text its generation published (its recorded hash). */

@@ -9,7 +9,7 @@ import { segmentIndexOf } from '../serving/snapshot.ts';
 import { chunkAtRow, rowOfOrdinal } from '../serving/segment.ts';
 import type { Segment } from '../serving/segment.ts';
 import type { LaneHit } from './dense-lane.ts';
-import { QUANTIZATION_SCALE } from '../serving/quantized-scan.ts';
+import { QUANTIZATION_SCALE } from '../codec/quantization.ts';
 import { newTopK, offer } from './top-k.ts';
 
 /** Rows that must come out in their exact order when the caller needs fewer (a first page). */

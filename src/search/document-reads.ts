@@ -16,7 +16,7 @@ import { storedTextVerifies } from './chunk-texts.ts';
 import type { TextReadLimits } from '../domain/limits.ts';
 import type { ChunkRecord } from '../domain/generation.ts';
 import type { StoredChunkEntities } from '../storage/port.ts';
-import { chunkEntitiesEvidence } from '../serving/manifest.ts';
+import { chunkEntitiesEvidence } from '../codec/manifest.ts';
 
 /** Reads chunks of a generation from the durable store, in document order (the snapshot holds no vectors). */
 export type ChunkReader = (clientId: string, generation: number, offset: number, limit: number) => Promise<ChunkRecord[]>;

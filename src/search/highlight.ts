@@ -2,7 +2,7 @@
 // matched, sorted and non-overlapping. Spans come from the same analyzer that indexed the text.
 
 import { analyze } from '../text/analyzer.ts';
-import { analysisModeOf } from '../serving/chunk-analysis.ts';
+import { analysisModeOf } from '../codec/chunk-analysis.ts';
 import type { ChunkLanguage } from '../domain/chunk-language.ts';
 
 export interface HighlightSpan {

@@ -63,7 +63,7 @@ export interface SearchDependencies {
    * progress and `spareCore` says a core is idle: with the cores busy anyway, the walk stays on the event loop.
    */
   graphThread?: ThreadedGraphWalks | null;
-  /** Whether the machine has a core to spare now (spare-cores.ts); without it the graph thread is not used. */
+  /** Whether the machine has a core to spare now (runtime/spare-cores.ts); without it the graph thread is not used. */
   spareCore?: () => boolean;
   /** Told how long each answered search took by scope, whole (lane "all") and per lane it ran (for /metrics). */
   onMeasured?: (scope: string, lane: 'all' | 'content' | 'metadata', seconds: number) => void;

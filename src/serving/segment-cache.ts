@@ -2,7 +2,7 @@
 // back the large segments it or another process built before, instead of merging the lane data of every one
 // of their generations again (a Client of 100,000 chunks in 10,000 documents: seconds of one core).
 //
-// A file holds one segment's index (segment-file.ts) and is named by the digest of what it was built from:
+// A file holds one segment's index (codec/segment-file.ts) and is named by the digest of what it was built from:
 // its generations in order, each with the digest of its lane data as the manifest records it, and its rows.
 // A load uses a file only when every generation in it is still active with that very lane data, and checks
 // the file's own digest before decoding it; anything else is left to the lane data, as if the file were not
@@ -13,11 +13,11 @@
 import { createHash, webcrypto } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SegmentIndex } from './segment.ts';
-import { headerBytes, headerLength, readHeader, SEGMENT_FILE_FORMAT, SEGMENT_FILE_PREFIX_BYTES, sectionPadding, segmentFileParts, SegmentFileError } from './segment-file.ts';
-import type { CachedGeneration } from './segment-file.ts';
-import { processAlive } from './process-alive.ts';
-import { chainSettled } from './chain-settled.ts';
+import type { SegmentIndex } from '../codec/segment-index.ts';
+import { headerBytes, headerLength, readHeader, SEGMENT_FILE_FORMAT, SEGMENT_FILE_PREFIX_BYTES, sectionPadding, segmentFileParts, SegmentFileError } from '../codec/segment-file.ts';
+import type { CachedGeneration } from '../codec/segment-file.ts';
+import { processAlive } from '../runtime/process-alive.ts';
+import { chainSettled } from '../runtime/chain-settled.ts';
 import { cacheClientKey } from './cache-client-key.ts';
 
 /** The cache's directory under DATA_DIR. */

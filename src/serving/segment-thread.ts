@@ -4,11 +4,12 @@
 
 import { parentPort } from 'node:worker_threads';
 import { addPart, indexParts, mergeIndexes, SegmentAssembler } from './segment.ts';
-import type { MergeInput, SegmentIndex, SegmentPart } from './segment.ts';
-import { verifyEvidence } from './evidence.ts';
-import { decodeSegmentFile } from './segment-file.ts';
+import type { MergeInput, SegmentPart } from './segment.ts';
+import type { SegmentIndex } from '../codec/segment-index.ts';
+import { verifyEvidence } from '../codec/evidence.ts';
+import { decodeSegmentFile } from '../codec/segment-file.ts';
 import { tableBuffers } from '../text/string-table.ts';
-import type { Evidence, EvidenceInput } from './evidence.ts';
+import type { Evidence, EvidenceInput } from '../codec/evidence.ts';
 
 export type SegmentThreadRequest =
   | { id: number; kind: 'build'; parts: SegmentPart[]; dimensions: number }

@@ -4,54 +4,23 @@
 // persisted lane data by merging, never by analyzing text; the index part is plain data built by pure
 // functions, so it can be built or merged off the event loop (segment-thread.ts).
 
-import { Bm25Merger, grow } from './bm25-segment.ts';
-import type { Bm25Postings, Bm25Segment } from './bm25-segment.ts';
+import { Bm25Merger, grow } from '../codec/bm25-segment.ts';
+import type { Bm25Postings } from '../codec/bm25-segment.ts';
+import type { SegmentIndex } from '../codec/segment-index.ts';
 import type { ServedChunk, ServedVersion } from './served-types.ts';
 import { chunkIdOf } from './served-types.ts';
 import type { ServingGeneration } from '../domain/generation.ts';
-import { verifyEvidence, withLanesProof } from './evidence.ts';
-import type { Evidence, LanesProof } from './evidence.ts';
-import { decodeSegmentFile } from './segment-file.ts';
-import { decodeLanes, lanesOf, NO_PAGE } from './generation-lanes.ts';
-import type { GenerationLanes, LaneChunk } from './generation-lanes.ts';
+import { verifyEvidence, withLanesProof } from '../codec/evidence.ts';
+import type { Evidence, LanesProof } from '../codec/evidence.ts';
+import { decodeSegmentFile } from '../codec/segment-file.ts';
+import { decodeLanes, lanesOf, NO_PAGE } from '../codec/generation-lanes.ts';
+import type { GenerationLanes, LaneChunk } from '../codec/generation-lanes.ts';
 import { ANN_MIN_ROWS, annAvailable, buildAnnGraph } from './ann-index.ts';
 import type { AnnGraph } from './ann-index.ts';
 import { derivedTablesOf, vocabularyOf } from '../text/vocabulary.ts';
-import type { Vocabulary } from '../text/vocabulary.ts';
 import { listSize, StringInterner, tableStrings } from '../text/string-table.ts';
 import type { StringList } from '../text/string-table.ts';
 
-
-/** The searchable structures of a segment: plain data only (structured-cloneable). */
-export interface SegmentIndex {
-  /** Postings whose doc ids are the rows' ordinals, in row order. */
-  readonly bm25: Bm25Segment;
-  /**
-   * Row-major int8 codes of the unit vectors (quantized-scan.ts), one row of `dimensions` per chunk; owns its
-   * buffer from offset 0 (the native scan needs it). Full precision stays in the store.
-   */
-  readonly codes: Int8Array;
-  /** The fuzzy lane: surface words of the segment's live chunks with chunk counts. */
-  readonly vocabulary: Vocabulary;
-  /** Generation g holds rows generationRows[g] .. generationRows[g + 1] - 1 (one entry per generation, plus one). */
-  readonly generationRows: Int32Array;
-  /**
-   * Generation g's fuzzy words: vocabulary ids wordIds[wordStarts[g] .. wordStarts[g + 1]) with their chunk
-   * counts. Only a merge reads them (to count the words of the generations it keeps), so they are held as
-   * narrow as they fit: 16-bit ids while the vocabulary has at most 65,536 words, counts in the fewest bytes
-   * that hold the largest (a count is at most its generation's chunks).
-   */
-  readonly wordStarts: Uint32Array;
-  readonly wordIds: Uint16Array | Uint32Array;
-  readonly wordCounts: Uint8Array | Uint16Array | Uint32Array;
-  /** Per row: the chunk's index in its document, its page (NO_PAGE for none) and the hash of its stored text. */
-  readonly chunkIndexes: Int32Array;
-  readonly pages: Int32Array;
-  readonly textHashes: Uint32Array;
-  /** Rows with a page label (ascending) and their labels. */
-  readonly labelRows: Int32Array;
-  readonly labels: readonly string[];
-}
 
 export interface Segment extends SegmentIndex {
   /** The version of each generation of the segment, in generationRows order. */
@@ -409,11 +378,11 @@ export interface SegmentBuilder {
   /** Merges adjacent segments into one, dropping generations not live in `live`. */
   merge(segments: readonly Segment[], live: Uint8Array): Promise<Segment>;
   /**
-   * Verifies each generation's publication evidence (evidence.ts), in order; a generation with an entry in
+   * Verifies each generation's publication evidence (codec/evidence.ts), in order; a generation with an entry in
    * `proofs` is proven by it instead of by its lane data (a segment read back from the segment cache).
    */
   verify(generations: readonly ServingGeneration[], proofs?: ReadonlyMap<number, LanesProof>): Promise<Evidence[]>;
-  /** The index of a segment file (segment-file.ts), its rows numbered from `firstOrdinal`; rejects a damaged file. */
+  /** The index of a segment file (codec/segment-file.ts), its rows numbered from `firstOrdinal`; rejects a damaged file. */
   restore(file: Uint8Array, firstOrdinal: number): Promise<SegmentIndex>;
   /**
    * Builds the HNSW graph of a large segment's codes, or null where none can be built (then scans stay exact);

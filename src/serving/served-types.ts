@@ -5,7 +5,7 @@
 import type { CanonicalMetadata, JsonObject } from '../domain/canonical-metadata.ts';
 import type { Entities } from '../domain/entities.ts';
 import type { ChunkRecord, DeletionMarkers, MetadataLeaf } from '../domain/generation.ts';
-import type { Evidence } from './evidence.ts';
+import type { Evidence } from '../codec/evidence.ts';
 
 export interface ServedVersion {
   documentId: string;
@@ -23,13 +23,13 @@ export interface ServedVersion {
   /** The generation's publication evidence, verified when it entered the snapshot. */
   evidence: Evidence;
   /**
-   * The digest of its lane data that its manifest records (manifest.ts recordedLanesDigest), null when it records
+   * The digest of its lane data that its manifest records (codec/manifest.ts recordedLanesDigest), null when it records
    * none: what the segment cache checks a generation against. The manifest itself is verified on entry and not
    * held (about 1 KB a version as parsed JSON).
    */
   lanesDigest: string | null;
   /**
-   * The digest of its chunks' entities that its manifest records (manifest.ts recordedEntitiesDigest), null when it
+   * The digest of its chunks' entities that its manifest records (codec/manifest.ts recordedEntitiesDigest), null when it
    * records none: taken on entry, what the text route checks the entities it reads against.
    */
   entitiesDigest: string | null;
@@ -45,7 +45,7 @@ export interface ServedChunk extends Pick<ChunkRecord, 'chunkIndex' | 'page' | '
   ordinal: number;
   chunkId: string;
   version: ServedVersion;
-  /** Hash of its stored text (generation-lanes.ts chunkTextHash): a text read for an answer is checked against it. */
+  /** Hash of its stored text (codec/generation-lanes.ts chunkTextHash): a text read for an answer is checked against it. */
   textHash: number;
 }
 

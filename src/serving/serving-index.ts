@@ -17,13 +17,13 @@ import type { ClientSnapshot, SnapshotChange } from './snapshot.ts';
 import type { ServedVersion } from './served-types.ts';
 import { assembleSegment, wantsAnn } from './segment.ts';
 import { chooseEntries } from './segment-cache.ts';
-import { chainSettled } from './chain-settled.ts';
+import { chainSettled } from '../runtime/chain-settled.ts';
 import type { SegmentCache } from './segment-cache.ts';
-import type { CachedGeneration } from './segment-file.ts';
-import { recordedLanesDigest } from './manifest.ts';
+import type { CachedGeneration } from '../codec/segment-file.ts';
+import { recordedLanesDigest } from '../codec/manifest.ts';
 import { segmentBytes, snapshotBytes } from './memory-estimate.ts';
 import type { Segment, SegmentBuilder } from './segment.ts';
-import type { Evidence } from './evidence.ts';
+import type { Evidence } from '../codec/evidence.ts';
 
 /** A load sends generations to its build session in batches of about this many chunks (what it holds at once). */
 export const REBUILD_BATCH_CHUNKS = 10_000;

@@ -2,14 +2,14 @@
 // Search holds the snapshot it started with; publishing never changes an existing snapshot.
 
 import type { ServingGeneration } from '../domain/generation.ts';
-import { lanesServable, VERIFIED } from './evidence.ts';
-import type { Evidence } from './evidence.ts';
+import { lanesServable, VERIFIED } from '../codec/evidence.ts';
+import type { Evidence } from '../codec/evidence.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import { chunkAtRow, chunkInSegment, hasLiveRows, inlineSegmentBuilder, rowOfOrdinal, sourceOf} from './segment.ts';
 import type { Segment, SegmentBuilder, SegmentPart } from './segment.ts';
 import type { VocabularyParts } from '../text/vocabulary.ts';
 import type { ServedChunk, ServedVersion } from './served-types.ts';
-import { recordedEntitiesDigest, recordedLanesDigest } from './manifest.ts';
+import { recordedEntitiesDigest, recordedLanesDigest } from '../codec/manifest.ts';
 import { sharedValue } from './shared-values.ts';
 
 /**
@@ -109,7 +109,7 @@ export function planChange(snapshot: ClientSnapshot, change: SnapshotChange): Pl
     if (previous) retired.push(previous);
     versions.set(version.identity, version);
     addedVersions.push(version);
-    // Lane data that is not the bytes its manifest recorded is never decoded (evidence.ts): the version is served
+    // Lane data that is not the bytes its manifest recorded is never decoded (codec/evidence.ts): the version is served
     // without rows, so no lane can rank it, and reads that would need it still fail closed on its evidence.
     if (version.chunkCount > 0 && lanesServable(version.evidence)) {
       added.push({ firstOrdinal: version.firstOrdinal, source: sourceOf(generation) });

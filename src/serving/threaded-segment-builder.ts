@@ -4,14 +4,15 @@
 // crashed thread is replaced on next use. HNSW graphs (seconds to minutes each) are built apart, in graph
 // processes (graph-builder.ts), so a graph build never delays a publication.
 
-import { RequestThread } from './request-thread.ts';
-import type { Unnumbered } from './request-thread.ts';
+import { RequestThread } from '../runtime/request-thread.ts';
+import type { Unnumbered } from '../runtime/request-thread.ts';
 import { assembleSegment, liveVersionsOf, mergeInputOf, wantsAnn } from './segment.ts';
-import type { BuildSession, Segment, SegmentBuilder, SegmentIndex, SegmentPart } from './segment.ts';
+import type { BuildSession, Segment, SegmentBuilder, SegmentPart } from './segment.ts';
+import type { SegmentIndex } from '../codec/segment-index.ts';
 import type { ServedVersion } from './served-types.ts';
 import type { ServingGeneration } from '../domain/generation.ts';
-import { evidenceInputOf, proveLanes, withLanesProof } from './evidence.ts';
-import type { Evidence, LanesProof } from './evidence.ts';
+import { evidenceInputOf, proveLanes, withLanesProof } from '../codec/evidence.ts';
+import type { Evidence, LanesProof } from '../codec/evidence.ts';
 import type { AnnGraph } from './ann-index.ts';
 import { GraphBuilder } from './graph-builder.ts';
 import type { GraphCacheOptions } from './graph-builder.ts';
@@ -94,7 +95,7 @@ class ThreadLane {
   async request(message: Unnumbered<SegmentThreadRequest>, inputBytes = 0, transfer: ArrayBuffer[] = []): Promise<Answer> {
     let reply: SegmentThreadReply;
     try {
-      // Starts a thread (and its count) when none runs; one being recycled first exits (request-thread.ts).
+      // Starts a thread (and its count) when none runs; one being recycled first exits (runtime/request-thread.ts).
       reply = await this.thread.request(message, transfer);
     } finally {
       // Counted once answered (an error too: the work may have grown the heap), so by the thread that took it.

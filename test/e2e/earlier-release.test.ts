@@ -22,7 +22,7 @@ import { canonicalMetadataOf } from '../../src/ingest/pipeline.ts';
 import { metadataLeaves } from '../../src/domain/metadata-leaves.ts';
 import { emptyEntities } from '../../src/domain/entities.ts';
 import { versionKey } from '../../src/domain/identity.ts';
-import { computeManifest } from '../../src/serving/manifest.ts';
+import { computeManifest } from '../../src/codec/manifest.ts';
 
 const CORPUS = join(process.cwd(), '..', 'shared', 'corpus');
 /** The schema of the first release: the Client tables without the publication log. */

@@ -5,7 +5,7 @@ import { openTestStorage } from './test-store.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
 import { emptyEntities } from '../../src/domain/entities.ts';
-import { computeManifest, lanesAndManifest } from '../../src/serving/manifest.ts';
+import { computeManifest, lanesAndManifest } from '../../src/codec/manifest.ts';
 import { canonicalMetadataOf } from '../../src/ingest/pipeline.ts';
 import { metadataLeaves } from '../../src/domain/metadata-leaves.ts';
 import { versionKey } from '../../src/domain/identity.ts';

@@ -9,7 +9,7 @@ import { Storage } from '../../src/storage/storage.ts';
 import type { ClientRepositories, ManifestRecord, StoragePort } from '../../src/storage/port.ts';
 import { renderJob } from '../../src/jobs/job-view.ts';
 import { SUCCESSOR_VERIFICATION_ATTEMPTS } from '../../src/spec-limits.ts';
-import { manifestDigest } from '../../src/serving/manifest.ts';
+import { manifestDigest } from '../../src/codec/manifest.ts';
 import { emptySnapshot } from '../../src/serving/snapshot.ts';
 import { versionKey } from '../../src/domain/identity.ts';
 import type { JobRecord } from '../../src/domain/jobs.ts';

@@ -5,7 +5,7 @@ import {
   prepareBm25Liveness, searchBm25,
 } from '../../src/search/bm25.ts';
 import type { Bm25Segment, FieldAnalyzer, SparseDoc } from '../../src/search/bm25.ts';
-import { MAX_BYTE_TERM_FREQUENCY } from '../../src/serving/bm25-segment.ts';
+import { MAX_BYTE_TERM_FREQUENCY } from '../../src/codec/bm25-segment.ts';
 import { COMPACT_MIN } from '../../src/search/best-of.ts';
 
 /** Whitespace "analyzer" so every term and length in these tests can be checked by hand. */

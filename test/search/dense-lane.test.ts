@@ -6,7 +6,7 @@ import type { Segment } from '../../src/serving/segment.ts';
 import { quantizationAvailable, quantizedDot } from '../../src/serving/quantized-scan.ts';
 import { ANN_MIN_ROWS } from '../../src/serving/ann-index.ts';
 import type { ServedVersion } from '../../src/serving/served-types.ts';
-import type { LaneChunk } from '../../src/serving/generation-lanes.ts';
+import type { LaneChunk } from '../../src/codec/generation-lanes.ts';
 
 const DIMS = 64;
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tableHas, tableStrings } from '../../src/text/string-table.ts';
 import { applyChange, chunksOf, compactFully, compactionPlan, emptySnapshot, chunkByOrdinal, generationNumbering, liveRowsOf, replaceSegments, segmentIndexOf, settleMergePlan, MAX_SEGMENTS, SEGMENT_DEAD_MIN_ROWS, SEGMENT_MERGE_FACTOR } from '../../src/serving/snapshot.ts';
-import { chunkTextHash } from '../../src/serving/generation-lanes.ts';
+import { chunkTextHash } from '../../src/codec/generation-lanes.ts';
 import { generationOfOrdinalIn, inlineSegmentBuilder, mergeSegments, rowOfOrdinal, versionAtRow } from '../../src/serving/segment.ts';
 import type { Segment } from '../../src/serving/segment.ts';
 import { loadedGeneration } from '../helpers/generations.ts';

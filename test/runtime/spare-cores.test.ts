@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpus } from 'node:os';
-import { machineCpuTimes, SPARE_CORE_IDLE_SHARE, SPARE_CORES_SAMPLE_MS, SpareCores } from '../../src/serving/spare-cores.ts';
-import type { CpuTimes } from '../../src/serving/spare-cores.ts';
+import { machineCpuTimes, SPARE_CORE_IDLE_SHARE, SPARE_CORES_SAMPLE_MS, SpareCores } from '../../src/runtime/spare-cores.ts';
+import type { CpuTimes } from '../../src/runtime/spare-cores.ts';
 
 /** A machine of `cores` CPUs whose idle share the test sets, with a clock the test moves. */
 function fakeMachine(cores: number) {

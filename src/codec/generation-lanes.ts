@@ -6,7 +6,7 @@
 import { createHash, webcrypto } from 'node:crypto';
 import { buildBm25Segment } from './bm25-segment.ts';
 import type { Bm25Postings, TermFrequencies } from './bm25-segment.ts';
-import { quantize } from './quantized-scan.ts';
+import { quantize } from './quantization.ts';
 import { derivedTermsOf, vocabularyWordsOfTokens } from '../text/vocabulary.ts';
 import { analyzeFieldsOfTokens } from '../text/analyzer.ts';
 import { analysisModeOf } from './chunk-analysis.ts';

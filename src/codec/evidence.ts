@@ -2,7 +2,7 @@
 // does", search rules 10 and 11): its manifest must be the record its job published (record id), and the lanes
 // the store holds must have the manifest's counts and digests. A generation with persisted lane data is
 // checked through it (its digest and chunk count) without reading chunk text;
-// each chunk's text is checked against its hash when a read returns it (search-service.ts).
+// each chunk's text is checked against its hash when a read returns it (search/search-service.ts).
 
 import type { ChunkRecord, ServingGeneration } from '../domain/generation.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
@@ -21,7 +21,7 @@ import { decodeLanes, LanesFormatError, lanesChunkCount, lanesDigest, lanesDiges
  * A generation that did not verify also says whether its persisted lane data is unproven (`lanesUnproven`: not
  * the bytes its manifest recorded, by digest and chunk count). Such bytes are never decoded: a truncated or
  * garbage blob would throw, or decode into postings that point anywhere, in the one segment build that serves
- * every other generation of the Client. The generation then holds no rows (snapshot.ts planChange); so does one
+ * every other generation of the Client. The generation then holds no rows (serving/snapshot.ts planChange); so does one
  * whose lane data no manifest digest can prove and that does not decode (lanesDecodable).
  */
 export type Evidence =
@@ -95,7 +95,7 @@ export function evidenceInputOf(generation: ServingGeneration): EvidenceInput {
 
 /**
  * The verification input of a generation whose lane data is proven otherwise: a segment read back from the
- * segment cache was built from lane data of this digest and chunk count (segment-cache.ts), so the blob is
+ * segment cache was built from lane data of this digest and chunk count (serving/segment-cache.ts), so the blob is
  * neither read nor hashed again.
  */
 export function withLanesProof(generation: ServingGeneration, proof: LanesProof): EvidenceInput {

@@ -1,5 +1,6 @@
-// The on-disk form of a segment index (segment-cache.ts): what a load would otherwise rebuild by merging the
-// lane data of every generation, written once and read back whole. A header names the generations the index
+// The on-disk form of a segment index (segment-index.ts), as the api's segment cache (serving/segment-cache.ts)
+// keeps it: what a load would otherwise rebuild by merging the lane data of every generation, written once and
+// read back whole. A header names the generations the index
 // holds (with the digest of each one's lane data, as its manifest records it) and describes the index as JSON
 // whose typed arrays are replaced by numbered sections; the sections follow, each 8-byte aligned. The body's
 // digest covers the description and every section, and is checked before anything is decoded.
@@ -7,7 +8,7 @@
 // Plain data in, plain data out: no file I/O here (the cache reads and writes, the segment thread decodes).
 
 import { createHash } from 'node:crypto';
-import type { SegmentIndex } from './segment.ts';
+import type { SegmentIndex } from './segment-index.ts';
 import { vocabularyOf } from '../text/vocabulary.ts';
 import type { StringTable } from '../text/string-table.ts';
 
@@ -94,8 +95,8 @@ export interface SegmentFileParts {
 }
 
 /**
- * Lays out an index for a file. `digestOf` hashes one section (segment-cache.ts passes one that runs off the
- * event loop); the file's parts reference the index's own arrays.
+ * Lays out an index for a file. `digestOf` hashes one section (serving/segment-cache.ts passes one that runs
+ * off the event loop); the file's parts reference the index's own arrays.
  */
 export async function segmentFileParts(index: SegmentIndex, dimensions: number, generations: CachedGeneration[], digestOf: (section: Section) => Promise<string>): Promise<SegmentFileParts> {
   const sections: Section[] = [];

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AbandonedRequestError, RequestThread } from '../../src/serving/request-thread.ts';
+import { AbandonedRequestError, RequestThread } from '../../src/runtime/request-thread.ts';
 
 const ECHO_THREAD = new URL('../helpers/echo-thread.ts', import.meta.url);
 
