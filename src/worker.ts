@@ -6,8 +6,8 @@ import { loadConfigOrExit, runProcess, stopOnSignals } from './process-runner.ts
 import type { Config } from './config.ts';
 import { openStorage } from './storage/open-storage.ts';
 import { Publisher } from './publication/publisher.ts';
-import { createMetadataUpdateHandler, METADATA_UPDATE_FAILED } from './publication/update-service.ts';
-import { createBackfillHandler } from './publication/backfill.ts';
+import { createMetadataUpdateHandler, METADATA_UPDATE_FAILED } from './jobs/metadata-update-job.ts';
+import { createBackfillHandler } from './jobs/backfill-job.ts';
 import { Worker } from './jobs/worker.ts';
 import { JobHandlerRegistry } from './jobs/handler-registry.ts';
 import { createEmbedJobHandler } from './jobs/embed-job.ts';

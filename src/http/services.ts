@@ -6,7 +6,7 @@ import type { ReadGuard } from '../serving/read-guard.ts';
 import type { ServingIndex } from '../serving/serving-index.ts';
 import type { SearchService } from '../search/search-service.ts';
 import type { UploadService } from '../ingest/upload-service.ts';
-import type { DocumentService } from '../search/document-reads.ts';
+import type { DocumentService } from '../reads/document-reads.ts';
 import type { LifecycleService } from '../publication/lifecycle-service.ts';
 import type { UpdateService } from '../publication/update-service.ts';
 import type { ServiceMetrics } from './metrics.ts';
@@ -19,8 +19,8 @@ import type { RateLimiter } from './rate-limit.ts';
 import type { StoreRefusals } from './store-refusals.ts';
 import type { MemoryPressure } from '../serving/memory-pressure.ts';
 import type { HealthProbes } from '../health/health-probes.ts';
-import type { JobStatusService } from '../jobs/job-status-service.ts';
-import type { ReadinessService } from '../publication/readiness-service.ts';
+import type { JobStatusService } from '../reads/job-status-service.ts';
+import type { ReadinessService } from '../reads/readiness-service.ts';
 import type { AuthorityService } from '../publication/authority-service.ts';
 
 export interface Services {

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Storage } from '../../src/storage/storage.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
-import { BACKFILL_BATCH_VERSIONS, createBackfillHandler } from '../../src/publication/backfill.ts';
+import { BACKFILL_BATCH_VERSIONS, createBackfillHandler } from '../../src/jobs/backfill-job.ts';
 import type { JobContext, JobRecordOf } from '../../src/domain/jobs.ts';
 import type { BackfillProgress } from '../../src/domain/job-payloads.ts';
 import type { JsonObject } from '../../src/domain/canonical-metadata.ts';

@@ -9,7 +9,7 @@ import { Storage } from '../../src/storage/storage.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
 import { ReadGuard } from '../../src/serving/read-guard.ts';
 import { inlineSegmentBuilder } from '../../src/serving/segment.ts';
-import { JobStatusService } from '../../src/jobs/job-status-service.ts';
+import { JobStatusService } from '../../src/reads/job-status-service.ts';
 import { generationInput } from '../helpers/storage-adapters.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 

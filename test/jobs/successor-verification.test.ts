@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Storage } from '../../src/storage/storage.ts';
 import type { ClientRepositories, ManifestRecord, StoragePort } from '../../src/storage/port.ts';
-import { renderJob } from '../../src/jobs/job-view.ts';
+import { renderJob } from '../../src/reads/job-view.ts';
 import { SUCCESSOR_VERIFICATION_ATTEMPTS } from '../../src/spec-limits.ts';
 import { manifestDigest } from '../../src/codec/manifest.ts';
 import { emptySnapshot } from '../../src/serving/snapshot.ts';

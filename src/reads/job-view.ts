@@ -1,9 +1,10 @@
 // Renders GET /status/{job_id}: the common fields plus those of the job's state, as SPEC.md tabulates them.
 // Completed upload polls verify publication evidence by reading only the generation's manifest.
 
-import type { JobRecord } from '../domain/jobs.ts';
+import type { JobRecord, JobRecordOf } from '../domain/jobs.ts';
+import { isJsonObject } from '../domain/canonical-metadata.ts';
 import type { StoragePort } from '../storage/port.ts';
-import { discoveryReadiness } from '../storage/discovery-readiness.ts';
+import { discoveryReadiness } from './discovery-readiness.ts';
 import type { ClientSnapshot } from '../serving/snapshot.ts';
 import type { SnapshotReads } from '../serving/read-guard.ts';
 import { manifestDigest, manifestIsValid, recordIdOf } from '../codec/manifest.ts';
@@ -13,8 +14,7 @@ import { ServiceError } from '../domain/service-error.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import type { JobView } from '../domain/responses.ts';
-import { updatedFieldsView } from '../publication/update-service.ts';
-import { SUCCESSOR_VERIFICATION_ATTEMPTS } from '../spec-limits.ts';
+import { MAX_STATUS_UPDATED_FIELDS, SUCCESSOR_VERIFICATION_ATTEMPTS } from '../spec-limits.ts';
 
 
 export interface JobViewDependencies {
@@ -24,6 +24,22 @@ export interface JobViewDependencies {
   /** This api process's snapshot of the job's Client, caught up by the caller (search_ready is process-local). */
   snapshot: ClientSnapshot;
   now?: () => number;
+}
+
+/**
+ * Status fields every metadata update job shows, whatever its state; never a custom value. SPEC.md lists the
+ * patch's top-level keys here (the 202 answer gave their canonical stored paths): the metadata patch's keys in
+ * its order, then `filename` for a rename unless a custom key of that name is listed already.
+ */
+function updatedFieldsView(job: JobRecordOf<'metadata_update'>): JsonObject {
+  const patch = isJsonObject(job.request.metadata) ? Object.keys(job.request.metadata) : [];
+  const renamed = typeof job.request.filename === 'string' && !patch.includes('filename');
+  const fields = renamed ? [...patch, 'filename'] : patch;
+  return {
+    updated_fields: fields.slice(0, MAX_STATUS_UPDATED_FIELDS),
+    updated_fields_count: fields.length,
+    updated_fields_truncated: fields.length > MAX_STATUS_UPDATED_FIELDS,
+  };
 }
 
 function common(job: JobRecord): JobView {

@@ -5,7 +5,7 @@ import type { StoragePort } from '../storage/port.ts';
 import type { ReadGuard } from '../serving/read-guard.ts';
 import type { ReadinessView } from '../domain/responses.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
-import { discoveryReadiness } from '../storage/discovery-readiness.ts';
+import { discoveryReadiness } from './discovery-readiness.ts';
 
 export class ReadinessService {
   private readonly storage: StoragePort;

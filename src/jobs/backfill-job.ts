@@ -1,23 +1,22 @@
-// Metadata Discovery backfill (operation metadata_backfill, one job per Client): checks every active
+// The Metadata Discovery backfill job (operation metadata_backfill, one per Client): checks every active
 // version's custom metadata against the contract, re-indexes stale metadata leaves, and converges the
-// Client's readiness to ready, or to blocked with remediation entries that never carry a value.
+// Client's readiness to ready, or to blocked with remediation entries that never carry a value. The operator's
+// POST /admin/backfill, which records the job, is publication/backfill-service.ts.
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { GenerationRepository, StoragePort } from '../storage/port.ts';
-import type { Publisher } from './publisher.ts';
-import { ServiceError } from '../domain/service-error.ts';
-import { successorOf } from './successor.ts';
+import type { Publisher } from '../publication/publisher.ts';
+import { successorOf } from '../publication/successor.ts';
 import { verifyEvidence } from '../codec/evidence.ts';
-import { discoveryReadiness } from '../storage/discovery-readiness.ts';
+import { discoveryReadiness } from '../reads/discovery-readiness.ts';
 import { checkMetadataContract } from '../domain/metadata-contract.ts';
 import { metadataLeaves } from '../domain/metadata-leaves.ts';
 import { canonicalJson } from '../domain/merge-patch.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
 import type { JsonValue } from '../domain/canonical-metadata.ts';
-import type { JobContext, JobHandler, JobOutcomeOf, JobRecord, JobRecordOf } from '../domain/jobs.ts';
+import type { JobContext, JobHandler, JobOutcomeOf, JobRecordOf } from '../domain/jobs.ts';
 import type { BackfillProgress, BackfillReport } from '../domain/job-payloads.ts';
 import type { LoadedGeneration } from '../domain/generation.ts';
-import { MAX_JOB_ATTEMPTS } from '../spec-limits.ts';
 
 /** Remediation entries kept on the job; the total is always reported. */
 export const MAX_BACKFILL_VIOLATIONS = 100;
@@ -31,19 +30,6 @@ type BackfillOutcome = JobOutcomeOf<'metadata_backfill'>;
 
 export function backfillLockName(clientId: string): string {
   return `backfill:${clientId}`;
-}
-
-/**
- * Accepts a backfill for a Client (an operator action); the worker does the work. The Client must be known:
- * mapped by API_KEY_CLIENTS or holding data. An unknown one is refused and no storage is created for it.
- */
-export async function enqueueBackfill(storage: StoragePort, clientId: string, wake: () => void, configuredClients: ReadonlySet<string>): Promise<JobRecord> {
-  if (!configuredClients.has(clientId) && !(await storage.knownClientIds()).includes(clientId)) {
-    throw new ServiceError('not_found', `Unknown client: ${clientId}`);
-  }
-  const job = await storage.jobs.enqueue({ clientId, operation: 'metadata_backfill', documentId: '', versionKey: null, request: {}, maxAttempts: MAX_JOB_ATTEMPTS });
-  wake();
-  return job;
 }
 
 export interface BackfillDependencies {
