@@ -18,9 +18,11 @@ import { MemoryPressure, exposedCollector } from './serving/memory-pressure.ts';
 import { SegmentCache, SEGMENT_CACHE_DIR } from './serving/segment-cache.ts';
 import { CacheSweep } from './serving/cache-sweep.ts';
 import { HealthProbes } from './health/health-probes.ts';
+import { HealthService } from './reads/health-service.ts';
 import { JobStatusService } from './reads/job-status-service.ts';
 import { ReadinessService } from './reads/readiness-service.ts';
 import { AuthorityService } from './publication/authority-service.ts';
+import { AuthorityViewService } from './reads/authority-view.ts';
 import { ThreadedSegmentBuilder } from './serving/threaded-segment-builder.ts';
 import { SpareCores } from './runtime/spare-cores.ts';
 import { ThreadedGraphWalks } from './serving/threaded-graph-walks.ts';
@@ -86,7 +88,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     changed: () => memoryPressure.settleLater(),
     segmentCache,
   });
-  const health = new HealthProbes(config);
+  const healthProbes = new HealthProbes(config);
   // A lone search walks its dense lane's graphs on a thread while its sparse lane runs on the event loop,
   // when the machine has a core to spare.
   const graphThread = new ThreadedGraphWalks();
@@ -111,9 +113,22 @@ export async function startApi(config: Config): Promise<RunningApi> {
     readGuard,
     serving,
     memoryPressure,
-    health,
+    health: new HealthService({
+      version: PRODUCT_VERSION,
+      config,
+      readGuard,
+      probes: healthProbes,
+      probeClassifier: async () => {
+        if (config.classifierModelFile) await loadClassifierModelFile(config.classifierModelFile);
+      },
+      // Read at each call: the rate limiter's budget writes and the requests' own writes both count.
+      storeRefusingWrites: () => services.rateLimiter.storeRefusingWrites || storeRefusals.refusingWrites,
+      serving,
+      dimensions: models.embedder.dimensions,
+    }),
     jobStatus: new JobStatusService(storage, readGuard, { publicationEnabled: config.publicationEnabled }),
     readiness: new ReadinessService(storage, readGuard, startedAt),
+    authorityView: new AuthorityViewService({ storage, readGuard, serving, memoryPressure }),
     authority: new AuthorityService(storage, { enabled: readGuard.enabled }),
     metrics,
     rateLimiter: new RateLimiter(storage.rateLimits, { all: config.rateLimitPerMinute, search: config.searchRateLimitPerMinute }, RATE_LIMIT_WINDOW_MS, undefined, {
@@ -127,9 +142,6 @@ export async function startApi(config: Config): Promise<RunningApi> {
     auditSecret: config.auditFingerprintSecret ?? (await storage.secrets.deploymentSecret(AUDIT_FINGERPRINT_SECRET_NAME)),
     storeRefusals,
     storeFailure: (error) => storeRefusals.seen(storage.failureOf(error)),
-    probeClassifier: async () => {
-      if (config.classifierModelFile) await loadClassifierModelFile(config.classifierModelFile);
-    },
     startBackfill: (clientId: string) => enqueueBackfill(storage, clientId, wakeWorkers, new Set(config.apiKeyClients.values())),
     webSearch: new WebSearchService({ enabled: config.webSearchEnabled, provider: webProviderOf(config), timeoutMs: config.webSearchTimeoutMs }),
     uploads: new UploadService(storage, wakeWorkers, config.jobMaxAttempts, clientQuotasOf(config)),
@@ -202,7 +214,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
         await segmentCache?.settled();
         await segmentBuilder.close();
         await graphThread.close();
-        await health.close();
+        await healthProbes.close();
         await storage.end();
       })();
       return closing;
