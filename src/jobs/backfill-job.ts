@@ -64,10 +64,13 @@ export function createBackfillHandler(deps: BackfillDependencies): JobHandler<'m
   };
 }
 
-/** The fields of the progress that only the job itself reads. */
-function reportable(progress: BackfillProgress): Omit<BackfillProgress, 'cursor' | 'republishing' | 'readiness_state'> {
-  const { cursor: _cursor, republishing: _republishing, readiness_state: _state, ...counts } = progress;
-  return counts;
+/**
+ * What a backfill that ended reports: its counters and the readiness it left, without the fields of the progress
+ * that only the job itself reads (its cursor, what it was republishing). The fields keep the progress's order.
+ */
+function reportOf(progress: BackfillProgress, readiness: BackfillReport['readiness_state']): BackfillReport {
+  const { cursor: _cursor, republishing: _republishing, readiness_state: _state, violations, ...counts } = progress;
+  return { readiness_state: readiness, ...counts, violations, violations_truncated: progress.violations_total > violations.length };
 }
 
 /**
@@ -121,12 +124,11 @@ async function backfill(job: BackfillJob, context: BackfillContext, deps: Backfi
       const evidence = verifyEvidence(generation);
       if (evidence.state !== 'verified') {
         await deps.storage.discovery.setReadiness(job.clientId, 'blocked', job.jobId);
-        const counts = reportable(progress);
         return {
           status: 'failed',
           error: 'The publication authority of this Client needs repair',
           errorDetails: { code: 'publication_authority_inconsistent', document_id: generation.documentId, version_id: versionIdFromKey(generation.versionKey) },
-          result: { ...counts, readiness_state: 'blocked', violations_truncated: progress.violations_total > counts.violations.length },
+          result: reportOf(progress, 'blocked'),
         };
       }
       await backfillVersion(job.clientId, generation, progress, deps.publisher, context);
@@ -139,13 +141,7 @@ async function backfill(job: BackfillJob, context: BackfillContext, deps: Backfi
   }
   const readiness = progress.versions_blocked > 0 || progress.versions_pending > 0 ? 'blocked' : 'ready';
   await deps.storage.discovery.setReadiness(job.clientId, readiness, job.jobId);
-  const counts = reportable(progress);
-  const result: BackfillReport = {
-    ...counts,
-    readiness_state: readiness,
-    violations_truncated: progress.violations_total > counts.violations.length,
-  };
-  return { status: 'completed', result };
+  return { status: 'completed', result: reportOf(progress, readiness) };
 }
 
 /**
