@@ -1,6 +1,9 @@
-// DESIGN.md "Architecture": walks the imports of every .ts and .js file under src/ and fails on a forbidden
-// arrow between top-level folders, on a folder-level cycle or on a cycle between two files (anywhere, even
-// inside one folder). Type-only imports count: a type is a dependency too. Files directly in src/ (main.ts, api.ts, worker.ts, cli.ts, version.ts) are the
+// DESIGN.md "Architecture", as docs/architecture.md "Layout" draws it today (its table of forbidden arrows is
+// this file's FORBIDDEN, and a test keeps the two the same): walks the imports of every .ts and .js file under
+// src/ and fails on a forbidden arrow between top-level folders, on a folder-level cycle or on a cycle between
+// two files (anywhere, even inside one folder). Type-only imports count: a type is a dependency too. codec/
+// (what a generation is written as) sits below both its writer (jobs, publication) and its reader (serving,
+// search); runtime/ (threads and processes) below every folder that runs one. Files directly in src/ (main.ts, api.ts, worker.ts, cli.ts, version.ts) are the
 // composition root, "root", which may import anything; src/config.ts is its own leaf node, "config",
 // which every folder may read and which imports nothing of ours; src/spec-limits.ts (SPEC.md's limits) is
 // the leaf "limits", which every folder, even those that depend on nothing else of ours, may read.
@@ -37,13 +40,13 @@ const FORBIDDEN: Record<string, readonly string[] | typeof ALL | OnlyRule> = {
   search: ['publication', 'http', 'jobs', 'ingest'],
   models: ['http', 'publication', 'serving', 'search', 'jobs', 'storage'],
   ingest: ['http', 'publication', 'serving', 'search', 'jobs'], // accepting uploads uses the storage port
-  publication: ['http', 'search'],
-  jobs: ['http'],
+  publication: ['http', 'search', 'serving'], // writers: the api's snapshots and read guard are for reads/
+  jobs: ['http', 'serving'],
   websearch: ['http'],
   reads: ['http', 'publication', 'jobs', 'ingest'], // the api's reads (status, readiness, documents, health, the authority view): never a write path
   health: ['http', 'publication', 'search', 'serving', 'ingest', 'jobs', 'models'], // /health's store reads on a thread (runtime/request-thread.ts)
   http: ['storage'], // HTTP only: parsing, validation, rendering; it reaches the store through services
-  cli: ['domain', 'text', 'storage', 'serving', 'search', 'models', 'ingest', 'publication', 'jobs', 'websearch', 'health', 'reads', 'http'], // a client of the HTTP API (through clients/typescript), like any other
+  cli: ['domain', 'text', 'codec', 'runtime', 'storage', 'serving', 'search', 'models', 'ingest', 'publication', 'jobs', 'websearch', 'health', 'reads', 'http'], // a client of the HTTP API (through clients/typescript), like any other
 };
 /** Nothing imports http except the composition root. */
 const ONLY_ROOT_IMPORTS = 'http';
@@ -63,6 +66,9 @@ const STORAGE_PORT_FILES = new Set(['src/storage/port.ts']);
 const ADAPTER_COMPOSERS = new Set(['src/health/probe-thread.ts']);
 /** The port names no driver and no adapter file: a PostgreSQL adapter implements the same interfaces. */
 const PORT_FILE = 'src/storage/port.ts';
+
+/** The architecture page, whose layout table must say what FORBIDDEN says. */
+const ARCHITECTURE_PAGE = fileURLToPath(new URL('../docs/architecture.md', import.meta.url));
 
 const ROOT = 'root';
 const CONFIG = 'config';
@@ -272,6 +278,31 @@ function fileGraph(edges: ImportEdge[]): Graph {
   return graph;
 }
 
+/**
+ * The rows of the page's table `| folders | must not import |`, by folder: "anything of ours" is ALL, "anything
+ * but a, b" is only(a, b), else the folders named; names are in backticks, and an explanation after ':' or '('
+ * is not read.
+ */
+function documentedRules(page: string): Map<string, readonly string[] | typeof ALL | OnlyRule> {
+  const names = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
+  const rules = new Map<string, readonly string[] | typeof ALL | OnlyRule>();
+  for (const line of page.split('\n')) {
+    const cells = line.split('|').map((cell) => cell.trim());
+    if (cells.length !== 4 || !cells[1].startsWith('`')) continue;
+    const said = cells[2].split(/[:(]/)[0];
+    const rule = said.startsWith('anything of ours') ? ALL : said.startsWith('anything but') ? only(...names(said)) : names(said);
+    for (const folder of names(cells[1])) rules.set(folder, rule);
+  }
+  return rules;
+}
+
+/** A rule in one comparable form: ALL, or `only:` or `not:` and the folders sorted. */
+function ruleText(rule: readonly string[] | typeof ALL | OnlyRule | undefined): string {
+  if (rule === undefined) return 'no row';
+  if (rule === ALL) return ALL;
+  return isOnlyRule(rule) ? `only: ${[...rule.only].sort().join(', ')}` : `not: ${[...rule].sort().join(', ')}`;
+}
+
 /** Every forbidden arrow, one line per importing file and target. */
 function forbiddenArrows(edges: ImportEdge[]): string[] {
   const offences: string[] = [];
@@ -365,7 +396,9 @@ test('the rules flag forbidden arrows, imports of http and the database drivers'
     toFolder,
     specifier,
   });
-  assert.deepEqual(forbiddenArrows([edge('root', 'http'), edge('http', 'publication'), edge('publication', 'serving'), edge('storage', null, 'node:sqlite'), edge('root', null, 'node:sqlite')]), []);
+  assert.deepEqual(forbiddenArrows([edge('root', 'http'), edge('http', 'publication'), edge('publication', 'codec'), edge('storage', null, 'node:sqlite'), edge('root', null, 'node:sqlite')]), []);
+  assert.equal(forbiddenArrows([edge('publication', 'serving')]).length, 1, "writers never import the api's serving state");
+  assert.equal(forbiddenArrows([edge('jobs', 'serving')]).length, 1, "writers never import the api's serving state");
   assert.equal(forbiddenArrows([edge('http', 'storage')]).length, 1, 'http reaches the store through services');
   assert.equal(forbiddenArrows([edge('jobs', 'http')]).length, 1, 'only the root imports http');
   assert.equal(forbiddenArrows([edge('serving', 'http')]).length, 1, 'a folder without a row may not import http either');
@@ -399,6 +432,18 @@ test('every folder of src/ has a row in the rules table', () => {
   assert.ok(folders.includes('domain') && folders.includes('http'), 'src/ was read');
   // The other way round is fine: a row for a folder that does not exist yet is tolerated.
   assert.deepEqual(folders.filter((folder) => !(folder in FORBIDDEN)), [], 'add the new folder to FORBIDDEN with what it must not import');
+});
+
+test('the layout table of docs/architecture.md says what the rules table says, row by row', () => {
+  const documented = documentedRules(readFileSync(ARCHITECTURE_PAGE, 'utf8'));
+  assert.ok(documented.size > 10, 'the table of the page was read');
+  const folders = [...new Set([...Object.keys(FORBIDDEN), ...documented.keys()])].sort();
+  const differences = folders.filter((folder) => ruleText(FORBIDDEN[folder]) !== ruleText(documented.get(folder))).map((folder) => `${folder}: test ${ruleText(FORBIDDEN[folder])}; page ${ruleText(documented.get(folder))}`);
+  assert.deepEqual(differences, [], 'update docs/architecture.md "Layout" with the rules table (or the other way round)');
+  // The reader itself: each form of row.
+  const sample = documentedRules('| `a`, `b` | anything of ours |\n| `c` | anything but `a` |\n| `d` | `a`, `c` (a reason naming `x`) |\n| Folder | Must not import |');
+  assert.deepEqual([...sample.keys()], ['a', 'b', 'c', 'd']);
+  assert.deepEqual([ruleText(sample.get('a')), ruleText(sample.get('c')), ruleText(sample.get('d'))], [ALL, 'only: a', 'not: a, c']);
 });
 
 test('no folder-level import cycle under src/', () => {

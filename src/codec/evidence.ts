@@ -8,7 +8,7 @@ import type { ChunkRecord, ServingGeneration } from '../domain/generation.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
 import { computeManifest, manifestProblem, metadataEvidence, recordedLanesDigest, recordIdOf } from './manifest.ts';
 import type { LaneEvidence, Manifest } from './manifest.ts';
-import { decodeLanes, LanesFormatError, lanesChunkCount, lanesDigest, lanesDigestOffThread } from './generation-lanes.ts';
+import { decodeLanes, LanesFormatError, lanesChunkCount, lanesDigest, lanesDigestOffThread } from './lanes-encoding.ts';
 
 /**
  * verified: serve it. None of the others occupies a page slot (search rule 10); reads that would need one fail

@@ -8,7 +8,8 @@ import type { Entities } from '../domain/entities.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
 import { vocabularyWordsOf } from '../text/vocabulary.ts';
-import { encodeLanes, lanesDigest, lanesOf } from './generation-lanes.ts';
+import { lanesOf } from './generation-lanes.ts';
+import { encodeLanes, lanesDigest } from './lanes-encoding.ts';
 import type { LaneChunk } from './generation-lanes.ts';
 
 export interface LaneEvidence {
@@ -23,7 +24,7 @@ export interface Manifest {
   content: LaneEvidence;
   fuzzy: LaneEvidence;
   metadata: LaneEvidence;
-  /** The persisted lane data (generation-lanes.ts): chunk count and SHA-256 of its bytes. Absent for data written before it existed. */
+  /** The persisted lane data (lanes-encoding.ts): chunk count and SHA-256 of its bytes. Absent for data written before it existed. */
   lanes?: LaneEvidence;
   /**
    * The chunks' entities as stored (their JSON text), in chunk order: what the text route returns of them is checked

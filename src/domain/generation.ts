@@ -46,7 +46,7 @@ export interface GenerationInput {
   leaves: MetadataLeaf[];
   manifest: JsonObject;
   /**
-   * The generation's lane data in its persisted binary form (codec/generation-lanes.ts), written with it so
+   * The generation's lane data in its persisted binary form (codec/lanes-encoding.ts), written with it so
    * that api processes load it instead of re-indexing the chunks; its digest is in the manifest.
    */
   lanes?: Uint8Array;

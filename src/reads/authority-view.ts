@@ -5,7 +5,8 @@
 import type { AuthorityMode } from '../domain/publication-log.ts';
 import type { StoragePort } from '../storage/port.ts';
 import type { ReadGuard } from '../serving/read-guard.ts';
-import type { ServingIndex, ServingStats } from '../serving/serving-index.ts';
+import type { ServingIndex } from '../serving/serving-index.ts';
+import type { ServingStats } from '../serving/resident-clients.ts';
 import type { MemoryPressure } from '../serving/memory-pressure.ts';
 
 export interface AuthorityView {

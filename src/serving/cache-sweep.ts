@@ -3,7 +3,7 @@
 // ran a purge sweeps the Client at once (on SQLite every process shares its DATA_DIR), a publication the store
 // announces for a Client not loaded here sweeps it (PostgreSQL: a purge run on another host), and start-up sweeps
 // every Client with files here. A process serving the Client also forgets the files as it applies the removal
-// (serving-index.ts). A sweep removes each file holding a generation that is not active now: no load could use
+// (log-applier.ts). A sweep removes each file holding a generation that is not active now: no load could use
 // it, and it may hold a purged version's words, postings or codes. It never removes what a load needs.
 
 import type { StoragePort } from '../storage/port.ts';

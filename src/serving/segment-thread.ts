@@ -3,8 +3,8 @@
 // loop. Plain data in, plain data out, no I/O.
 
 import { parentPort } from 'node:worker_threads';
-import { addPart, indexParts, mergeIndexes, SegmentAssembler } from './segment.ts';
-import type { MergeInput, SegmentPart } from './segment.ts';
+import { addPart, indexParts, mergeIndexes, SegmentAssembler } from './segment-assembler.ts';
+import type { MergeInput, SegmentPart } from './segment-assembler.ts';
 import type { SegmentIndex } from '../codec/segment-index.ts';
 import { verifyEvidence } from '../codec/evidence.ts';
 import { decodeSegmentFile } from '../codec/segment-file.ts';

@@ -5,30 +5,14 @@ import type { ServingGeneration } from '../domain/generation.ts';
 import { lanesServable, VERIFIED } from '../codec/evidence.ts';
 import type { Evidence } from '../codec/evidence.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
-import { chunkAtRow, chunkInSegment, hasLiveRows, inlineSegmentBuilder, rowOfOrdinal, sourceOf} from './segment.ts';
-import type { Segment, SegmentBuilder, SegmentPart } from './segment.ts';
+import { chunkAtRow, chunkInSegment, hasLiveRows, inlineSegmentBuilder, rowOfOrdinal } from './segment.ts';
+import type { Segment, SegmentBuilder } from './segment.ts';
+import { sourceOf } from './segment-assembler.ts';
+import type { SegmentPart } from './segment-assembler.ts';
 import type { VocabularyParts } from '../text/vocabulary.ts';
 import type { ServedChunk, ServedVersion } from './served-types.ts';
 import { recordedEntitiesDigest, recordedLanesDigest } from '../codec/manifest.ts';
 import { sharedValue } from './shared-values.ts';
-
-/**
- * Segments merge in runs of this many of one size class, so each chunk is rebuilt about log4(n) times, not
- * log2(n) as when merging pairs: during bulk ingest merges are most of what an api process spends.
- */
-export const SEGMENT_MERGE_FACTOR = 4;
-/** Size class 0 holds segments below SEGMENT_CLASS_BASE_ROWS * SEGMENT_MERGE_FACTOR rows; each class is that factor larger. */
-export const SEGMENT_CLASS_BASE_ROWS = 64;
-/** Upper bound on segments per snapshot; past it the two newest are merged regardless. */
-export const MAX_SEGMENTS = 24;
-/**
- * A segment whose rows are at least this share dead (their versions replaced or deleted) is rewritten without
- * them. Size-class runs form at the newest end, so without this an old segment kept by a few live chunks would
- * hold every dead row beside them: memory would grow with publications, not with what is served.
- */
-export const SEGMENT_DEAD_SHARE = 0.5;
-/** ...once it holds at least this many dead rows, so that small segments are not rewritten for a few. */
-export const SEGMENT_DEAD_MIN_ROWS = SEGMENT_CLASS_BASE_ROWS;
 
 export interface ClientSnapshot {
   readonly clientId: string;
@@ -75,7 +59,7 @@ function toServedVersion(generation: ServingGeneration, firstOrdinal: number, ev
 export interface SnapshotChange {
   /** Generations that become the active one of their version. */
   activated: ServingGeneration[];
-  /** Their evidence as verified on entry (serving-index.ts); a generation without an entry counts as verified. */
+  /** Their evidence as verified on entry (client-loader.ts evidenceOf); a generation without an entry counts as verified. */
   evidence?: ReadonlyMap<number, Evidence>;
   /** Version identities that leave the snapshot entirely (hard delete). */
   removed?: string[];
@@ -166,87 +150,11 @@ export async function applyChange(snapshot: ClientSnapshot, change: SnapshotChan
   return commitChange(snapshot, plan, segment);
 }
 
-/** The size class of a segment of `rows` rows (dead rows count too: a segment full of them is worth rewriting). */
-export function sizeClass(rows: number): number {
-  let sizeClass = 0;
-  for (let bound = SEGMENT_CLASS_BASE_ROWS * SEGMENT_MERGE_FACTOR; rows >= bound; bound *= SEGMENT_MERGE_FACTOR) sizeClass++;
-  return sizeClass;
-}
-
 /** Rows of a segment whose version is still served (a version's chunks are live or dead together). */
 export function liveRowsOf(segment: Segment, live: Uint8Array): number {
   let rows = 0;
   for (const version of segment.versions) if (version.chunkCount > 0 && live[version.firstOrdinal] === 1) rows += version.chunkCount;
   return rows;
-}
-
-/**
- * The segment with the most dead rows among those due a rewrite (SEGMENT_DEAD_SHARE, SEGMENT_DEAD_MIN_ROWS), or
- * null. Asked after every publication, so the snapshot's dead rows in all bound the search first: with none (bulk
- * ingest) no segment's versions are counted, and a segment too large to be half dead is never counted.
- */
-function mostlyDeadSegment(snapshot: ClientSnapshot): Segment | null {
-  const deadInAll = snapshot.segments.reduce((sum, segment) => sum + segment.rows, 0) - snapshot.liveChunkCount;
-  if (deadInAll < SEGMENT_DEAD_MIN_ROWS) return null;
-  let chosen: Segment | null = null;
-  let chosenDead = 0;
-  for (const segment of snapshot.segments) {
-    if (segment.rows * SEGMENT_DEAD_SHARE > deadInAll) continue;
-    const dead = segment.rows - liveRowsOf(segment, snapshot.live);
-    if (dead >= SEGMENT_DEAD_MIN_ROWS && dead >= SEGMENT_DEAD_SHARE * segment.rows && dead > chosenDead) {
-      chosen = segment;
-      chosenDead = dead;
-    }
-  }
-  return chosen;
-}
-
-/** The newest run of SEGMENT_MERGE_FACTOR adjacent segments of one size class, or null. */
-function sizeClassRun(segments: readonly Segment[]): Segment[] | null {
-  for (let end = segments.length; end >= SEGMENT_MERGE_FACTOR; end--) {
-    const run = segments.slice(end - SEGMENT_MERGE_FACTOR, end);
-    const head = sizeClass(run[0].rows);
-    if (run.every((segment) => sizeClass(segment.rows) === head)) return run;
-  }
-  return null;
-}
-
-/**
- * Log-structured merging: once SEGMENT_MERGE_FACTOR adjacent segments are of one size class, they merge into one
- * of a larger class, so a Client with n chunks keeps O(log n) segments and each chunk is rebuilt O(log n) times.
- * Publications append, so such a run forms at the newest end; older runs form when rewrites shrink segments.
- * Past MAX_SEGMENTS the two newest merge regardless. Otherwise a segment mostly made of dead rows is rewritten
- * alone (a run of one), so the rows held stay within about twice the live ones. Returns the adjacent run to
- * merge next, or null.
- */
-export function compactionPlan(snapshot: ClientSnapshot): Segment[] | null {
-  const segments = snapshot.segments;
-  if (segments.length > MAX_SEGMENTS) return segments.slice(-2);
-  const run = sizeClassRun(segments);
-  if (run) return run;
-  const mostlyDead = mostlyDeadSegment(snapshot);
-  return mostlyDead ? [mostlyDead] : null;
-}
-
-/**
- * The merge a Client's segments get once its publications pause (serving-index.ts SEGMENT_SETTLE_MS): its newest
- * segments into one, reaching back over each older segment at most SEGMENT_MERGE_FACTOR times the rows taken so far.
- * Size-class runs must be adjacent and of one class, so bulk ingest leaves a dozen or more segments of mixed sizes
- * (measured: 24 after 100,000 chunks over HTTP), and a search pays for each: its own term lookups, and its own graph
- * walk or exact scan. Settled, a Client is one segment, or a few each over SEGMENT_MERGE_FACTOR times the rows of
- * all newer ones; a large segment is rewritten only once the newer rows reach a share of it, so that each row is
- * rebuilt about log(n) times whatever the pauses. Null when nothing would merge.
- */
-export function settleMergePlan(snapshot: ClientSnapshot): Segment[] | null {
-  const segments = snapshot.segments;
-  let start = segments.length - 1;
-  if (start < 1) return null;
-  let rows = segments[start].rows;
-  while (start > 0 && segments[start - 1].rows <= SEGMENT_MERGE_FACTOR * rows) {
-    start--;
-    rows += segments[start].rows;
-  }
-  return segments.length - start >= 2 ? segments.slice(start) : null;
 }
 
 /**
@@ -260,15 +168,6 @@ export function replaceSegments(snapshot: ClientSnapshot, inputs: readonly Segme
   const segments = snapshot.segments.slice();
   segments.splice(at, inputs.length, ...(merged.rows > 0 ? [merged] : []));
   return { ...snapshot, segments };
-}
-
-/** Runs merges until the policy asks for none (inline: tests and tools; api processes compact in the background). */
-export async function compactFully(snapshot: ClientSnapshot, builder: SegmentBuilder = inlineSegmentBuilder): Promise<ClientSnapshot> {
-  let current = snapshot;
-  for (let plan = compactionPlan(current); plan; plan = compactionPlan(current)) {
-    current = replaceSegments(current, plan, await builder.merge(plan, current.live))!;
-  }
-  return current;
 }
 
 /** The index of the segment holding this ordinal, or -1 when none holds it any more. */

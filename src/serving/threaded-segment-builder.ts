@@ -6,8 +6,10 @@
 
 import { RequestThread } from '../runtime/request-thread.ts';
 import type { Unnumbered } from '../runtime/request-thread.ts';
-import { assembleSegment, liveVersionsOf, mergeInputOf, wantsAnn } from './segment.ts';
-import type { BuildSession, Segment, SegmentBuilder, SegmentPart } from './segment.ts';
+import { assembleSegment, liveVersionsOf, wantsAnn } from './segment.ts';
+import type { BuildSession, Segment, SegmentBuilder } from './segment.ts';
+import { mergeInputOf } from './segment-assembler.ts';
+import type { SegmentPart } from './segment-assembler.ts';
 import type { SegmentIndex } from '../codec/segment-index.ts';
 import type { ServedVersion } from './served-types.ts';
 import type { ServingGeneration } from '../domain/generation.ts';

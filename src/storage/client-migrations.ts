@@ -81,7 +81,7 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
   ALTER TABLE generations ADD COLUMN leaves_indexed INTEGER NOT NULL DEFAULT 1;
   CREATE INDEX generations_unindexed ON generations (state, leaves_indexed);
   `,
-  // Each generation's lane data in its persisted binary form (codec/generation-lanes.ts): api processes load
+  // Each generation's lane data in its persisted binary form (codec/lanes-encoding.ts): api processes load
   // it instead of re-indexing chunk text. Generations written before it have none and are indexed from chunks.
   `
   CREATE TABLE generation_lanes (

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inlineLanesBuilder, LanesThread } from '../../src/jobs/threaded-lanes.ts';
-import { decodeLanes } from '../../src/codec/generation-lanes.ts';
+import { decodeLanes } from '../../src/codec/lanes-encoding.ts';
 import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
 import { extractEntities } from '../../src/ingest/entities/extract.ts';
 import type { MetadataLeaf } from '../../src/domain/generation.ts';

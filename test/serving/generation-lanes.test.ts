@@ -4,12 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listStrings, tableHas } from '../../src/text/string-table.ts';
-import { chunkTextHash, decodeLanes, encodeLanes, lanesDigest, LanesFormatError, lanesOf, NO_PAGE } from '../../src/codec/generation-lanes.ts';
+import { chunkTextHash, lanesOf, NO_PAGE } from '../../src/codec/generation-lanes.ts';
+import { decodeLanes, encodeLanes, lanesDigest, LanesFormatError } from '../../src/codec/lanes-encoding.ts';
 import { verifyEvidence, evidenceInputOf, proveLanes } from '../../src/codec/evidence.ts';
 import { computeManifest, lanesAndManifest } from '../../src/codec/manifest.ts';
 import { Storage } from '../../src/storage/storage.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
-import { addPart, DERIVED_UNION_MAX_TERMS_PER_WORD, indexParts, inlineSegmentBuilder, SegmentAssembler } from '../../src/serving/segment.ts';
+import { inlineSegmentBuilder } from '../../src/serving/segment.ts';
+import { addPart, DERIVED_UNION_MAX_TERMS_PER_WORD, indexParts, SegmentAssembler } from '../../src/serving/segment-assembler.ts';
 import { derivedTermsOf, vocabularyWordsOf } from '../../src/text/vocabulary.ts';
 import { buildBm25Segment } from '../../src/codec/bm25-segment.ts';
 import { chunksOf } from '../../src/serving/snapshot.ts';

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tableHas, tableStrings } from '../../src/text/string-table.ts';
-import { applyChange, chunksOf, compactFully, compactionPlan, emptySnapshot, chunkByOrdinal, generationNumbering, liveRowsOf, replaceSegments, segmentIndexOf, settleMergePlan, MAX_SEGMENTS, SEGMENT_DEAD_MIN_ROWS, SEGMENT_MERGE_FACTOR } from '../../src/serving/snapshot.ts';
+import { applyChange, chunksOf, emptySnapshot, chunkByOrdinal, generationNumbering, liveRowsOf, replaceSegments, segmentIndexOf } from '../../src/serving/snapshot.ts';
+import { compactFully, compactionPlan, settleMergePlan } from '../../src/serving/merge-plans.ts';
+import { MAX_SEGMENTS, SEGMENT_DEAD_MIN_ROWS, SEGMENT_MERGE_FACTOR } from '../../src/serving/merge-policy.ts';
 import { chunkTextHash } from '../../src/codec/generation-lanes.ts';
 import { generationOfOrdinalIn, inlineSegmentBuilder, mergeSegments, rowOfOrdinal, versionAtRow } from '../../src/serving/segment.ts';
 import type { Segment } from '../../src/serving/segment.ts';
