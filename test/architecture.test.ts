@@ -134,7 +134,7 @@ function importSpecifiers(source: string): string[] {
   return patterns.flatMap((pattern) => [...text.matchAll(pattern)].map((match) => match[2]));
 }
 
-/** Source files: TypeScript, and the JavaScript a thread entry may be written in (serving/graph-thread.js). */
+/** Source files: TypeScript, and the JavaScript a thread entry may be written in (serving/graphs/graph-thread.js). */
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && (entry.name.endsWith('.ts') || entry.name.endsWith('.js')) && !entry.name.endsWith('.d.ts'))

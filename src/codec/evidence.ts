@@ -95,7 +95,7 @@ export function evidenceInputOf(generation: ServingGeneration): EvidenceInput {
 
 /**
  * The verification input of a generation whose lane data is proven otherwise: a segment read back from the
- * segment cache was built from lane data of this digest and chunk count (serving/segment-cache.ts), so the blob is
+ * segment cache was built from lane data of this digest and chunk count (serving/caches/segment-cache.ts), so the blob is
  * neither read nor hashed again.
  */
 export function withLanesProof(generation: ServingGeneration, proof: LanesProof): EvidenceInput {

@@ -1,4 +1,4 @@
-// The on-disk form of a segment index (segment-index.ts), as the api's segment cache (serving/segment-cache.ts)
+// The on-disk form of a segment index (segment-index.ts), as the api's segment cache (serving/caches/segment-cache.ts)
 // keeps it: what a load would otherwise rebuild by merging the lane data of every generation, written once and
 // read back whole. A header names the generations the index
 // holds (with the digest of each one's lane data, as its manifest records it) and describes the index as JSON
@@ -95,7 +95,7 @@ export interface SegmentFileParts {
 }
 
 /**
- * Lays out an index for a file. `digestOf` hashes one section (serving/segment-cache.ts passes one that runs
+ * Lays out an index for a file. `digestOf` hashes one section (serving/caches/segment-cache.ts passes one that runs
  * off the event loop); the file's parts reference the index's own arrays.
  */
 export async function segmentFileParts(index: SegmentIndex, dimensions: number, generations: CachedGeneration[], digestOf: (section: Section) => Promise<string>): Promise<SegmentFileParts> {

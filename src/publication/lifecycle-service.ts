@@ -25,7 +25,7 @@ export interface LifecycleOptions {
   purgeDeadlineMs: number;
   /**
    * Told once a hard delete's purge is done: the api process removes the copies its host's caches hold of what
-   * was purged (serving/cache-sweep.ts), whether or not it serves the Client.
+   * was purged (serving/caches/cache-sweep.ts), whether or not it serves the Client.
    */
   purged?: (clientId: string) => Promise<void>;
 }

@@ -8,7 +8,7 @@ import type { ServedVersion } from '../serving/served-types.ts';
 import type { Embedder } from '../models/embedder.ts';
 import { searchBm25 } from './bm25.ts';
 import { graphWalks, searchDense } from './dense-lane.ts';
-import type { GraphProposals, ThreadedGraphWalks } from '../serving/threaded-graph-walks.ts';
+import type { GraphProposals, ThreadedGraphWalks } from '../serving/graphs/threaded-graph-walks.ts';
 import type { LaneResult } from './dense-lane.ts';
 import { readOverNetwork } from './network-read.ts';
 import { DEFAULT_RANKED_ROWS, DENSE_RESCORE_CHUNKS, rescoreDenseHead } from './dense-rescore.ts';

@@ -9,8 +9,8 @@ import { QUANTIZED_MIN_ROWS } from '../serving/segment.ts';
 import { newTopK, offer, drainSorted, drainUnordered } from './top-k.ts';
 import type { TopK } from './top-k.ts';
 import { quantizationAvailable, quantizedDot, topRowsByInnerProduct } from '../serving/quantized-scan.ts';
-import type { RowGroups } from '../serving/distinct-rows.ts';
-import type { GraphProposals, GraphWalk } from '../serving/threaded-graph-walks.ts';
+import type { RowGroups } from '../serving/graphs/distinct-rows.ts';
+import type { GraphProposals, GraphWalk } from '../serving/graphs/threaded-graph-walks.ts';
 
 /** Chunks below this cosine are not dense candidates (they would only add noise and inflate totals). */
 export const DENSE_CANDIDATE_FLOOR = 0.2;

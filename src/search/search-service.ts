@@ -19,7 +19,7 @@ import { readOverNetwork } from './network-read.ts';
 import { everyVersionProven, requireEvidence } from './evidence-gate.ts';
 import type { CompiledFilters } from './filters.ts';
 import { searchContent } from './content-lane.ts';
-import type { ThreadedGraphWalks } from '../serving/threaded-graph-walks.ts';
+import type { ThreadedGraphWalks } from '../serving/graphs/threaded-graph-walks.ts';
 import type { VersionHit } from './content-lane.ts';
 import { normalizeContentQuery } from '../text/query-normalizer.ts';
 import { highlightSpans } from './highlight.ts';

@@ -14,8 +14,8 @@ import type { ClientSnapshot } from './snapshot.ts';
 import type { ServedVersion } from './served-types.ts';
 import { assembleSegment } from './segment.ts';
 import type { Segment, SegmentBuilder } from './segment.ts';
-import { chooseEntries } from './segment-cache.ts';
-import type { SegmentCache } from './segment-cache.ts';
+import { chooseEntries } from './caches/segment-cache.ts';
+import type { SegmentCache } from './caches/segment-cache.ts';
 import type { Served } from './resident-clients.ts';
 
 /** A load sends generations to its build session in batches of about this many chunks (what it holds at once). */

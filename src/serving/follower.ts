@@ -23,7 +23,7 @@ export class Follower {
   private passes: Promise<void> = Promise.resolve();
   private onError: (error: unknown) => void;
 
-  /** Sweeps this host's cache files of a Client not loaded here (cache-sweep.ts). */
+  /** Sweeps this host's cache files of a Client not loaded here (caches/cache-sweep.ts). */
   private readonly sweep: (clientId: string) => Promise<unknown>;
 
   constructor(deps: { storage: StoragePort; index: ServingIndex; guard: ReadGuard; pollMs: number; sweep?: (clientId: string) => Promise<unknown>; onError?: (error: unknown) => void }) {

@@ -12,7 +12,7 @@ import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import { commitChange, planChange } from './snapshot.ts';
 import type { ClientSnapshot, SnapshotChange } from './snapshot.ts';
 import type { SegmentBuilder } from './segment.ts';
-import type { SegmentCache } from './segment-cache.ts';
+import type { SegmentCache } from './caches/segment-cache.ts';
 import { evidenceOf } from './client-loader.ts';
 import type { ResidentClients, Served } from './resident-clients.ts';
 

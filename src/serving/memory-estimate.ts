@@ -5,7 +5,7 @@
 
 import type { Segment } from './segment.ts';
 import type { ClientSnapshot } from './snapshot.ts';
-import { ANN_CONNECTIVITY } from './ann-index.ts';
+import { ANN_CONNECTIVITY } from './graphs/ann-index.ts';
 import type { Vocabulary } from '../text/vocabulary.ts';
 import { tableBytes } from '../text/string-table.ts';
 import { CLIENT_CONNECTION_CACHE_MAX_KIB, CLIENT_CONNECTION_CACHE_MIN_KIB } from '../storage/port.ts';

@@ -2,7 +2,7 @@
 // decodes segment files read back from the segment cache, and verifies publication evidence, off the event
 // loop. Plain data in, plain data out, no I/O.
 
-import { parentPort } from 'node:worker_threads';
+import { answerRequests } from '../runtime/answer-requests.js';
 import { addPart, indexParts, mergeIndexes, SegmentAssembler } from './segment-assembler.ts';
 import type { MergeInput, SegmentPart } from './segment-assembler.ts';
 import type { SegmentIndex } from '../codec/segment-index.ts';
@@ -45,41 +45,40 @@ function assemblerOf(session: number): SegmentAssembler {
   return assembler;
 }
 
-parentPort!.on('message', (request: SegmentThreadRequest) => {
-  let reply: SegmentThreadReply;
-  try {
+answerRequests<SegmentThreadRequest, SegmentThreadReply>(
+  (request) => {
     if (request.kind === 'begin') {
       sessions.set(request.session, new SegmentAssembler(request.dimensions, request.expectedParts));
-      reply = { id: request.id, added: 0 };
-    } else if (request.kind === 'add') {
+      return { reply: { id: request.id, added: 0 } };
+    }
+    if (request.kind === 'add') {
       const assembler = assemblerOf(request.session);
       for (const part of request.parts) addPart(assembler, part);
-      reply = { id: request.id, added: request.parts.length };
-    } else if (request.kind === 'drop') {
+      return { reply: { id: request.id, added: request.parts.length } };
+    }
+    if (request.kind === 'drop') {
       sessions.delete(request.session);
-      reply = { id: request.id, added: 0 };
-    } else if (request.kind === 'finish') {
+      return { reply: { id: request.id, added: 0 } };
+    }
+    if (request.kind === 'finish') {
       const index = assemblerOf(request.session).finish();
       sessions.delete(request.session);
-      parentPort!.postMessage({ id: request.id, index } satisfies SegmentThreadReply, transferables(index));
-      return;
-    } else if (request.kind === 'verify') reply = { id: request.id, evidence: request.generations.map(verifyEvidence) };
-    else if (request.kind === 'restore') {
+      return { reply: { id: request.id, index }, transfer: transferables(index) };
+    }
+    if (request.kind === 'verify') return { reply: { id: request.id, evidence: request.generations.map(verifyEvidence) } };
+    if (request.kind === 'restore') {
       const { index } = decodeSegmentFile(request.file, request.firstOrdinal);
       // The index was copied out of the file: its buffer is let go now rather than whenever this thread next
       // collects garbage (an idle thread may not for seconds, holding the whole file).
       const { buffer } = request.file;
       if (buffer instanceof ArrayBuffer && request.file.byteLength === buffer.byteLength) buffer.transfer(0);
-      parentPort!.postMessage({ id: request.id, index } satisfies SegmentThreadReply, transferables(index));
-      return;
-    } else {
-      const index = request.kind === 'build' ? indexParts(request.parts, request.dimensions) : mergeIndexes(request.parts, request.live, request.dimensions);
-      parentPort!.postMessage({ id: request.id, index } satisfies SegmentThreadReply, transferables(index));
-      return;
+      return { reply: { id: request.id, index }, transfer: transferables(index) };
     }
-  } catch (error) {
+    const index = request.kind === 'build' ? indexParts(request.parts, request.dimensions) : mergeIndexes(request.parts, request.live, request.dimensions);
+    return { reply: { id: request.id, index }, transfer: transferables(index) };
+  },
+  // A failed request ends its build session: what the session had assembled is let go.
+  (request) => {
     if ('session' in request) sessions.delete(request.session);
-    reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
-  }
-  parentPort!.postMessage(reply);
-});
+  },
+);

@@ -12,8 +12,8 @@ import { verifyEvidence, withLanesProof } from '../codec/evidence.ts';
 import type { Evidence, LanesProof } from '../codec/evidence.ts';
 import { decodeSegmentFile } from '../codec/segment-file.ts';
 import { NO_PAGE } from '../codec/generation-lanes.ts';
-import { ANN_MIN_ROWS, annAvailable, buildAnnGraph } from './ann-index.ts';
-import type { AnnGraph } from './ann-index.ts';
+import { ANN_MIN_ROWS, annAvailable, buildAnnGraph } from './graphs/ann-index.ts';
+import type { AnnGraph } from './graphs/ann-index.ts';
 import { addPart, indexParts, mergeIndexes, mergeInputOf, SegmentAssembler } from './segment-assembler.ts';
 import type { SegmentPart } from './segment-assembler.ts';
 
@@ -27,7 +27,7 @@ export interface Segment extends SegmentIndex {
   readonly maxOrdinal: number;
   readonly dimensions: number;
   /**
-   * The approximate dense index of a large segment, attached once built in the background (ann-index.ts).
+   * The approximate dense index of a large segment, attached once built in the background (graphs/ann-index.ts).
    * It only changes which rows the dense lane scores first, never eligibility.
    */
   readonly ann: { graph: AnnGraph | null };

@@ -4,22 +4,23 @@
 // - resident-clients.ts: which Clients stay loaded under the memory budget (least recently read evicted);
 // - client-loader.ts: a Client loaded whole from the store and the segment cache, on first use or to rebuild;
 // - log-applier.ts: the log entries committed since a snapshot applied to it (catch-up);
-// - merge-scheduler.ts: background merges as the policy asks (merge-policy.ts), swapped in only if the segments
-//   they replace are still served; once a Client settles, its settle merge or cache-writer.ts's write;
-// - graph-scheduler.ts: the HNSW graphs of large segments, built one at a time.
+// - merging/merge-scheduler.ts: background merges as the policy asks (merging/merge-policy.ts), swapped in only
+//   if the segments they replace are still served; once a Client settles, its settle merge or the write of its
+//   large segments to the segment cache (caches/cache-writer.ts);
+// - graphs/graph-scheduler.ts: the HNSW graphs of large segments, built one at a time.
 // Segments are built and merged by a SegmentBuilder (off the event loop in api processes).
 
 import type { StoragePort } from '../storage/port.ts';
 import type { ClientSnapshot } from './snapshot.ts';
 import type { SegmentBuilder } from './segment.ts';
-import type { SegmentCache } from './segment-cache.ts';
+import type { SegmentCache } from './caches/segment-cache.ts';
 import { ResidentClients } from './resident-clients.ts';
 import type { Served, ServingStats } from './resident-clients.ts';
 import { ClientLoader } from './client-loader.ts';
 import { LogApplier } from './log-applier.ts';
-import { MergeScheduler, SEGMENT_SETTLE_MS } from './merge-scheduler.ts';
-import { GraphScheduler } from './graph-scheduler.ts';
-import { CacheWriter } from './cache-writer.ts';
+import { MergeScheduler, SEGMENT_SETTLE_MS } from './merging/merge-scheduler.ts';
+import { GraphScheduler } from './graphs/graph-scheduler.ts';
+import { CacheWriter } from './caches/cache-writer.ts';
 
 export interface ServingIndexOptions {
   /**

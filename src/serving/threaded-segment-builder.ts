@@ -2,7 +2,7 @@
 // process, so that publishing a large document or compacting a large Client never stalls searches or /health.
 // The event loop only packs the input and assembles the result. One thread takes the requests in order; a
 // crashed thread is replaced on next use. HNSW graphs (seconds to minutes each) are built apart, in graph
-// processes (graph-builder.ts), so a graph build never delays a publication.
+// processes (graphs/graph-builder.ts), so a graph build never delays a publication.
 
 import { RequestThread } from '../runtime/request-thread.ts';
 import type { Unnumbered } from '../runtime/request-thread.ts';
@@ -15,9 +15,9 @@ import type { ServedVersion } from './served-types.ts';
 import type { ServingGeneration } from '../domain/generation.ts';
 import { evidenceInputOf, proveLanes, withLanesProof } from '../codec/evidence.ts';
 import type { Evidence, LanesProof } from '../codec/evidence.ts';
-import type { AnnGraph } from './ann-index.ts';
-import { GraphBuilder } from './graph-builder.ts';
-import type { GraphCacheOptions } from './graph-builder.ts';
+import type { AnnGraph } from './graphs/ann-index.ts';
+import { GraphBuilder } from './graphs/graph-builder.ts';
+import type { GraphCacheOptions } from './graphs/graph-builder.ts';
 import type { SegmentThreadReply, SegmentThreadRequest } from './segment-thread.ts';
 
 const THREAD_URL = new URL('./segment-thread.ts', import.meta.url);
@@ -249,7 +249,7 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
     return this.graphs.holds(clientId);
   }
 
-  /** Removes the graph files no Client is recorded as holding (start-up: cache-sweep.ts). */
+  /** Removes the graph files no Client is recorded as holding (start-up: caches/cache-sweep.ts). */
   removeUnheldGraphs(): number {
     return this.graphs.removeUnheld();
   }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AbandonedRequestError, RequestThread } from '../../src/runtime/request-thread.ts';
+import type { AnsweringReply, AnsweringRequest } from '../helpers/answering-thread.ts';
 
 const ECHO_THREAD = new URL('../helpers/echo-thread.ts', import.meta.url);
 
@@ -85,6 +86,26 @@ test('a queued request that cannot be sent fails alone; the others still reach t
     await unsendable;
     assert.equal(typeof (await sendable).threadId, 'number');
     assert.equal(thread.waiting, 0);
+  } finally {
+    await thread.close();
+  }
+});
+
+const ANSWERING_THREAD = new URL('../helpers/answering-thread.ts', import.meta.url);
+
+test('a thread answering through answerRequests: replies now and later, a thrown or rejected answer fails its request alone, a buffer moves', async () => {
+  const thread = new RequestThread<AnsweringRequest, AnsweringReply>(ANSWERING_THREAD, 'answering thread');
+  try {
+    // Made together, answered each under its own id whether the answer came at once or later.
+    const [later, now] = await Promise.all([thread.request({ kind: 'later' }), thread.request({ kind: 'now' })]);
+    assert.deepEqual([later, now].map((reply) => 'kind' in reply && reply.kind), ['later', 'now']);
+    await assert.rejects(thread.request({ kind: 'throw' }), /answering thread: thrown while answering/);
+    await assert.rejects(thread.request({ kind: 'reject' }), /answering thread: rejected while answering/);
+    const buffer = await thread.request({ kind: 'buffer' });
+    assert.deepEqual('bytes' in buffer ? [...buffer.bytes!] : null, [1, 2, 3]);
+    // The same thread goes on: it was told of both failures, and its buffer went with the reply (detached there).
+    const state = await thread.request({ kind: 'state' });
+    assert.deepEqual(state, { id: state.id, kind: 'state', failures: 2, movedLength: 0 });
   } finally {
     await thread.close();
   }

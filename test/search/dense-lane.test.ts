@@ -4,7 +4,7 @@ import { searchDense } from '../../src/search/dense-lane.ts';
 import { buildSegment, inlineSegmentBuilder, QUANTIZED_MIN_ROWS, wantsAnn } from '../../src/serving/segment.ts';
 import type { Segment } from '../../src/serving/segment.ts';
 import { quantizationAvailable, quantizedDot } from '../../src/serving/quantized-scan.ts';
-import { ANN_MIN_ROWS } from '../../src/serving/ann-index.ts';
+import { ANN_MIN_ROWS } from '../../src/serving/graphs/ann-index.ts';
 import type { ServedVersion } from '../../src/serving/served-types.ts';
 import type { LaneChunk } from '../../src/codec/generation-lanes.ts';
 

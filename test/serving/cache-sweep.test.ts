@@ -10,14 +10,14 @@ import { join } from 'node:path';
 import { Storage } from '../../src/storage/storage.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
 import { ThreadedSegmentBuilder } from '../../src/serving/threaded-segment-builder.ts';
-import { GraphBuilder } from '../../src/serving/graph-builder.ts';
-import { SegmentCache } from '../../src/serving/segment-cache.ts';
-import { CacheSweep } from '../../src/serving/cache-sweep.ts';
+import { GraphBuilder } from '../../src/serving/graphs/graph-builder.ts';
+import { SegmentCache } from '../../src/serving/caches/segment-cache.ts';
+import { CacheSweep } from '../../src/serving/caches/cache-sweep.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { createHashingEmbedder } from '../../src/models/hashing-embedder.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
-import { ANN_MIN_ROWS } from '../../src/serving/ann-index.ts';
+import { ANN_MIN_ROWS } from '../../src/serving/graphs/ann-index.ts';
 import type { Segment } from '../../src/serving/segment.ts';
 
 const DIMENSIONS = createHashingEmbedder().dimensions;

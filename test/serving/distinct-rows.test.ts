@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupCodes, groupOfRows, rowGroups } from '../../src/serving/distinct-rows.ts';
+import { groupCodes, groupOfRows, rowGroups } from '../../src/serving/graphs/distinct-rows.ts';
 
 test('rows with identical codes form one group; any difference keeps them apart', () => {
   const dimensions = 4;

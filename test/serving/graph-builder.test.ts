@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { GraphBuilder } from '../../src/serving/graph-builder.ts';
-import { graphKey, partialPaths, storeGraph } from '../../src/serving/graph-cache.ts';
-import { writeAnnGraph } from '../../src/serving/ann-index.ts';
-import { groupOfRows } from '../../src/serving/distinct-rows.ts';
+import { GraphBuilder } from '../../src/serving/graphs/graph-builder.ts';
+import { graphKey, partialPaths, storeGraph } from '../../src/serving/graphs/graph-cache.ts';
+import { writeAnnGraph } from '../../src/serving/graphs/ann-index.ts';
+import { groupOfRows } from '../../src/serving/graphs/distinct-rows.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 
 const DIMENSIONS = 32;

@@ -3,8 +3,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compactionRun, MAX_SEGMENTS, SEGMENT_CLASS_BASE_ROWS, SEGMENT_DEAD_MIN_ROWS, SEGMENT_MERGE_FACTOR, settleRun, sizeClass } from '../../src/serving/merge-policy.ts';
-import type { SegmentSize } from '../../src/serving/merge-policy.ts';
+import { compactionRun, MAX_SEGMENTS, SEGMENT_CLASS_BASE_ROWS, SEGMENT_DEAD_MIN_ROWS, SEGMENT_MERGE_FACTOR, settleRun, sizeClass } from '../../src/serving/merging/merge-policy.ts';
+import type { SegmentSize } from '../../src/serving/merging/merge-policy.ts';
 
 /** Segments of these many rows, none dead. */
 const live = (...rows: number[]): SegmentSize[] => rows.map((count) => ({ rows: count, deadRows: 0 }));

@@ -3,10 +3,10 @@
 // the file): the next load of the Client reads them back instead of merging their lane data again. A segment
 // holding a generation that is not verified is never written, so it cannot come back verified.
 
-import type { CachedGeneration } from '../codec/segment-file.ts';
-import type { Segment } from './segment.ts';
+import type { CachedGeneration } from '../../codec/segment-file.ts';
+import type { Segment } from '../segment.ts';
 import type { SegmentCache } from './segment-cache.ts';
-import type { ResidentClients } from './resident-clients.ts';
+import type { ResidentClients } from '../resident-clients.ts';
 
 export interface CacheWriterOptions {
   /** Told after a file was written (memory-pressure.ts collects the bytes the write passed through). */

@@ -3,13 +3,13 @@
 // SEGMENT_SETTLE_MS, its settle merge (or, with nothing to merge, the write of its large segments to the segment
 // cache). A merge is swapped in only if the segments it replaces are still served.
 
-import { segmentBytes } from './memory-estimate.ts';
-import { replaceSegments } from './snapshot.ts';
-import { wantsAnn } from './segment.ts';
-import type { Segment, SegmentBuilder } from './segment.ts';
+import { segmentBytes } from '../memory-estimate.ts';
+import { replaceSegments } from '../snapshot.ts';
+import { wantsAnn } from '../segment.ts';
+import type { Segment, SegmentBuilder } from '../segment.ts';
 import { compactionPlan, settleMergePlan } from './merge-plans.ts';
-import type { ResidentClients } from './resident-clients.ts';
-import type { GraphScheduler } from './graph-scheduler.ts';
+import type { ResidentClients } from '../resident-clients.ts';
+import type { GraphScheduler } from '../graphs/graph-scheduler.ts';
 
 /**
  * How long a Client's segments must stay as they are before they settle: its newest merge (settleMergePlan), and
@@ -136,7 +136,7 @@ export class MergeScheduler {
     }
     // Built first, the merged segment is held beside the segments it replaces for as long as its graph takes (minutes
     // at a million rows): only while the budget has room for both. Otherwise it replaces them now, and its graph
-    // follows (graph-scheduler.ts), exact scans meanwhile.
+    // follows (graphs/graph-scheduler.ts), exact scans meanwhile.
     if (wantsAnn(merged) && this.residents.hasRoomFor(segmentBytes(merged))) {
       // A graph that cannot be built leaves the merged segment to exact scans, as for any segment.
       merged.ann.graph = await this.graphs.queue(() => this.builder.buildAnn(merged, clientId)).catch((error) => {

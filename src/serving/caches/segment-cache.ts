@@ -13,11 +13,11 @@
 import { createHash, webcrypto } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SegmentIndex } from '../codec/segment-index.ts';
-import { headerBytes, headerLength, readHeader, SEGMENT_FILE_FORMAT, SEGMENT_FILE_PREFIX_BYTES, sectionPadding, segmentFileParts, SegmentFileError } from '../codec/segment-file.ts';
-import type { CachedGeneration } from '../codec/segment-file.ts';
-import { processAlive } from '../runtime/process-alive.ts';
-import { chainSettled } from '../runtime/chain-settled.ts';
+import type { SegmentIndex } from '../../codec/segment-index.ts';
+import { headerBytes, headerLength, readHeader, SEGMENT_FILE_FORMAT, SEGMENT_FILE_PREFIX_BYTES, sectionPadding, segmentFileParts, SegmentFileError } from '../../codec/segment-file.ts';
+import type { CachedGeneration } from '../../codec/segment-file.ts';
+import { processAlive } from '../../runtime/process-alive.ts';
+import { chainSettled } from '../../runtime/chain-settled.ts';
 import { cacheClientKey } from './cache-client-key.ts';
 
 /** The cache's directory under DATA_DIR. */

@@ -3,13 +3,13 @@
 // graph of a segment about to be merged away would be wasted work). A segment no longer served by the time its
 // turn comes is skipped; until its graph is attached it is searched by exact scans.
 
-import type { Segment, SegmentBuilder } from './segment.ts';
-import { wantsAnn } from './segment.ts';
-import { chainSettled } from '../runtime/chain-settled.ts';
-import type { ResidentClients } from './resident-clients.ts';
+import type { Segment, SegmentBuilder } from '../segment.ts';
+import { wantsAnn } from '../segment.ts';
+import { chainSettled } from '../../runtime/chain-settled.ts';
+import type { ResidentClients } from '../resident-clients.ts';
 
 export interface GraphSchedulerOptions {
-  /** Whether the Client has a merge running or due (merge-scheduler.ts): its graphs wait for the merged segment. */
+  /** Whether the Client has a merge running or due (merging/merge-scheduler.ts): its graphs wait for the merged segment. */
   mergesPending: (clientId: string) => boolean;
   /** Told after a graph was attached (memory-pressure.ts collects what the build left). */
   changed: () => void;

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { quantizeQuery } from '../codec/quantization.ts';
+import { quantizeQuery } from '../../codec/quantization.ts';
 import { groupCodes, groupOfRows, rowGroups } from './distinct-rows.ts';
 import type { RowGroups } from './distinct-rows.ts';
 

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ANN_CONNECTIVITY, ANN_EXPANSION_ADD } from './ann-index.ts';
-import { processAlive } from '../runtime/process-alive.ts';
+import { processAlive } from '../../runtime/process-alive.ts';
 
 /** Bumped when the file format or the way graphs are built changes, so that older files are never reused. */
 export const GRAPH_FORMAT = 'usearch-i8-ip-groups-v2';

@@ -5,10 +5,10 @@
 // never correctness. A walk whose graph the thread cannot map, or a thread that fails, is walked on the event
 // loop instead. A mapping on the thread is let go once its graph is collected here (its segment is gone).
 
-import { RequestThread } from '../runtime/request-thread.ts';
+import { RequestThread } from '../../runtime/request-thread.ts';
 import { annIndexOptions, nodesOfKeys, nodesToAsk } from './ann-index.ts';
 import type { AnnGraph, AnnIndexOptions } from './ann-index.ts';
-import { quantizeQuery } from '../codec/quantization.ts';
+import { quantizeQuery } from '../../codec/quantization.ts';
 
 const THREAD_URL = new URL('./graph-thread.js', import.meta.url);
 

@@ -6,7 +6,7 @@
 // (log-applier.ts). A sweep removes each file holding a generation that is not active now: no load could use
 // it, and it may hold a purged version's words, postings or codes. It never removes what a load needs.
 
-import type { StoragePort } from '../storage/port.ts';
+import type { StoragePort } from '../../storage/port.ts';
 import type { SegmentCache } from './segment-cache.ts';
 
 /** The graph cache as a sweep sees it (threaded-segment-builder.ts). */

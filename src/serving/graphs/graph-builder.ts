@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { AnnGraph } from './ann-index.ts';
 import { forgetGraphs, holdsGraphs, recordHolder, removeUnheld } from './graph-cache.ts';
 import type { CachedGraph } from './graph-cache.ts';
-import { cacheClientKey } from './cache-client-key.ts';
+import { cacheClientKey } from '../caches/cache-client-key.ts';
 
 const GRAPH_PROCESS = new URL('./graph-process.ts', import.meta.url).pathname;
 /** HDS_PROCESS_ROLE of a graph process (the supervisor's children are `api` and `worker`). */

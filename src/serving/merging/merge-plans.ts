@@ -3,10 +3,10 @@
 
 import { compactionRun, settleRun } from './merge-policy.ts';
 import type { MergeRun, SegmentSize } from './merge-policy.ts';
-import { liveRowsOf, replaceSegments } from './snapshot.ts';
-import type { ClientSnapshot } from './snapshot.ts';
-import { inlineSegmentBuilder } from './segment.ts';
-import type { Segment, SegmentBuilder } from './segment.ts';
+import { liveRowsOf, replaceSegments } from '../snapshot.ts';
+import type { ClientSnapshot } from '../snapshot.ts';
+import { inlineSegmentBuilder } from '../segment.ts';
+import type { Segment, SegmentBuilder } from '../segment.ts';
 
 /** The snapshot's segments as the policy reads them: dead rows counted only if it asks. */
 function sizesOf(snapshot: ClientSnapshot): SegmentSize[] {

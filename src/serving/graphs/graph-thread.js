@@ -7,8 +7,9 @@
 // Node's type stripper in its own isolate, which measured about 27 MiB more resident memory per api process
 // than this file with usearch alone (16 MiB). The index options come from ann-index.ts through workerData.
 
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { createRequire } from 'node:module';
+import { answerRequests } from '../../runtime/answer-requests.js';
 
 /** @typedef {import('./threaded-graph-walks.ts').GraphThreadRequest} GraphThreadRequest */
 /** @typedef {import('./threaded-graph-walks.ts').GraphThreadReply} GraphThreadReply */
@@ -18,7 +19,6 @@ import { createRequire } from 'node:module';
 
 const { Index } = /** @type {{ Index: new (options: GraphThreadData['indexOptions']) => MappedIndex }} */ (createRequire(import.meta.url)('usearch'));
 const { indexOptions } = /** @type {GraphThreadData} */ (workerData);
-const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 
 /** @type {Map<number, MappedIndex>} */
 const mapped = new Map();
@@ -43,18 +43,13 @@ function graphOf(walk) {
   return index;
 }
 
-port.on('message', (/** @type {GraphThreadRequest} */ request) => {
-  /** @type {GraphThreadReply} */
-  let reply;
-  try {
+answerRequests(
+  /** @param {GraphThreadRequest} request @returns {{ reply: GraphThreadReply }} */
+  (request) => {
     if (request.kind === 'forget') {
       for (const graph of request.graphs) mapped.delete(graph);
-      reply = { id: request.id, forgotten: request.graphs.length };
-    } else {
-      reply = { id: request.id, keys: request.walks.map((walk) => graphOf(walk)?.search(request.query, walk.ask, 1).keys ?? null) };
+      return { reply: { id: request.id, forgotten: request.graphs.length } };
     }
-  } catch (error) {
-    reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
-  }
-  port.postMessage(reply);
-});
+    return { reply: { id: request.id, keys: request.walks.map((walk) => graphOf(walk)?.search(request.query, walk.ask, 1).keys ?? null) } };
+  },
+);
