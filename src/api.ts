@@ -11,16 +11,18 @@ import { PRODUCT_VERSION } from './version.ts';
 import { processLabel } from './process-settings.ts';
 import type { StoragePort } from './storage/port.ts';
 import { openStorage } from './storage/open-storage.ts';
-import { discoveryReadiness } from './storage/discovery-readiness.ts';
+import { discoveryReadiness } from './reads/discovery-readiness.ts';
 import { ServingIndex } from './serving/serving-index.ts';
 import { SERVED_CLIENTS_LOW_BYTES, snapshotBudgetBytes } from './serving/memory-estimate.ts';
 import { MemoryPressure, exposedCollector } from './serving/memory-pressure.ts';
 import { SegmentCache, SEGMENT_CACHE_DIR } from './serving/caches/segment-cache.ts';
 import { CacheSweep } from './serving/caches/cache-sweep.ts';
 import { HealthProbes } from './health/health-probes.ts';
-import { JobStatusService } from './jobs/job-status-service.ts';
-import { ReadinessService } from './publication/readiness-service.ts';
+import { HealthService } from './reads/health-service.ts';
+import { JobStatusService } from './reads/job-status-service.ts';
+import { ReadinessService } from './reads/readiness-service.ts';
 import { AuthorityService } from './publication/authority-service.ts';
+import { AuthorityViewService } from './reads/authority-view.ts';
 import { ThreadedSegmentBuilder } from './serving/threaded-segment-builder.ts';
 import { SpareCores } from './runtime/spare-cores.ts';
 import { ThreadedGraphWalks } from './serving/graphs/threaded-graph-walks.ts';
@@ -30,8 +32,8 @@ import { Follower } from './serving/follower.ts';
 import { Publisher } from './publication/publisher.ts';
 import { LifecycleService } from './publication/lifecycle-service.ts';
 import { UpdateService } from './publication/update-service.ts';
-import { enqueueBackfill } from './publication/backfill.ts';
-import { DocumentService } from './search/document-reads.ts';
+import { enqueueBackfill } from './publication/backfill-service.ts';
+import { DocumentService } from './reads/document-reads.ts';
 import { SearchService } from './search/search-service.ts';
 import { UploadService } from './ingest/upload-service.ts';
 import { clientQuotasOf } from './domain/limits.ts';
@@ -86,7 +88,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     changed: () => memoryPressure.settleLater(),
     segmentCache,
   });
-  const health = new HealthProbes(config);
+  const healthProbes = new HealthProbes(config);
   // A lone search walks its dense lane's graphs on a thread while its sparse lane runs on the event loop,
   // when the machine has a core to spare.
   const graphThread = new ThreadedGraphWalks();
@@ -111,9 +113,22 @@ export async function startApi(config: Config): Promise<RunningApi> {
     readGuard,
     serving,
     memoryPressure,
-    health,
+    health: new HealthService({
+      version: PRODUCT_VERSION,
+      config,
+      readGuard,
+      probes: healthProbes,
+      probeClassifier: async () => {
+        if (config.classifierModelFile) await loadClassifierModelFile(config.classifierModelFile);
+      },
+      // Read at each call: the rate limiter's budget writes and the requests' own writes both count.
+      storeRefusingWrites: () => services.rateLimiter.storeRefusingWrites || storeRefusals.refusingWrites,
+      serving,
+      dimensions: models.embedder.dimensions,
+    }),
     jobStatus: new JobStatusService(storage, readGuard, { publicationEnabled: config.publicationEnabled }),
     readiness: new ReadinessService(storage, readGuard, startedAt),
+    authorityView: new AuthorityViewService({ storage, readGuard, serving, memoryPressure }),
     authority: new AuthorityService(storage, { enabled: readGuard.enabled }),
     metrics,
     rateLimiter: new RateLimiter(storage.rateLimits, { all: config.rateLimitPerMinute, search: config.searchRateLimitPerMinute }, RATE_LIMIT_WINDOW_MS, undefined, {
@@ -127,9 +142,6 @@ export async function startApi(config: Config): Promise<RunningApi> {
     auditSecret: config.auditFingerprintSecret ?? (await storage.secrets.deploymentSecret(AUDIT_FINGERPRINT_SECRET_NAME)),
     storeRefusals,
     storeFailure: (error) => storeRefusals.seen(storage.failureOf(error)),
-    probeClassifier: async () => {
-      if (config.classifierModelFile) await loadClassifierModelFile(config.classifierModelFile);
-    },
     startBackfill: (clientId: string) => enqueueBackfill(storage, clientId, wakeWorkers, new Set(config.apiKeyClients.values())),
     webSearch: new WebSearchService({ enabled: config.webSearchEnabled, provider: webProviderOf(config), timeoutMs: config.webSearchTimeoutMs }),
     uploads: new UploadService(storage, wakeWorkers, config.jobMaxAttempts, clientQuotasOf(config)),
@@ -202,7 +214,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
         await segmentCache?.settled();
         await segmentBuilder.close();
         await graphThread.close();
-        await health.close();
+        await healthProbes.close();
         await storage.end();
       })();
       return closing;

@@ -6,9 +6,10 @@ import { loadConfigOrExit, runProcess, stopOnSignals } from './process-runner.ts
 import type { Config } from './config.ts';
 import { openStorage } from './storage/open-storage.ts';
 import { Publisher } from './publication/publisher.ts';
-import { createMetadataUpdateHandler, METADATA_UPDATE_FAILED } from './publication/update-service.ts';
-import { createBackfillHandler } from './publication/backfill.ts';
+import { createMetadataUpdateHandler, METADATA_UPDATE_FAILED } from './jobs/metadata-update-job.ts';
+import { createBackfillHandler } from './jobs/backfill-job.ts';
 import { Worker } from './jobs/worker.ts';
+import { JobHandlerRegistry } from './jobs/handler-registry.ts';
 import { createEmbedJobHandler } from './jobs/embed-job.ts';
 import { LanesThread } from './jobs/threaded-lanes.ts';
 import { createModels } from './models/compose.ts';
@@ -43,10 +44,11 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const metrics = new ServiceMetrics(storage.jobs, { process: label, build: { version: PRODUCT_VERSION, store: config.store } });
   const lanesThread = new LanesThread();
   if (underSupervisor()) metrics.joinCluster();
-  const worker = new Worker(
-    storage.jobs,
-    {
-      embed: createEmbedJobHandler({
+  // One handler per operation, or the worker does not start (handler-registry.ts).
+  const handlers = new JobHandlerRegistry()
+    .register(
+      'embed',
+      createEmbedJobHandler({
         storage,
         publisher,
         ingest: { ...createIngestDependencies(config, models), extractEntities: lanesThread.extractEntities, detectLanguages: lanesThread.detectLanguages, onOcrPages: (pages) => metrics.ocrPages.inc(pages) },
@@ -56,9 +58,13 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
         onIngest: (job) => log.write('info', 'ingest started', { event: 'ingest', job_id: job.jobId, attempt: job.attempts }),
         lanes: lanesThread.build,
       }),
-      metadata_update: createMetadataUpdateHandler({ storage, publisher, prepareDelayMs: config.faultInjection.jobStageDelayMs }),
-      metadata_backfill: createBackfillHandler({ storage, publisher, leaseMs: config.jobLeaseSeconds * 1000, batchDelayMs: config.faultInjection.jobStageDelayMs }),
-    },
+    )
+    .register('metadata_update', createMetadataUpdateHandler({ storage, publisher, prepareDelayMs: config.faultInjection.jobStageDelayMs }))
+    .register('metadata_backfill', createBackfillHandler({ storage, publisher, leaseMs: config.jobLeaseSeconds * 1000, batchDelayMs: config.faultInjection.jobStageDelayMs }))
+    .handlers();
+  const worker = new Worker(
+    storage.jobs,
+    handlers,
     {
       concurrency: config.workerConcurrency,
       pollMs: config.workerPollMs,

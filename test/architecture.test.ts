@@ -40,12 +40,13 @@ const FORBIDDEN: Record<string, readonly string[] | typeof ALL | OnlyRule> = {
   search: ['publication', 'http', 'jobs', 'ingest'],
   models: ['http', 'publication', 'serving', 'search', 'jobs', 'storage'],
   ingest: ['http', 'publication', 'serving', 'search', 'jobs'], // accepting uploads uses the storage port
-  publication: ['http', 'search'],
-  jobs: ['http'],
+  publication: ['http', 'search', 'serving'], // writers: the api's snapshots and read guard are for reads/
+  jobs: ['http', 'serving'],
   websearch: ['http'],
+  reads: ['http', 'publication', 'jobs', 'ingest'], // the api's reads (status, readiness, documents, health, the authority view): never a write path
   health: ['http', 'publication', 'search', 'serving', 'ingest', 'jobs', 'models'], // /health's store reads on a thread (runtime/request-thread.ts)
   http: ['storage'], // HTTP only: parsing, validation, rendering; it reaches the store through services
-  cli: ['domain', 'text', 'codec', 'runtime', 'storage', 'serving', 'search', 'models', 'ingest', 'publication', 'jobs', 'websearch', 'health', 'http'], // a client of the HTTP API (through clients/typescript), like any other
+  cli: ['domain', 'text', 'codec', 'runtime', 'storage', 'serving', 'search', 'models', 'ingest', 'publication', 'jobs', 'websearch', 'health', 'reads', 'http'], // a client of the HTTP API (through clients/typescript), like any other
 };
 /** Nothing imports http except the composition root. */
 const ONLY_ROOT_IMPORTS = 'http';
@@ -56,12 +57,12 @@ const DRIVERS: Record<string, ReadonlySet<string>> = {
 };
 
 /**
- * Services see the store only through its port: outside storage/, a file imports from storage/ only these
- * (the port's interfaces, and readiness derived over them); the adapters themselves (storage/sqlite/,
- * storage/postgres/) are opened by storage/open-storage.ts for the composition roots, the root and the health
- * probe thread, which composes its own thread.
+ * Services see the store only through its port: outside storage/, a file imports from storage/ only the port's
+ * interfaces (readiness derived over them is a read: reads/discovery-readiness.ts); the adapters themselves
+ * (storage/sqlite/, storage/postgres/) are opened by storage/open-storage.ts for the composition roots, the root
+ * and the health probe thread, which composes its own thread.
  */
-const STORAGE_PORT_FILES = new Set(['src/storage/port.ts', 'src/storage/discovery-readiness.ts']);
+const STORAGE_PORT_FILES = new Set(['src/storage/port.ts']);
 const ADAPTER_COMPOSERS = new Set(['src/health/probe-thread.ts']);
 /** The port names no driver and no adapter file: a PostgreSQL adapter implements the same interfaces. */
 const PORT_FILE = 'src/storage/port.ts';
@@ -427,13 +428,17 @@ test('the rules flag forbidden arrows, imports of http and the database drivers'
     specifier,
   });
   const inStorage = (from: string, to: string | null, specifier = './x.ts'): ImportEdge => ({ from, to: to ?? specifier, fromFolder: 'storage', toFolder: to === null ? null : 'storage', specifier });
-  assert.deepEqual(forbiddenArrows([edge('root', 'http'), edge('http', 'publication'), edge('publication', 'serving'), inStorage('src/storage/sqlite/database.ts', null, 'node:sqlite'), edge('root', null, 'node:sqlite')]), []);
+  assert.deepEqual(forbiddenArrows([edge('root', 'http'), edge('http', 'publication'), edge('publication', 'codec'), inStorage('src/storage/sqlite/database.ts', null, 'node:sqlite'), edge('root', null, 'node:sqlite')]), []);
+  assert.equal(forbiddenArrows([edge('publication', 'serving')]).length, 1, "writers never import the api's serving state");
+  assert.equal(forbiddenArrows([edge('jobs', 'serving')]).length, 1, "writers never import the api's serving state");
   assert.equal(forbiddenArrows([edge('http', 'storage')]).length, 1, 'http reaches the store through services');
   assert.equal(forbiddenArrows([edge('jobs', 'http')]).length, 1, 'only the root imports http');
   assert.equal(forbiddenArrows([edge('serving', 'http')]).length, 1, 'a folder without a row may not import http either');
   assert.equal(forbiddenArrows([edge('domain', 'text')]).length, 1, 'domain depends on nothing of ours');
   assert.equal(forbiddenArrows([edge('text', 'domain')]).length, 1, 'text depends on nothing of ours');
   assert.equal(forbiddenArrows([edge('search', 'publication')]).length, 1);
+  for (const writer of ['publication', 'jobs', 'ingest', 'http']) assert.equal(forbiddenArrows([edge('reads', writer)]).length, 1, `reads never import ${writer}`);
+  assert.deepEqual(forbiddenArrows([edge('reads', 'serving'), edge('reads', 'search'), edge('jobs', 'reads'), edge('http', 'reads')]), [], 'reads read snapshots and filters; handlers and routes call them');
   assert.deepEqual(forbiddenArrows([edge('codec', 'domain'), edge('codec', 'text'), edge('codec', 'limits'), edge('serving', 'codec'), edge('jobs', 'codec'), edge('publication', 'codec')]), []);
   assert.equal(forbiddenArrows([edge('codec', 'serving')]).length, 1, 'the formats are below the reader');
   assert.equal(forbiddenArrows([edge('codec', 'jobs')]).length, 1, 'and below the writer');

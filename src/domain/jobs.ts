@@ -1,20 +1,20 @@
 // Durable jobs as services see them: the record, a new job, a handler's outcome and the two failures a
-// handler may raise on purpose (retry later; wait for publication). The queue and the worker apply them.
+// handler may raise on purpose (retry later; wait for publication). Records, new jobs and outcomes are typed by
+// operation (job-payloads.ts): a discriminated union on `operation`. The queue and the worker apply them.
 
 import type { JobOperation, JobState } from './job-states.ts';
 import type { JsonObject } from './canonical-metadata.ts';
+import type { JobProgress, JobRequest, JobResult, SupersededResult } from './job-payloads.ts';
 
-export interface JobRecord {
+/** What every job record holds, whatever its operation. */
+interface JobRecordFields {
   seq: number;
   jobId: string;
   clientId: string;
-  operation: JobOperation;
   documentId: string;
   /** Storage key of the target version ('' = null version); null when a job targets every version. */
   versionKey: string | null;
   status: JobState;
-  request: JsonObject;
-  result: JsonObject | null;
   error: string | null;
   errorDetails: JsonObject | null;
   attempts: number;
@@ -29,30 +29,47 @@ export interface JobRecord {
   completedAt: string | null;
 }
 
+/** A job of one operation: the request it was accepted with, and its progress or result so far (null before any). */
+export type JobRecordOf<O extends JobOperation> = JobRecordFields & {
+  operation: O;
+  request: JobRequest<O>;
+  result: JobResult<O> | null;
+};
+
+/** A job of any operation: `operation` tells which request and result it carries. */
+export type JobRecord = { [O in JobOperation]: JobRecordOf<O> }[JobOperation];
+
 /** What names a job and orders it among the others: its id and its place in the queue. */
 export type JobIdentity = Pick<JobRecord, 'seq' | 'jobId'>;
 
-export interface NewJob {
-  clientId: string;
-  operation: JobOperation;
-  documentId: string;
-  versionKey: string | null;
-  request: JsonObject;
-  maxAttempts: number;
-}
+/** A job to accept: its operation's request. */
+export type NewJob = {
+  [O in JobOperation]: {
+    clientId: string;
+    operation: O;
+    documentId: string;
+    versionKey: string | null;
+    request: JobRequest<O>;
+    maxAttempts: number;
+  };
+}[JobOperation];
 
-export interface JobOutcome {
+/** How a handler of one operation ends a job: a terminal state, and that operation's result. */
+export type JobOutcomeOf<O extends JobOperation> = {
   status: Extract<JobState, 'completed' | 'failed' | 'partial_failed' | 'superseded'>;
-  result?: JsonObject;
+  result?: JobResult<O>;
   error?: string | null;
+  /** Why it failed, as the status answer's error_details (a code and its fields; never a stored value). */
   errorDetails?: JsonObject | null;
-}
+};
+
+export type JobOutcome = JobOutcomeOf<JobOperation>;
 
 /**
  * SPEC.md: a later publication of the same Document Version landed between a job's staging and its activation;
  * the job neither overwrites it nor merges onto it, and ends superseded.
  */
-export const REPLACEMENT_OVERTAKEN: JobOutcome = {
+export const REPLACEMENT_OVERTAKEN: { status: 'superseded'; result: SupersededResult; error: null } = {
   status: 'superseded',
   result: { publication_status: 'superseded', superseded_by_job_id: null, superseded_reason: 'replacement_overtaken' },
   error: null,
@@ -79,11 +96,15 @@ export class PublicationPaused extends Error {
   }
 }
 
-export interface JobContext {
+export interface JobContext<O extends JobOperation = JobOperation> {
   /** Renews the lease, optionally moving the job to `processing`; throws if the lease was lost. */
   heartbeat(status?: 'processing'): Promise<void>;
   /** Records what the job has durably done so far (for example the generation it staged), for a later attempt. */
-  recordProgress(progress: JsonObject): Promise<void>;
+  recordProgress(progress: JobProgress<O>): Promise<void>;
 }
 
-export type JobHandler = (job: JobRecord, context: JobContext) => Promise<JobOutcome>;
+/** Runs one job of its operation to an outcome (or throws RetryableJobError, PublicationPaused, ...). */
+export type JobHandler<O extends JobOperation> = (job: JobRecordOf<O>, context: JobContext<O>) => Promise<JobOutcomeOf<O>>;
+
+/** One handler for every operation: what the worker runs (jobs/handler-registry.ts builds it at start-up). */
+export type JobHandlers = { readonly [O in JobOperation]: JobHandler<O> };

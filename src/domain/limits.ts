@@ -16,6 +16,16 @@ export interface DocumentLimits {
   maxCells: number;
 }
 
+/**
+ * A per-document limit (docs/configuration.md "Limits") that cut a document short: what was indexed is a prefix
+ * of it. Recorded with the job that staged the document (a type alias: JSON to TypeScript).
+ */
+export type Truncation = {
+  limit: 'characters' | 'chunks' | 'pages' | 'sheets' | 'cells';
+  /** The limit's value. */
+  max: number;
+};
+
 /** Per-Client quotas, counted over the Client's active generations (soft-deleted ones included). */
 export interface ClientQuotas {
   /** Documents (distinct document_id) with at least one active version. */
@@ -46,15 +56,18 @@ export interface UsageBesides extends ClientUsage {
 
 export type QuotaName = 'documents' | 'chunks' | 'text_bytes';
 
-/** The first quota a Client breaches, in the shape of error_details (code, quota, observed, limit, unit). */
-export interface QuotaBreach {
+/**
+ * The first quota a Client breaches, in the shape of error_details (code, quota, observed, limit, unit): a type
+ * alias, not an interface, so that TypeScript sees it as the JSON a job records.
+ */
+export type QuotaBreach = {
   code: 'client_quota_exceeded';
   quota: QuotaName;
   /** What the Client holds (at upload) or would hold (in the worker) on this quota. */
   observed: number;
   limit: number;
   unit: 'documents' | 'chunks' | 'utf8_bytes';
-}
+};
 
 function breach(quota: QuotaName, observed: number, limit: number): QuotaBreach {
   const unit = quota === 'text_bytes' ? 'utf8_bytes' : quota;

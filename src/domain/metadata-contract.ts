@@ -12,13 +12,14 @@ export const METADATA_MAX_KEY_CHARS = 128;
 /** Longer string values are stored but not eligible for metadata matching. */
 export const METADATA_MAX_MATCHABLE_STRING_CHARS = 1_024;
 
-export interface ContractViolation {
+/** A type alias, not an interface: a violation is a job's error_details, JSON to TypeScript. */
+export type ContractViolation = {
   code: string;
   path: string[];
   observed: number;
   limit: number;
   unit: string;
-}
+};
 
 export interface ContractLimits {
   maxCanonicalBytes: number;

@@ -153,7 +153,7 @@ export interface ReadinessView {
 
 /**
  * GET /status/{job_id}: the common fields, then what the job's state and operation add (SPEC.md's table). The
- * added members are optional here because which appear depends on the state; job-view.ts picks them by state.
+ * added members are optional here because which appear depends on the state; reads/job-view.ts picks them by state.
  */
 export interface JobView {
   job_id: string;

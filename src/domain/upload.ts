@@ -2,7 +2,8 @@
 
 import type { JsonObject } from './canonical-metadata.ts';
 
-export interface EmbedJobRequest {
+/** A type, not an interface: a job's request is stored as JSON, and only a type alias is a JsonObject to TypeScript. */
+export type EmbedJobRequest = {
   source: 'text' | 'file';
   text?: string;
   upload?: string;
@@ -15,4 +16,4 @@ export interface EmbedJobRequest {
   uploadSha256?: string;
   filename: string | null;
   metadata: JsonObject;
-}
+};

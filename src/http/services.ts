@@ -6,7 +6,7 @@ import type { ReadGuard } from '../serving/read-guard.ts';
 import type { ServingIndex } from '../serving/serving-index.ts';
 import type { SearchService } from '../search/search-service.ts';
 import type { UploadService } from '../ingest/upload-service.ts';
-import type { DocumentService } from '../search/document-reads.ts';
+import type { DocumentService } from '../reads/document-reads.ts';
 import type { LifecycleService } from '../publication/lifecycle-service.ts';
 import type { UpdateService } from '../publication/update-service.ts';
 import type { ServiceMetrics } from './metrics.ts';
@@ -18,10 +18,11 @@ import type { StoreFailure } from '../domain/store-failure.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { StoreRefusals } from './store-refusals.ts';
 import type { MemoryPressure } from '../serving/memory-pressure.ts';
-import type { HealthProbes } from '../health/health-probes.ts';
-import type { JobStatusService } from '../jobs/job-status-service.ts';
-import type { ReadinessService } from '../publication/readiness-service.ts';
+import type { HealthService } from '../reads/health-service.ts';
+import type { JobStatusService } from '../reads/job-status-service.ts';
+import type { ReadinessService } from '../reads/readiness-service.ts';
 import type { AuthorityService } from '../publication/authority-service.ts';
+import type { AuthorityViewService } from '../reads/authority-view.ts';
 
 export interface Services {
   version: string;
@@ -34,10 +35,12 @@ export interface Services {
   jobStatus: JobStatusService;
   /** GET /discovery/readiness. */
   readiness: ReadinessService;
-  /** The operator's view and control of the durable publication authority. */
+  /** GET /admin/authority: the durable authority record and this process's view of it. */
+  authorityView: AuthorityViewService;
+  /** The operator's control of the durable publication authority (its mode). */
   authority: AuthorityService;
-  /** The store reads of GET /health, each within its deadline, off the event loop. */
-  health: HealthProbes;
+  /** GET /health: each component's status and the publishing block (its store reads on the probe thread). */
+  health: HealthService;
   /** Collections forced to bring this process back under its memory budget (operator view). */
   memoryPressure: MemoryPressure;
   search: SearchService;
@@ -57,8 +60,6 @@ export interface Services {
   webSearch: WebSearchService;
   /** The store failure an error means (unreachable, unreadable or full), or null: the error handler answers it 503 or 507. */
   storeFailure(error: unknown): StoreFailure | null;
-  /** Health: reads the classifier's model file again (resolves at once for the built-in classifier). */
-  probeClassifier(): Promise<void>;
   /** Operator action: queue a metadata backfill for a Client. */
   startBackfill(clientId: string): Promise<JobRecord>;
 }

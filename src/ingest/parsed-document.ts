@@ -2,8 +2,11 @@
 // Parsers never chunk, embed or store; they only turn bytes into this shape or throw an IngestError.
 
 import type { TextExtraction } from '../domain/canonical-metadata.ts';
+import type { Truncation } from '../domain/limits.ts';
 
 export type { TextExtraction } from '../domain/canonical-metadata.ts';
+/** The per-document limit that cut a document short (domain/limits.ts: the job that stages it records it too). */
+export type { Truncation } from '../domain/limits.ts';
 
 export interface ParsedPage {
   /** 1-based physical page number (a slide's or sheet's position); null for formats without pages (TXT, HTML, DOCX...). */
@@ -25,12 +28,6 @@ export interface DocumentProperties {
   createdAt: string | null;
 }
 
-/** A per-document limit (docs/configuration.md "Limits") that cut a document short: what was indexed is a prefix of it. */
-export interface Truncation {
-  limit: 'characters' | 'chunks' | 'pages' | 'sheets' | 'cells';
-  /** The limit's value. */
-  max: number;
-}
 
 export interface ParsedDocument {
   mimeType: string;

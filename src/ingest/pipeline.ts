@@ -5,7 +5,7 @@
 // the character, page, sheet and cell limits (memory stays bounded while parsing), chunking stops at the chunk limit,
 // and only then are entities, classification and embeddings computed, so the cost is never paid beyond the limit.
 // What is indexed is the document's beginning, complete up to the cut; the cut is never silent: each limit hit adds
-// a metadata.quality.warnings entry and the job ends partial_failed with an error naming the limits (embed-job.ts).
+// a metadata.quality.warnings entry and the job ends partial_failed with an error naming the limits (jobs/embed-job.ts).
 // Why truncate rather than fail: the uploads that reach these limits are real (exports, books, logs); their first
 // 2 M characters are searchable and useful, re-uploading cannot make them smaller, and the caller is told exactly
 // what was left out, so nothing is indexed half-way by accident. A caller who wants all-or-nothing treats

@@ -141,7 +141,7 @@ export class UploadService {
       operation: 'embed',
       documentId: upload.documentId,
       versionKey: versionKey(upload.versionId),
-      request: request as unknown as JsonObject,
+      request,
       maxAttempts: this.maxAttempts,
     });
     this.wake();

@@ -22,14 +22,15 @@ import type { IngestDependencies, IngestSource } from '../ingest/pipeline.ts';
 import { IngestError } from '../ingest/parsed-document.ts';
 import { metadataLeaves } from '../domain/metadata-leaves.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
-import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
-import type { EmbedJobRequest } from '../domain/upload.ts';
+import type { EmbedJobRequest, EmbedResult, StagedProgress } from '../domain/job-payloads.ts';
 import { REPLACEMENT_OVERTAKEN } from '../domain/jobs.ts';
-import type { JobContext, JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
-import type { ClientQuotas, QuotaBreach } from '../domain/limits.ts';
+import type { JobContext, JobHandler, JobOutcomeOf, JobRecordOf } from '../domain/jobs.ts';
+import type { ClientQuotas, QuotaBreach, Truncation } from '../domain/limits.ts';
 import { chunkTextBytes, projectedBreach, quotaMessage, uploadRefusal } from '../domain/limits.ts';
-import type { Truncation } from '../ingest/parsed-document.ts';
+
+type EmbedJob = JobRecordOf<'embed'>;
+type EmbedOutcome = JobOutcomeOf<'embed'>;
 
 export interface EmbedJobDependencies {
   storage: StoragePort;
@@ -40,27 +41,13 @@ export interface EmbedJobDependencies {
   /** Per-Client quotas (CLIENT_MAX_DOCUMENTS, CLIENT_MAX_CHUNKS, CLIENT_MAX_TEXT_BYTES). */
   quotas: ClientQuotas;
   /** Called once per ingest run (parse, chunk, enrich, embed) of a job: logs and metrics. */
-  onIngest?: (job: JobRecord) => void;
+  onIngest?: (job: EmbedJob) => void;
   /** Builds the lane data and manifest of a staged generation (a worker process does it on its lanes thread). */
   lanes?: LanesBuilder;
 }
 
-/** What a job remembers about its staged generation while it waits for publication. */
-interface StagedProgress {
-  staged_generation: number;
-  /** The version's active generation when this job staged (null: none); a different one at activation means overtaken. */
-  source_generation: number | null;
-  failed_chunks: number;
-  first_error: string | null;
-  /** Size of the staged generation, for the quota check before activation (absent in progress of older versions). */
-  chunks?: number;
-  text_bytes?: number;
-  /** Per-document limits that cut the document short: the job ends partial_failed. */
-  truncations?: Truncation[];
-}
-
-function quotaFailure(found: QuotaBreach, when: 'upload' | 'job'): JobOutcome {
-  return { status: 'failed', error: quotaMessage(found, when), errorDetails: found as unknown as JsonObject };
+function quotaFailure(found: QuotaBreach, when: 'upload' | 'job'): EmbedOutcome {
+  return { status: 'failed', error: quotaMessage(found, when), errorDetails: found };
 }
 
 /** The job's error when limits cut the document short: which limits, and where the caller can see it. */
@@ -77,7 +64,7 @@ function partialError(progress: StagedProgress): string | null {
   return errors.length > 0 ? errors.join(' ') : null;
 }
 
-function completedResult(generation: GenerationRecord, job: JobRecord, failedChunks: number): JsonObject {
+function completedResult(generation: GenerationRecord, job: EmbedJob, failedChunks: number): EmbedResult {
   const classification = generation.canonicalMetadata.classification;
   return {
     generation: generation.generation,
@@ -86,12 +73,12 @@ function completedResult(generation: GenerationRecord, job: JobRecord, failedChu
     failed_chunks: failedChunks,
     categories: classification.categories,
     classification_status: classification.status,
-    entities_extracted: generation.entities as unknown as JsonObject,
+    entities_extracted: generation.entities,
     created_at: job.createdAt,
   };
 }
 
-function supersededBy(jobId: string): JobOutcome {
+function supersededBy(jobId: string): EmbedOutcome {
   return {
     status: 'superseded',
     result: { publication_status: 'superseded', superseded_by_job_id: jobId, superseded_reason: 'newer_upload' },
@@ -105,7 +92,7 @@ export function uploadIsWhole(request: EmbedJobRequest, bytes: Uint8Array): bool
   return request.uploadSha256 === undefined || createHash('sha256').update(bytes).digest('hex') === request.uploadSha256;
 }
 
-async function sourceOf(job: JobRecord, request: EmbedJobRequest, storage: StoragePort): Promise<IngestSource> {
+async function sourceOf(job: EmbedJob, request: EmbedJobRequest, storage: StoragePort): Promise<IngestSource> {
   if (request.source === 'text') return { kind: 'text', text: request.text ?? '', filename: request.filename };
   const bytes = request.upload ? await storage.uploads.read(request.upload) : null;
   if (!bytes) throw new IngestError('upload_missing', `The uploaded file of job ${job.jobId} is no longer available`);
@@ -116,14 +103,15 @@ async function sourceOf(job: JobRecord, request: EmbedJobRequest, storage: Stora
   return { kind: 'file', bytes, filename: request.filename ?? 'upload' };
 }
 
-function stagedProgressOf(job: JobRecord): StagedProgress | null {
+/** The generation an earlier attempt staged, when the job's result is that progress (not yet a published result). */
+function stagedProgressOf(job: EmbedJob): StagedProgress | null {
   const progress = job.result;
-  return progress && typeof progress.staged_generation === 'number' ? (progress as unknown as StagedProgress) : null;
+  return progress !== null && 'staged_generation' in progress && typeof progress.staged_generation === 'number' ? progress : null;
 }
 
-export function createEmbedJobHandler(deps: EmbedJobDependencies): JobHandler {
-  return async (job: JobRecord, context: JobContext): Promise<JobOutcome> => {
-    const request = job.request as unknown as EmbedJobRequest;
+export function createEmbedJobHandler(deps: EmbedJobDependencies): JobHandler<'embed'> {
+  return async (job, context): Promise<EmbedOutcome> => {
+    const request = job.request;
     const versionKey = job.versionKey ?? job.documentId;
     const store = deps.storage.client(job.clientId);
 
@@ -156,7 +144,7 @@ export function createEmbedJobHandler(deps: EmbedJobDependencies): JobHandler {
         return finishWith(deps, request, quotaFailure(found, 'job'));
       }
     }
-    let outcome: JobOutcome | null = null;
+    let outcome: EmbedOutcome | null = null;
     // Throws PublicationPaused while the authority is not READY: the worker keeps the job (and the staged
     // generation) waiting, without spending an attempt. Inside the activating transaction: a version whose
     // content came from a later upload is never moved back to this one (newer_upload), and a version that any
@@ -185,7 +173,7 @@ export function createEmbedJobHandler(deps: EmbedJobDependencies): JobHandler {
 }
 
 /** Parses, chunks, enriches and embeds the upload, then stages its generation; a failed outcome when nothing indexed. */
-async function ingestAndStage(job: JobRecord, request: EmbedJobRequest, context: JobContext, deps: EmbedJobDependencies): Promise<StagedProgress | JobOutcome> {
+async function ingestAndStage(job: EmbedJob, request: EmbedJobRequest, context: JobContext<'embed'>, deps: EmbedJobDependencies): Promise<StagedProgress | EmbedOutcome> {
   const versionKey = job.versionKey ?? job.documentId;
   const store = deps.storage.client(job.clientId);
   // A Client already at a quota gets nothing parsed (the upload was accepted before it got there).
@@ -230,12 +218,12 @@ async function ingestAndStage(job: JobRecord, request: EmbedJobRequest, context:
     text_bytes: textBytes,
     truncations: output.truncations,
   };
-  await context.recordProgress(progress as unknown as JsonObject);
+  await context.recordProgress(progress);
   await onStage(); // fault injection: the same pause between staging and activation
   return progress;
 }
 
-async function finishWith(deps: EmbedJobDependencies, request: EmbedJobRequest, outcome: JobOutcome): Promise<JobOutcome> {
+async function finishWith(deps: EmbedJobDependencies, request: EmbedJobRequest, outcome: EmbedOutcome): Promise<EmbedOutcome> {
   if (request.upload) await deps.storage.uploads.delete(request.upload);
   return outcome;
 }

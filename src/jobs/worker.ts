@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { JobRepository } from '../storage/port.ts';
 import type { JobOperation, JobState } from '../domain/job-states.ts';
 import { PublicationPaused, RetryableJobError } from '../domain/jobs.ts';
-import type { JobContext, JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
+import type { JobContext, JobHandler, JobHandlers, JobOutcome, JobOutcomeOf, JobRecord, JobRecordOf } from '../domain/jobs.ts';
 import type { StoreFailure } from '../domain/store-failure.ts';
 
 export interface WorkerOptions {
@@ -106,13 +106,14 @@ export function outcomeErrorCode(outcome: JobOutcome): string | null {
 export class Worker {
   readonly owner = `worker-${randomUUID()}`;
   private readonly jobs: JobRepository;
-  private readonly handlers: Partial<Record<JobOperation, JobHandler>>;
+  private readonly handlers: JobHandlers;
   private readonly options: WorkerOptions;
   private readonly running = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
 
-  constructor(jobs: JobRepository, handlers: Partial<Record<JobOperation, JobHandler>>, options: WorkerOptions) {
+  /** `handlers`: one per operation, from the JobHandlerRegistry that refuses a missing or duplicate one. */
+  constructor(jobs: JobRepository, handlers: JobHandlers, options: WorkerOptions) {
     this.jobs = jobs;
     this.handlers = handlers;
     this.options = options;
@@ -174,8 +175,9 @@ export class Worker {
   private async run(job: JobRecord): Promise<RunEnd> {
     this.options.onTransition?.(job.operation, 'started');
     if (job.attempts > job.maxAttempts) return this.fail(job, ABANDONED_JOB_ERROR, RUN_ERROR_CODES.abandoned);
-    const handler = this.handlers[job.operation];
-    if (!handler) return this.finish(job, { status: 'failed', error: `No worker handles ${job.operation} jobs` }, RUN_ERROR_CODES.noHandler);
+    // Every operation this release knows has its handler (the registry saw to it): only a record whose operation
+    // it does not know, written by a later release sharing the store, has none. It fails rather than waits.
+    if (!Object.hasOwn(this.handlers, job.operation)) return this.finish(job, { status: 'failed', error: `No worker handles ${job.operation} jobs` }, RUN_ERROR_CODES.noHandler);
     let renewedAt = performance.now(); // the claim took the lease
     const context: JobContext = {
       heartbeat: async (status) => {
@@ -199,7 +201,7 @@ export class Worker {
         .catch(() => {});
     }, Math.max(50, this.options.leaseMs / 3));
     try {
-      const outcome = await handler(job, context);
+      const outcome = await this.handle(job, context);
       return await this.finish(job, outcome, outcomeErrorCode(outcome));
     } catch (error) {
       if (error instanceof LeaseLost) return LEASE_LOST;
@@ -222,6 +224,12 @@ export class Worker {
     } finally {
       clearInterval(keepAlive);
     }
+  }
+
+  /** Runs the job's own operation's handler on it: the record and the handler agree on its payloads. */
+  private handle<O extends JobOperation>(job: JobRecordOf<O>, context: JobContext<O>): Promise<JobOutcomeOf<O>> {
+    const handler: JobHandler<O> = this.handlers[job.operation];
+    return handler(job, context);
   }
 
   /**

@@ -1,5 +1,5 @@
-// The operator's view and control of the durable publication authority (GET and POST /admin/authority...):
-// the record as stored, and the mode an operator sets.
+// The operator's control of the durable publication authority (POST /admin/authority/mode): the mode an
+// operator sets. What GET /admin/authority shows of it is a read: reads/authority-view.ts.
 
 import type { StoragePort } from '../storage/port.ts';
 import type { AuthorityRecord } from '../storage/port.ts';
@@ -13,11 +13,6 @@ export class AuthorityService {
   constructor(storage: StoragePort, options: { enabled: boolean }) {
     this.storage = storage;
     this.enabled = options.enabled;
-  }
-
-  /** The durable record, or null without publication. */
-  async record(): Promise<AuthorityRecord | null> {
-    return this.enabled ? this.storage.authority.authority() : null;
   }
 
   async setMode(mode: DurableAuthorityMode): Promise<AuthorityRecord> {

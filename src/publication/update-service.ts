@@ -1,27 +1,18 @@
-// PATCH /update: validates and enqueues a metadata update (acceptance means queued), and the worker
-// handler that merges the patch, checks the contract and publishes every changed version in one step.
+// PATCH /update: validates and enqueues a metadata update (acceptance means queued). The job that merges the
+// patch, checks the contract and publishes every changed version in one step is jobs/metadata-update-job.ts.
 
 import { RequestValidationError } from '../domain/validation-error.ts';
 import type { StoragePort } from '../storage/port.ts';
-import type { GenerationInput, LoadedGeneration } from '../domain/generation.ts';
 import type { AuthorityMode } from '../domain/publication-log.ts';
-import { successorOf } from './successor.ts';
-import { manifestDigest } from '../codec/manifest.ts';
-import type { Publisher } from './publisher.ts';
 import { ServiceError } from '../domain/service-error.ts';
-import { idProblem, versionKey as keyOf, versionIdFromKey } from '../domain/identity.ts';
-import type { CanonicalMetadata, JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
-import { RESERVED_KEYS, SYSTEM_METADATA_GROUPS, isJsonObject } from '../domain/canonical-metadata.ts';
-import { mergePatch, canonicalJson } from '../domain/merge-patch.ts';
+import { idProblem, versionKey as keyOf } from '../domain/identity.ts';
+import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
+import { RESERVED_KEYS, SYSTEM_METADATA_GROUPS } from '../domain/canonical-metadata.ts';
+import { mergePatch } from '../domain/merge-patch.ts';
 import { checkMetadataContract } from '../domain/metadata-contract.ts';
-import { metadataLeaves } from '../domain/metadata-leaves.ts';
-import { REPLACEMENT_OVERTAKEN } from '../domain/jobs.ts';
-import type { JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
-import { MAX_JOB_ATTEMPTS, MAX_STATUS_UPDATED_FIELDS } from '../spec-limits.ts';
+import { MAX_JOB_ATTEMPTS } from '../spec-limits.ts';
 import { customPath } from '../domain/custom-path.ts';
 
-export const METADATA_UPDATE_FAILED = 'Metadata update failed';
-export const METADATA_UPDATE_VALIDATION_FAILED = 'Metadata update validation failed';
 export const FILENAME_PATH = 'metadata.source.filename';
 /** Legacy flat keys of pre-v2 records; read-only, so an update naming them is rejected. */
 export const LEGACY_UPDATE_KEYS = ['processing', 'page_number', 'schema_version'] as const;
@@ -115,88 +106,7 @@ export class UpdateService {
   private refuseSelfViolation(patch: JsonObject): void {
     const violation = checkMetadataContract(mergePatch(EMPTY_CUSTOM, patch) as JsonValue);
     if (violation) {
-      throw new RequestValidationError([{ type: 'metadata_contract', loc: ['body', 'metadata'], msg: `Custom metadata violates ${violation.code} whatever is stored`, input: violation as unknown as JsonValue }]);
+      throw new RequestValidationError([{ type: 'metadata_contract', loc: ['body', 'metadata'], msg: `Custom metadata violates ${violation.code} whatever is stored`, input: violation }]);
     }
   }
-}
-
-/**
- * Status fields every metadata update job shows, whatever its state; never a custom value. SPEC.md lists the
- * patch's top-level keys here (the 202 answer gave their canonical stored paths): the metadata patch's keys in
- * its order, then `filename` for a rename unless a custom key of that name is listed already.
- */
-export function updatedFieldsView(job: JobRecord): JsonObject {
-  const patch = isJsonObject(job.request.metadata) ? Object.keys(job.request.metadata) : [];
-  const renamed = typeof job.request.filename === 'string' && !patch.includes('filename');
-  const fields = renamed ? [...patch, 'filename'] : patch;
-  return {
-    updated_fields: fields.slice(0, MAX_STATUS_UPDATED_FIELDS),
-    updated_fields_count: fields.length,
-    updated_fields_truncated: fields.length > MAX_STATUS_UPDATED_FIELDS,
-  };
-}
-
-export interface MetadataUpdateDependencies {
-  storage: StoragePort;
-  publisher: Publisher;
-  /** Fault injection for tests: pause between preparing the successors and activating them. 0 in production. */
-  prepareDelayMs?: number;
-}
-
-export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): JobHandler {
-  return async (job): Promise<JobOutcome> => {
-    const store = deps.storage.client(job.clientId);
-    const patch = (isJsonObject(job.request.metadata) ? job.request.metadata : {}) as JsonObject;
-    const filename = typeof job.request.filename === 'string' ? job.request.filename : undefined;
-    const all = await store.generations.activeGenerationsOf(job.documentId);
-    const targets = job.versionKey === null ? all : all.filter((generation) => generation.versionKey === job.versionKey);
-    const counts = { versions_total: targets.length, versions_completed: 0, versions_unchanged: 0, updated_chunks: 0, cleanup_tasks_scheduled: 0 };
-    if (targets.length === 0) return { status: 'failed', error: METADATA_UPDATE_FAILED, result: counts };
-    // Publication paused: wait (no attempt spent) before preparing anything; nothing expensive is redone.
-    await deps.publisher.assertReady();
-
-    const replacements: { loaded: LoadedGeneration; input: GenerationInput; expected: number }[] = [];
-    for (const target of targets) {
-      if (target.unreadable) {
-        // Its stored metadata cannot be read, so no patch of it can be: replace the version by a new upload.
-        return { status: 'failed', error: METADATA_UPDATE_FAILED, errorDetails: { code: 'stored_generation_unreadable', version_id: versionIdFromKey(target.versionKey), parts: target.unreadable }, result: counts };
-      }
-      const merged = mergePatch(target.canonicalMetadata.custom, patch) as JsonValue;
-      const violation = checkMetadataContract(merged);
-      if (violation) {
-        return { status: 'failed', error: METADATA_UPDATE_VALIDATION_FAILED, errorDetails: violation as unknown as JsonObject, result: counts };
-      }
-      // A soft-deleted version keeps its previous filename and stays deleted.
-      const source = filename !== undefined && !target.deletion.deleted ? { ...target.canonicalMetadata.source, filename } : target.canonicalMetadata.source;
-      const canonicalMetadata: CanonicalMetadata = { ...target.canonicalMetadata, source, custom: merged as JsonObject };
-      if (canonicalJson(canonicalMetadata as unknown as JsonValue) === canonicalJson(target.canonicalMetadata as unknown as JsonValue)) {
-        counts.versions_unchanged++;
-        continue;
-      }
-      const loaded = await store.generations.loadGeneration(target.generation);
-      if (!loaded || loaded.state !== 'active') return REPLACEMENT_OVERTAKEN;
-      replacements.push({ loaded, input: successorOf(loaded, { canonicalMetadata, leaves: metadataLeaves(canonicalMetadata), jobId: job.jobId }), expected: target.generation });
-    }
-    let published: JsonObject[] = [];
-    if (replacements.length > 0) {
-      if (deps.prepareDelayMs) await new Promise((resolve) => setTimeout(resolve, deps.prepareDelayMs));
-      // One transaction for every version of the update: a search sees all of it or none of it. A version
-      // that moved since it was read makes the whole update superseded, never merged onto the newer state.
-      const activations = await deps.publisher.replace(job.clientId, replacements.map(({ input, expected }) => ({ input, expected })));
-      if (!activations) return REPLACEMENT_OVERTAKEN;
-      counts.cleanup_tasks_scheduled = activations.filter(({ previousGeneration }) => previousGeneration !== null).length;
-      counts.updated_chunks = replacements.reduce((sum, { loaded }) => sum + loaded.chunks.length, 0);
-      // Publication evidence for status polls, which verify these manifests before saying ready.
-      published = activations.map(({ generation }, index) => ({
-        generation,
-        version_key: replacements[index].input.versionKey,
-        manifest_digest: manifestDigest(replacements[index].input.manifest),
-      }));
-    }
-    counts.versions_completed = targets.length;
-    return {
-      status: 'completed',
-      result: { ...counts, publication_status: 'ready', version_id: job.versionKey === null ? null : versionIdFromKey(job.versionKey), published: published as unknown as JsonValue },
-    };
-  };
 }

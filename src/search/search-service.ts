@@ -47,7 +47,7 @@ export interface SearchRequest {
 
 export interface SearchDependencies {
   readGuard: ReadGuard;
-  /** The Client's Metadata Discovery readiness (storage/discovery-readiness.ts). */
+  /** The Client's Metadata Discovery readiness (reads/discovery-readiness.ts). */
   readiness: (clientId: string) => Promise<{ state: ReadinessState }>;
   embedder: Embedder;
   reranker: Reranker;

@@ -212,7 +212,7 @@ export interface JobRepository {
   liveUploadNames(): Promise<Set<string>>;
 }
 
-/** A Client's Metadata Discovery readiness as recorded (discovery-readiness.ts derives what readers see). */
+/** A Client's Metadata Discovery readiness as recorded (reads/discovery-readiness.ts derives what readers see). */
 export interface RecordedReadiness {
   state: ReadinessState;
   backfillJobId: string | null;

@@ -6,8 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
-import { BACKFILL_BATCH_VERSIONS, createBackfillHandler } from '../../src/publication/backfill.ts';
-import type { JobContext, JobRecord } from '../../src/domain/jobs.ts';
+import { BACKFILL_BATCH_VERSIONS, createBackfillHandler } from '../../src/jobs/backfill-job.ts';
+import type { JobContext, JobRecordOf } from '../../src/domain/jobs.ts';
+import type { BackfillProgress } from '../../src/domain/job-payloads.ts';
 import type { JsonObject } from '../../src/domain/canonical-metadata.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
@@ -37,24 +38,25 @@ test('a backfill that dies mid-batch resumes after the last version it recorded,
   });
   const storage = new Storage(dir);
   try {
-    let recorded: JsonObject | null = null;
-    const context: JobContext = { heartbeat: async () => {}, recordProgress: async (progress) => void (recorded = structuredClone(progress)) };
-    const job = { jobId: 'backfill-1', clientId: 'c1', operation: 'metadata_backfill', result: null } as unknown as JobRecord;
+    let recorded: BackfillProgress | null = null;
+    const context: JobContext<'metadata_backfill'> = { heartbeat: async () => {}, recordProgress: async (progress) => void (recorded = structuredClone(progress)) };
+    const job = { jobId: 'backfill-1', clientId: 'c1', operation: 'metadata_backfill', result: null } as unknown as JobRecordOf<'metadata_backfill'>;
     // Dies inside the first batch, after 37 versions were republished.
     const dying = createBackfillHandler({ storage, publisher: new DyingPublisher(storage, 37), leaseMs: 30_000 });
     await assert.rejects(dying(job, context), WorkerDied);
     assert.equal(recorded!.versions_backfilled, 36, 'the 37th committed, but the worker died before recording it');
-    assert.equal((recorded!.republishing as JsonObject).version_key !== undefined, true, 'what it was republishing is recorded');
+    assert.equal(recorded!.republishing?.version_key !== undefined, true, 'what it was republishing is recorded');
 
     const resumed = createBackfillHandler({ storage, publisher: new Publisher(storage, { enabled: true }), leaseMs: 30_000 });
     const outcome = await resumed({ ...job, result: recorded }, context);
     assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
-    assert.equal(outcome.result!.versions_total, VERSIONS);
-    assert.equal(outcome.result!.versions_completed, VERSIONS);
-    assert.equal(outcome.result!.versions_backfilled, VERSIONS, 'the versions republished before the death are not counted as already indexed');
-    assert.equal(outcome.result!.readiness_state, 'ready');
-    assert.equal('republishing' in outcome.result!, false);
-    assert.equal('cursor' in outcome.result!, false);
+    const result: JsonObject = outcome.result!;
+    assert.equal(result.versions_total, VERSIONS);
+    assert.equal(result.versions_completed, VERSIONS);
+    assert.equal(result.versions_backfilled, VERSIONS, 'the versions republished before the death are not counted as already indexed');
+    assert.equal(result.readiness_state, 'ready');
+    assert.equal('republishing' in result, false);
+    assert.equal('cursor' in result, false);
   } finally {
     storage.close();
     removeDir(dir);

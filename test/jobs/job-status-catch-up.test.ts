@@ -9,7 +9,7 @@ import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { ServingIndex } from '../../src/serving/serving-index.ts';
 import { ReadGuard } from '../../src/serving/read-guard.ts';
 import { inlineSegmentBuilder } from '../../src/serving/segment.ts';
-import { JobStatusService } from '../../src/jobs/job-status-service.ts';
+import { JobStatusService } from '../../src/reads/job-status-service.ts';
 import { generationInput } from '../helpers/storage-adapters.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 
@@ -24,7 +24,7 @@ test('a status poll catches the snapshot up only when its answer could change by
   const status = new JobStatusService(storage, guard, { publicationEnabled: false });
   try {
     await index.catchUp('acme');
-    const upload = await storage.jobs.enqueue({ clientId: 'acme', operation: 'embed', documentId: 'doc-1', versionKey: 'v1', request: {}, maxAttempts: 3 });
+    const upload = await storage.jobs.enqueue({ clientId: 'acme', operation: 'embed', documentId: 'doc-1', versionKey: 'v1', request: { source: 'text', filename: null, metadata: {} }, maxAttempts: 3 });
     // Another document is published meanwhile: the log moves past what this process applied.
     await storage.client('acme').generations.stageAndActivate(generationInput('doc-0', ['published by another job']));
 
@@ -73,10 +73,10 @@ test('a status poll of a job that is not completed never loads a Client this pro
   try {
     // The Client holds published data (as a large Client would) that this process has never read.
     await storage.client('acme').generations.stageAndActivate(generationInput('doc-0', ['published before this process started', 'a second chunk']));
-    const failing = await storage.jobs.enqueue({ clientId: 'acme', operation: 'embed', documentId: 'doc-1', versionKey: 'doc-1', request: {}, maxAttempts: 1 });
+    const failing = await storage.jobs.enqueue({ clientId: 'acme', operation: 'embed', documentId: 'doc-1', versionKey: 'doc-1', request: { source: 'text', filename: null, metadata: {} }, maxAttempts: 1 });
     await storage.jobs.claim('w1', 30_000);
     await storage.jobs.finish(failing.jobId, 'w1', { status: 'failed', error: 'Document could not be parsed' });
-    const pending = await storage.jobs.enqueue({ clientId: 'acme', operation: 'embed', documentId: 'doc-2', versionKey: 'doc-2', request: {}, maxAttempts: 3 });
+    const pending = await storage.jobs.enqueue({ clientId: 'acme', operation: 'embed', documentId: 'doc-2', versionKey: 'doc-2', request: { source: 'text', filename: null, metadata: {} }, maxAttempts: 3 });
 
     assert.equal((await status.view('acme', pending.jobId)).status, 'pending');
     assert.equal((await status.view('acme', failing.jobId)).status, 'failed');

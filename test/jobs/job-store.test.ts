@@ -16,7 +16,7 @@ function store() {
   return { jobs, discovery, advance: (ms: number) => (now += ms), close: () => { db.close(); removeDir(dir); } };
 }
 
-const NEW_JOB = { clientId: 'c1', operation: 'embed' as const, documentId: 'd1', versionKey: 'd1', request: { source: 'text' }, maxAttempts: 3 };
+const NEW_JOB = { clientId: 'c1', operation: 'embed' as const, documentId: 'd1', versionKey: 'd1', request: { source: 'text' as const, filename: null, metadata: {} }, maxAttempts: 3 };
 
 test('a claim takes the oldest pending job with a lease and counts an attempt', async () => {
   const { jobs, close } = store();
@@ -38,7 +38,7 @@ test('a claim takes the oldest pending job with a lease and counts an attempt', 
 test("a document's metadata updates are claimed one after another, in the order they were accepted", async () => {
   const { jobs, close } = store();
   try {
-    const update = (documentId: string, clientId = 'c1') => jobs.enqueue({ ...NEW_JOB, clientId, operation: 'metadata_update', documentId, versionKey: null, request: { metadata: {} } });
+    const update = (documentId: string, clientId = 'c1') => jobs.enqueue({ ...NEW_JOB, clientId, operation: 'metadata_update', documentId, versionKey: null, request: { metadata: {}, updated_fields: [] } });
     const first = await update('d1');
     const second = await update('d1');
     const otherDocument = await update('d2');
@@ -171,7 +171,7 @@ test('a job keeps its request through claim, heartbeats, progress and outcome, a
   const db = openDatabase(join(dir, 'control.db'), CONTROL_MIGRATIONS);
   const jobs = new SqliteJobRepository(db);
   try {
-    const request = { source: 'text', text: 'Penyata akaun '.repeat(2_000), metadata: { branch: 'Ipoh' } };
+    const request = { source: 'text' as const, text: 'Penyata akaun '.repeat(2_000), filename: null, metadata: { branch: 'Ipoh' } };
     const job = await jobs.enqueue({ ...NEW_JOB, request });
     const claimed = (await jobs.claim('w1', 60_000))!;
     assert.deepEqual(claimed.request, request);

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
-import { renderJob } from '../../src/jobs/job-view.ts';
+import { renderJob } from '../../src/reads/job-view.ts';
 import type { ClientSnapshot } from '../../src/serving/snapshot.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 

@@ -7,13 +7,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import type { ClientRepositories, ManifestRecord, StoragePort } from '../../src/storage/port.ts';
-import { renderJob } from '../../src/jobs/job-view.ts';
+import { renderJob } from '../../src/reads/job-view.ts';
 import { SUCCESSOR_VERIFICATION_ATTEMPTS } from '../../src/spec-limits.ts';
 import { manifestDigest } from '../../src/codec/manifest.ts';
 import { emptySnapshot } from '../../src/serving/snapshot.ts';
 import { versionKey } from '../../src/domain/identity.ts';
 import type { JobRecord } from '../../src/domain/jobs.ts';
 import { ServiceError } from '../../src/domain/service-error.ts';
+import { emptyEntities } from '../../src/domain/entities.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
 
@@ -58,8 +59,17 @@ async function retiredUpload(dir: string): Promise<{ storage: Storage; job: JobR
     documentId: 'doc',
     versionKey: versionKey('v1'),
     status: 'completed',
-    request: {},
-    result: { generation: first.generation, manifest_digest: manifestDigest(first.manifest!), chunks_created: 1 },
+    request: { source: 'text', text: 'Remittance advice.', filename: null, metadata: {} },
+    result: {
+      generation: first.generation,
+      manifest_digest: manifestDigest(first.manifest!),
+      chunks_created: 1,
+      failed_chunks: 0,
+      categories: [],
+      classification_status: 'disabled',
+      entities_extracted: emptyEntities(),
+      created_at: now,
+    },
     error: null,
     errorDetails: null,
     attempts: 1,

@@ -8,10 +8,11 @@ import { openDatabase } from '../../src/storage/sqlite/database.ts';
 import { CONTROL_MIGRATIONS } from '../../src/storage/sqlite/control-migrations.ts';
 import { SqliteJobRepository } from '../../src/storage/sqlite/jobs.ts';
 import { Worker } from '../../src/jobs/worker.ts';
-import type { JobOutcome } from '../../src/domain/jobs.ts';
+import type { JobOutcomeOf } from '../../src/domain/jobs.ts';
 import { tempDataDir, removeDir } from '../helpers/server.ts';
+import { handlersFor } from '../helpers/jobs.ts';
 
-const NEW_JOB = { clientId: 'c1', operation: 'embed' as const, documentId: 'd1', versionKey: 'd1', request: { source: 'text' }, maxAttempts: 3 };
+const NEW_JOB = { clientId: 'c1', operation: 'embed' as const, documentId: 'd1', versionKey: 'd1', request: { source: 'text' as const, filename: null, metadata: {} }, maxAttempts: 3 };
 
 test('stage heartbeats just after a renewal are not written; state changes are, and the job ends with its lease held', async () => {
   const dir = tempDataDir();
@@ -23,19 +24,17 @@ test('stage heartbeats just after a renewal are not written; state changes are, 
     written.push(status);
     return heartbeat(jobId, owner, leaseMs, status);
   };
-  let done!: (outcome: JobOutcome) => void;
-  const finished = new Promise<JobOutcome>((resolve) => (done = resolve));
+  let done!: (outcome: JobOutcomeOf<'embed'>) => void;
+  const finished = new Promise<JobOutcomeOf<'embed'>>((resolve) => (done = resolve));
   const worker = new Worker(
     jobs,
-    {
-      embed: async (_job, context) => {
-        await context.heartbeat('processing');
-        for (let stage = 0; stage < 4; stage++) await context.heartbeat();
-        const outcome: JobOutcome = { status: 'completed', result: { chunks_created: 1 } };
-        done(outcome);
-        return outcome;
-      },
-    },
+    handlersFor('embed', async (_job, context) => {
+      await context.heartbeat('processing');
+      for (let stage = 0; stage < 4; stage++) await context.heartbeat();
+      const outcome: JobOutcomeOf<'embed'> = { status: 'completed' };
+      done(outcome);
+      return outcome;
+    }),
     { concurrency: 1, pollMs: 10, leaseMs: 600_000, retryBaseMs: 1000, publicationWaitMs: 1000, publicationPollMs: 100 },
   );
   try {

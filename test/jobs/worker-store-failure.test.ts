@@ -16,8 +16,9 @@ import { RetryableJobError } from '../../src/domain/jobs.ts';
 import { IngestError } from '../../src/ingest/parsed-document.ts';
 import type { RunOutcome, RunReport } from '../../src/jobs/worker.ts';
 import { tempDataDir, removeDir } from '../helpers/server.ts';
+import { handlersFor } from '../helpers/jobs.ts';
 
-const NEW_JOB = { clientId: 'c1', operation: 'embed' as const, documentId: 'd1', versionKey: 'd1', request: { source: 'text' }, maxAttempts: 3 };
+const NEW_JOB = { clientId: 'c1', operation: 'embed' as const, documentId: 'd1', versionKey: 'd1', request: { source: 'text' as const, filename: null, metadata: {} }, maxAttempts: 3 };
 
 async function runOnce(thrown: unknown): Promise<{ outcome: RunOutcome; errorCode: string | null; error: string | null }> {
   const dir = tempDataDir();
@@ -27,11 +28,9 @@ async function runOnce(thrown: unknown): Promise<{ outcome: RunOutcome; errorCod
   const run = new Promise<RunReport>((resolve) => (ended = resolve));
   const worker = new Worker(
     jobs,
-    {
-      embed: async () => {
-        throw thrown;
-      },
-    },
+    handlersFor('embed', async () => {
+      throw thrown;
+    }),
     {
       concurrency: 1,
       pollMs: 10,

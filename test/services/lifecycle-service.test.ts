@@ -68,7 +68,7 @@ test('soft delete republishes each version with deletion markers, restore clears
 test('hard delete journals the removal, purges every row of the version and its jobs, and a repeat finds nothing', async () => {
   await withLifecycle(async ({ storage, lifecycle }) => {
     const store = storage.client(CLIENT);
-    const job = await storage.jobs.enqueue({ clientId: CLIENT, operation: 'embed', documentId: 'ledger', versionKey: versionKey('v1'), request: { source: 'text' }, maxAttempts: 3 });
+    const job = await storage.jobs.enqueue({ clientId: CLIENT, operation: 'embed', documentId: 'ledger', versionKey: versionKey('v1'), request: { source: 'text', filename: null, metadata: {} }, maxAttempts: 3 });
     const headBefore = await store.publicationLog.head();
 
     assert.deepEqual(await lifecycle.delete(CLIENT, 'ledger', 'v1', 'hard'), { document_id: 'ledger', deleted_chunks: 1, status: 'hard_deleted' });

@@ -5,16 +5,19 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
-import { UpdateService, createMetadataUpdateHandler } from '../../src/publication/update-service.ts';
+import { UpdateService } from '../../src/publication/update-service.ts';
+import { createMetadataUpdateHandler } from '../../src/jobs/metadata-update-job.ts';
 import type { AuthorityMode } from '../../src/domain/publication-log.ts';
 import { RequestValidationError } from '../../src/domain/validation-error.ts';
 import { ServiceError } from '../../src/domain/service-error.ts';
 import type { JobContext } from '../../src/domain/jobs.ts';
+import type { JsonObject } from '../../src/domain/canonical-metadata.ts';
+import { jobOf } from '../helpers/jobs.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
 
 const CLIENT = 'client-a';
-const context: JobContext = { heartbeat: async () => {}, recordProgress: async () => {} };
+const context: JobContext<'metadata_update'> = { heartbeat: async () => {}, recordProgress: async () => {} };
 
 async function withUpdates(fn: (context: { storage: Storage; updates: UpdateService; setMode: (mode: AuthorityMode) => void }) => Promise<void>): Promise<void> {
   const dir = tempDataDir();
@@ -35,13 +38,14 @@ test('an accepted update is one queued job; run, it merges the patch into every 
     const store = storage.client(CLIENT);
     const accepted = await updates.accept(CLIENT, { document_id: 'contract', metadata: { tier: 2, reviewer: 'Aminah' } });
     assert.deepEqual(accepted.updated_fields, ['metadata.custom.tier', 'metadata.custom.reviewer']);
-    const job = (await storage.jobs.claim('worker-1', 30_000))!;
+    const job = jobOf('metadata_update', await storage.jobs.claim('worker-1', 30_000));
     assert.equal(job.jobId, accepted.job_id);
     const head = await store.publicationLog.head();
 
     const outcome = await createMetadataUpdateHandler({ storage, publisher: new Publisher(storage, { enabled: true }) })(job, context);
     assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
-    assert.equal(outcome.result!.versions_completed, 2);
+    const result: JsonObject = outcome.result!;
+    assert.equal(result.versions_completed, 2);
     const versions = await store.generations.activeGenerationsOf('contract');
     assert.deepEqual(versions.map((generation) => generation.canonicalMetadata.custom), [
       { desk: 'lending', tier: 2, reviewer: 'Aminah' },
@@ -75,7 +79,7 @@ test('a patch that complies alone is accepted; merged over the contract, the job
     // A member only deleted never counts against the contract, however long its key.
     const accepted = await updates.accept(CLIENT, { document_id: 'contract', metadata: { ...leaves, ['k'.repeat(200)]: null } });
     assert.equal(accepted.status, 'pending');
-    const job = (await storage.jobs.claim('worker-1', 30_000))!;
+    const job = jobOf('metadata_update', await storage.jobs.claim('worker-1', 30_000));
     assert.equal(job.jobId, accepted.job_id);
     const head = await store.publicationLog.head();
     const outcome = await createMetadataUpdateHandler({ storage, publisher: new Publisher(storage, { enabled: true }) })(job, context);

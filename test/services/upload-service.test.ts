@@ -10,6 +10,7 @@ import { ServiceError } from '../../src/domain/service-error.ts';
 import { versionKey } from '../../src/domain/identity.ts';
 import { removeDir, tempDataDir } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
+import { jobOf } from '../helpers/jobs.ts';
 
 const CLIENT = 'client-a';
 const ROOMY = { maxDocuments: 100, maxChunks: 1_000, maxTextBytes: 1_000_000 };
@@ -37,7 +38,7 @@ test('an accepted file is stored durably and queued as a pending embed job that 
     const job = (await storage.jobs.get(CLIENT, accepted.job_id))!;
     assert.deepEqual([job.operation, job.status, job.documentId, job.versionKey, job.maxAttempts], ['embed', 'pending', 'invoice', versionKey('v1'), 3]);
     assert.equal(await storage.jobs.get('another-client', accepted.job_id), null, 'another Client never sees the job');
-    const name = job.request.upload as string;
+    const name = jobOf('embed', job).request.upload!;
     assert.equal((await storage.uploads.read(name))?.toString(), 'Invoice 42: RM 1,200.00 due on 1 March.');
     assert.ok((await storage.jobs.liveUploadNames()).has(name), 'the upload is live while its job is');
   });

@@ -21,7 +21,7 @@ async function withStore(adapter: StoreAdapter, fn: (store: OpenedStore) => Prom
   }
 }
 
-const NEW_JOB: NewJob = { clientId: 'c1', operation: 'embed', documentId: 'd1', versionKey: 'd1', request: { source: 'upload', upload: 'up-1' }, maxAttempts: 3 };
+const NEW_JOB: NewJob = { clientId: 'c1', operation: 'embed', documentId: 'd1', versionKey: 'd1', request: { source: 'file', upload: 'up-1', filename: null, metadata: {} }, maxAttempts: 3 };
 
 for (const adapter of STORE_ADAPTERS) {
   describe(`jobs: ${adapter.name}`, () => {
@@ -47,7 +47,7 @@ for (const adapter of STORE_ADAPTERS) {
     test("a document's metadata updates are claimed one after another, in the order they were accepted", async () => {
       await withStore(adapter, async ({ storage }) => {
         const { jobs } = storage;
-        const update = (documentId: string, clientId = 'c1') => jobs.enqueue({ ...NEW_JOB, clientId, operation: 'metadata_update', documentId, versionKey: null, request: { metadata: {} } });
+        const update = (documentId: string, clientId = 'c1') => jobs.enqueue({ ...NEW_JOB, clientId, operation: 'metadata_update', documentId, versionKey: null, request: { metadata: {}, updated_fields: [] } });
         const first = await update('d1');
         const second = await update('d1');
         const otherDocument = await update('d2');
@@ -152,10 +152,10 @@ for (const adapter of STORE_ADAPTERS) {
       await withStore(adapter, async ({ storage }) => {
         const { jobs } = storage;
         const older = await jobs.enqueue(NEW_JOB);
-        const newer = await jobs.enqueue({ ...NEW_JOB, request: { source: 'upload', upload: 'up-2' } });
-        const update = await jobs.enqueue({ ...NEW_JOB, operation: 'metadata_update', versionKey: null, request: { patch: {} } });
-        const otherVersion = await jobs.enqueue({ ...NEW_JOB, versionKey: 'v2', request: {} });
-        const foreign = await jobs.enqueue({ ...NEW_JOB, clientId: 'c2', request: {} });
+        const newer = await jobs.enqueue({ ...NEW_JOB, request: { source: 'file', upload: 'up-2', filename: null, metadata: {} } });
+        const update = await jobs.enqueue({ ...NEW_JOB, operation: 'metadata_update', versionKey: null, request: { metadata: {}, updated_fields: [] } });
+        const otherVersion = await jobs.enqueue({ ...NEW_JOB, versionKey: 'v2', request: { source: 'text', filename: null, metadata: {} } });
+        const foreign = await jobs.enqueue({ ...NEW_JOB, clientId: 'c2', request: { source: 'text', filename: null, metadata: {} } });
         assert.equal(await jobs.get('c2', older.jobId), null, "another Client's job is unknown");
         assert.equal((await jobs.get('c1', older.jobId))!.jobId, older.jobId);
         assert.equal(await jobs.getById('no-such-job'), null);

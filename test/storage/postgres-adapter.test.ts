@@ -173,7 +173,7 @@ describe('PostgreSQL adapter', () => {
     const storage = await PostgresStorage.open(await cluster.createDatabase());
     try {
       await storage.authority.acquireLease('fence', 'a', 60_000);
-      const job = await storage.jobs.enqueue({ clientId: 'c', operation: 'embed', documentId: 'd', versionKey: 'd', request: {}, maxAttempts: 3 });
+      const job = await storage.jobs.enqueue({ clientId: 'c', operation: 'embed', documentId: 'd', versionKey: 'd', request: { source: 'text', filename: null, metadata: {} }, maxAttempts: 3 });
       const { rows } = await storage.pool.query<{ now: number }>('SELECT db_now_ms() AS now');
       const databaseNow = rows[0].now;
       const holder = (await storage.authority.leaseHolder('fence'))!;

@@ -14,22 +14,7 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
 
   app.get('/discovery/readiness', { schema: { tags: ['discovery'] } }, async (request) => services.readiness.view(request.clientId!));
 
-  app.get('/admin/authority', { schema: { tags: ['admin'] } }, async () => {
-    const record = await services.authority.record();
-    return {
-      authority_mode: await services.readGuard.mode(),
-      authority_id: record?.authorityId ?? null,
-      changed_at: record?.changedAt ?? null,
-      enabled: services.readGuard.enabled,
-      // The answering api process's own view: its recovery and the snapshots it serves.
-      process_id: process.pid,
-      recovered_at: services.readGuard.recoveredAt,
-      serving: { ...services.serving.stats(), forcedCollections: services.memoryPressure.collections },
-      // This process's memory as Node sees it (bytes): what the serving budget estimates, next to what is resident,
-      // and what its segment thread's isolate holds (part of the reserve the budget keeps for it).
-      memory: { ...process.memoryUsage(), segmentThread: await services.serving.builderThreadBytes() },
-    };
-  });
+  app.get('/admin/authority', { schema: { tags: ['admin'] } }, async () => services.authorityView.view());
 
   app.post<{ Body: { mode: 'READY' | 'MAINTENANCE' | 'FENCING' } }>(
     '/admin/authority/mode',

@@ -1,22 +1,22 @@
-// Metadata Discovery backfill (operation metadata_backfill, one job per Client): checks every active
+// The Metadata Discovery backfill job (operation metadata_backfill, one per Client): checks every active
 // version's custom metadata against the contract, re-indexes stale metadata leaves, and converges the
-// Client's readiness to ready, or to blocked with remediation entries that never carry a value.
+// Client's readiness to ready, or to blocked with remediation entries that never carry a value. The operator's
+// POST /admin/backfill, which records the job, is publication/backfill-service.ts.
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { GenerationRepository, StoragePort } from '../storage/port.ts';
-import type { Publisher } from './publisher.ts';
-import { ServiceError } from '../domain/service-error.ts';
-import { successorOf } from './successor.ts';
+import type { Publisher } from '../publication/publisher.ts';
+import { successorOf } from '../publication/successor.ts';
 import { verifyEvidence } from '../codec/evidence.ts';
-import { discoveryReadiness } from '../storage/discovery-readiness.ts';
+import { discoveryReadiness } from '../reads/discovery-readiness.ts';
 import { checkMetadataContract } from '../domain/metadata-contract.ts';
 import { metadataLeaves } from '../domain/metadata-leaves.ts';
 import { canonicalJson } from '../domain/merge-patch.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
-import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
-import type { JobContext, JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
+import type { JsonValue } from '../domain/canonical-metadata.ts';
+import type { JobContext, JobHandler, JobOutcomeOf, JobRecordOf } from '../domain/jobs.ts';
+import type { BackfillProgress, BackfillReport } from '../domain/job-payloads.ts';
 import type { LoadedGeneration } from '../domain/generation.ts';
-import { MAX_JOB_ATTEMPTS } from '../spec-limits.ts';
 
 /** Remediation entries kept on the job; the total is always reported. */
 export const MAX_BACKFILL_VIOLATIONS = 100;
@@ -24,28 +24,12 @@ export const BACKFILL_ALREADY_RUNNING = 'backfill_already_running';
 /** Versions handled between two progress records (what a crashed run may have to redo). */
 export const BACKFILL_BATCH_VERSIONS = 100;
 
-export interface BackfillViolation {
-  document_id: string;
-  version_id: string | null;
-  path: string[];
-  cap: number;
-}
+type BackfillJob = JobRecordOf<'metadata_backfill'>;
+type BackfillContext = JobContext<'metadata_backfill'>;
+type BackfillOutcome = JobOutcomeOf<'metadata_backfill'>;
 
 export function backfillLockName(clientId: string): string {
   return `backfill:${clientId}`;
-}
-
-/**
- * Accepts a backfill for a Client (an operator action); the worker does the work. The Client must be known:
- * mapped by API_KEY_CLIENTS or holding data. An unknown one is refused and no storage is created for it.
- */
-export async function enqueueBackfill(storage: StoragePort, clientId: string, wake: () => void, configuredClients: ReadonlySet<string>): Promise<JobRecord> {
-  if (!configuredClients.has(clientId) && !(await storage.knownClientIds()).includes(clientId)) {
-    throw new ServiceError('not_found', `Unknown client: ${clientId}`);
-  }
-  const job = await storage.jobs.enqueue({ clientId, operation: 'metadata_backfill', documentId: '', versionKey: null, request: {}, maxAttempts: MAX_JOB_ATTEMPTS });
-  wake();
-  return job;
 }
 
 export interface BackfillDependencies {
@@ -56,8 +40,8 @@ export interface BackfillDependencies {
   batchDelayMs?: number;
 }
 
-export function createBackfillHandler(deps: BackfillDependencies): JobHandler {
-  return async (job, context): Promise<JobOutcome> => {
+export function createBackfillHandler(deps: BackfillDependencies): JobHandler<'metadata_backfill'> {
+  return async (job, context): Promise<BackfillOutcome> => {
     // Single writer: the Client's backfill lock is a lease in the store, so it holds across worker processes.
     const lock = backfillLockName(job.clientId);
     if (!(await deps.storage.authority.acquireLease(lock, job.jobId, deps.leaseMs))) {
@@ -80,29 +64,13 @@ export function createBackfillHandler(deps: BackfillDependencies): JobHandler {
   };
 }
 
-/** What a running backfill records, so a crashed run resumes where it stopped and polls show its progress. */
-interface BackfillProgress {
-  readiness_state: 'backfilling';
-  versions_total: number;
-  versions_completed: number;
-  versions_backfilled: number;
-  versions_pending: number;
-  versions_blocked: number;
-  violations: BackfillViolation[];
-  violations_total: number;
-  /** The last version handled, in identity order. */
-  cursor: { document_id: string; version_key: string } | null;
-  /**
-   * The version being republished, recorded before its publication: a run that dies between the publication
-   * and the record of its outcome leaves this, and the run that resumes reads the store to know which it was.
-   */
-  republishing?: { document_id: string; version_key: string; generation: number } | null;
-}
-
-/** The fields of the progress that only the job itself reads. */
-function reportable(progress: BackfillProgress): Omit<BackfillProgress, 'cursor' | 'republishing' | 'violations'> & { violations: BackfillViolation[] } {
-  const { cursor: _cursor, republishing: _republishing, ...counts } = progress;
-  return counts;
+/**
+ * What a backfill that ended reports: its counters and the readiness it left, without the fields of the progress
+ * that only the job itself reads (its cursor, what it was republishing). The fields keep the progress's order.
+ */
+function reportOf(progress: BackfillProgress, readiness: BackfillReport['readiness_state']): BackfillReport {
+  const { cursor: _cursor, republishing: _republishing, readiness_state: _state, violations, ...counts } = progress;
+  return { readiness_state: readiness, ...counts, violations, violations_truncated: progress.violations_total > violations.length };
 }
 
 /**
@@ -121,12 +89,13 @@ async function settleRepublishing(generations: GenerationRepository, progress: B
   progress.republishing = null;
 }
 
-function progressOf(job: JobRecord): BackfillProgress | null {
+/** The progress an earlier run recorded, when the job's result is that (not the report of a run that ended). */
+function progressOf(job: BackfillJob): BackfillProgress | null {
   const recorded = job.result;
-  return recorded && recorded.readiness_state === 'backfilling' && typeof recorded.versions_total === 'number' ? (recorded as unknown as BackfillProgress) : null;
+  return recorded !== null && recorded.readiness_state === 'backfilling' && 'versions_total' in recorded && typeof recorded.versions_total === 'number' ? recorded : null;
 }
 
-async function backfill(job: JobRecord, context: JobContext, deps: BackfillDependencies): Promise<JobOutcome> {
+async function backfill(job: BackfillJob, context: BackfillContext, deps: BackfillDependencies): Promise<BackfillOutcome> {
   // Publication paused: the job waits for READY (no attempt spent), then continues where it stopped.
   await deps.publisher.assertReady();
   await deps.storage.discovery.setReadiness(job.clientId, 'backfilling', job.jobId);
@@ -145,7 +114,7 @@ async function backfill(job: JobRecord, context: JobContext, deps: BackfillDepen
     cursor: null,
   };
   await settleRepublishing(store.generations, progress);
-  await context.recordProgress(progress as unknown as JsonObject);
+  await context.recordProgress(progress);
   for (;;) {
     const cursor = progress.cursor ? { documentId: progress.cursor.document_id, versionKey: progress.cursor.version_key } : null;
     const batch = await store.generations.activeGenerationsAfter(cursor, BACKFILL_BATCH_VERSIONS);
@@ -155,39 +124,31 @@ async function backfill(job: JobRecord, context: JobContext, deps: BackfillDepen
       const evidence = verifyEvidence(generation);
       if (evidence.state !== 'verified') {
         await deps.storage.discovery.setReadiness(job.clientId, 'blocked', job.jobId);
-        const { violations, ...counts } = reportable(progress);
         return {
           status: 'failed',
           error: 'The publication authority of this Client needs repair',
           errorDetails: { code: 'publication_authority_inconsistent', document_id: generation.documentId, version_id: versionIdFromKey(generation.versionKey) },
-          result: { ...counts, readiness_state: 'blocked', violations: violations as unknown as JsonValue, violations_truncated: progress.violations_total > violations.length },
+          result: reportOf(progress, 'blocked'),
         };
       }
       await backfillVersion(job.clientId, generation, progress, deps.publisher, context);
       progress.cursor = { document_id: generation.documentId, version_key: generation.versionKey };
     }
-    await context.recordProgress(progress as unknown as JsonObject);
+    await context.recordProgress(progress);
     // The store answers without real I/O: yield, so the job's lease heartbeat keeps running.
     if (deps.batchDelayMs) await new Promise((resolve) => setTimeout(resolve, deps.batchDelayMs));
     else await yieldToEventLoop();
   }
   const readiness = progress.versions_blocked > 0 || progress.versions_pending > 0 ? 'blocked' : 'ready';
   await deps.storage.discovery.setReadiness(job.clientId, readiness, job.jobId);
-  const { violations, ...counts } = reportable(progress);
-  const result: JsonObject = {
-    ...counts,
-    readiness_state: readiness,
-    violations: violations as unknown as JsonValue,
-    violations_truncated: progress.violations_total > violations.length,
-  };
-  return { status: 'completed', result };
+  return { status: 'completed', result: reportOf(progress, readiness) };
 }
 
 /**
  * Checks one version against the contract and re-indexes its leaves when they are stale. A republication is
  * recorded before it is made and after (settleRepublishing), so that a run dying in between counts it once.
  */
-async function backfillVersion(clientId: string, generation: LoadedGeneration, progress: BackfillProgress, publisher: Publisher, context: JobContext): Promise<void> {
+async function backfillVersion(clientId: string, generation: LoadedGeneration, progress: BackfillProgress, publisher: Publisher, context: BackfillContext): Promise<void> {
   const violation = checkMetadataContract(generation.canonicalMetadata.custom as JsonValue);
   if (violation) {
     progress.versions_blocked++;
@@ -201,18 +162,18 @@ async function backfillVersion(clientId: string, generation: LoadedGeneration, p
   const current = generation.leaves.map((leaf) => ({ path: leaf.path, value: leaf.value, valueType: leaf.valueType }));
   if (canonicalJson(leaves as unknown as JsonValue) !== canonicalJson(current as unknown as JsonValue)) {
     progress.republishing = { document_id: generation.documentId, version_key: generation.versionKey, generation: generation.generation };
-    await context.recordProgress(progress as unknown as JsonObject);
+    await context.recordProgress(progress);
     const activation = await publisher.replace(clientId, [{ input: successorOf(generation, { leaves, jobId: generation.jobId }), expected: generation.generation }]);
     progress.republishing = null;
     if (!activation) {
       progress.versions_pending++;
-      await context.recordProgress(progress as unknown as JsonObject);
+      await context.recordProgress(progress);
       return;
     }
     progress.versions_backfilled++;
     progress.versions_completed++;
     progress.cursor = { document_id: generation.documentId, version_key: generation.versionKey };
-    await context.recordProgress(progress as unknown as JsonObject);
+    await context.recordProgress(progress);
     return;
   }
   progress.versions_completed++;

@@ -1,9 +1,10 @@
 // Renders GET /status/{job_id}: the common fields plus those of the job's state, as SPEC.md tabulates them.
 // Completed upload polls verify publication evidence by reading only the generation's manifest.
 
-import type { JobRecord } from '../domain/jobs.ts';
+import type { JobRecord, JobRecordOf } from '../domain/jobs.ts';
+import { isJsonObject } from '../domain/canonical-metadata.ts';
 import type { StoragePort } from '../storage/port.ts';
-import { discoveryReadiness } from '../storage/discovery-readiness.ts';
+import { discoveryReadiness } from './discovery-readiness.ts';
 import type { ClientSnapshot } from '../serving/snapshot.ts';
 import type { SnapshotReads } from '../serving/read-guard.ts';
 import { manifestDigest, manifestIsValid, recordIdOf } from '../codec/manifest.ts';
@@ -13,8 +14,7 @@ import { ServiceError } from '../domain/service-error.ts';
 import { versionIdentity, versionIdFromKey } from '../domain/identity.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import type { JobView } from '../domain/responses.ts';
-import { updatedFieldsView } from '../publication/update-service.ts';
-import { SUCCESSOR_VERIFICATION_ATTEMPTS } from '../spec-limits.ts';
+import { MAX_STATUS_UPDATED_FIELDS, SUCCESSOR_VERIFICATION_ATTEMPTS } from '../spec-limits.ts';
 
 
 export interface JobViewDependencies {
@@ -26,13 +26,31 @@ export interface JobViewDependencies {
   now?: () => number;
 }
 
+/**
+ * Status fields every metadata update job shows, whatever its state; never a custom value. SPEC.md lists the
+ * patch's top-level keys here (the 202 answer gave their canonical stored paths): the metadata patch's keys in
+ * its order, then `filename` for a rename unless a custom key of that name is listed already.
+ */
+function updatedFieldsView(job: JobRecordOf<'metadata_update'>): JsonObject {
+  const patch = isJsonObject(job.request.metadata) ? Object.keys(job.request.metadata) : [];
+  const renamed = typeof job.request.filename === 'string' && !patch.includes('filename');
+  const fields = renamed ? [...patch, 'filename'] : patch;
+  return {
+    updated_fields: fields.slice(0, MAX_STATUS_UPDATED_FIELDS),
+    updated_fields_count: fields.length,
+    updated_fields_truncated: fields.length > MAX_STATUS_UPDATED_FIELDS,
+  };
+}
+
 function common(job: JobRecord): JobView {
   return { job_id: job.jobId, document_id: job.documentId, status: job.status, operation: job.operation };
 }
 
 export async function renderJob(job: JobRecord, deps: JobViewDependencies): Promise<JobView> {
   const now = deps.now?.() ?? Date.now();
-  const result = job.result ?? {};
+  // The result is read as the JSON it is stored as: what a state shows falls back to its default when a record of
+  // an earlier release lacks a field.
+  const result: JsonObject = job.result ?? {};
   const view = common(job);
   // SPEC.md lists version_id for metadata update jobs only; an upload's status has none beyond its state's fields.
   if (job.operation === 'metadata_update') Object.assign(view, { version_id: job.versionKey === null ? null : versionIdFromKey(job.versionKey) }, updatedFieldsView(job));
@@ -91,7 +109,7 @@ async function currentReadiness(job: JobRecord, deps: JobViewDependencies): Prom
  * the counters so far. A job still planning shows none of them (SPEC.md backfill job).
  */
 function backfillProgress(job: JobRecord): JsonObject {
-  const progress = job.result;
+  const progress: JsonObject | null = job.result;
   if (job.operation !== 'metadata_backfill' || !progress || typeof progress.versions_total !== 'number') return {};
   const { cursor: _cursor, republishing: _republishing, violations, violations_total: total, ...counts } = progress;
   const shown = Array.isArray(violations) ? violations : [];
@@ -133,7 +151,8 @@ async function completedUpload(job: JobRecord, result: JsonObject, deps: JobView
 function servedVersion(job: JobRecord, snapshot: ClientSnapshot): { generation: number | null; holdsJob: boolean } {
   const versionId = versionIdFromKey(job.versionKey ?? job.documentId);
   const served = snapshot.versions.get(versionIdentity({ documentId: job.documentId, versionId }));
-  const generation = typeof job.result?.generation === 'number' ? job.result.generation : Number.POSITIVE_INFINITY;
+  const result: JsonObject | null = job.result;
+  const generation = typeof result?.generation === 'number' ? result.generation : Number.POSITIVE_INFINITY;
   return { generation: served?.generation ?? null, holdsJob: served !== undefined && served.generation >= generation };
 }
 

@@ -4,7 +4,8 @@
 import type { StoragePort } from '../storage/port.ts';
 import type { ReadGuard } from '../serving/read-guard.ts';
 import type { ReadinessView } from '../domain/responses.ts';
-import { discoveryReadiness } from '../storage/discovery-readiness.ts';
+import type { JsonObject } from '../domain/canonical-metadata.ts';
+import { discoveryReadiness } from './discovery-readiness.ts';
 
 export class ReadinessService {
   private readonly storage: StoragePort;
@@ -24,7 +25,9 @@ export class ReadinessService {
     const total = snapshot.versions.size;
     const state = readiness.state;
     const backfill = readiness.backfillJobId ? await this.storage.jobs.get(clientId, readiness.backfillJobId) : null;
-    const blocked = typeof backfill?.result?.versions_blocked === 'number' ? backfill.result.versions_blocked : 0;
+    // Read as the JSON it is stored as: a backfill refused for a running one, or still planning, counts none.
+    const result: JsonObject = backfill?.result ?? {};
+    const blocked = typeof result.versions_blocked === 'number' ? result.versions_blocked : 0;
     return {
       readiness_state: state,
       scopes_available: state === 'ready' ? ['content', 'metadata', 'both'] : ['content'],

@@ -3,7 +3,7 @@
 // lane was never indexed), ready otherwise (every version this service writes indexes its leaves inline).
 
 import type { ReadinessState } from '../domain/job-states.ts';
-import type { StoragePort } from './port.ts';
+import type { StoragePort } from '../storage/port.ts';
 
 export interface DiscoveryReadiness {
   state: ReadinessState;
