@@ -99,10 +99,17 @@ export class GraphBuilder {
       for (let at = 0; at < bytes.byteLength; ) at += (await file.write(bytes, at, bytes.byteLength - at, at)).bytesWritten;
       if (this.closed) throw new Error('graph builder is closed');
       building = this.spawnProcess(file.fd, dimensions);
-    } finally {
-      await file.close(); // the graph process has its own descriptor of it
+    } catch (error) {
+      await file.close();
+      throw error;
     }
-    return building;
+    // The graph process has its own descriptor of the file: ours closes while it runs. The two are awaited
+    // together, so that a build which ends before the close does (a shutdown kills its process) is a failure
+    // this call reports, never a rejection nobody handles yet (an unhandled rejection ends the api process).
+    const [closed, built] = await Promise.allSettled([file.close(), building]);
+    if (built.status === 'rejected') throw built.reason;
+    if (closed.status === 'rejected') throw closed.reason;
+    return built.value;
   }
 
   private spawnProcess(codesFd: number, dimensions: number): Promise<CachedGraph> {
