@@ -34,6 +34,7 @@ import { enqueueBackfill } from './publication/backfill.ts';
 import { DocumentService } from './search/document-reads.ts';
 import { SearchService } from './search/search-service.ts';
 import { UploadService } from './ingest/upload-service.ts';
+import { ClientTransferService } from './ingest/client-transfer.ts';
 import { clientQuotasOf } from './domain/limits.ts';
 import { ServiceMetrics } from './http/metrics.ts';
 import { RATE_LIMIT_WINDOW_MS, RateLimiter } from './http/rate-limit.ts';
@@ -133,6 +134,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     startBackfill: (clientId: string) => enqueueBackfill(storage, clientId, wakeWorkers, new Set(config.apiKeyClients.values())),
     webSearch: new WebSearchService({ enabled: config.webSearchEnabled, provider: webProviderOf(config), timeoutMs: config.webSearchTimeoutMs }),
     uploads: new UploadService(storage, wakeWorkers, config.jobMaxAttempts, clientQuotasOf(config)),
+    transfer: new ClientTransferService(storage, wakeWorkers, () => new Set(config.apiKeyClients.values()), config.jobMaxAttempts),
     updates: new UpdateService(storage, { enabled: config.publicationEnabled, mode: () => readGuard.mode(), wake: wakeWorkers }),
     lifecycle: new LifecycleService(storage, publisher, {
       enabled: config.publicationEnabled,

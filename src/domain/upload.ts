@@ -1,9 +1,11 @@
 // What an accepted upload asks its job to do: the text itself or the name of the durably stored file.
 
 import type { JsonObject } from './canonical-metadata.ts';
+import type { ExportedVersion } from './client-export.ts';
 
 export interface EmbedJobRequest {
-  source: 'text' | 'file';
+  /** `import`: a version of an export (POST /admin/clients/{client_id}/import), re-embedded from its chunks. */
+  source: 'text' | 'file' | 'import';
   text?: string;
   upload?: string;
   /**
@@ -15,4 +17,6 @@ export interface EmbedJobRequest {
   uploadSha256?: string;
   filename: string | null;
   metadata: JsonObject;
+  /** An import's: the version as exported (chunks, canonical metadata, created_at, deletion markers). */
+  imported?: ExportedVersion;
 }

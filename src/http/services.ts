@@ -22,6 +22,7 @@ import type { HealthProbes } from '../health/health-probes.ts';
 import type { JobStatusService } from '../jobs/job-status-service.ts';
 import type { ReadinessService } from '../publication/readiness-service.ts';
 import type { AuthorityService } from '../publication/authority-service.ts';
+import type { ClientTransferService } from '../ingest/client-transfer.ts';
 
 export interface Services {
   version: string;
@@ -42,6 +43,8 @@ export interface Services {
   memoryPressure: MemoryPressure;
   search: SearchService;
   uploads: UploadService;
+  /** Operator action: export and import of one Client (GET and POST /admin/clients/{client_id}/export|import). */
+  transfer: ClientTransferService;
   documents: DocumentService;
   lifecycle: LifecycleService;
   updates: UpdateService;
