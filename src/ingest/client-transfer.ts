@@ -61,15 +61,18 @@ export class ClientTransferService {
 
   /** The export's lines (each one JSON text, without its newline): the header, then one per version. */
   async *exportLines(clientId: string, exportedAt: string = new Date().toISOString()): AsyncGenerator<string> {
-    yield JSON.stringify(exportHeader(clientId, exportedAt));
     const generations = this.storage.client(clientId).generations;
     let cursor: { documentId: string; versionKey: string } | null = null;
+    // The first page is read before the header is given: a store that cannot be read fails the request while
+    // it can still be answered with an error envelope (the route takes the first line before it answers).
+    let page = await generations.activeGenerationsAfter(cursor, EXPORT_PAGE_VERSIONS);
+    yield JSON.stringify(exportHeader(clientId, exportedAt));
     for (;;) {
-      const page = await generations.activeGenerationsAfter(cursor, EXPORT_PAGE_VERSIONS);
       for (const generation of page) yield JSON.stringify(exportedVersion(generation, generation.chunks));
       if (page.length < EXPORT_PAGE_VERSIONS) return;
       const last = page[page.length - 1];
       cursor = { documentId: last.documentId, versionKey: last.versionKey };
+      page = await generations.activeGenerationsAfter(cursor, EXPORT_PAGE_VERSIONS);
     }
   }
 

@@ -87,7 +87,10 @@ export function registerClientTransferRoutes(app: FastifyInstance, services: Ser
       const clientId = request.params.client_id;
       await services.transfer.assertKnown(clientId);
       const lines = services.transfer.exportLines(clientId);
-      // The first line is read before the answer starts: a store that cannot be read is still an error envelope.
+      // The first line is taken before the answer starts (the service has read the first page of versions by then):
+      // a store that cannot be read is still answered with its error envelope. A failure later aborts the
+      // response: its chunked encoding never ends, so the reader sees the transfer fail rather than a shorter
+      // export (hds admin export then removes what it wrote).
       const first = await lines.next();
       async function* body() {
         if (!first.done) yield `${first.value}\n`;
