@@ -15,6 +15,7 @@ import type { ChildServer } from '../helpers/server.ts';
 import { childEnv } from '../helpers/child-env.ts';
 import { storeEnv, TEST_STORE } from '../helpers/test-store.ts';
 import { startPostgresCluster } from '../helpers/postgres-cluster.ts';
+import { EXPORT_PAGE_VERSIONS } from '../../src/ingest/client-transfer.ts';
 import type { PostgresCluster } from '../helpers/postgres-cluster.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -84,6 +85,13 @@ async function seed(url: string): Promise<string[]> {
   return ['stmt-march', 'credit-letter', 'withdrawn', 'aws', 'sheets', 'zakat'];
 }
 
+/** Embed jobs the deployment records, in every state (its /metrics job gauges): what an import could add to. */
+async function embedJobsRecorded(url: string): Promise<number> {
+  const metrics = await api(url, '/metrics', { key: KEYS.operator });
+  assert.equal(metrics.status, 200);
+  return [...metrics.text.matchAll(/^jobs\{operation="embed",state="[a-z_]+"\} (\d+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+}
+
 async function exportVia(url: string, out: string): Promise<void> {
   const exported = await hds(['--url', url, '--key', KEYS.operator, 'admin', 'export', 'client-alpha', '--out', out]);
   assert.equal(exported.code, 0, exported.stderr);
@@ -141,19 +149,22 @@ test('a Client exported from SQLite, imported into PostgreSQL beside another Cli
     assert.equal(again.skipped, 7);
 
     // A bad line anywhere: 422 naming it, and not even the good lines before it are queued.
+    const recorded = await embedJobsRecorded(target.url);
+    assert.ok(recorded >= 8, `the jobs of beta and of the import are counted (${recorded})`);
     const broken = [JSON.stringify(lines[0]), JSON.stringify({ ...lines[1], document_id: 'fresh-one' }), JSON.stringify({ ...lines[2], document_id: 'fresh-two', chunks: [{ index: 0, page: 0, text: '' }] })].join('\n');
     const refused = await sendRaw(target.url, '/admin/clients/client-beta/import', { method: 'POST', headers: { 'X-API-Key': KEYS.operator, 'Content-Type': 'application/x-ndjson' }, body: broken });
     assert.equal(refused.status, 422, refused.text);
     assert.ok(refused.json.details.length >= 2);
     for (const detail of refused.json.details) assert.match(detail.msg, /^line 3: /);
     assert.deepEqual(refused.json.details.map((detail: { loc: unknown[] }) => detail.loc.slice(0, 2)), refused.json.details.map(() => ['body', 'line 3']));
-    assert.deepEqual(await answers(target.url, KEYS.beta, ['beta-memo']), betaBefore, 'nothing was queued for the Client');
     const notJson = await sendRaw(target.url, '/admin/clients/client-beta/import', { method: 'POST', headers: { 'X-API-Key': KEYS.operator, 'Content-Type': 'application/x-ndjson' }, body: `${JSON.stringify(lines[0])}\n{"document_id": \n` });
     assert.equal(notJson.status, 422);
     assert.match(notJson.json.details[0].msg, /^line 2: /);
     const wrongType = await sendRaw(target.url, '/admin/clients/client-beta/import', { method: 'POST', headers: { 'X-API-Key': KEYS.operator, 'Content-Type': 'application/json' }, body: JSON.stringify(lines[0]) });
     assert.equal(wrongType.status, 415);
     assert.equal((await api(target.url, '/admin/clients/nobody/export', { key: KEYS.operator })).status, 404);
+    assert.equal(await embedJobsRecorded(target.url), recorded, 'no refused import queued a job');
+    assert.deepEqual(await answers(target.url, KEYS.beta, ['beta-memo']), betaBefore, 'the other Client is still as it was');
     assert.equal((await api(target.url, '/admin/clients/client-alpha/export', { key: KEYS.alpha })).status, 401, 'a Client key never reaches the operator routes');
 
     // And back, from PostgreSQL into a new SQLite deployment.
@@ -169,5 +180,28 @@ test('a Client exported from SQLite, imported into PostgreSQL beside another Cli
     for (const server of servers) await server.stop();
     cluster?.stop();
     for (const dir of dirs) removeDir(dir);
+  }
+});
+
+test('an export of more versions than one page of the store holds each version once, in order', { timeout: 600_000 }, async () => {
+  const dataDir = tempDataDir();
+  const server = await spawnServer(baseEnv(dataDir));
+  try {
+    const count = EXPORT_PAGE_VERSIONS + 3;
+    const jobs: string[] = [];
+    for (let n = 0; n < count; n++) {
+      const accepted = await uploadText(server.url, KEYS.beta, { document_id: `memo-${String(n).padStart(3, '0')}`, text: `Branch memo number ${n} about the quarterly close.` });
+      assert.equal(accepted.status, 202, accepted.text);
+      jobs.push(accepted.json.job_id);
+    }
+    for (const job of jobs) assert.equal((await waitForJob(server.url, KEYS.beta, job, { timeoutMs: JOB_TIMEOUT_MS })).status, 'completed');
+    const exported = await api(server.url, '/admin/clients/client-beta/export', { key: KEYS.operator });
+    assert.equal(exported.status, 200);
+    assert.match(exported.headers.get('content-type') ?? '', /^application\/x-ndjson/);
+    const ids = exported.text.trimEnd().split('\n').slice(1).map((line) => JSON.parse(line).document_id);
+    assert.deepEqual(ids, Array.from({ length: count }, (_, n) => `memo-${String(n).padStart(3, '0')}`));
+  } finally {
+    await server.stop();
+    removeDir(dataDir);
   }
 });
