@@ -106,6 +106,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   });
   if (underSupervisor()) metrics.joinCluster();
   const storeRefusals = new StoreRefusals();
+  const uploads = new UploadService(storage, wakeWorkers, config.jobMaxAttempts, clientQuotasOf(config));
   const services: Services = {
     version: PRODUCT_VERSION,
     config,
@@ -133,8 +134,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
     },
     startBackfill: (clientId: string) => enqueueBackfill(storage, clientId, wakeWorkers, new Set(config.apiKeyClients.values())),
     webSearch: new WebSearchService({ enabled: config.webSearchEnabled, provider: webProviderOf(config), timeoutMs: config.webSearchTimeoutMs }),
-    uploads: new UploadService(storage, wakeWorkers, config.jobMaxAttempts, clientQuotasOf(config)),
-    transfer: new ClientTransferService(storage, wakeWorkers, () => new Set(config.apiKeyClients.values()), config.jobMaxAttempts),
+    uploads,
+    transfer: new ClientTransferService(storage, uploads, () => new Set(config.apiKeyClients.values())),
     updates: new UpdateService(storage, { enabled: config.publicationEnabled, mode: () => readGuard.mode(), wake: wakeWorkers }),
     lifecycle: new LifecycleService(storage, publisher, {
       enabled: config.publicationEnabled,

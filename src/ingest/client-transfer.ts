@@ -1,7 +1,7 @@
 // Export and import of one Client (DESIGN.md "Backup, restore, export, import"). An export walks the Client's
 // active generations (soft-deleted ones too) in (document_id, version) order, a page at a time, and yields
-// the hds-export/1 lines; an import queues one embed job per version it does not hold yet, through the same
-// queue POST /embed uses, with the version's chunks, metadata, created_at and deletion markers in the job's
+// the hds-export/1 lines; an import queues one embed job per version it does not hold yet, through the upload
+// service that queues POST /embed's texts, with the version's chunks, metadata, created_at and deletion markers in the job's
 // request: the worker embeds the exported chunk text again, so the uploaded files are not needed.
 //
 // An export reads page by page, not in one transaction: a version published while it runs may or may not be
@@ -11,11 +11,9 @@ import type { StoragePort } from '../storage/port.ts';
 import { versionKey } from '../domain/identity.ts';
 import { exportedVersion, exportHeader } from '../domain/client-export.ts';
 import type { ExportedVersion } from '../domain/client-export.ts';
-import type { EmbedJobRequest } from '../domain/upload.ts';
 import type { JobState } from '../domain/job-states.ts';
-import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { ServiceError } from '../domain/service-error.ts';
-import { MAX_JOB_ATTEMPTS } from '../spec-limits.ts';
+import type { UploadService } from './upload-service.ts';
 
 /** Versions read from the store per page of an export. */
 export const EXPORT_PAGE_VERSIONS = 50;
@@ -40,16 +38,17 @@ export interface ImportAccepted {
 
 export class ClientTransferService {
   private readonly storage: StoragePort;
-  private readonly wake: () => void;
+  private readonly uploads: UploadService;
   private readonly configuredClients: () => ReadonlySet<string>;
-  private readonly maxAttempts: number;
 
-  /** `configuredClients`: the Clients API keys map to; with those holding data, the Clients an export or import may name. */
-  constructor(storage: StoragePort, wake: () => void, configuredClients: () => ReadonlySet<string>, maxAttempts: number = MAX_JOB_ATTEMPTS) {
+  /**
+   * `uploads`: the queue of POST /embed, which an import's jobs join. `configuredClients`: the Clients API keys
+   * map to; with those holding data, the Clients an export or import may name.
+   */
+  constructor(storage: StoragePort, uploads: UploadService, configuredClients: () => ReadonlySet<string>) {
     this.storage = storage;
-    this.wake = wake;
+    this.uploads = uploads;
     this.configuredClients = configuredClients;
-    this.maxAttempts = maxAttempts;
   }
 
   /** 404 for a Client no key names and no store holds: nothing is created for it. */
@@ -95,18 +94,9 @@ export class ClientTransferService {
         skipped++;
         continue;
       }
-      const request: EmbedJobRequest = { source: 'import', filename: version.filename, metadata: version.custom_metadata, imported: version };
-      const job = await this.storage.jobs.enqueue({
-        clientId,
-        operation: 'embed',
-        documentId: version.document_id,
-        versionKey: versionKey(version.version_id),
-        request: request as unknown as JsonObject,
-        maxAttempts: this.maxAttempts,
-      });
-      jobs.push({ job_id: job.jobId, status: 'pending', operation: 'embed', document_id: version.document_id, version_id: version.version_id });
+      const accepted = await this.uploads.acceptImported(clientId, version);
+      jobs.push({ job_id: accepted.job_id, status: 'pending', operation: 'embed', document_id: version.document_id, version_id: version.version_id });
     }
-    if (jobs.length > 0) this.wake();
     return { client_id: clientId, jobs, skipped };
   }
 }

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exportedVersion, headerProblems, importedCanonical, versionProblems } from '../../src/domain/client-export.ts';
 import type { GenerationRecord, ChunkRecord } from '../../src/domain/generation.ts';
+import type { ExportedVersion } from '../../src/domain/client-export.ts';
 
 const generation = {
   documentId: 'stmt-2024-03',
@@ -53,7 +54,7 @@ test('a stored generation exports to a line an import accepts, and imports back 
     ],
   });
   assert.deepEqual(versionProblems(line, 2, 10), []);
-  assert.deepEqual(importedCanonical(line), generation.canonicalMetadata);
+  assert.deepEqual(importedCanonical(line as unknown as ExportedVersion), generation.canonicalMetadata);
   assert.deepEqual(headerProblems({ format: 'hds-export/1', client_id: 'dev-client', exported_at: '2026-03-16T00:00:00.000Z' }), []);
 });
 
