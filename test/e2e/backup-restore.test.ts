@@ -126,8 +126,8 @@ async function stopServer(server: ChildServer): Promise<void> {
   assert.equal(await server.stop(), 0);
 }
 
-/** Takes the backup of the deployment at `dataDir` (whose settings are `env`) and lays it at `restoredDir`. */
-async function backupAndRestore(dataDir: string, restoredDir: string, archiveDir: string): Promise<Record<string, string>> {
+/** Takes the backup of the deployment at `dataDir` and lays it where a service started on `restoredDir` finds it. */
+async function backupAndRestore(dataDir: string, restoredDir: string, archiveDir: string): Promise<void> {
   if (TEST_STORE === 'sqlite') {
     const archive = join(archiveDir, 'deployment.tar');
     const backup = await hds(['admin', 'backup', '--data-dir', dataDir, '--out', archive, '--json']);
@@ -146,7 +146,7 @@ async function backupAndRestore(dataDir: string, restoredDir: string, archiveDir
     const restore = await hds(['admin', 'restore', archive, '--data-dir', restoredDir, '--json']);
     assert.equal(restore.code, 0, restore.stderr);
     assert.ok(existsSync(join(restoredDir, 'control.db')));
-    return baseEnv(restoredDir);
+    return;
   }
   // PostgreSQL: pg_dump reads one snapshot of the whole database (every Client, the jobs, the uploaded files);
   // pg_restore lays it into a new, empty database. As the superuser: the application role's reads are
@@ -157,7 +157,6 @@ async function backupAndRestore(dataDir: string, restoredDir: string, archiveDir
   const bin = serverBinDir();
   await run(join(bin, 'pg_dump'), ['--format=custom', '--file', dump, source]);
   await run(join(bin, 'pg_restore'), ['--exit-on-error', '--single-transaction', '--dbname', target.replace('://app@', '://postgres@'), dump]);
-  return baseEnv(restoredDir);
 }
 
 function run(command: string, args: string[]): Promise<void> {
@@ -196,7 +195,7 @@ test('a backup taken while uploads and searches go on restores to a deployment t
     await stopServer(original);
     original = undefined;
 
-    restored = await spawnServer(TEST_STORE === 'sqlite' ? baseEnv(restoredDir) : baseEnv(restoredDir));
+    restored = await spawnServer(baseEnv(restoredDir));
     assert.deepEqual(await alphaAnswers(restored.url, alphaIds), before, 'Client alpha answers as before the backup');
 
     // Beta: every job the backup holds ends as the original's did, with the same text; one it does not hold
