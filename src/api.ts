@@ -36,6 +36,7 @@ import { enqueueBackfill } from './publication/backfill-service.ts';
 import { DocumentService } from './reads/document-reads.ts';
 import { SearchService } from './search/search-service.ts';
 import { UploadService } from './ingest/upload-service.ts';
+import { ClientTransferService } from './ingest/client-transfer.ts';
 import { clientQuotasOf } from './domain/limits.ts';
 import { ServiceMetrics } from './http/metrics.ts';
 import { RATE_LIMIT_WINDOW_MS, RateLimiter } from './http/rate-limit.ts';
@@ -107,6 +108,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   });
   if (underSupervisor()) metrics.joinCluster();
   const storeRefusals = new StoreRefusals();
+  const uploads = new UploadService(storage, wakeWorkers, config.jobMaxAttempts, clientQuotasOf(config));
   const services: Services = {
     version: PRODUCT_VERSION,
     config,
@@ -144,7 +146,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
     storeFailure: (error) => storeRefusals.seen(storage.failureOf(error)),
     startBackfill: (clientId: string) => enqueueBackfill(storage, clientId, wakeWorkers, new Set(config.apiKeyClients.values())),
     webSearch: new WebSearchService({ enabled: config.webSearchEnabled, provider: webProviderOf(config), timeoutMs: config.webSearchTimeoutMs }),
-    uploads: new UploadService(storage, wakeWorkers, config.jobMaxAttempts, clientQuotasOf(config)),
+    uploads,
+    transfer: new ClientTransferService(storage, uploads, () => new Set(config.apiKeyClients.values())),
     updates: new UpdateService(storage, { enabled: config.publicationEnabled, mode: () => readGuard.mode(), wake: wakeWorkers }),
     lifecycle: new LifecycleService(storage, publisher, {
       enabled: config.publicationEnabled,

@@ -13,6 +13,8 @@ import type { ConnectionOptions } from './connection.ts';
 import { fileToUpload, ingestFolder, renderIngestReport } from './ingest.ts';
 import { JobWatch, POLL_FIRST_MS } from './job-watch.ts';
 import { operatorCall, AUTHORITY_MODES } from './operator.ts';
+import { addAdminDataCommands } from './admin-data.ts';
+import type { DeploymentFiles } from './admin-data.ts';
 import { errorText, outputWidth, paintFor, renderDeletion, renderDocuments, renderJob, renderRestore, renderSearch } from './render.ts';
 import { budgetedFetch, RequestBudget } from './request-budget.ts';
 
@@ -29,6 +31,8 @@ export interface CliIo {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
+  /** Backup and restore of an embedded deployment's files (src/cli.ts hands them in; absent, those commands refuse). */
+  files?: DeploymentFiles;
 }
 
 function pairs(label: string) {
@@ -272,6 +276,8 @@ export function buildProgram(io: CliIo): Command {
     .argument('<client_id>')
     .option('--json', 'print the backfill job as JSON')
     .action((clientId: string, options) => operator({ method: 'POST', path: '/admin/backfill', body: { client_id: clientId } }, options.json === true));
+  const admin = program.command('admin').description('operator: backups, restores, and exports and imports of a Client');
+  addAdminDataCommands(admin, { env: io.env, connection, files: io.files, print: (value, asJson) => (asJson ? json(value) : out(renderFields(value, paint))) });
   return program;
 }
 

@@ -1,10 +1,12 @@
 // What an accepted upload asks its job to do: the text itself or the name of the durably stored file.
 
 import type { JsonObject } from './canonical-metadata.ts';
+import type { ExportedVersion } from './client-export.ts';
 
 /** A type, not an interface: a job's request is stored as JSON, and only a type alias is a JsonObject to TypeScript. */
 export type EmbedJobRequest = {
-  source: 'text' | 'file';
+  /** `import`: a version of an export (POST /admin/clients/{client_id}/import), re-embedded from its chunks. */
+  source: 'text' | 'file' | 'import';
   text?: string;
   upload?: string;
   /**
@@ -16,4 +18,6 @@ export type EmbedJobRequest = {
   uploadSha256?: string;
   filename: string | null;
   metadata: JsonObject;
+  /** An import's: the version as exported (chunks, canonical metadata, created_at, deletion markers). */
+  imported?: ExportedVersion;
 };

@@ -27,6 +27,7 @@ import { registerStatusRoutes } from './routes/status.ts';
 import { registerDocumentRoutes, registerLifecycleRoutes } from './routes/documents.ts';
 import { registerBackfillRoute, registerOperationalRoutes } from './routes/operational.ts';
 import { registerWebSearchRoutes } from './routes/web-search.ts';
+import { registerClientTransferRoutes } from './routes/client-transfer.ts';
 import { registerConsoleRoutes } from './routes/console.ts';
 import { registerReferenceRoutes } from './routes/reference.ts';
 
@@ -120,6 +121,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerLifecycleRoutes(app, services);
   registerOperationalRoutes(app, services);
   registerBackfillRoute(app, services);
+  registerClientTransferRoutes(app, services);
   registerWebSearchRoutes(app, services);
   await registerConsoleRoutes(app);
   await registerReferenceRoutes(app);

@@ -161,6 +161,19 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
     request: { client_id: 'dev-client' },
     response: { job_id: JOB_ID, status: 'pending', operation: 'metadata_backfill', client_id: 'dev-client' },
   },
+  'GET /admin/clients/:client_id/export': {
+    operationId: 'exportClient',
+    summary: "Operator: export a Client's Document Versions as NDJSON",
+    description:
+      'Operator key only. Streams application/x-ndjson: a header line {"format":"hds-export/1", client_id, exported_at}, then one line per Document Version (soft-deleted ones too) with its identity, created_at, filename, canonical and custom metadata, deletion markers and chunks. POST /admin/clients/{client_id}/import reads it into any deployment, on either store.',
+  },
+  'POST /admin/clients/:client_id/import': {
+    operationId: 'importClient',
+    summary: 'Operator: import an export into a Client',
+    description:
+      'Operator key only. Takes an export (application/x-ndjson) and checks every line before it queues anything: a bad line is a 422 naming it. Then queues one embed job per version the Client does not hold (idempotent by document_id and version_id): each keeps its created_at, metadata and deletion markers, and its chunks are embedded again from their text.',
+    response: { client_id: 'dev-client', jobs: [{ job_id: JOB_ID, status: 'pending', operation: 'embed', document_id: 'stmt-2024-03', version_id: null }], skipped: 0 },
+  },
   'GET /web-search/capabilities': {
     operationId: 'getWebSearchCapabilities',
     summary: 'Whether public web search is enabled',

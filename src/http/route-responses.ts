@@ -280,6 +280,32 @@ const BACKFILL_ACCEPTED = {
   properties: { ...ACCEPTED_JOB.properties, operation: { type: 'string', enum: ['metadata_backfill'] }, client_id: { type: 'string' } },
 } as const;
 
+const IMPORT_ACCEPTED = {
+  title: 'ImportAccepted',
+  description: 'The embed jobs an import queued.',
+  type: 'object',
+  required: ['client_id', 'jobs', 'skipped'],
+  properties: {
+    client_id: { type: 'string', description: 'The Client imported into.' },
+    jobs: {
+      type: 'array',
+      description: 'One queued embed job per version the Client did not hold (empty when it held them all).',
+      items: {
+        type: 'object',
+        required: ['job_id', 'status', 'operation', 'document_id', 'version_id'],
+        properties: {
+          job_id: { type: 'string' },
+          status: { type: 'string', enum: ['pending'], description: 'The job is queued.' },
+          operation: { type: 'string', enum: ['embed'] },
+          document_id: { type: 'string' },
+          version_id: NULLABLE_STRING,
+        },
+      },
+    },
+    skipped: { type: 'integer', minimum: 0, description: 'Versions not queued: the Client holds them, or an embed job of theirs has not ended.' },
+  },
+} as const;
+
 const WEB_RESULT = {
   title: 'WebResult',
   description: 'A page of the public web the provider found.',
@@ -364,6 +390,18 @@ export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
       description: 'Accepted: the backfill is queued; the Client polls GET /status/{job_id}.',
       schema: BACKFILL_ACCEPTED,
     }, errors: [...OPERATOR_ROUTE, 404, 422, 503, STORE_WRITE] },
+  'GET /admin/clients/:client_id/export': {
+    success: {
+      status: 200,
+      description: 'Operator: the Client as NDJSON (hds-export/1): a header line, then one line per Document Version.',
+      schema: { content: { 'application/x-ndjson': { schema: { type: 'string', description: 'Lines of JSON: {"format":"hds-export/1", client_id, exported_at}, then each version with its identity, created_at, filename, canonical_metadata, custom_metadata, deletion markers and chunks (index, page, page_label, text).' } } } },
+    },
+    errors: [...OPERATOR_ROUTE, 400, 404],
+  },
+  'POST /admin/clients/:client_id/import': {
+    success: { status: 202, description: 'Accepted: one embed job queued per version the Client did not hold; each is followed with GET /status/{job_id}.', schema: IMPORT_ACCEPTED },
+    errors: [...OPERATOR_ROUTE, 400, 404, 413, 415, 422, STORE_WRITE],
+  },
   'GET /web-search/capabilities': {
     success: { status: 200, description: 'Whether web search is enabled.', schema: { type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean', description: 'WEB_SEARCH_ENABLED is on and a provider is configured.' } } } },
     errors: [...CLIENT_ROUTE],
@@ -466,7 +504,7 @@ const DOCUMENT_TEXT = TEXT_RESPONSES[200];
 export const SCHEMA_COMPONENTS: Readonly<Record<string, object>> = Object.fromEntries(
   [
     ERROR_ENVELOPE_SCHEMA, SEARCH_BODY_SCHEMA, SEARCH_ANSWER, TEXT_UPLOAD_SCHEMA, UPLOAD_REQUEST_BODY.content['multipart/form-data'].schema, EVIDENCE_RESULT, DOCUMENT_VERSION, CONTENT_EVIDENCE, CONTENT_EVIDENCE_ITEM, METADATA_EVIDENCE,
-    METADATA_EVIDENCE_ITEM, HIGHLIGHT, UPLOAD_ACCEPTED, UPDATE_ACCEPTED, BACKFILL_ACCEPTED, JOB_VIEW, DOCUMENT_SUMMARY, DOCUMENT_TEXT, CHUNK, READINESS,
+    METADATA_EVIDENCE_ITEM, HIGHLIGHT, UPLOAD_ACCEPTED, UPDATE_ACCEPTED, BACKFILL_ACCEPTED, IMPORT_ACCEPTED, JOB_VIEW, DOCUMENT_SUMMARY, DOCUMENT_TEXT, CHUNK, READINESS,
     HEALTH, WEB_RESULT,
   ].map((schema) => [schema.title, schema]),
 );

@@ -23,6 +23,7 @@ import type { JobStatusService } from '../reads/job-status-service.ts';
 import type { ReadinessService } from '../reads/readiness-service.ts';
 import type { AuthorityService } from '../publication/authority-service.ts';
 import type { AuthorityViewService } from '../reads/authority-view.ts';
+import type { ClientTransferService } from '../ingest/client-transfer.ts';
 
 export interface Services {
   version: string;
@@ -45,6 +46,8 @@ export interface Services {
   memoryPressure: MemoryPressure;
   search: SearchService;
   uploads: UploadService;
+  /** Operator action: export and import of one Client (GET and POST /admin/clients/{client_id}/export|import). */
+  transfer: ClientTransferService;
   documents: DocumentService;
   lifecycle: LifecycleService;
   updates: UpdateService;

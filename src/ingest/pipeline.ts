@@ -61,7 +61,13 @@ export function ocrPageCount(parsed: ParsedDocument): number {
 
 export type IngestSource =
   | { kind: 'text'; text: string; filename: string | null }
-  | { kind: 'file'; bytes: Buffer; filename: string };
+  | { kind: 'file'; bytes: Buffer; filename: string }
+  /**
+   * An imported version (POST /admin/clients/{client_id}/import): its chunks and canonical metadata as exported,
+   * kept as they are (nothing is parsed, chunked or classified again); they are embedded, and their entities and
+   * languages found, as an upload's are.
+   */
+  | { kind: 'chunks'; chunks: readonly Omit<TextChunk, 'charCount'>[]; canonical: CanonicalMetadata; filename: string | null };
 
 export interface IngestOutput {
   chunks: ChunkRecord[];
@@ -127,12 +133,30 @@ export function canonicalMetadataOf(
   };
 }
 
-export async function runIngest(source: IngestSource, custom: JsonObject, deps: IngestDependencies, chunkerName: string): Promise<IngestOutput> {
+/** What embedding starts from: the chunks of a parsed document, or an imported version's as exported. */
+interface ChunkedDocument {
+  textChunks: Omit<TextChunk, 'charCount'>[];
+  truncations: Truncation[];
+  /** The version's canonical metadata from its classification; an imported version's as it was exported. */
+  canonical: ((classification: ClassificationOutcome) => CanonicalMetadata) | CanonicalMetadata;
+  extraction: string;
+}
+
+async function chunkedDocument(source: IngestSource, custom: JsonObject, deps: IngestDependencies): Promise<ChunkedDocument> {
+  if (source.kind === 'chunks') {
+    return { textChunks: [...source.chunks], truncations: [], canonical: source.canonical, extraction: source.canonical.quality.text_extraction };
+  }
   const parsed = source.kind === 'text' ? textDocument(source.text, source.filename, deps.limits.maxChars) : await deps.parse(source.bytes, source.filename);
   const ocrPages = ocrPageCount(parsed);
   if (ocrPages > 0) deps.onOcrPages?.(ocrPages);
   await deps.onStage('parsed');
-  const { chunks: textChunks, truncations } = limitedChunks(parsed, deps);
+  const { chunks, truncations } = limitedChunks(parsed, deps);
+  return { textChunks: chunks, truncations, canonical: (classification) => canonicalMetadataOf(parsed, source.filename, classification, custom), extraction: parsed.textExtraction };
+}
+
+export async function runIngest(source: IngestSource, custom: JsonObject, deps: IngestDependencies, chunkerName: string): Promise<IngestOutput> {
+  const document = await chunkedDocument(source, custom, deps);
+  const { textChunks, truncations } = document;
   if (textChunks.length === 0) throw new IngestError('no_text', 'The document contains no extractable text');
   await deps.onStage('chunked');
   // Entities and languages are found beside classification and embedding (on another thread where the caller has one).
@@ -142,7 +166,8 @@ export async function runIngest(source: IngestSource, custom: JsonObject, deps: 
   // Awaited below; a failure meanwhile must not be an unhandled rejection.
   extracting.catch(() => {});
   detecting.catch(() => {});
-  const classification = await deps.classify(textChunks.map((chunk) => chunk.text).join('\n\n'));
+  // An imported version keeps the classification it was exported with.
+  const classification = typeof document.canonical === 'function' ? await deps.classify(textChunks.map((chunk) => chunk.text).join('\n\n')) : document.canonical.classification;
   await deps.onStage('enriched');
 
   const embedded: { chunk: (typeof textChunks)[number]; at: number; vector: Float32Array }[] = [];
@@ -177,13 +202,12 @@ export async function runIngest(source: IngestSource, custom: JsonObject, deps: 
     language: languages[at],
   }));
   await deps.onStage('embedded');
-  const filename = source.filename;
   return {
     chunks,
     failedChunks,
     entities: aggregateEntities(chunks.map((chunk) => chunk.entities)),
     classification,
-    canonicalMetadata: canonicalMetadataOf(parsed, filename, classification, custom),
+    canonicalMetadata: typeof document.canonical === 'function' ? document.canonical(classification) : document.canonical,
     embedding: {
       dense_model: deps.embedder.model,
       dense_dimensions: deps.embedder.dimensions,
@@ -192,7 +216,7 @@ export async function runIngest(source: IngestSource, custom: JsonObject, deps: 
       embedded_at: new Date().toISOString(),
       embedding_version: '1',
       chunker: chunkerName,
-      extraction: parsed.textExtraction,
+      extraction: document.extraction,
     },
     firstError,
     truncations,

@@ -11,6 +11,7 @@ import { checkMetadataContract } from '../domain/metadata-contract.ts';
 import { RequestValidationError } from '../domain/validation-error.ts';
 import type { ValidationDetail } from '../domain/validation-error.ts';
 import type { EmbedJobRequest } from '../domain/upload.ts';
+import type { ExportedVersion } from '../domain/client-export.ts';
 import type { ClientQuotas } from '../domain/limits.ts';
 import { quotaMessage, uploadRefusal } from '../domain/limits.ts';
 import { ServiceError } from '../domain/service-error.ts';
@@ -119,6 +120,17 @@ export class UploadService {
   async acceptText(clientId: string, upload: ValidUpload, text: string): Promise<UploadAccepted> {
     await this.checkQuota(clientId, upload);
     return this.enqueue(clientId, upload, { source: 'text', text, filename: upload.filename, metadata: upload.metadata });
+  }
+
+  /**
+   * Queues a version of an export (POST /admin/clients/{client_id}/import) as POST /embed queues a text: one embed
+   * job, whose request carries the version as exported (its chunks, metadata, created_at, deletion markers).
+   * Checked whole before (domain/client-export.ts); quotas are checked by the job, as for any upload.
+   */
+  async acceptImported(clientId: string, version: ExportedVersion): Promise<UploadAccepted> {
+    const upload: ValidUpload = { documentId: version.document_id, versionId: version.version_id ?? '', filename: version.filename, metadata: version.custom_metadata };
+    const accepted = await this.enqueue(clientId, upload, { source: 'import', filename: version.filename, metadata: version.custom_metadata, imported: version });
+    return { ...accepted, version_id: version.version_id };
   }
 
   async acceptFile(clientId: string, upload: ValidUpload, bytes: Buffer): Promise<UploadAccepted> {

@@ -24,6 +24,8 @@ import { metadataLeaves } from '../domain/metadata-leaves.ts';
 import { versionIdFromKey } from '../domain/identity.ts';
 import { isJsonObject } from '../domain/canonical-metadata.ts';
 import type { EmbedJobRequest, EmbedResult, StagedProgress } from '../domain/job-payloads.ts';
+import { importedCanonical } from '../domain/client-export.ts';
+import type { DeletionMarkers } from '../domain/generation.ts';
 import { REPLACEMENT_OVERTAKEN } from '../domain/jobs.ts';
 import type { JobContext, JobHandler, JobOutcomeOf, JobRecordOf } from '../domain/jobs.ts';
 import type { ClientQuotas, QuotaBreach, Truncation } from '../domain/limits.ts';
@@ -64,7 +66,7 @@ function partialError(progress: StagedProgress): string | null {
   return errors.length > 0 ? errors.join(' ') : null;
 }
 
-function completedResult(generation: GenerationRecord, job: EmbedJob, failedChunks: number): EmbedResult {
+function completedResult(generation: GenerationRecord, failedChunks: number): EmbedResult {
   const classification = generation.canonicalMetadata.classification;
   return {
     generation: generation.generation,
@@ -74,8 +76,19 @@ function completedResult(generation: GenerationRecord, job: EmbedJob, failedChun
     categories: classification.categories,
     classification_status: classification.status,
     entities_extracted: generation.entities,
-    created_at: job.createdAt,
+    created_at: generation.createdAt,
   };
+}
+
+/** When the version's content was created: an imported version keeps the instant it was exported with. */
+function versionCreatedAt(job: EmbedJob, request: EmbedJobRequest): string {
+  return request.source === 'import' && request.imported ? request.imported.created_at : job.createdAt;
+}
+
+/** An imported version keeps its deletion markers (a soft-deleted one is imported soft-deleted); an upload has none. */
+function deletionOf(request: EmbedJobRequest): DeletionMarkers {
+  const imported = request.source === 'import' ? request.imported : undefined;
+  return imported ? { deleted: imported.deleted, deletedAt: imported.deleted_at, deletedBy: imported.deleted_by } : { deleted: false, deletedAt: null, deletedBy: null };
 }
 
 function supersededBy(jobId: string): EmbedOutcome {
@@ -94,6 +107,11 @@ export function uploadIsWhole(request: EmbedJobRequest, bytes: Uint8Array): bool
 
 async function sourceOf(job: EmbedJob, request: EmbedJobRequest, storage: StoragePort): Promise<IngestSource> {
   if (request.source === 'text') return { kind: 'text', text: request.text ?? '', filename: request.filename };
+  if (request.source === 'import' && request.imported) {
+    const { imported } = request;
+    const chunks = imported.chunks.map((chunk) => ({ chunkIndex: chunk.index, page: chunk.page, pageLabel: chunk.page_label, text: chunk.text }));
+    return { kind: 'chunks', chunks, canonical: importedCanonical(imported), filename: imported.filename };
+  }
   const bytes = request.upload ? await storage.uploads.read(request.upload) : null;
   if (!bytes) throw new IngestError('upload_missing', `The uploaded file of job ${job.jobId} is no longer available`);
   if (!uploadIsWhole(request, bytes)) {
@@ -117,7 +135,7 @@ export function createEmbedJobHandler(deps: EmbedJobDependencies): JobHandler<'e
 
     // A crash after activation but before the outcome was recorded: the work is already published.
     const active = await store.generations.activeGeneration(job.documentId, versionKey);
-    if (active?.jobId === job.jobId) return finishWith(deps, request, { status: 'completed', result: completedResult(active, job, stagedProgressOf(job)?.failed_chunks ?? 0) });
+    if (active?.jobId === job.jobId) return finishWith(deps, request, { status: 'completed', result: completedResult(active, stagedProgressOf(job)?.failed_chunks ?? 0) });
 
     const staged = stagedProgressOf(job);
     const newest = await deps.storage.jobs.newestEmbedJob(job.clientId, job.documentId, versionKey);
@@ -165,7 +183,7 @@ export function createEmbedJobHandler(deps: EmbedJobDependencies): JobHandler<'e
       return finishWith(deps, request, outcome ?? supersededBy(''));
     }
     const generation = (await store.generations.generation(activation.generation))!;
-    const result = completedResult(generation, job, progress.failed_chunks);
+    const result = completedResult(generation, progress.failed_chunks);
     const partial = partialError(progress);
     if (partial) return finishWith(deps, request, { status: 'partial_failed', result, error: partial });
     return finishWith(deps, request, { status: 'completed', result });
@@ -198,11 +216,11 @@ async function ingestAndStage(job: EmbedJob, request: EmbedJobRequest, context: 
     documentId: job.documentId,
     versionKey,
     jobId: job.jobId,
-    createdAt: job.createdAt,
+    createdAt: versionCreatedAt(job, request),
     canonicalMetadata: output.canonicalMetadata,
     entities: output.entities,
     embedding: output.embedding,
-    deletion: { deleted: false, deletedAt: null, deletedBy: null },
+    deletion: deletionOf(request),
     chunks: output.chunks,
     leaves,
     manifest,

@@ -83,6 +83,30 @@ test('request reaches any route of the document by its path, with path and query
   await assert.rejects(client().request('GET', '/status/{job_id}'), /needs the path parameter job_id/);
 });
 
+test("an operator's client exports a Client as NDJSON and imports it into another Client of the deployment, once", async () => {
+  const operator = createSearchClient({ baseUrl: server.url, apiKey: KEYS.operator });
+  const accepted = await client().uploadText({ documentId: 'moved-memo', versionId: 'v1', text: 'Treasury memo on ringgit hedging for the Johor Bahru desk.', metadata: { desk: 'treasury' } });
+  await client().waitForJob(accepted.job_id);
+  const exported = await operator.exportClient('client-alpha');
+  const lines = exported.trimEnd().split('\n').map((line) => JSON.parse(line));
+  assert.equal(lines[0].format, 'hds-export/1');
+  assert.equal(lines[0].client_id, 'client-alpha');
+  const memo = lines.find((line) => line.document_id === 'moved-memo');
+  assert.deepEqual(memo.custom_metadata, { desk: 'treasury' });
+  // Only that version, into client-beta: its job is queued for beta and serves the same chunks there.
+  const imported = await operator.importClient('client-beta', `${JSON.stringify(lines[0])}\n${JSON.stringify(memo)}\n`);
+  assert.equal(imported.client_id, 'client-beta');
+  assert.deepEqual(imported.jobs.map((job) => [job.document_id, job.version_id, job.operation, job.status]), [['moved-memo', 'v1', 'embed', 'pending']]);
+  const beta = createSearchClient({ baseUrl: server.url, apiKey: KEYS.beta });
+  assert.equal((await beta.waitForJob(imported.jobs[0].job_id)).status, 'completed');
+  const [there, here] = [await beta.text('moved-memo'), await client().text('moved-memo')];
+  assert.deepEqual((there.chunks ?? []).map((chunk) => chunk.text), (here.chunks ?? []).map((chunk) => chunk.text));
+  assert.equal(there.created_at, here.created_at, 'the version keeps its created_at');
+  const again = await operator.importClient('client-beta', `${JSON.stringify(lines[0])}\n${JSON.stringify(memo)}\n`);
+  assert.deepEqual([again.jobs, again.skipped], [[], 1]);
+  await assert.rejects(operator.importClient('client-beta', '{"format":"hds-export/0"}\n'), (error: unknown) => error instanceof SearchServiceError && error.status === 422 && /line 1/.test(error.message));
+});
+
 test("a validation failure's message says which field and why, from the envelope's details", async () => {
   await assert.rejects(client().search({ query: 'hedging', limit: 1000 }), (error: unknown) => {
     assert.ok(error instanceof SearchServiceError);

@@ -28,7 +28,7 @@ export interface PostgresCluster {
 }
 
 /** The bin directory of the newest PostgreSQL server installed (Debian: /usr/lib/postgresql/N/bin), else one on PATH. */
-function serverBinDir(): string {
+export function serverBinDir(): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).filter((name) => existsSync(join(root, name, 'bin', 'initdb'))) : [];
   versions.sort((a, b) => Number(b) - Number(a));

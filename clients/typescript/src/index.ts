@@ -39,6 +39,7 @@ export type DeleteResult = Json<paths['/document/{document_id}']['delete']['resp
 export type RestoreResult = Json<paths['/document/{document_id}/restore']['post']['responses'][200]>;
 export type Health = Json<paths['/health']['get']['responses'][200]>;
 export type Readiness = Json<paths['/discovery/readiness']['get']['responses'][200]>;
+export type ImportAccepted = Json<paths['/admin/clients/{client_id}/import']['post']['responses'][202]>;
 /** Every route of the OpenAPI document, as `request` takes it. */
 export type RoutePath = keyof paths;
 export type { paths };
@@ -219,6 +220,10 @@ export interface RequestParts {
   json?: unknown;
   /** Built again for every attempt: a FormData body is read once. */
   form?: () => FormData;
+  /** An NDJSON body (POST /admin/clients/{client_id}/import). */
+  ndjson?: string;
+  /** The answer of a success is text, not JSON (GET /admin/clients/{client_id}/export). */
+  textAnswer?: boolean;
   signal?: AbortSignal;
 }
 
@@ -304,6 +309,9 @@ export class SearchClient {
       body = JSON.stringify(parts.json);
     } else if (parts.form !== undefined) {
       body = parts.form();
+    } else if (parts.ndjson !== undefined) {
+      headers['Content-Type'] = 'application/x-ndjson';
+      body = parts.ndjson;
     }
     // Called on globalThis: a browser's fetch refuses to run as a method of anything else.
     const response = await this.fetch.call(globalThis, url, { method, headers, body, signal: parts.signal });
@@ -316,7 +324,7 @@ export class SearchClient {
       this.budget?.learn(told, at);
       this.onBudget?.(told);
     }
-    return { response, body: await readBody(response) };
+    return { response, body: parts.textAnswer && response.ok ? await response.text() : await readBody(response) };
   }
 
   /**
@@ -484,6 +492,23 @@ export class SearchClient {
   /** GET /discovery/readiness: whether the metadata lane serves this Client. */
   readiness(signal?: AbortSignal): Promise<Readiness> {
     return this.read('/discovery/readiness', { signal });
+  }
+
+  /**
+   * Operator (a client made with an operator key): GET /admin/clients/{client_id}/export, the Client's versions as
+   * hds-export/1 NDJSON text (a header line, then one line per Document Version).
+   */
+  exportClient(clientId: string, signal?: AbortSignal): Promise<string> {
+    return this.read('/admin/clients/{client_id}/export', { path: { client_id: clientId }, textAnswer: true, signal });
+  }
+
+  /**
+   * Operator: POST /admin/clients/{client_id}/import of an export's NDJSON text. Every line is checked before
+   * anything is queued; one embed job is queued per version the Client does not hold (poll them with waitForJob
+   * and a key of that Client).
+   */
+  importClient(clientId: string, ndjson: string, signal?: AbortSignal): Promise<ImportAccepted> {
+    return this.write('POST', '/admin/clients/{client_id}/import', { path: { client_id: clientId }, ndjson, signal });
   }
 
   /** GET /health (no key needed): the answer, whether it is 200 or 503. */

@@ -322,6 +322,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/clients/{client_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operator: export a Client's Document Versions as NDJSON
+         * @description Operator key only. Streams application/x-ndjson: a header line {"format":"hds-export/1", client_id, exported_at}, then one line per Document Version (soft-deleted ones too) with its identity, created_at, filename, canonical and custom metadata, deletion markers and chunks. POST /admin/clients/{client_id}/import reads it into any deployment, on either store.
+         */
+        get: operations["exportClient"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/clients/{client_id}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Operator: import an export into a Client
+         * @description Operator key only. Takes an export (application/x-ndjson) and checks every line before it queues anything: a bad line is a 422 naming it. Then queues one embed job per version the Client does not hold (idempotent by document_id and version_id): each keeps its created_at, metadata and deletion markers, and its chunks are embedded again from their text.
+         */
+        post: operations["importClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -628,6 +668,35 @@ export interface components {
             start: number;
             /** @description The UTF-16 code unit after the span. */
             end: number;
+        };
+        /**
+         * ImportAccepted
+         * @description The embed jobs an import queued.
+         */
+        ImportAccepted: {
+            /** @description The Client imported into. */
+            client_id: string;
+            /** @description One queued embed job per version the Client did not hold (empty when it held them all). */
+            jobs: {
+                /** @description The job that carries the work out; poll GET /status/{job_id}. */
+                job_id: string;
+                /**
+                 * @description The job is queued.
+                 * @enum {string}
+                 */
+                status: "pending";
+                /**
+                 * @description What the job does: embed (an upload), metadata_update (PATCH /update) or metadata_backfill.
+                 * @enum {string}
+                 */
+                operation: "embed";
+                /** @description The document, as the Client named it at upload. */
+                document_id: string;
+                /** @description The Document Version: the version_id given at upload, or the document_id when none was given; null where no single version is meant. */
+                version_id: string | null;
+            }[];
+            /** @description Versions not queued: the Client holds them, or an embed job of theirs has not ended. */
+            skipped: number;
         };
         /**
          * JobStatus
@@ -957,6 +1026,15 @@ export interface components {
         };
         /** @description error_code not_found. */
         NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description error_code payload_too_large. */
+        PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2061,6 +2139,81 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Client, as API_KEY_CLIENTS names it. */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Operator: the Client as NDJSON (hds-export/1): a header line, then one line per Document Version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Client, as API_KEY_CLIENTS names it. */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: one embed job queued per version the Client did not hold; each is followed with GET /status/{job_id}. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "client_id": "dev-client",
+                     *       "jobs": [
+                     *         {
+                     *           "job_id": "3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
+                     *           "status": "pending",
+                     *           "operation": "embed",
+                     *           "document_id": "stmt-2024-03",
+                     *           "version_id": null
+                     *         }
+                     *       ],
+                     *       "skipped": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ImportAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
 }
