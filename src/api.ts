@@ -45,6 +45,8 @@ import { loadClassifierModelFile } from './models/classifier-model-file.ts';
 import { WebSearchService } from './websearch/web-search.ts';
 import { braveProvider, searxngProvider } from './websearch/providers.ts';
 import type { WebProvider } from './websearch/providers.ts';
+import { ClientRegistry } from './access/client-registry.ts';
+import { ClientAdmin } from './access/client-admin.ts';
 import { requestClusterMetrics, tellSupervisor, underSupervisor, wakeWorkers } from './supervisor-link.ts';
 
 /** Name of the deployment secret that keys the audit event's query fingerprint. */
@@ -105,6 +107,10 @@ export async function startApi(config: Config): Promise<RunningApi> {
   });
   if (underSupervisor()) metrics.joinCluster();
   const storeRefusals = new StoreRefusals();
+  // Clients and keys made at runtime, read again every ACCESS_REFRESH_MS (and before any decision on older rows).
+  const clientRegistry = new ClientRegistry(storage.access, config.apiKeyClients);
+  clientRegistry.start();
+  const envClients = new Set(config.apiKeyClients.values());
   const services: Services = {
     version: PRODUCT_VERSION,
     config,
@@ -119,7 +125,9 @@ export async function startApi(config: Config): Promise<RunningApi> {
     rateLimiter: new RateLimiter(storage.rateLimits, { all: config.rateLimitPerMinute, search: config.searchRateLimitPerMinute }, RATE_LIMIT_WINDOW_MS, undefined, {
       isFull: (error) => storage.failureOf(error)?.kind === 'full',
       processes: config.apiProcesses,
-    }),
+    }, (clientId) => clientRegistry.limitsOf(clientId)),
+    clientRegistry,
+    clientAdmin: new ClientAdmin(storage, clientRegistry, envClients),
     embedder: models.embedder,
     reranker: models.reranker,
     startedAt,
@@ -130,7 +138,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     probeClassifier: async () => {
       if (config.classifierModelFile) await loadClassifierModelFile(config.classifierModelFile);
     },
-    startBackfill: (clientId: string) => enqueueBackfill(storage, clientId, wakeWorkers, new Set(config.apiKeyClients.values())),
+    startBackfill: async (clientId: string) => enqueueBackfill(storage, clientId, wakeWorkers, new Set([...envClients, ...(await clientRegistry.recordedClientIds())])),
     webSearch: new WebSearchService({ enabled: config.webSearchEnabled, provider: webProviderOf(config), timeoutMs: config.webSearchTimeoutMs }),
     uploads: new UploadService(storage, wakeWorkers, config.jobMaxAttempts, clientQuotasOf(config)),
     updates: new UpdateService(storage, { enabled: config.publicationEnabled, mode: () => readGuard.mode(), wake: wakeWorkers }),
@@ -193,6 +201,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
         // the threads and the store they read are all still open.
         await app.close();
         await follower.stop();
+        clientRegistry.stop();
         // Segments still waiting to settle are written now: the next start reads them back.
         serving.flushCacheWrites();
         serving.close();

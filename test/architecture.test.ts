@@ -33,6 +33,7 @@ const FORBIDDEN: Record<string, readonly string[] | typeof ALL> = {
   jobs: ['http'],
   websearch: ['http'],
   health: ['http', 'publication', 'search', 'ingest', 'jobs', 'models'], // /health's store reads on a thread
+  access: ['http', 'publication', 'ingest', 'jobs', 'serving', 'models', 'websearch', 'health'], // Clients and keys at runtime: the storage port, the key filter
   http: ['storage'], // HTTP only: parsing, validation, rendering; it reaches the store through services
   cli: ['domain', 'text', 'storage', 'serving', 'search', 'models', 'ingest', 'publication', 'jobs', 'websearch', 'health', 'http'], // a client of the HTTP API (through clients/typescript), like any other
 };

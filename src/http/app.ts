@@ -26,6 +26,7 @@ import { registerStatusRoutes } from './routes/status.ts';
 import { registerDocumentRoutes, registerLifecycleRoutes } from './routes/documents.ts';
 import { registerBackfillRoute, registerOperationalRoutes } from './routes/operational.ts';
 import { registerWebSearchRoutes } from './routes/web-search.ts';
+import { registerClientAdminRoutes } from './routes/admin-clients.ts';
 import { registerConsoleRoutes } from './routes/console.ts';
 import { registerReferenceRoutes } from './routes/reference.ts';
 
@@ -58,6 +59,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.setErrorHandler(handleError(services));
   app.decorateRequest('clientId', null);
   app.decorateRequest('operator', false);
+  app.decorateRequest('confinement', null);
   installRequestParsing(app);
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -116,6 +118,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerLifecycleRoutes(app, services);
   registerOperationalRoutes(app, services);
   registerBackfillRoute(app, services);
+  registerClientAdminRoutes(app, services);
   registerWebSearchRoutes(app, services);
   await registerConsoleRoutes(app);
   await registerReferenceRoutes(app);

@@ -40,6 +40,9 @@ export interface FullStoreFallback {
   processes: number;
 }
 
+/** A Client's own limits per bucket (PATCH /admin/clients), null where the deployment's hold. */
+export type ClientLimitLookup = (clientId: string) => Readonly<Record<RateBucket, number | null>>;
+
 /** Without a fallback every store error goes up as it is. */
 const NO_FALLBACK: FullStoreFallback = { isFull: () => false, processes: 1 };
 
@@ -106,6 +109,7 @@ export class RateLimiter {
   private readonly states = new Map<string, BucketState>();
   private readonly returning = new Set<Promise<void>>();
   private readonly fallback: FullStoreFallback;
+  private readonly clientLimits: ClientLimitLookup | null;
   /** Per (Client, bucket): when (this process's clock) each request allowed without the store was, not yet counted there. */
   private readonly uncounted = new Map<string, number[]>();
   /**
@@ -122,12 +126,19 @@ export class RateLimiter {
     windowMs = RATE_LIMIT_WINDOW_MS,
     now: () => number = () => performance.now(),
     fallback: FullStoreFallback = NO_FALLBACK,
+    clientLimits: ClientLimitLookup | null = null,
   ) {
+    this.clientLimits = clientLimits;
     this.rateLimits = rateLimits;
     this.limits = limits;
     this.windowMs = windowMs;
     this.now = now;
     this.fallback = fallback;
+  }
+
+  /** The limit of the Client's bucket: its own where it has one, the deployment's otherwise. */
+  limitFor(clientId: string, bucket: RateBucket): number {
+    return this.clientLimits?.(clientId)[bucket] ?? this.limits[bucket];
   }
 
   /** Whether the store refused this process's budget writes for want of space within STORE_FULL_REPORT_MS. */
@@ -162,7 +173,7 @@ export class RateLimiter {
       await this.countUncounted(clientId, buckets, now);
       decision = await this.rateLimits.takeSlots(
         clientId,
-        buckets.map((bucket, at) => ({ bucket, limit: this.limits[bucket] - this.reservedSlots(clientId, bucket, now), wanted: wanted[at] })),
+        buckets.map((bucket, at) => ({ bucket, limit: this.limitFor(clientId, bucket) - this.reservedSlots(clientId, bucket, now), wanted: wanted[at] })),
         this.windowMs,
         { lifetimeMs: SLOT_BATCH_LIFETIME_MS, roomShare: SLOT_BATCH_ROOM_SHARE, minRoom: SLOT_BATCH_MIN_ROOM },
       );
@@ -196,7 +207,7 @@ export class RateLimiter {
     const windows = buckets.map((bucket) => this.uncountedWindow(clientId, bucket, now));
     const processes = Math.max(1, this.fallback.processes);
     for (const [at, bucket] of buckets.entries()) {
-      const share = Math.floor(Math.max(0, this.limits[bucket] - stored[at]) / processes);
+      const share = Math.floor(Math.max(0, this.limitFor(clientId, bucket) - stored[at]) / processes);
       if (processes > 1) this.reserved.set(stateKey(clientId, bucket), { slots: share * (processes - 1), until: now + this.windowMs });
       if (windows[at].length < share) continue;
       // The oldest request of this process's own leaves first; with none, the stored ones are unknown to it.
