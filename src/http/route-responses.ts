@@ -370,16 +370,16 @@ export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
     errors: [...OPERATOR_ROUTE, 409, 422, STORE_WRITE],
   },
   'GET /admin/clients': {
-    success: { status: 200, description: 'Every Client (those of API_KEY_CLIENTS too), with what each holds.', schema: { type: 'object', required: ['clients'], properties: { clients: { type: 'array', items: CLIENT_VIEW } } } },
+    success: { status: 200, description: 'Every Client (those of API_KEY_CLIENTS too), with what each holds.', schema: { type: 'object', required: ['clients'], properties: { clients: { type: 'array', items: CLIENT_VIEW, description: 'Those of API_KEY_CLIENTS first, in their order, then the others by id.' } } } },
     errors: [...OPERATOR_ROUTE],
   },
   'PATCH /admin/clients/:client_id': { success: { status: 200, description: 'The Client as changed.', schema: CLIENT_VIEW }, errors: [...OPERATOR_ROUTE, 404, 422, STORE_WRITE] },
   'POST /admin/clients/:client_id/keys': { success: { status: 201, description: 'The key is issued; its secret is in this answer only.', schema: NEW_KEY }, errors: [...OPERATOR_ROUTE, 404, 422, STORE_WRITE] },
   'GET /admin/clients/:client_id/keys': {
-    success: { status: 200, description: "The Client's keys issued at runtime and not revoked, without secrets.", schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: KEY_VIEW } } } },
+    success: { status: 200, description: "The Client's keys issued at runtime and not revoked, without secrets.", schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: KEY_VIEW, description: 'Oldest first.' } } } },
     errors: [...OPERATOR_ROUTE, 404],
   },
-  'DELETE /admin/keys/:key_id': { success: { status: 204, description: 'The key is revoked: it answers 401 on every api process within 1 s.' }, errors: [...OPERATOR_ROUTE, 404, STORE_WRITE] },
+  'DELETE /admin/keys/:key_id': { success: { status: 204, description: 'The key is revoked: it answers 401 on every api process within 1 s.', schema: { type: 'null' } }, errors: [...OPERATOR_ROUTE, 404, STORE_WRITE] },
   'GET /web-search/capabilities': {
     success: { status: 200, description: 'Whether web search is enabled.', schema: { type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean', description: 'WEB_SEARCH_ENABLED is on and a provider is configured.' } } } },
     errors: [...CLIENT_ROUTE],

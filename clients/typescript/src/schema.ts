@@ -726,6 +726,7 @@ export interface components {
             key_id: string;
             /** @description The Client (API_KEY_CLIENTS maps each key to one). */
             client_id: string;
+            /** @description What the key may do: search, read, write. */
             scopes: ("search" | "read" | "write")[];
             /** @description When it stops working; null: never. */
             expires_at: string | null;
@@ -733,6 +734,7 @@ export interface components {
             filter: {
                 [key: string]: unknown;
             } | null;
+            /** @description The note the operator gave it. */
             label: string | null;
             /** @description When it was created (ISO 8601, UTC). */
             created_at: string;
@@ -852,6 +854,7 @@ export interface components {
             key_id: string;
             /** @description The Client (API_KEY_CLIENTS maps each key to one). */
             client_id: string;
+            /** @description What the key may do: search, read, write. */
             scopes: ("search" | "read" | "write")[];
             /** @description When it stops working; null: never. */
             expires_at: string | null;
@@ -859,6 +862,7 @@ export interface components {
             filter: {
                 [key: string]: unknown;
             } | null;
+            /** @description The note the operator gave it. */
             label: string | null;
             /** @description When it was created (ISO 8601, UTC). */
             created_at: string;
@@ -2114,6 +2118,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description Those of API_KEY_CLIENTS first, in their order, then the others by id. */
                         clients: components["schemas"]["RuntimeClient"][];
                     };
                 };
@@ -2269,6 +2274,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description Oldest first. */
                         keys: components["schemas"]["IssuedKey"][];
                     };
                 };
@@ -2355,6 +2361,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The key_id its issue answered. */
                 key_id: string;
             };
             cookie?: never;
@@ -2366,9 +2373,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];

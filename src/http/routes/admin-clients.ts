@@ -39,10 +39,10 @@ export const CLIENT_VIEW = { title: 'RuntimeClient', description: 'A Client, wit
 const KEY_FIELDS = {
   key_id: { type: 'string', description: 'Names the key (to revoke it); not a secret.' },
   client_id: { type: 'string' },
-  scopes: { type: 'array', items: { type: 'string', enum: [...KEY_SCOPES] } },
+  scopes: { type: 'array', items: { type: 'string', enum: [...KEY_SCOPES] }, description: 'What the key may do: search, read, write.' },
   expires_at: { ...NULLABLE_STRING, description: 'When it stops working; null: never.' },
   filter: { type: ['object', 'null'], additionalProperties: true, description: "A POST /search filter object confining every read of the key; null: none." },
-  label: NULLABLE_STRING,
+  label: { ...NULLABLE_STRING, description: 'The note the operator gave it.' },
   created_at: { type: 'string' },
 } as const;
 export const KEY_VIEW = { title: 'IssuedKey', description: 'A key issued at runtime, without its secret.', type: 'object', required: Object.keys(KEY_FIELDS), properties: KEY_FIELDS } as const;
@@ -159,7 +159,7 @@ export function registerClientAdminRoutes(app: FastifyInstance, services: Servic
 
   app.delete<{ Params: { key_id: string } }>(
     '/admin/keys/:key_id',
-    { schema: { tags: ['admin'], params: { type: 'object', properties: { key_id: { type: 'string', minLength: 1, maxLength: 128 } }, required: ['key_id'] } } },
+    { schema: { tags: ['admin'], params: { type: 'object', properties: { key_id: { type: 'string', minLength: 1, maxLength: 128, description: 'The key_id its issue answered.' } }, required: ['key_id'] } } },
     async (request, reply) => {
       await services.clientAdmin.revokeKey(request.params.key_id);
       return reply.code(204).send();
