@@ -2,7 +2,7 @@
 // reads them all on a short interval (access/client-registry.ts); writes are the operator's, rare and small.
 
 import type { Database } from './database.ts';
-import { cachedStatement, transaction } from './database.ts';
+import { cachedStatement, readTransaction, transaction } from './database.ts';
 import type { AccessRepository, ClientChanges, ClientRecord, IssuedKeyRecord } from '../port.ts';
 import { CLIENT_COLUMNS, KEY_COLUMNS, changedColumns, keyRowValues, toClientRecord, toKeyRecord } from '../shared/access-rows.ts';
 import type { ClientRow, KeyRow } from '../shared/access-rows.ts';
@@ -45,13 +45,10 @@ export class SqliteAccessRepository implements AccessRepository {
 
   async accessRecords(): Promise<{ clients: ClientRecord[]; keys: IssuedKeyRecord[] }> {
     // One read transaction: a key is never seen without the Client row it was issued with.
-    this.db.exec('BEGIN');
-    try {
+    return readTransaction(this.db, () => {
       const clients = (cachedStatement(this.db, `SELECT ${CLIENT_COLUMNS} FROM runtime_clients ORDER BY client_id`).all() as unknown as ClientRow[]).map(toClientRecord);
       const keys = (cachedStatement(this.db, `SELECT ${KEY_COLUMNS} FROM issued_keys ORDER BY created_at, key_id`).all() as unknown as KeyRow[]).map(toKeyRecord);
       return { clients, keys };
-    } finally {
-      this.db.exec('COMMIT');
-    }
+    });
   }
 }
