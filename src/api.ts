@@ -167,7 +167,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
       storage.client(clientId).generations.chunkRange(generation, offset, limit), (clientId, generation) => storage.client(clientId).generations.chunkEntities(generation)),
   };
   const app = await buildApp(services);
-  if (config.apiKeyClientsProblem) app.log.warn(`${config.apiKeyClientsProblem}: every protected route answers 401`);
+  if (config.apiKeyClientsProblem) app.log.warn(`${config.apiKeyClientsProblem}: every protected route answers 401 but to keys issued at runtime (POST /admin/clients/{client_id}/keys)`);
   if (servedBytes < SERVED_CLIENTS_LOW_BYTES) {
     app.log.warn(`SERVING_MEMORY_BUDGET_MB=${config.servingMemoryBudgetMb} leaves ${Math.round(servedBytes / 1048576)} MiB for served Clients once this process's own needs are met: Clients will be loaded and evicted almost at every read`);
   }
