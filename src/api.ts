@@ -48,6 +48,8 @@ import { loadClassifierModelFile } from './models/classifier-model-file.ts';
 import { WebSearchService } from './websearch/web-search.ts';
 import { braveProvider, searxngProvider } from './websearch/providers.ts';
 import type { WebProvider } from './websearch/providers.ts';
+import { ClientRegistry } from './access/client-registry.ts';
+import { ClientAdmin } from './access/client-admin.ts';
 import { requestClusterMetrics, tellSupervisor, underSupervisor, wakeWorkers } from './supervisor-link.ts';
 
 /** Name of the deployment secret that keys the audit event's query fingerprint. */
@@ -109,6 +111,10 @@ export async function startApi(config: Config): Promise<RunningApi> {
   if (underSupervisor()) metrics.joinCluster();
   const storeRefusals = new StoreRefusals();
   const uploads = new UploadService(storage, wakeWorkers, config.jobMaxAttempts, clientQuotasOf(config));
+  // Clients and keys made at runtime, read again every ACCESS_REFRESH_MS (and before any decision on older rows).
+  const clientRegistry = new ClientRegistry(storage.access, config.apiKeyClients);
+  clientRegistry.start();
+  const envClients = new Set(config.apiKeyClients.values());
   const services: Services = {
     version: PRODUCT_VERSION,
     config,
@@ -136,7 +142,9 @@ export async function startApi(config: Config): Promise<RunningApi> {
     rateLimiter: new RateLimiter(storage.rateLimits, { all: config.rateLimitPerMinute, search: config.searchRateLimitPerMinute }, RATE_LIMIT_WINDOW_MS, undefined, {
       isFull: (error) => storage.failureOf(error)?.kind === 'full',
       processes: config.apiProcesses,
-    }),
+    }, (clientId) => clientRegistry.limitsOf(clientId)),
+    clientRegistry,
+    clientAdmin: new ClientAdmin(storage, clientRegistry, envClients),
     embedder: models.embedder,
     reranker: models.reranker,
     startedAt,
@@ -144,10 +152,10 @@ export async function startApi(config: Config): Promise<RunningApi> {
     auditSecret: config.auditFingerprintSecret ?? (await storage.secrets.deploymentSecret(AUDIT_FINGERPRINT_SECRET_NAME)),
     storeRefusals,
     storeFailure: (error) => storeRefusals.seen(storage.failureOf(error)),
-    startBackfill: (clientId: string) => enqueueBackfill(storage, clientId, wakeWorkers, new Set(config.apiKeyClients.values())),
+    startBackfill: async (clientId: string) => enqueueBackfill(storage, clientId, wakeWorkers, new Set([...envClients, ...(await clientRegistry.recordedClientIds())])),
     webSearch: new WebSearchService({ enabled: config.webSearchEnabled, provider: webProviderOf(config), timeoutMs: config.webSearchTimeoutMs }),
     uploads,
-    transfer: new ClientTransferService(storage, uploads, () => new Set(config.apiKeyClients.values())),
+    transfer: new ClientTransferService(storage, uploads, async () => new Set([...envClients, ...(await clientRegistry.recordedClientIds())])),
     updates: new UpdateService(storage, { enabled: config.publicationEnabled, mode: () => readGuard.mode(), wake: wakeWorkers }),
     lifecycle: new LifecycleService(storage, publisher, {
       enabled: config.publicationEnabled,
@@ -174,7 +182,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
       storage.client(clientId).generations.chunkRange(generation, offset, limit), (clientId, generation) => storage.client(clientId).generations.chunkEntities(generation)),
   };
   const app = await buildApp(services);
-  if (config.apiKeyClientsProblem) app.log.warn(`${config.apiKeyClientsProblem}: every protected route answers 401`);
+  if (config.apiKeyClientsProblem) app.log.warn(`${config.apiKeyClientsProblem}: every protected route answers 401 but to keys issued at runtime (POST /admin/clients/{client_id}/keys)`);
   if (servedBytes < SERVED_CLIENTS_LOW_BYTES) {
     app.log.warn(`SERVING_MEMORY_BUDGET_MB=${config.servingMemoryBudgetMb} leaves ${Math.round(servedBytes / 1048576)} MiB for served Clients once this process's own needs are met: Clients will be loaded and evicted almost at every read`);
   }
@@ -208,6 +216,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
         // the threads and the store they read are all still open.
         await app.close();
         await follower.stop();
+        clientRegistry.stop();
         // Segments still waiting to settle are written now: the next start reads them back.
         serving.flushCacheWrites();
         serving.close();

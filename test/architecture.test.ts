@@ -45,8 +45,9 @@ const FORBIDDEN: Record<string, readonly string[] | typeof ALL | OnlyRule> = {
   websearch: ['http'],
   reads: ['http', 'publication', 'jobs', 'ingest'], // the api's reads (status, readiness, documents, health, the authority view): never a write path
   health: ['http', 'publication', 'search', 'serving', 'ingest', 'jobs', 'models'], // /health's store reads on a thread (runtime/request-thread.ts)
+  access: ['http', 'publication', 'ingest', 'jobs', 'serving', 'models', 'websearch', 'health'], // Clients and keys at runtime: the storage port, the key filter
   http: ['storage'], // HTTP only: parsing, validation, rendering; it reaches the store through services
-  cli: ['domain', 'text', 'codec', 'runtime', 'storage', 'serving', 'search', 'models', 'ingest', 'publication', 'jobs', 'websearch', 'health', 'reads', 'http'], // a client of the HTTP API (through clients/typescript), like any other
+  cli: ['domain', 'text', 'codec', 'runtime', 'storage', 'serving', 'search', 'models', 'ingest', 'publication', 'jobs', 'websearch', 'health', 'reads', 'access', 'http'], // a client of the HTTP API (through clients/typescript), like any other
 };
 /** Nothing imports http except the composition root. */
 const ONLY_ROOT_IMPORTS = 'http';

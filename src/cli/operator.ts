@@ -7,7 +7,7 @@ import { connectionFailure } from './connection.ts';
 export const AUTHORITY_MODES = ['READY', 'MAINTENANCE', 'FENCING'];
 
 export interface OperatorCall {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   body?: unknown;
 }

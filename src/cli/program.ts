@@ -1,5 +1,5 @@
 // The CLI's commands (commander): a person's commands over the typed client (ingest, upload, search, docs,
-// status, update, delete, restore) and the operator's over /admin (authority, mode, backfill). Every command
+// status, update, delete, restore) and the operator's over /admin (authority, mode, backfill, and `admin clients|keys`, admin.ts). Every command
 // prints for a person by default and the service's JSON with --json. Exit codes: 0 done, 1 refused or failed
 // (the envelope, its details, or the failures are printed), 2 wrong usage.
 
@@ -15,6 +15,7 @@ import { JobWatch, POLL_FIRST_MS } from './job-watch.ts';
 import { operatorCall, AUTHORITY_MODES } from './operator.ts';
 import { addAdminDataCommands } from './admin-data.ts';
 import type { DeploymentFiles } from './admin-data.ts';
+import { registerAdminCommands } from './admin.ts';
 import { errorText, outputWidth, paintFor, renderDeletion, renderDocuments, renderJob, renderRestore, renderSearch } from './render.ts';
 import { budgetedFetch, RequestBudget } from './request-budget.ts';
 
@@ -276,8 +277,18 @@ export function buildProgram(io: CliIo): Command {
     .argument('<client_id>')
     .option('--json', 'print the backfill job as JSON')
     .action((clientId: string, options) => operator({ method: 'POST', path: '/admin/backfill', body: { client_id: clientId } }, options.json === true));
-  const admin = program.command('admin').description('operator: backups, restores, and exports and imports of a Client');
+  const admin = program.command('admin').description('operator: Clients and keys, backups and restores, exports and imports of a Client');
   addAdminDataCommands(admin, { env: io.env, connection, files: io.files, print: (value, asJson) => (asJson ? json(value) : out(renderFields(value, paint))) });
+  registerAdminCommands(
+    admin,
+    async (call, render, asJson) => {
+      const answer = await operatorCall(serviceUrl(connection(), io.env), operatorKey(connection(), io.env), call);
+      out(asJson ? `${JSON.stringify(answer, null, 2)}\n` : render(answer));
+    },
+    (answer) => renderFields(answer, paint),
+    paint,
+    (text) => void io.stderr.write(text),
+  );
   return program;
 }
 

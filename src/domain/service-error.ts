@@ -3,6 +3,8 @@
 
 export type ServiceErrorCode =
   | 'auth_failed'
+  | 'forbidden'
+  | 'client_exists'
   | 'not_found'
   | 'document_not_found'
   | 'validation_error'

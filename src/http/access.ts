@@ -1,9 +1,13 @@
 // Who may call what: GET /health, the console's files and the API reference page's are public, /admin/ routes and /metrics take an operator key, every
 // other route a Client's key, which resolves the Client and draws on its rate-limit budget (shared by every api process).
+// A Client's key is one of API_KEY_CLIENTS (every right) or one issued at runtime (access/client-registry.ts): that
+// one needs the route's scope (key-scopes.ts, 403 otherwise) and may carry a confinement every read applies.
 
 import type { FastifyRequest } from 'fastify';
 import { ServiceError } from '../domain/service-error.ts';
 import type { Services } from './services.ts';
+import type { Confinement } from '../search/key-filter.ts';
+import { scopeOfRoute } from './key-scopes.ts';
 import { isConsoleRoute } from './routes/console.ts';
 import { isReferenceRoute } from './routes/reference.ts';
 import { rateLimitDetails } from './rate-limit-headers.ts';
@@ -12,6 +16,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     clientId: string | null;
     operator: boolean;
+    /** The versions the key's reads are confined to (a runtime key issued with a filter), or null. */
+    confinement: Confinement | null;
   }
 }
 
@@ -47,7 +53,7 @@ function routeOf(request: FastifyRequest): string {
 }
 
 /** The onRequest hook: authenticates the key, resolves the Client, and takes its rate-limit slots. */
-export function authenticate(services: Pick<Services, 'config' | 'rateLimiter'>): (request: FastifyRequest) => Promise<void> {
+export function authenticate(services: Pick<Services, 'config' | 'rateLimiter' | 'clientRegistry'>): (request: FastifyRequest) => Promise<void> {
   const { config } = services;
   return async (request) => {
     const path = routeOf(request);
@@ -63,9 +69,15 @@ export function authenticate(services: Pick<Services, 'config' | 'rateLimiter'>)
       request.operator = true;
       return;
     }
-    const clientId = apiKey ? config.apiKeyClients.get(apiKey) : undefined;
-    if (!clientId) throw new ServiceError('auth_failed');
+    const access = apiKey ? await services.clientRegistry.resolve(apiKey) : null;
+    if (!access) throw new ServiceError('auth_failed');
+    const { clientId } = access;
+    // A route that matched none answers 404 whatever the key's scopes.
+    if (access.scopes !== null && request.routeOptions.url !== undefined && !access.scopes.has(scopeOfRoute(request.method, path))) {
+      throw new ServiceError('forbidden', `This key lacks the ${scopeOfRoute(request.method, path)} scope this route needs`);
+    }
     request.clientId = clientId;
+    request.confinement = access.confinement;
     // Every key of one Client shares one budget in the store, whichever api process answers.
     const buckets = path === '/search' && request.method === 'POST' ? (['all', 'search'] as const) : (['all'] as const);
     const decision = await services.rateLimiter.take(clientId, ...buckets);

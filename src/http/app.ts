@@ -28,6 +28,7 @@ import { registerDocumentRoutes, registerLifecycleRoutes } from './routes/docume
 import { registerBackfillRoute, registerOperationalRoutes } from './routes/operational.ts';
 import { registerWebSearchRoutes } from './routes/web-search.ts';
 import { registerClientTransferRoutes } from './routes/client-transfer.ts';
+import { registerClientAdminRoutes } from './routes/admin-clients.ts';
 import { registerConsoleRoutes } from './routes/console.ts';
 import { registerReferenceRoutes } from './routes/reference.ts';
 
@@ -61,6 +62,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.decorateRequest('clientId', null);
   app.decorateRequest('operator', false);
   app.decorateRequest('rateBudget', null);
+  app.decorateRequest('confinement', null);
   installRequestParsing(app);
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -122,6 +124,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerOperationalRoutes(app, services);
   registerBackfillRoute(app, services);
   registerClientTransferRoutes(app, services);
+  registerClientAdminRoutes(app, services);
   registerWebSearchRoutes(app, services);
   await registerConsoleRoutes(app);
   await registerReferenceRoutes(app);

@@ -19,6 +19,10 @@ export interface CatalogueEntry {
 
 export const ERROR_CATALOGUE: Record<ServiceErrorCode, CatalogueEntry> = {
   auth_failed: { status: 401, errorCode: 'auth_failed', detail: 'Invalid API key', retryAfterSeconds: null },
+  /** A runtime key without the scope its route needs (DESIGN.md "Clients and keys at runtime"); keys of API_KEY_CLIENTS have every scope. */
+  forbidden: { status: 403, errorCode: 'forbidden', detail: 'This key may not use this route', retryAfterSeconds: null },
+  /** POST /admin/clients for a Client that exists (created before, or named in API_KEY_CLIENTS). */
+  client_exists: { status: 409, errorCode: 'client_exists', detail: 'The Client exists', retryAfterSeconds: null },
   not_found: { status: 404, errorCode: 'not_found', detail: 'Not found', retryAfterSeconds: null },
   document_not_found: { status: 404, errorCode: 'not_found', detail: 'Document not found', retryAfterSeconds: null },
   validation_error: { status: 422, errorCode: 'validation_error', detail: 'Request validation failed', retryAfterSeconds: null },

@@ -40,6 +40,9 @@ export interface FullStoreFallback {
   processes: number;
 }
 
+/** A Client's own limits per bucket (PATCH /admin/clients), null where the deployment's hold. */
+export type ClientLimitLookup = (clientId: string) => Readonly<Record<RateBucket, number | null>>;
+
 /** Without a fallback every store error goes up as it is. */
 const NO_FALLBACK: FullStoreFallback = { isFull: () => false, processes: 1 };
 
@@ -135,6 +138,7 @@ export class RateLimiter {
   private readonly states = new Map<string, BucketState>();
   private readonly returning = new Set<Promise<void>>();
   private readonly fallback: FullStoreFallback;
+  private readonly clientLimits: ClientLimitLookup | null;
   /** Per (Client, bucket): when (this process's clock) each request allowed without the store was, not yet counted there. */
   private readonly uncounted = new Map<string, number[]>();
   /**
@@ -158,12 +162,19 @@ export class RateLimiter {
     windowMs = RATE_LIMIT_WINDOW_MS,
     now: () => number = () => performance.now(),
     fallback: FullStoreFallback = NO_FALLBACK,
+    clientLimits: ClientLimitLookup | null = null,
   ) {
+    this.clientLimits = clientLimits;
     this.rateLimits = rateLimits;
     this.limits = limits;
     this.windowMs = windowMs;
     this.now = now;
     this.fallback = fallback;
+  }
+
+  /** The limit of the Client's bucket: its own where it has one, the deployment's otherwise. */
+  limitFor(clientId: string, bucket: RateBucket): number {
+    return this.clientLimits?.(clientId)[bucket] ?? this.limits[bucket];
   }
 
   /** Whether the store refused this process's budget writes for want of space within STORE_FULL_REPORT_MS. */
@@ -198,7 +209,7 @@ export class RateLimiter {
       await this.countUncounted(clientId, buckets, now);
       decision = await this.rateLimits.takeSlots(
         clientId,
-        buckets.map((bucket, at) => ({ bucket, limit: this.limits[bucket] - this.reservedSlots(clientId, bucket, now), wanted: wanted[at] })),
+        buckets.map((bucket, at) => ({ bucket, limit: this.limitFor(clientId, bucket) - this.reservedSlots(clientId, bucket, now), wanted: wanted[at] })),
         this.windowMs,
         { lifetimeMs: SLOT_BATCH_LIFETIME_MS, roomShare: SLOT_BATCH_ROOM_SHARE, minRoom: SLOT_BATCH_MIN_ROOM },
       );
@@ -235,7 +246,7 @@ export class RateLimiter {
     const windows = buckets.map((bucket) => this.uncountedWindow(clientId, bucket, now));
     const processes = Math.max(1, this.fallback.processes);
     for (const [at, bucket] of buckets.entries()) {
-      const share = Math.floor(Math.max(0, this.limits[bucket] - stored[at]) / processes);
+      const share = Math.floor(Math.max(0, this.limitFor(clientId, bucket) - stored[at]) / processes);
       if (processes > 1) this.reserved.set(stateKey(clientId, bucket), { slots: share * (processes - 1), until: now + this.windowMs });
       if (windows[at].length < share) continue;
       // The oldest request of this process's own leaves first; with none, the stored ones are unknown to it.
@@ -309,7 +320,7 @@ export class RateLimiter {
    * per (Client, bucket) of such a limit: the Clients are the deployment's, so it stays small.
    */
   private windowCount(clientId: string, bucket: RateBucket): Promise<number> {
-    if (this.limits[bucket] < SLOT_BATCH_MIN_ROOM) return this.rateLimits.countSlots(clientId, bucket, this.windowMs);
+    if (this.limitFor(clientId, bucket) < SLOT_BATCH_MIN_ROOM) return this.rateLimits.countSlots(clientId, bucket, this.windowMs);
     const key = stateKey(clientId, bucket);
     const now = this.now();
     const last = this.counts.get(key);
@@ -333,18 +344,20 @@ export class RateLimiter {
     const windowSeconds = Math.ceil(this.windowMs / 1000);
     const described: RateBudget[] = [];
     for (const bucket of buckets) {
+      // The Client's own limit where an operator set one (PATCH /admin/clients), else the deployment's.
+      const limit = this.limitFor(clientId, bucket);
       let hits: number;
       try {
         hits = await this.windowCount(clientId, bucket);
       } catch {
         if (decision.allowed || buckets.length > 1) return null;
         // One bucket refused: that is the one, whatever the count.
-        hits = this.limits[bucket];
+        hits = limit;
       }
       const now = this.now();
       const oldest = this.oldestGrant(clientId, bucket, now);
       const resetSeconds = hits === 0 ? 0 : oldest === undefined ? windowSeconds : Math.min(windowSeconds, Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000)));
-      described.push({ bucket, limit: this.limits[bucket], windowSeconds, remaining: Math.max(0, this.limits[bucket] - hits), resetSeconds });
+      described.push({ bucket, limit, windowSeconds, remaining: Math.max(0, limit - hits), resetSeconds });
     }
     // The tightest budget decided: the least room, and of equals the one that frees a slot last.
     const tightest = described.reduce((best, next) => (next.remaining < best.remaining || (next.remaining === best.remaining && next.resetSeconds > best.resetSeconds) ? next : best));

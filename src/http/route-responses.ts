@@ -11,10 +11,11 @@ import { RATE_LIMIT_HEADERS } from './rate-limit-headers.ts';
 import { SEARCH_BODY_SCHEMA } from './routes/search.ts';
 import { TEXT_UPLOAD_SCHEMA, UPLOAD_REQUEST_BODY } from './routes/upload.ts';
 import { CHUNK, TEXT_RESPONSES, UPLOAD_ACCEPTED } from './routes/response-docs.ts';
+import { CLIENT_VIEW, KEY_VIEW, NEW_KEY } from './routes/admin-clients.ts';
 
 export interface RouteResponses {
   /** The route's success status, what it means, and the shape of its body where the table gives one (SPEC.md). */
-  success: { status: 200 | 202; description: string; schema?: object };
+  success: { status: 200 | 201 | 202 | 204; description: string; schema?: object };
   /** Every error status the route can answer (as the error envelope). */
   errors: readonly number[];
   /** Other statuses whose body is not the error envelope (GET /health's 503 is the health answer). */
@@ -22,10 +23,11 @@ export interface RouteResponses {
 }
 
 /**
- * What a Client-key route can meet before its handler runs: a bad key, its rate limit, an internal failure, a
- * store that cannot be reached (503 store_unavailable: the rate limit is kept in the store).
+ * What a Client-key route can meet before its handler runs: a bad key, a runtime key without the route's scope
+ * (403 forbidden), its rate limit, an internal failure, a store that cannot be reached (503 store_unavailable: the
+ * rate limit is kept in the store).
  */
-const CLIENT_ROUTE = [401, 429, 500, 503] as const;
+const CLIENT_ROUTE = [401, 403, 429, 500, 503] as const;
 /** An operator route: a bad key, an internal failure, a store that cannot be reached (no rate limit applies). */
 const OPERATOR_ROUTE = [401, 500, 503] as const;
 /** A route that writes to the store: a write that finds no room is refused whole (507 storage_full). */
@@ -402,6 +404,21 @@ export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
     success: { status: 202, description: 'Accepted: one embed job queued per version the Client did not hold; each is followed with GET /status/{job_id}.', schema: IMPORT_ACCEPTED },
     errors: [...OPERATOR_ROUTE, 400, 404, 413, 415, 422, STORE_WRITE],
   },
+  'POST /admin/clients': {
+    success: { status: 201, description: 'The Client is created.', schema: { type: 'object', required: ['client_id', 'created_at'], properties: { client_id: { type: 'string' }, created_at: { type: 'string' } } } },
+    errors: [...OPERATOR_ROUTE, 409, 422, STORE_WRITE],
+  },
+  'GET /admin/clients': {
+    success: { status: 200, description: 'Every Client (those of API_KEY_CLIENTS too), with what each holds.', schema: { type: 'object', required: ['clients'], properties: { clients: { type: 'array', items: CLIENT_VIEW, description: 'Those of API_KEY_CLIENTS first, in their order, then the others by id.' } } } },
+    errors: [...OPERATOR_ROUTE],
+  },
+  'PATCH /admin/clients/:client_id': { success: { status: 200, description: 'The Client as changed.', schema: CLIENT_VIEW }, errors: [...OPERATOR_ROUTE, 404, 422, STORE_WRITE] },
+  'POST /admin/clients/:client_id/keys': { success: { status: 201, description: 'The key is issued; its secret is in this answer only.', schema: NEW_KEY }, errors: [...OPERATOR_ROUTE, 404, 422, STORE_WRITE] },
+  'GET /admin/clients/:client_id/keys': {
+    success: { status: 200, description: "The Client's keys issued at runtime and not revoked, without secrets.", schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: KEY_VIEW, description: 'Oldest first.' } } } },
+    errors: [...OPERATOR_ROUTE, 404],
+  },
+  'DELETE /admin/keys/:key_id': { success: { status: 204, description: 'The key is revoked: it answers 401 on every api process within 1 s.', schema: { type: 'null' } }, errors: [...OPERATOR_ROUTE, 404, STORE_WRITE] },
   'GET /web-search/capabilities': {
     success: { status: 200, description: 'Whether web search is enabled.', schema: { type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean', description: 'WEB_SEARCH_ENABLED is on and a provider is configured.' } } } },
     errors: [...CLIENT_ROUTE],
@@ -505,7 +522,7 @@ export const SCHEMA_COMPONENTS: Readonly<Record<string, object>> = Object.fromEn
   [
     ERROR_ENVELOPE_SCHEMA, SEARCH_BODY_SCHEMA, SEARCH_ANSWER, TEXT_UPLOAD_SCHEMA, UPLOAD_REQUEST_BODY.content['multipart/form-data'].schema, EVIDENCE_RESULT, DOCUMENT_VERSION, CONTENT_EVIDENCE, CONTENT_EVIDENCE_ITEM, METADATA_EVIDENCE,
     METADATA_EVIDENCE_ITEM, HIGHLIGHT, UPLOAD_ACCEPTED, UPDATE_ACCEPTED, BACKFILL_ACCEPTED, IMPORT_ACCEPTED, JOB_VIEW, DOCUMENT_SUMMARY, DOCUMENT_TEXT, CHUNK, READINESS,
-    HEALTH, WEB_RESULT,
+    HEALTH, WEB_RESULT, CLIENT_VIEW, KEY_VIEW, NEW_KEY,
   ].map((schema) => [schema.title, schema]),
 );
 

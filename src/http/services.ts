@@ -24,6 +24,8 @@ import type { ReadinessService } from '../reads/readiness-service.ts';
 import type { AuthorityService } from '../publication/authority-service.ts';
 import type { AuthorityViewService } from '../reads/authority-view.ts';
 import type { ClientTransferService } from '../ingest/client-transfer.ts';
+import type { ClientRegistry } from '../access/client-registry.ts';
+import type { ClientAdmin } from '../access/client-admin.ts';
 
 export interface Services {
   version: string;
@@ -53,6 +55,10 @@ export interface Services {
   updates: UpdateService;
   metrics: ServiceMetrics;
   rateLimiter: RateLimiter;
+  /** Who a Client key is: API_KEY_CLIENTS and the keys issued at runtime, with their scopes and confinement. */
+  clientRegistry: ClientRegistry;
+  /** The operator's Clients and keys (/admin/clients, /admin/keys). */
+  clientAdmin: ClientAdmin;
   /** Writes this process saw refused for want of space (health reports the state store degraded meanwhile). */
   storeRefusals: StoreRefusals;
   embedder: Embedder;

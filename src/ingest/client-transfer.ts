@@ -39,13 +39,14 @@ export interface ImportAccepted {
 export class ClientTransferService {
   private readonly storage: StoragePort;
   private readonly uploads: UploadService;
-  private readonly configuredClients: () => ReadonlySet<string>;
+  private readonly configuredClients: () => ReadonlySet<string> | Promise<ReadonlySet<string>>;
 
   /**
    * `uploads`: the queue of POST /embed, which an import's jobs join. `configuredClients`: the Clients API keys
-   * map to; with those holding data, the Clients an export or import may name.
+   * map to and those an operator created at runtime; with those holding data, the Clients an export or import may
+   * name.
    */
-  constructor(storage: StoragePort, uploads: UploadService, configuredClients: () => ReadonlySet<string>) {
+  constructor(storage: StoragePort, uploads: UploadService, configuredClients: () => ReadonlySet<string> | Promise<ReadonlySet<string>>) {
     this.storage = storage;
     this.uploads = uploads;
     this.configuredClients = configuredClients;
@@ -53,7 +54,7 @@ export class ClientTransferService {
 
   /** 404 for a Client no key names and no store holds: nothing is created for it. */
   async assertKnown(clientId: string): Promise<void> {
-    if (this.configuredClients().has(clientId)) return;
+    if ((await this.configuredClients()).has(clientId)) return;
     if ((await this.storage.knownClientIds()).includes(clientId)) return;
     throw new ServiceError('not_found', `Unknown client: ${clientId}`);
   }

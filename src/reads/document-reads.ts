@@ -13,6 +13,8 @@ import { isJsonObject } from '../domain/canonical-metadata.ts';
 import { compileFilters } from '../search/filters.ts';
 import { requireEvidenceOrUnavailable } from '../search/evidence-gate.ts';
 import { storedTextVerifies } from '../search/chunk-texts.ts';
+import { withinConfinement } from '../search/key-filter.ts';
+import type { Confinement } from '../search/key-filter.ts';
 import type { TextReadLimits } from '../domain/limits.ts';
 import type { ChunkRecord } from '../domain/generation.ts';
 import type { StoredChunkEntities } from '../storage/port.ts';
@@ -30,6 +32,8 @@ export interface TextReadRequest {
   chunkOffset?: number;
   /** Chunks to return at most; default and ceiling: TextReadLimits.maxChunks. */
   chunkLimit?: number;
+  /** The versions the caller's key confines its reads to (key-filter.ts); absent or null: none. */
+  confinement?: Confinement | null;
 }
 
 export interface ListRequest {
@@ -37,6 +41,8 @@ export interface ListRequest {
   offset: number;
   metadataFilter: string | undefined;
   includeDeleted: boolean;
+  /** The versions the caller's key confines its reads to (key-filter.ts); absent or null: none. */
+  confinement?: Confinement | null;
 }
 
 export interface ModelInfo {
@@ -167,7 +173,7 @@ export class DocumentService {
     const compiled = compileFilters(filter);
     const { snapshot } = await this.readGuard.guard(clientId);
     const rows = [...snapshot.versions.values()]
-      .filter((version) => request.includeDeleted || !version.deletion.deleted)
+      .filter((version) => (request.includeDeleted || !version.deletion.deleted) && withinConfinement(version, request.confinement ?? null))
       .filter((version) => compiled.matchesVersion(version) && (!compiled.hasChunkConditions || chunksOf(snapshot, version).some((chunk) => compiled.matchesChunk(chunk))))
       .sort(byIdentity);
     requireEvidenceOrUnavailable(rows);
@@ -189,7 +195,7 @@ export class DocumentService {
   async text(clientId: string, documentId: string, options: TextReadRequest): Promise<DocumentTextResource> {
     const { snapshot } = await this.readGuard.guard(clientId);
     const candidates = [...snapshot.versions.values()]
-      .filter((version) => version.documentId === documentId && (options.includeDeleted || !version.deletion.deleted))
+      .filter((version) => version.documentId === documentId && (options.includeDeleted || !version.deletion.deleted) && withinConfinement(version, options.confinement ?? null))
       .sort(newestFirst);
     const version = candidates[0];
     if (!version) throw new ServiceError('document_not_found', 'Document not found');

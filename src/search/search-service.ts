@@ -18,6 +18,8 @@ import { compileFilters } from './filters.ts';
 import { readOverNetwork } from './network-read.ts';
 import { everyVersionProven, requireEvidence } from './evidence-gate.ts';
 import type { CompiledFilters } from './filters.ts';
+import { confinedFilters, withinConfinement } from './key-filter.ts';
+import type { Confinement } from './key-filter.ts';
 import { searchContent } from './content-lane.ts';
 import type { ThreadedGraphWalks } from '../serving/graphs/threaded-graph-walks.ts';
 import type { VersionHit } from './content-lane.ts';
@@ -43,6 +45,8 @@ export interface SearchRequest {
   topKRerank: number;
   includeDeleted: boolean;
   highlight: boolean;
+  /** The versions the caller's key confines its reads to (key-filter.ts); absent or null: none. */
+  confinement?: Confinement | null;
 }
 
 export interface SearchDependencies {
@@ -118,12 +122,13 @@ function eligibility(snapshot: ClientSnapshot, filters: CompiledFilters, include
 const NO_FILTERS = compileFilters({});
 
 /**
- * Chunks the request may see before its filters: live and visible under include_deleted, exactly as the same
- * request without filters sees them. Scores are normalized over these, so that a filter only removes candidates
- * (SPEC.md search rule 7). The same array as `eligible` when the request has no filters.
+ * Chunks the request may see before its filters: live and visible under include_deleted (and inside its key's
+ * confinement), exactly as the same request without filters sees them. Scores are normalized over these, so that
+ * a filter only removes candidates (SPEC.md search rule 7), and a confined key's scores are what they would be were
+ * the versions outside its confinement not there. The same array as `eligible` when the request has no filters.
  */
-function eligibilityBeforeFilters(snapshot: ClientSnapshot, filters: CompiledFilters, includeDeleted: boolean, eligible: Uint8Array): Uint8Array {
-  return filters.isEmpty ? eligible : eligibility(snapshot, NO_FILTERS, includeDeleted);
+function eligibilityBeforeFilters(snapshot: ClientSnapshot, callerFilters: CompiledFilters, confinement: Confinement | null, includeDeleted: boolean, eligible: Uint8Array): Uint8Array {
+  return callerFilters.isEmpty ? eligible : eligibility(snapshot, confinedFilters(NO_FILTERS, confinement), includeDeleted);
 }
 
 export function rerankPrefixSize(topKRerank: number, offset: number, limit: number): number {
@@ -308,11 +313,14 @@ export class SearchService {
     const started = performance.now();
     const guard = await this.deps.readGuard.guard(clientId);
     if (request.scope !== 'content') await this.requireDiscoveryReadiness(clientId);
-    const filters = compileFilters(request.filters);
+    const confinement = request.confinement ?? null;
+    const callerFilters = compileFilters(request.filters);
+    // A confined key's filter is ANDed into every eligibility below: nothing outside it is a candidate.
+    const filters = confinedFilters(callerFilters, confinement);
     const alpha = request.alpha ?? this.deps.defaultAlpha;
     const snapshot = guard.snapshot;
     const eligible = eligibility(snapshot, filters, request.includeDeleted);
-    const unfiltered = eligibilityBeforeFilters(snapshot, filters, request.includeDeleted, eligible);
+    const unfiltered = eligibilityBeforeFilters(snapshot, callerFilters, confinement, request.includeDeleted, eligible);
     const isVersionEligible = (version: ServedVersion) =>
       (request.includeDeleted || !version.deletion.deleted) &&
       filters.matchesVersion(version) &&
@@ -325,8 +333,8 @@ export class SearchService {
     const runMetadata = request.scope !== 'content';
     const normalized = runContent ? normalizeContentQuery(request.query, snapshotVocabulary(snapshot)) : null;
     // Two lanes merged by rank under filters: each lane's ranks are taken before the filters (MergeRanks).
-    const mergedFiltered = runContent && runMetadata && !filters.isEmpty;
-    const isVisible = (version: ServedVersion) => request.includeDeleted || !version.deletion.deleted;
+    const mergedFiltered = runContent && runMetadata && !callerFilters.isEmpty;
+    const isVisible = (version: ServedVersion) => (request.includeDeleted || !version.deletion.deleted) && withinConfinement(version, confinement);
     // Both lanes run side by side on the same snapshot.
     const [contentRun, metadataRun, contentBefore] = await Promise.all([
       normalized

@@ -297,6 +297,53 @@ export interface RateLimitRepository {
   recordSlots(clientId: string, bucket: string, agesMs: readonly number[]): Promise<void>;
 }
 
+/** A Client created or changed at runtime (the operator routes); a Client of API_KEY_CLIENTS has one once changed. */
+export interface ClientRecord {
+  clientId: string;
+  createdAt: string;
+  disabled: boolean;
+  /** Overrides RATE_LIMIT_PER_MINUTE for this Client; null: the deployment's. */
+  rateLimitPerMinute: number | null;
+  /** Overrides SEARCH_RATE_LIMIT_PER_MINUTE for this Client; null: the deployment's. */
+  searchRateLimitPerMinute: number | null;
+}
+
+/** What may change of a Client (absent fields stay as they are). */
+export interface ClientChanges {
+  disabled?: boolean;
+  rateLimitPerMinute?: number | null;
+  searchRateLimitPerMinute?: number | null;
+}
+
+/** A key issued at runtime, as stored: its secret's hash, never the secret. */
+export interface IssuedKeyRecord {
+  keyId: string;
+  clientId: string;
+  secretHash: string;
+  scopes: string[];
+  expiresAt: string | null;
+  /** A POST /search filter object that confines every read of the key, or null. */
+  filter: JsonObject | null;
+  label: string | null;
+  createdAt: string;
+}
+
+/** Clients and keys made at runtime, shared by every process (each api process reads them all on a short interval). */
+export interface AccessRepository {
+  /** Records a new Client; false when one of that id is recorded already. */
+  createClient(clientId: string, createdAt: string): Promise<boolean>;
+  /**
+   * Changes a recorded Client, or records it with these changes when `createdAt` is given (a Client of
+   * API_KEY_CLIENTS changed for the first time); null when there is none and none was to be made.
+   */
+  changeClient(clientId: string, changes: ClientChanges, createdAt?: string): Promise<ClientRecord | null>;
+  issueKey(key: IssuedKeyRecord): Promise<void>;
+  /** Removes a key; false when there was none of that id. */
+  revokeKey(keyId: string): Promise<boolean>;
+  /** Every recorded Client and every key not revoked, read in one consistent state. */
+  accessRecords(): Promise<{ clients: ClientRecord[]; keys: IssuedKeyRecord[] }>;
+}
+
 /** Secrets shared by every process of a deployment, created by the first that asks. */
 export interface SecretRepository {
   /** The named secret (random, 32 bytes, hex); never logged or returned to callers. */
@@ -335,6 +382,7 @@ export interface StoragePort {
   readonly authority: AuthorityRepository;
   readonly rateLimits: RateLimitRepository;
   readonly secrets: SecretRepository;
+  readonly access: AccessRepository;
   readonly uploads: UploadRepository;
   /** The Client's repositories (opened on first use; no I/O is needed to name them). */
   client(clientId: string): ClientRepositories;

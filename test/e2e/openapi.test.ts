@@ -178,6 +178,13 @@ test('what the service answers on the happy path of every route matches the sche
   const backfill = await check('POST', '/admin/backfill', '/admin/backfill', { key: KEYS.operator, body: { client_id: 'client-alpha' } });
   await waitForJob(server.url, KEYS.alpha, backfill.json.job_id);
   await check('GET', '/status/{job_id}', `/status/${backfill.json.job_id}`);
+  await check('POST', '/admin/clients', '/admin/clients', { key: KEYS.operator, body: { client_id: 'conformance-client' } });
+  await check('GET', '/admin/clients', '/admin/clients', { key: KEYS.operator });
+  await check('PATCH', '/admin/clients/{client_id}', '/admin/clients/conformance-client', { key: KEYS.operator, body: { rate_limit_per_minute: 60 } });
+  const issued = await check('POST', '/admin/clients/{client_id}/keys', '/admin/clients/conformance-client/keys', { key: KEYS.operator, body: { filter: { 'metadata.custom.desk': 'trade' }, label: 'conformance' } });
+  await check('GET', '/admin/clients/{client_id}/keys', '/admin/clients/conformance-client/keys', { key: KEYS.operator });
+  const revoked = await api(server.url, `/admin/keys/${issued.json.key_id}`, { method: 'DELETE', key: KEYS.operator });
+  if (!declared(document, 'delete', '/admin/keys/{key_id}').includes(String(revoked.status)) || revoked.text !== '') mismatches.push(`DELETE /admin/keys answered ${revoked.status}: ${revoked.text}`);
   await check('GET', '/web-search/capabilities', '/web-search/capabilities');
   await check('POST', '/web-search', '/web-search', { body: { query: 'overnight policy rate' } });
   await check('DELETE', '/document/{document_id}', '/document/conformance?mode=hard');
@@ -190,7 +197,9 @@ test('what the service answers on the happy path of every route matches the sche
   for (const [path, operations] of Object.entries<any>(document.paths)) {
     for (const [method, operation] of Object.entries<any>(operations)) {
       const success = Object.entries<any>(operation.responses).find(([status]) => status.startsWith('2'));
-      assert.ok(success?.[1].content, `${method.toUpperCase()} ${path} declares the body of its success`);
+      // 204 No Content has no body to declare (DELETE /admin/keys/{key_id}).
+      if (success?.[0] === '204') assert.equal(success[1].content, undefined, `${method.toUpperCase()} ${path} declares no body for 204`);
+      else assert.ok(success?.[1].content, `${method.toUpperCase()} ${path} declares the body of its success`);
     }
   }
 });

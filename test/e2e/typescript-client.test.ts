@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { useTestServer, startTestServer, api, KEYS, removeDir } from '../helpers/server.ts';
+import { until } from '../helpers/processes.ts';
 import { createSearchClient, SearchServiceError } from '../../clients/typescript/src/index.ts';
 import type { WaitNotice } from '../../clients/typescript/src/index.ts';
 import { DOCUMENT_PATH, SCHEMA_PATH, documentText, renderSchema } from '../../clients/typescript/scripts/generate.ts';
@@ -23,6 +24,26 @@ test('the committed OpenAPI document is the one the service serves, and schema.t
   const committed = readFileSync(DOCUMENT_PATH, 'utf8');
   assert.equal(committed, documentText(served.json), 'clients/typescript/openapi.json is stale: run npm run client:generate');
   assert.equal(readFileSync(SCHEMA_PATH, 'utf8'), await renderSchema(JSON.parse(committed)), 'clients/typescript/src/schema.ts is stale: run npm run client:generate');
+});
+
+test('with an operator key the client creates a Client, issues it a scoped key, lists, limits and revokes', async () => {
+  const operator = createSearchClient({ baseUrl: server.url, apiKey: KEYS.operator });
+  assert.equal((await operator.createClient('client-typed')).client_id, 'client-typed');
+  await assert.rejects(operator.createClient('client-typed'), (error: unknown) => error instanceof SearchServiceError && error.status === 409 && error.code === 'client_exists');
+  const issued = await operator.issueKey('client-typed', { scopes: ['read'], label: 'typed' });
+  assert.deepEqual(issued.scopes, ['read']);
+  const reader = createSearchClient({ baseUrl: server.url, apiKey: issued.key });
+  // The service's api processes learn of a key within 1 s: the one answering may not have read it yet.
+  const page = await until('the issued key to be known to the api process answering', () => reader.documentPage().catch(() => null));
+  assert.equal(page.total, 0);
+  const refusal = await until('a search with the read-only key to be refused for its scope', () => reader.search({ query: 'anything' }).then(() => null, (error: unknown) => error instanceof SearchServiceError && error.status === 403 && error));
+  assert.equal(refusal.code, 'forbidden');
+  assert.deepEqual((await operator.listKeys('client-typed')).map((key) => [key.key_id, key.label]), [[issued.key_id, 'typed']]);
+  const limited = await operator.changeClient('client-typed', { search_rate_limit_per_minute: 7 });
+  assert.equal(limited.search_rate_limit_per_minute, 7);
+  assert.ok((await operator.listClients()).some((row) => row.client_id === 'client-typed' && row.search_rate_limit_per_minute === 7));
+  await operator.revokeKey(issued.key_id);
+  await until('the revoked key to answer 401', () => reader.documentPage().then(() => false, (error: unknown) => error instanceof SearchServiceError && error.status === 401));
 });
 
 test('upload a text and a file, wait for both, search with a filter, read pages, update, delete and restore', async () => {

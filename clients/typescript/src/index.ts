@@ -40,6 +40,12 @@ export type RestoreResult = Json<paths['/document/{document_id}/restore']['post'
 export type Health = Json<paths['/health']['get']['responses'][200]>;
 export type Readiness = Json<paths['/discovery/readiness']['get']['responses'][200]>;
 export type ImportAccepted = Json<paths['/admin/clients/{client_id}/import']['post']['responses'][202]>;
+/** Operator routes (an operator key as apiKey): Clients and keys at runtime. */
+export type RuntimeClient = Json<paths['/admin/clients/{client_id}']['patch']['responses'][200]>;
+export type ClientChanges = NonNullable<paths['/admin/clients/{client_id}']['patch']['requestBody']>['content']['application/json'];
+export type KeyRequest = NonNullable<paths['/admin/clients/{client_id}/keys']['post']['requestBody']>['content']['application/json'];
+export type NewKey = Json<paths['/admin/clients/{client_id}/keys']['post']['responses'][201]>;
+export type IssuedKey = Json<paths['/admin/clients/{client_id}/keys']['get']['responses'][200]>['keys'][number];
 /** Every route of the OpenAPI document, as `request` takes it. */
 export type RoutePath = keyof paths;
 export type { paths };
@@ -509,6 +515,36 @@ export class SearchClient {
    */
   importClient(clientId: string, ndjson: string, signal?: AbortSignal): Promise<ImportAccepted> {
     return this.write('POST', '/admin/clients/{client_id}/import', { path: { client_id: clientId }, ndjson, signal });
+  }
+
+  /** Operator: POST /admin/clients. A Client that exists (API_KEY_CLIENTS names it, or it was created) is a 409. */
+  createClient(clientId: string, signal?: AbortSignal): Promise<{ client_id: string; created_at: string }> {
+    return this.write('POST', '/admin/clients', { json: { client_id: clientId }, signal });
+  }
+
+  /** Operator: GET /admin/clients, every Client with what it holds. */
+  async listClients(signal?: AbortSignal): Promise<RuntimeClient[]> {
+    return (await this.read<{ clients: RuntimeClient[] }>('/admin/clients', { signal })).clients;
+  }
+
+  /** Operator: PATCH /admin/clients/{client_id}: disable or enable it, set its own rate limits (null: the deployment's). */
+  changeClient(clientId: string, changes: ClientChanges, signal?: AbortSignal): Promise<RuntimeClient> {
+    return this.write('PATCH', '/admin/clients/{client_id}', { path: { client_id: clientId }, json: changes, signal });
+  }
+
+  /** Operator: POST /admin/clients/{client_id}/keys. The answer's `key` is the secret, shown this once. */
+  issueKey(clientId: string, request: KeyRequest = {}, signal?: AbortSignal): Promise<NewKey> {
+    return this.write('POST', '/admin/clients/{client_id}/keys', { path: { client_id: clientId }, json: request, signal });
+  }
+
+  /** Operator: GET /admin/clients/{client_id}/keys, without secrets. */
+  async listKeys(clientId: string, signal?: AbortSignal): Promise<IssuedKey[]> {
+    return (await this.read<{ keys: IssuedKey[] }>('/admin/clients/{client_id}/keys', { path: { client_id: clientId }, signal })).keys;
+  }
+
+  /** Operator: DELETE /admin/keys/{key_id}: the key answers 401 on every api process within 1 s. */
+  async revokeKey(keyId: string, signal?: AbortSignal): Promise<void> {
+    await this.write('DELETE', '/admin/keys/{key_id}', { path: { key_id: keyId }, signal });
   }
 
   /** GET /health (no key needed): the answer, whether it is 200 or 503. */

@@ -282,6 +282,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operator: every Client with what it holds
+         * @description Operator key only. The Clients of API_KEY_CLIENTS and those created at runtime, each with its state, its own rate limits and its documents, versions, chunks and text bytes.
+         */
+        get: operations["listClients"];
+        put?: never;
+        /**
+         * Operator: create a Client
+         * @description Operator key only. 409 client_exists when it exists (a Client named in API_KEY_CLIENTS exists without being created). Issue it keys with POST /admin/clients/{client_id}/keys.
+         */
+        post: operations["createClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/clients/{client_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Operator: disable or enable a Client, set its rate limits
+         * @description Operator key only. disabled: true makes every key of the Client answer 401 on every api process within 1 s; a rate limit overrides the deployment's for this Client (null: the deployment's again).
+         */
+        patch: operations["changeClient"];
+        trace?: never;
+    };
+    "/admin/clients/{client_id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operator: a Client's keys, without secrets
+         * @description Operator key only. Keys issued at runtime and not revoked (expired ones until revoked); keys of API_KEY_CLIENTS are in the settings, not here.
+         */
+        get: operations["listKeys"];
+        put?: never;
+        /**
+         * Operator: issue a key to a Client
+         * @description Operator key only. The answer carries the secret (key) this once; only its hash is stored. scopes default to search, read and write (search and read with a filter); a filter (POST /search syntax) confines every read of the key and cannot go with write. Works on every api process within 1 s.
+         */
+        post: operations["issueKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Operator: revoke a key
+         * @description Operator key only. 204; the key answers 401 on every api process within 1 s.
+         */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/web-search/capabilities": {
         parameters: {
             query?: never;
@@ -699,6 +787,28 @@ export interface components {
             skipped: number;
         };
         /**
+         * IssuedKey
+         * @description A key issued at runtime, without its secret.
+         */
+        IssuedKey: {
+            /** @description Names the key (to revoke it); not a secret. */
+            key_id: string;
+            /** @description The Client (API_KEY_CLIENTS maps each key to one). */
+            client_id: string;
+            /** @description What the key may do: search, read, write. */
+            scopes: ("search" | "read" | "write")[];
+            /** @description When it stops working; null: never. */
+            expires_at: string | null;
+            /** @description A POST /search filter object confining every read of the key; null: none. */
+            filter: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The note the operator gave it. */
+            label: string | null;
+            /** @description When it was created (ISO 8601, UTC). */
+            created_at: string;
+        };
+        /**
          * JobStatus
          * @description A job, rendered by its state: common fields, then those of its state and operation (SPEC.md GET /status).
          */
@@ -801,6 +911,54 @@ export interface components {
             updated_chunks?: number;
             /** @description Superseded data queued for removal. */
             cleanup_tasks_scheduled?: number;
+        };
+        /**
+         * NewKey
+         * @description A key just issued: its secret (key) is shown this once; the store keeps only a hash of it.
+         */
+        NewKey: {
+            /** @description The secret, sent as X-API-Key. Not shown again. */
+            key: string;
+            /** @description Names the key (to revoke it); not a secret. */
+            key_id: string;
+            /** @description The Client (API_KEY_CLIENTS maps each key to one). */
+            client_id: string;
+            /** @description What the key may do: search, read, write. */
+            scopes: ("search" | "read" | "write")[];
+            /** @description When it stops working; null: never. */
+            expires_at: string | null;
+            /** @description A POST /search filter object confining every read of the key; null: none. */
+            filter: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The note the operator gave it. */
+            label: string | null;
+            /** @description When it was created (ISO 8601, UTC). */
+            created_at: string;
+        };
+        /**
+         * RuntimeClient
+         * @description A Client, with what it holds.
+         */
+        RuntimeClient: {
+            /** @description The Client (API_KEY_CLIENTS maps each key to one). */
+            client_id: string;
+            /** @description When it was created; null for a Client of API_KEY_CLIENTS never changed at runtime. */
+            created_at: string | null;
+            /** @description Every key of a disabled Client (those of API_KEY_CLIENTS too) answers 401. */
+            disabled: boolean;
+            /** @description The Client's own RATE_LIMIT_PER_MINUTE; null: the deployment's. */
+            rate_limit_per_minute: number | null;
+            /** @description The Client's own SEARCH_RATE_LIMIT_PER_MINUTE; null: the deployment's. */
+            search_rate_limit_per_minute: number | null;
+            /** @description The Document Versions of this page. */
+            documents: number;
+            /** @description Active Document Versions. */
+            versions: number;
+            /** @description The chunks of this answer, in document order. */
+            chunks: number;
+            /** @description UTF-8 bytes of the text of its active chunks. */
+            bytes: number;
         };
         /**
          * SearchRequest
@@ -996,8 +1154,17 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description error_code METADATA_DISCOVERY_NOT_READY. */
+        /** @description error_code client_exists, METADATA_DISCOVERY_NOT_READY. */
         Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description error_code forbidden, client_quota_exceeded. */
+        Forbidden: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1277,6 +1444,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
@@ -1458,6 +1626,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -1532,6 +1701,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -1622,6 +1792,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
@@ -1677,6 +1848,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -1730,6 +1902,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -1794,6 +1967,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -1862,6 +2036,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2024,6 +2199,303 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    listClients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every Client (those of API_KEY_CLIENTS too), with what each holds. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clients": [
+                     *         {
+                     *           "client_id": "team-legal",
+                     *           "created_at": "2026-03-14T09:30:00.000Z",
+                     *           "disabled": false,
+                     *           "rate_limit_per_minute": null,
+                     *           "search_rate_limit_per_minute": null,
+                     *           "documents": 12,
+                     *           "versions": 14,
+                     *           "chunks": 310,
+                     *           "bytes": 402113
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Those of API_KEY_CLIENTS first, in their order, then the others by id. */
+                        clients: components["schemas"]["RuntimeClient"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "team-legal"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The Client, as API_KEY_CLIENTS would name it. */
+                    client_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The Client is created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "client_id": "team-legal",
+                     *       "created_at": "2026-03-14T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The Client (API_KEY_CLIENTS maps each key to one). */
+                        client_id: string;
+                        /** @description When it was created (ISO 8601, UTC). */
+                        created_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    changeClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Client, as API_KEY_CLIENTS would name it. */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "disabled": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description true: every key of the Client answers 401 (within 1 s on every api process); false: they work again. */
+                    disabled?: boolean;
+                    /** @description The Client's own RATE_LIMIT_PER_MINUTE; null: the deployment's again. */
+                    rate_limit_per_minute?: number | null;
+                    /** @description The Client's own SEARCH_RATE_LIMIT_PER_MINUTE; null: the deployment's again. */
+                    search_rate_limit_per_minute?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The Client as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "client_id": "team-legal",
+                     *       "created_at": "2026-03-14T09:30:00.000Z",
+                     *       "disabled": true,
+                     *       "rate_limit_per_minute": null,
+                     *       "search_rate_limit_per_minute": null,
+                     *       "documents": 12,
+                     *       "versions": 14,
+                     *       "chunks": 310,
+                     *       "bytes": 402113
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RuntimeClient"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Client, as API_KEY_CLIENTS would name it. */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Client's keys issued at runtime and not revoked, without secrets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "key_id": "5d1e0c6b2a9f4e3d8c7b6a59",
+                     *           "client_id": "team-legal",
+                     *           "scopes": [
+                     *             "search",
+                     *             "read"
+                     *           ],
+                     *           "expires_at": null,
+                     *           "filter": {
+                     *             "metadata.custom.team": "legal"
+                     *           },
+                     *           "label": "legal portal",
+                     *           "created_at": "2026-03-14T09:31:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Oldest first. */
+                        keys: components["schemas"]["IssuedKey"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    issueKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The Client, as API_KEY_CLIENTS would name it. */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scopes": [
+                 *         "search",
+                 *         "read"
+                 *       ],
+                 *       "filter": {
+                 *         "metadata.custom.team": "legal"
+                 *       },
+                 *       "label": "legal portal"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What the key may do; default all three (search and read with a filter). */
+                    scopes?: ("search" | "read" | "write")[];
+                    /** @description An ISO 8601 date-time with a time zone, in the future: the key answers 401 from then on. */
+                    expires_at?: string;
+                    /** @description A POST /search filter object: every read of the key sees only the versions it matches. Not with the write scope. */
+                    filter?: Record<string, unknown>;
+                    /** @description A note for the operator. */
+                    label?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The key is issued; its secret is in this answer only. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key_id": "5d1e0c6b2a9f4e3d8c7b6a59",
+                     *       "key": "hds_5d1e0c6b2a9f4e3d8c7b6a59_Xq3v9mB2kP7sT0wY5zR1nL8cF4hJ6gD2aE9uK3oI7bQ",
+                     *       "client_id": "team-legal",
+                     *       "scopes": [
+                     *         "search",
+                     *         "read"
+                     *       ],
+                     *       "expires_at": null,
+                     *       "filter": {
+                     *         "metadata.custom.team": "legal"
+                     *       },
+                     *       "label": "legal portal",
+                     *       "created_at": "2026-03-14T09:31:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewKey"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key_id its issue answered. */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key is revoked: it answers 401 on every api process within 1 s. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
     getWebSearchCapabilities: {
         parameters: {
             query?: never;
@@ -2054,6 +2526,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2135,6 +2608,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];

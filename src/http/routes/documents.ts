@@ -61,6 +61,7 @@ export function registerDocumentRoutes(app: FastifyInstance, services: Services)
         offset: request.query.offset,
         metadataFilter: request.query.metadata_filter,
         includeDeleted: request.query.include_deleted,
+        confinement: request.confinement,
       });
     },
   );
@@ -91,6 +92,7 @@ export function registerDocumentRoutes(app: FastifyInstance, services: Services)
         includeVector: request.query.include_vector,
         chunkOffset: request.query.chunk_offset,
         chunkLimit: request.query.chunk_limit,
+        confinement: request.confinement,
       }),
   );
 }

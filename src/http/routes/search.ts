@@ -68,6 +68,7 @@ export function registerSearchRoutes(app: FastifyInstance, services: Services): 
       topKRerank: body.top_k_rerank,
       includeDeleted: body.include_deleted,
       highlight: body.highlight,
+      confinement: request.confinement,
     });
   });
 }

@@ -12,6 +12,6 @@ export function registerStatusRoutes(app: FastifyInstance, services: Services): 
         params: { type: 'object', properties: { job_id: { type: 'string', minLength: 1, maxLength: 128 } }, required: ['job_id'] },
       },
     },
-    async (request) => services.jobStatus.view(request.clientId!, request.params.job_id),
+    async (request) => services.jobStatus.view(request.clientId!, request.params.job_id, request.confinement),
   );
 }

@@ -383,6 +383,27 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     END IF;
   END $$;
   `,
+  // Clients and keys made at runtime (operator routes): shared rows, as in the SQLite control database. A key row
+  // keeps its secret's SHA-256, never the secret; revoking a key deletes its row.
+  `
+  CREATE TABLE runtime_clients (
+    client_id text COLLATE "C" PRIMARY KEY,
+    created_at text NOT NULL,
+    disabled boolean NOT NULL DEFAULT false,
+    rate_limit_per_minute integer,
+    search_rate_limit_per_minute integer
+  );
+  CREATE TABLE issued_keys (
+    key_id text PRIMARY KEY,
+    client_id text COLLATE "C" NOT NULL REFERENCES runtime_clients (client_id),
+    secret_hash text NOT NULL UNIQUE,
+    scopes text NOT NULL,
+    expires_at text,
+    filter text,
+    label text,
+    created_at text NOT NULL
+  );
+  `,
 ];
 
 /**

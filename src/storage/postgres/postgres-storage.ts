@@ -14,6 +14,7 @@ import { PgPurgeJournal } from './purge-journal.ts';
 import { PgJobRepository } from './jobs.ts';
 import { PgAuthorityRepository, PgDiscoveryRepository, PgRateLimitRepository, PgSecretRepository } from './control.ts';
 import { PgUploadRepository } from './uploads.ts';
+import { PgAccessRepository } from './access.ts';
 import { storeFailureOf } from '../shared/store-failures.ts';
 import type { StoreFailure } from '../../domain/store-failure.ts';
 import type { ClientRepositories, PublicationWatch, StoragePort } from '../port.ts';
@@ -76,6 +77,7 @@ export class PostgresStorage implements StoragePort {
   readonly authority: PgAuthorityRepository;
   readonly rateLimits: PgRateLimitRepository;
   readonly secrets: PgSecretRepository;
+  readonly access: PgAccessRepository;
   readonly uploads: PgUploadRepository;
   /** The connection pool (tests and tools run their own statements on it, as the adapter's role). */
   readonly pool: pg.Pool;
@@ -94,6 +96,7 @@ export class PostgresStorage implements StoragePort {
     this.authority = new PgAuthorityRepository(pool);
     this.rateLimits = new PgRateLimitRepository(pool);
     this.secrets = new PgSecretRepository(pool);
+    this.access = new PgAccessRepository(pool);
     this.uploads = new PgUploadRepository(pool);
   }
 

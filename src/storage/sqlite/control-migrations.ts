@@ -89,4 +89,25 @@ export const CONTROL_MIGRATIONS: readonly string[] = [
   INSERT INTO job_requests (seq, request) SELECT seq, request FROM jobs;
   ALTER TABLE jobs DROP COLUMN request;
   `,
+  // Clients and keys made at runtime (operator routes). A key row keeps its secret's SHA-256, never the secret;
+  // revoking a key deletes its row. A Client of API_KEY_CLIENTS gets a row once an operator changes it.
+  `
+  CREATE TABLE runtime_clients (
+    client_id TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    disabled INTEGER NOT NULL DEFAULT 0,
+    rate_limit_per_minute INTEGER,
+    search_rate_limit_per_minute INTEGER
+  ) WITHOUT ROWID;
+  CREATE TABLE issued_keys (
+    key_id TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL REFERENCES runtime_clients (client_id),
+    secret_hash TEXT NOT NULL UNIQUE,
+    scopes TEXT NOT NULL,
+    expires_at TEXT,
+    filter TEXT,
+    label TEXT,
+    created_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];

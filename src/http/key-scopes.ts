@@ -1,0 +1,29 @@
+// The scope each Client route needs of a runtime key (DESIGN.md "Clients and keys at runtime"): search for the
+// searches, read for the GET routes, write for everything that changes the Client's documents. A key of
+// API_KEY_CLIENTS has every scope. A route not named here takes read for GET and HEAD, write otherwise, so a
+// route added later is never open to a key that was not meant to reach it.
+
+import type { KeyScope } from '../domain/api-keys.ts';
+
+/** Keyed by method and the route's path as registered (`:param`). */
+export const ROUTE_SCOPES: Readonly<Record<string, KeyScope>> = {
+  'POST /search': 'search',
+  'POST /web-search': 'search',
+  'GET /web-search/capabilities': 'search',
+  'GET /documents': 'read',
+  'GET /document/:document_id/text': 'read',
+  'GET /status/:job_id': 'read',
+  'GET /discovery/readiness': 'read',
+  'GET /openapi.json': 'read',
+  'POST /embed': 'write',
+  'PATCH /update': 'write',
+  'DELETE /document/:document_id': 'write',
+  'POST /document/:document_id/restore': 'write',
+};
+
+/** The scope a request to this route needs. */
+export function scopeOfRoute(method: string, route: string): KeyScope {
+  const named = ROUTE_SCOPES[`${method === 'HEAD' ? 'GET' : method} ${route}`];
+  if (named) return named;
+  return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
+}
