@@ -12,6 +12,7 @@ import { PgPublicationLog } from './publication-log.ts';
 import type { LogPolicy } from './publication-log.ts';
 import { PgPurgeJournal } from './purge-journal.ts';
 import { PgJobRepository } from './jobs.ts';
+import { PgWebhookRepository } from './webhooks.ts';
 import { PgAuthorityRepository, PgDiscoveryRepository, PgRateLimitRepository, PgSecretRepository } from './control.ts';
 import { PgUploadRepository } from './uploads.ts';
 import { storeFailureOf } from '../shared/store-failures.ts';
@@ -76,6 +77,7 @@ export class PostgresStorage implements StoragePort {
   readonly authority: PgAuthorityRepository;
   readonly rateLimits: PgRateLimitRepository;
   readonly secrets: PgSecretRepository;
+  readonly webhooks: PgWebhookRepository;
   readonly uploads: PgUploadRepository;
   /** The connection pool (tests and tools run their own statements on it, as the adapter's role). */
   readonly pool: pg.Pool;
@@ -94,6 +96,7 @@ export class PostgresStorage implements StoragePort {
     this.authority = new PgAuthorityRepository(pool);
     this.rateLimits = new PgRateLimitRepository(pool);
     this.secrets = new PgSecretRepository(pool);
+    this.webhooks = new PgWebhookRepository(pool);
     this.uploads = new PgUploadRepository(pool);
   }
 

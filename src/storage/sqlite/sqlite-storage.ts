@@ -17,6 +17,7 @@ import { SqliteDiscoveryRepository } from './discovery.ts';
 import { SqliteAuthorityRepository } from './authority.ts';
 import { SqliteRateLimitRepository } from './rate-limits.ts';
 import { SqliteSecretRepository } from './secrets.ts';
+import { SqliteWebhookRepository } from './webhooks.ts';
 import { UploadFiles } from './uploads.ts';
 import type { StoragePort } from '../port.ts';
 import { storeFailureOf } from '../shared/store-failures.ts';
@@ -70,6 +71,7 @@ export class Storage implements StoragePort {
   readonly authority: SqliteAuthorityRepository;
   readonly rateLimits: SqliteRateLimitRepository;
   readonly secrets: SqliteSecretRepository;
+  readonly webhooks: SqliteWebhookRepository;
   readonly uploads: UploadFiles;
   readonly dataDir: string;
   private readonly controlDb: Database;
@@ -105,6 +107,7 @@ export class Storage implements StoragePort {
     this.authority = new SqliteAuthorityRepository(this.controlDb);
     this.rateLimits = new SqliteRateLimitRepository(this.controlDb);
     this.secrets = new SqliteSecretRepository(this.controlDb);
+    this.webhooks = new SqliteWebhookRepository(this.controlDb);
     this.assertReady = (options.publicationEnabled ?? true) ? () => this.authority.assertReady() : undefined;
   }
 
