@@ -45,6 +45,7 @@ import type { Services } from './http/services.ts';
 import { createModels } from './models/compose.ts';
 import { loadClassifierModelFile } from './models/classifier-model-file.ts';
 import { WebSearchService } from './websearch/web-search.ts';
+import { WebhookService } from './webhooks/webhook-service.ts';
 import { braveProvider, searxngProvider } from './websearch/providers.ts';
 import type { WebProvider } from './websearch/providers.ts';
 import { requestClusterMetrics, tellSupervisor, underSupervisor, wakeWorkers } from './supervisor-link.ts';
@@ -143,6 +144,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     storeRefusals,
     storeFailure: (error) => storeRefusals.seen(storage.failureOf(error)),
     startBackfill: (clientId: string) => enqueueBackfill(storage, clientId, wakeWorkers, new Set(config.apiKeyClients.values())),
+    webhooks: new WebhookService(storage.webhooks, { allowPrivateNetworks: config.webhookAllowPrivateNetworks }),
     webSearch: new WebSearchService({ enabled: config.webSearchEnabled, provider: webProviderOf(config), timeoutMs: config.webSearchTimeoutMs }),
     uploads: new UploadService(storage, wakeWorkers, config.jobMaxAttempts, clientQuotasOf(config)),
     updates: new UpdateService(storage, { enabled: config.publicationEnabled, mode: () => readGuard.mode(), wake: wakeWorkers }),

@@ -27,6 +27,7 @@ import { registerStatusRoutes } from './routes/status.ts';
 import { registerDocumentRoutes, registerLifecycleRoutes } from './routes/documents.ts';
 import { registerBackfillRoute, registerOperationalRoutes } from './routes/operational.ts';
 import { registerWebSearchRoutes } from './routes/web-search.ts';
+import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { registerConsoleRoutes } from './routes/console.ts';
 import { registerReferenceRoutes } from './routes/reference.ts';
 
@@ -121,6 +122,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerOperationalRoutes(app, services);
   registerBackfillRoute(app, services);
   registerWebSearchRoutes(app, services);
+  registerWebhookRoutes(app, services);
   await registerConsoleRoutes(app);
   await registerReferenceRoutes(app);
   return app;

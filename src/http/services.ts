@@ -23,6 +23,7 @@ import type { JobStatusService } from '../reads/job-status-service.ts';
 import type { ReadinessService } from '../reads/readiness-service.ts';
 import type { AuthorityService } from '../publication/authority-service.ts';
 import type { AuthorityViewService } from '../reads/authority-view.ts';
+import type { WebhookService } from '../webhooks/webhook-service.ts';
 
 export interface Services {
   version: string;
@@ -58,6 +59,8 @@ export interface Services {
   /** Key of the audit event's query fingerprint (AUDIT_FINGERPRINT_SECRET, or the deployment's own secret). */
   auditSecret: string;
   webSearch: WebSearchService;
+  /** POST/GET /webhooks, DELETE /webhooks/{id}, GET /webhooks/{id}/deliveries. */
+  webhooks: WebhookService;
   /** The store failure an error means (unreachable, unreadable or full), or null: the error handler answers it 503 or 507. */
   storeFailure(error: unknown): StoreFailure | null;
   /** Operator action: queue a metadata backfill for a Client. */
