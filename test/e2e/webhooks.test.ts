@@ -5,12 +5,15 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { api, KEYS, removeDir, startTestServer, uploadFile, uploadText, waitForJob } from '../helpers/server.ts';
 import { childPids, until } from '../helpers/processes.ts';
 import { CORPUS } from '../helpers/corpus-expectations.ts';
 import { signedWith, startReceiver } from '../helpers/webhook-receiver.ts';
 import type { ReceivedDelivery } from '../helpers/webhook-receiver.ts';
+import { childEnv } from '../helpers/child-env.ts';
 
 /** A bank statement of the corpus: several chunks, more than CLIENT_MAX_CHUNKS allows below, so its upload fails. */
 const STATEMENT = readFileSync(new URL('txt/mt940_ASNB_0708271685_09022020_164516.940.txt', CORPUS));
@@ -31,6 +34,20 @@ async function deliveryLog(url: string, key: string, webhookId: string) {
   const answer = await api(url, `/webhooks/${webhookId}/deliveries`, { key });
   assert.equal(answer.status, 200, answer.text);
   return answer.json.deliveries as Record<string, any>[];
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Runs `hds` (src/cli.ts) as a person would, to its exit. */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['src/cli.ts', ...args], { cwd: ROOT, env: childEnv() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 const answeredOk = (delivery: ReceivedDelivery) => delivery.answered !== null && delivery.answered >= 200 && delivery.answered < 300;
@@ -232,7 +249,7 @@ test('a worker killed while a delivery is in flight: after its restart every out
   }
 });
 
-test('without WEBHOOK_ALLOW_PRIVATE_NETWORKS, private, loopback, link-local and other non-public addresses are refused with 422', async () => {
+test('without WEBHOOK_ALLOW_PRIVATE_NETWORKS, private, loopback, link-local and other non-public addresses are refused with 422; hds webhooks adds, lists, shows deliveries and removes', async () => {
   const server = await startTestServer({ API_PROCESSES: '1' });
   try {
     const refused = [
@@ -262,6 +279,33 @@ test('without WEBHOOK_ALLOW_PRIVATE_NETWORKS, private, loopback, link-local and 
     // A public address literal needs no lookup and is accepted: the check refuses ranges, not every address.
     const accepted = await register(server.url, KEYS.alpha, { url: 'https://1.1.1.1/hook', events: ['job.completed'], secret: SECRET });
     assert.equal(accepted.status, 201, accepted.text);
+    assert.equal((await api(server.url, `/webhooks/${accepted.json.webhook_id}`, { method: 'DELETE', key: KEYS.alpha })).status, 200);
+
+    // The same through hds webhooks: a refusal says why (exit 1), a secret it makes is shown once, and --json.
+    const base = ['--url', server.url, '--key', KEYS.beta];
+    const refusedByCli = await cli([...base, 'webhooks', 'add', 'http://127.0.0.1:9/hook']);
+    assert.equal(refusedByCli.code, 1);
+    assert.match(refusedByCli.stderr, /WEBHOOK_ALLOW_PRIVATE_NETWORKS/);
+    const added = await cli([...base, 'webhooks', 'add', 'https://1.1.1.1/hook', '--event', 'job.failed', '--event', 'job.superseded', '--json']);
+    assert.equal(added.code, 0, added.stderr);
+    const webhook = JSON.parse(added.stdout);
+    assert.deepEqual(webhook.events, ['job.failed', 'job.superseded']);
+    assert.match(webhook.secret, /^[0-9a-f]{64}$/, 'a made secret is shown once');
+    const human = await cli([...base, 'webhooks', 'add', 'https://1.1.1.1/other', '--secret', SECRET]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.doesNotMatch(human.stdout, /secret/, 'a secret given is not printed');
+    const listed = await cli([...base, 'webhooks', 'list']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(`^${webhook.webhook_id}  https://1\\.1\\.1\\.1/hook  job\\.failed,job\\.superseded$`, 'm'));
+    assert.ok(!listed.stdout.includes(webhook.secret) && !listed.stdout.includes(SECRET));
+    const deliveries = await cli([...base, 'webhooks', 'deliveries', webhook.webhook_id]);
+    assert.deepEqual([deliveries.code, deliveries.stdout], [0, 'no deliveries\n']);
+    assert.deepEqual(JSON.parse((await cli([...base, 'webhooks', 'deliveries', webhook.webhook_id, '--json'])).stdout), { webhook_id: webhook.webhook_id, deliveries: [] });
+    const removed = await cli([...base, 'webhooks', 'remove', webhook.webhook_id]);
+    assert.deepEqual([removed.code, removed.stdout], [0, `removed ${webhook.webhook_id}\n`]);
+    assert.equal((await cli([...base, 'webhooks', 'remove', webhook.webhook_id])).code, 1, 'a second removal is a 404');
+    const remaining = JSON.parse((await cli([...base, 'webhooks', 'list', '--json'])).stdout);
+    assert.deepEqual(remaining.webhooks.map((entry: { url: string }) => entry.url), ['https://1.1.1.1/other']);
   } finally {
     await server.close();
     removeDir(server.dataDir);

@@ -39,6 +39,12 @@ export type DeleteResult = Json<paths['/document/{document_id}']['delete']['resp
 export type RestoreResult = Json<paths['/document/{document_id}/restore']['post']['responses'][200]>;
 export type Health = Json<paths['/health']['get']['responses'][200]>;
 export type Readiness = Json<paths['/discovery/readiness']['get']['responses'][200]>;
+export type WebhookRegistration = NonNullable<paths['/webhooks']['post']['requestBody']>['content']['application/json'];
+export type Webhook = Json<paths['/webhooks']['post']['responses'][201]>;
+export type WebhookList = Json<paths['/webhooks']['get']['responses'][200]>;
+export type WebhookRemoval = Json<paths['/webhooks/{webhook_id}']['delete']['responses'][200]>;
+export type WebhookDeliveries = Json<paths['/webhooks/{webhook_id}/deliveries']['get']['responses'][200]>;
+export type WebhookDelivery = WebhookDeliveries['deliveries'][number];
 /** Every route of the OpenAPI document, as `request` takes it. */
 export type RoutePath = keyof paths;
 export type { paths };
@@ -484,6 +490,26 @@ export class SearchClient {
   /** GET /discovery/readiness: whether the metadata lane serves this Client. */
   readiness(signal?: AbortSignal): Promise<Readiness> {
     return this.read('/discovery/readiness', { signal });
+  }
+
+  /** POST /webhooks: job outcomes of `events` are POSTed to `url`, signed with `secret` (X-Webhook-Signature). */
+  createWebhook(registration: WebhookRegistration, signal?: AbortSignal): Promise<Webhook> {
+    return this.write('POST', '/webhooks', { json: registration, signal });
+  }
+
+  /** GET /webhooks: the Client's webhooks, oldest first (never their secrets). */
+  webhooks(signal?: AbortSignal): Promise<WebhookList> {
+    return this.read('/webhooks', { signal });
+  }
+
+  /** DELETE /webhooks/{webhook_id}: the webhook and its deliveries. */
+  deleteWebhook(webhookId: string, signal?: AbortSignal): Promise<WebhookRemoval> {
+    return this.write('DELETE', '/webhooks/{webhook_id}', { path: { webhook_id: webhookId }, signal });
+  }
+
+  /** GET /webhooks/{webhook_id}/deliveries: the newest 100 deliveries, newest first. */
+  webhookDeliveries(webhookId: string, signal?: AbortSignal): Promise<WebhookDeliveries> {
+    return this.read('/webhooks/{webhook_id}/deliveries', { path: { webhook_id: webhookId }, signal });
   }
 
   /** GET /health (no key needed): the answer, whether it is 200 or 503. */
