@@ -188,7 +188,7 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
   'GET /webhooks': {
     operationId: 'listWebhooks',
     summary: "The Client's webhooks",
-    description: 'Oldest first; secrets are never shown.',
+    description: 'Every webhook the Client registered, oldest first, with the events each is for; secrets are never shown.',
     response: { webhooks: [{ webhook_id: WEBHOOK_ID, url: 'https://hooks.example.com/search-jobs', events: ['job.completed', 'job.failed'], created_at: '2026-03-14T09:30:00.000Z' }] },
   },
   'DELETE /webhooks/:webhook_id': {

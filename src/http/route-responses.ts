@@ -316,9 +316,9 @@ const WEBHOOK_DELIVERY = {
   properties: {
     delivery_id: { type: 'string', description: 'The delivery_id of its body: a receiver that sees it twice has it already.' },
     job_id: { type: 'string' },
-    event: { type: 'string', enum: WEBHOOK_EVENT_NAMES },
+    event: { type: 'string', enum: WEBHOOK_EVENT_NAMES, description: 'The job outcome delivered.' },
     status: { type: 'string', enum: ['pending', 'delivered', 'failed'], description: 'pending (waiting for an attempt), delivered (answered 2xx) or failed (given up after about an hour).' },
-    attempts: { type: 'integer', minimum: 0 },
+    attempts: { type: 'integer', minimum: 0, description: 'Attempts made so far (one cut off by a stopped worker counts).' },
     last_status_code: { type: ['integer', 'null'], description: "The receiver's HTTP status at the last attempt; null before any, or when it did not answer." },
     last_error: { ...NULLABLE_STRING, description: 'Why the last attempt did not deliver (a status, a timeout, a refused address).' },
     next_attempt_at: { ...NULLABLE_STRING, description: 'When the next attempt is due, while pending.' },
@@ -437,7 +437,7 @@ export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
     success: {
       status: 200,
       description: 'The webhook removed, with its deliveries (none pending is sent after).',
-      schema: { type: 'object', required: ['webhook_id', 'deleted'], properties: { webhook_id: { type: 'string' }, deleted: { type: 'boolean', enum: [true] } } },
+      schema: { type: 'object', required: ['webhook_id', 'deleted'], properties: { webhook_id: { type: 'string' }, deleted: { type: 'boolean', enum: [true], description: 'Always true: the webhook and its deliveries are gone.' } } },
     },
     errors: [...CLIENT_ROUTE, 400, 404, STORE_WRITE],
   },

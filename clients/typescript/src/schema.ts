@@ -331,7 +331,7 @@ export interface paths {
         };
         /**
          * The Client's webhooks
-         * @description Oldest first; secrets are never shown.
+         * @description Every webhook the Client registered, oldest first, with the events each is for; secrets are never shown.
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -985,6 +985,7 @@ export interface components {
          * @description A registered webhook (its secret is never shown).
          */
         Webhook: {
+            /** @description The webhook, as POST /webhooks named it. */
             webhook_id: string;
             /** @description Where deliveries are POSTed. */
             url: string;
@@ -1002,13 +1003,17 @@ export interface components {
             delivery_id: string;
             /** @description The job that carries the work out; poll GET /status/{job_id}. */
             job_id: string;
-            /** @enum {string} */
+            /**
+             * @description The job outcome delivered.
+             * @enum {string}
+             */
             event: "job.completed" | "job.failed" | "job.partial_failed" | "job.superseded";
             /**
              * @description pending (waiting for an attempt), delivered (answered 2xx) or failed (given up after about an hour).
              * @enum {string}
              */
             status: "pending" | "delivered" | "failed";
+            /** @description Attempts made so far (one cut off by a stopped worker counts). */
             attempts: number;
             /** @description The receiver's HTTP status at the last attempt; null before any, or when it did not answer. */
             last_status_code: number | null;
@@ -1018,6 +1023,7 @@ export interface components {
             next_attempt_at: string | null;
             /** @description When the outcome was recorded. */
             created_at: string;
+            /** @description When a receiver answered 2xx (ISO 8601, UTC); null until then. */
             delivered_at: string | null;
         };
         /** WebhookRegistration */
@@ -2210,6 +2216,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The Client's webhooks. */
                         webhooks: components["schemas"]["Webhook"][];
                     };
                 };
@@ -2279,6 +2286,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The webhook, as POST /webhooks named it. */
                 webhook_id: string;
             };
             cookie?: never;
@@ -2301,8 +2309,12 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The webhook, as POST /webhooks named it. */
                         webhook_id: string;
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true: the webhook and its deliveries are gone.
+                         * @enum {boolean}
+                         */
                         deleted: true;
                     };
                 };
@@ -2321,6 +2333,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The webhook, as POST /webhooks named it. */
                 webhook_id: string;
             };
             cookie?: never;
@@ -2356,7 +2369,9 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The webhook, as POST /webhooks named it. */
                         webhook_id: string;
+                        /** @description The deliveries, newest first. */
                         deliveries: components["schemas"]["WebhookDelivery"][];
                     };
                 };

@@ -18,7 +18,7 @@ export const WEBHOOK_BODY_SCHEMA = {
   },
 } as const;
 
-const WEBHOOK_ID_PARAMS = { type: 'object', properties: { webhook_id: { type: 'string', minLength: 1, maxLength: 128 } }, required: ['webhook_id'] } as const;
+const WEBHOOK_ID_PARAMS = { type: 'object', properties: { webhook_id: { type: 'string', minLength: 1, maxLength: 128, description: 'The webhook, as POST /webhooks named it.' } }, required: ['webhook_id'] } as const;
 
 export function registerWebhookRoutes(app: FastifyInstance, services: Services): void {
   app.post<{ Body: WebhookRegistration }>('/webhooks', { schema: { tags: ['webhooks'], body: WEBHOOK_BODY_SCHEMA } }, async (request, reply) => {
