@@ -6,7 +6,7 @@ import { cachedStatement, transaction } from './database.ts';
 import type { DeliveryRecord, LeasedDelivery, SigningWebhook, WebhookRecord } from '../../domain/webhooks.ts';
 import type { DeliveryAttempt, WebhookRepository } from '../port.ts';
 import { attemptState, dueDeliveries, eventsColumn, toDeliveryRecord, toLeasedDelivery, toWebhookRecord } from '../shared/webhook-rows.ts';
-import type { DeliveryRow, LeasedDeliveryRow, WebhookRow } from '../shared/webhook-rows.ts';
+import type { DeliveryRow, LeasedDeliveryRow, OutboxRow, WebhookRow } from '../shared/webhook-rows.ts';
 
 /** ?1 is now (ms), ?2 the limit. */
 const DUE_DELIVERIES_NOW = dueDeliveries('?1', '?2');
@@ -88,7 +88,7 @@ export class SqliteWebhookRepository implements WebhookRepository {
 }
 
 /** Writes the outbox rows of a final outcome, inside the caller's transaction (SqliteJobRepository.finish). */
-export function writeOutbox(db: Database, clientId: string, documentId: string, jobId: string, rows: readonly { deliveryId: string; webhookId: string; event: string; body: string }[], nowMs: number): void {
+export function writeOutbox(db: Database, clientId: string, documentId: string, jobId: string, rows: readonly OutboxRow[], nowMs: number): void {
   const at = new Date(nowMs).toISOString();
   for (const row of rows) {
     cachedStatement(
