@@ -39,6 +39,8 @@ export class DeliveryLoop {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopping = false;
+  /** Whether the last lease failed: a store that stays down is reported once, not at every poll. */
+  private failing = false;
 
   constructor(webhooks: WebhookRepository, options: DeliveryLoopOptions) {
     this.webhooks = webhooks;
@@ -54,8 +56,13 @@ export class DeliveryLoop {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.running = this.sendDue()
+        .then((sent) => {
+          this.failing = false;
+          return sent;
+        })
         .catch((error) => {
-          this.options.onError?.(error);
+          if (!this.failing) this.options.onError?.(error);
+          this.failing = true;
           return 0;
         })
         .then((sent) => {
