@@ -46,6 +46,7 @@ import type { Services } from './http/services.ts';
 import { createModels } from './models/compose.ts';
 import { loadClassifierModelFile } from './models/classifier-model-file.ts';
 import { WebSearchService } from './websearch/web-search.ts';
+import { WebhookService } from './webhooks/webhook-service.ts';
 import { braveProvider, searxngProvider } from './websearch/providers.ts';
 import type { WebProvider } from './websearch/providers.ts';
 import { ClientRegistry } from './access/client-registry.ts';
@@ -153,6 +154,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     storeRefusals,
     storeFailure: (error) => storeRefusals.seen(storage.failureOf(error)),
     startBackfill: async (clientId: string) => enqueueBackfill(storage, clientId, wakeWorkers, new Set([...envClients, ...(await clientRegistry.recordedClientIds())])),
+    webhooks: new WebhookService(storage.webhooks, { allowPrivateNetworks: config.webhookAllowPrivateNetworks }),
     webSearch: new WebSearchService({ enabled: config.webSearchEnabled, provider: webProviderOf(config), timeoutMs: config.webSearchTimeoutMs }),
     uploads,
     transfer: new ClientTransferService(storage, uploads, async () => new Set([...envClients, ...(await clientRegistry.recordedClientIds())])),

@@ -158,6 +158,12 @@ export interface Config {
   webSearchUrl: string | null;
   webSearchApiKey: string | null;
   webSearchTimeoutMs: number;
+  /** How long a webhook receiver has to answer one delivery before the attempt counts as failed (retried). */
+  webhookTimeoutMs: number;
+  /** The first retry's delay of a failed delivery; it doubles at each attempt (capped), for about an hour. */
+  webhookRetryBaseMs: number;
+  /** Whether webhooks may point at private, loopback and link-local addresses (refused by default). */
+  webhookAllowPrivateNetworks: boolean;
   faultInjection: FaultInjection;
 }
 
@@ -371,6 +377,9 @@ export function loadConfig(env: Env = process.env): Config {
     webSearchUrl: optionalStr(env, 'WEB_SEARCH_URL'),
     webSearchApiKey: optionalStr(env, 'WEB_SEARCH_API_KEY'),
     webSearchTimeoutMs: int(env, 'WEB_SEARCH_TIMEOUT_MS', 5_000, 100, 60_000),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 600_000),
+    webhookAllowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     faultInjection: {
       jobStageDelayMs: int(env, 'FAULT_JOB_STAGE_DELAY_MS', 0, 0, 600_000),
       lifecycleStepDelayMs: int(env, 'FAULT_LIFECYCLE_STEP_DELAY_MS', 0, 0, 600_000),

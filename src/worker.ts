@@ -9,6 +9,7 @@ import { Publisher } from './publication/publisher.ts';
 import { createMetadataUpdateHandler, METADATA_UPDATE_FAILED } from './jobs/metadata-update-job.ts';
 import { createBackfillHandler } from './jobs/backfill-job.ts';
 import { Worker } from './jobs/worker.ts';
+import { DeliveryLoop } from './webhooks/delivery-loop.ts';
 import { JobHandlerRegistry } from './jobs/handler-registry.ts';
 import { createEmbedJobHandler } from './jobs/embed-job.ts';
 import { LanesThread } from './jobs/threaded-lanes.ts';
@@ -87,12 +88,24 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     },
   );
   worker.start();
+  // Webhook deliveries of the outcomes jobs record (the outbox); any worker process sends any Client's.
+  const deliveries = new DeliveryLoop(storage.webhooks, {
+    pollMs: config.workerPollMs,
+    retryBaseMs: config.webhookRetryBaseMs,
+    timeoutMs: config.webhookTimeoutMs,
+    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    userAgent: `hybrid-doc-search/${PRODUCT_VERSION}`,
+    onAttempt: (delivery, attempt) =>
+      log.write(attempt.delivered ? 'debug' : 'info', 'webhook delivery', { event: 'webhook_delivery', delivery_id: delivery.deliveryId, attempt: delivery.attempts, delivered: attempt.delivered, status_code: attempt.statusCode, error: attempt.error, given_up: !attempt.delivered && attempt.retryInMs === null }),
+    onError: (error) => log.write('warn', 'webhook deliveries could not be leased', { event: 'webhook_delivery', error: error instanceof Error ? error.message : String(error) }),
+  });
+  deliveries.start();
   let closing: Promise<void> | null = null;
   return {
     worker,
     close() {
       closing ??= (async () => {
-        await worker.stop(SHUTDOWN_GRACE_MS);
+        await Promise.all([worker.stop(SHUTDOWN_GRACE_MS), deliveries.stop()]);
         await lanesThread.close();
         await storage.end();
       })();

@@ -43,6 +43,7 @@ const FORBIDDEN: Record<string, readonly string[] | typeof ALL | OnlyRule> = {
   publication: ['http', 'search', 'serving'], // writers: the api's snapshots and read guard are for reads/
   jobs: ['http', 'serving'],
   websearch: ['http'],
+  webhooks: ['http', 'serving', 'search', 'publication', 'ingest', 'jobs', 'reads'], // registering webhooks and sending the outbox's deliveries
   reads: ['http', 'publication', 'jobs', 'ingest'], // the api's reads (status, readiness, documents, health, the authority view): never a write path
   health: ['http', 'publication', 'search', 'serving', 'ingest', 'jobs', 'models'], // /health's store reads on a thread (runtime/request-thread.ts)
   access: ['http', 'publication', 'ingest', 'jobs', 'serving', 'models', 'websearch', 'health'], // Clients and keys at runtime: the storage port, the key filter

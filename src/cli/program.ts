@@ -18,6 +18,7 @@ import type { DeploymentFiles } from './admin-data.ts';
 import { registerAdminCommands } from './admin.ts';
 import { errorText, outputWidth, paintFor, renderDeletion, renderDocuments, renderJob, renderRestore, renderSearch } from './render.ts';
 import { budgetedFetch, RequestBudget } from './request-budget.ts';
+import { webhookCommands } from './webhooks.ts';
 
 /** The package's version, as the service's health reports its own (read here: src/version.ts is the root's). */
 const CLI_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -254,6 +255,8 @@ export function buildProgram(io: CliIo): Command {
       if (options.json) json(result);
       else out(renderRestore(result));
     });
+
+  program.addCommand(webhookCommands({ client, out, paint }));
 
   const operator = async (call: Parameters<typeof operatorCall>[2], asJson: boolean) => {
     const answer = await operatorCall(serviceUrl(connection(), io.env), operatorKey(connection(), io.env), call);

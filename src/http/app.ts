@@ -29,6 +29,7 @@ import { registerBackfillRoute, registerOperationalRoutes } from './routes/opera
 import { registerWebSearchRoutes } from './routes/web-search.ts';
 import { registerClientTransferRoutes } from './routes/client-transfer.ts';
 import { registerClientAdminRoutes } from './routes/admin-clients.ts';
+import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { registerConsoleRoutes } from './routes/console.ts';
 import { registerReferenceRoutes } from './routes/reference.ts';
 
@@ -126,6 +127,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerClientTransferRoutes(app, services);
   registerClientAdminRoutes(app, services);
   registerWebSearchRoutes(app, services);
+  registerWebhookRoutes(app, services);
   await registerConsoleRoutes(app);
   await registerReferenceRoutes(app);
   return app;

@@ -16,6 +16,11 @@ export const FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   updated_at: 'When it last changed (ISO 8601, UTC).',
   changed_at: 'When the authority mode last changed (ISO 8601, UTC); null before any change.',
   recovered_at: 'When this api process finished rebuilding its serving snapshots (ISO 8601, UTC); null while it recovers.',
+  // Webhooks.
+  webhook_id: 'The webhook, as POST /webhooks named it.',
+  webhooks: "The Client's webhooks.",
+  deliveries: 'The deliveries, newest first.',
+  delivered_at: 'When a receiver answered 2xx (ISO 8601, UTC); null until then.',
   // Paging.
   offset: 'Items skipped before this page.',
   has_more: 'More items follow this page (ask again with offset + limit).',

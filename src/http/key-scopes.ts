@@ -19,6 +19,12 @@ export const ROUTE_SCOPES: Readonly<Record<string, KeyScope>> = {
   'PATCH /update': 'write',
   'DELETE /document/:document_id': 'write',
   'POST /document/:document_id/restore': 'write',
+  // Webhooks are the write scope's, reading them too (DESIGN.md): a delivery log names documents and jobs of the
+  // whole Client, which a key confined by a filter (never given write) must not see.
+  'POST /webhooks': 'write',
+  'GET /webhooks': 'write',
+  'DELETE /webhooks/:webhook_id': 'write',
+  'GET /webhooks/:webhook_id/deliveries': 'write',
 };
 
 /** The scope a request to this route needs. */

@@ -53,6 +53,7 @@ const DOCUMENT_TAGS = [
   { name: 'documents', description: 'Upload, list, read, update, delete and restore documents.' },
   { name: 'jobs', description: 'Follow the jobs that uploads, updates and backfills queue.' },
   { name: 'discovery', description: 'Whether the metadata lane serves the Client yet.' },
+  { name: 'webhooks', description: 'Be told when a job ends: signed deliveries of job outcomes to a URL of the Client.' },
   { name: 'web-search', description: 'Search the public web through the configured provider (off unless the operator enables it).' },
   { name: 'operations', description: 'Health (no key) and metrics (operator key).' },
   { name: 'admin', description: 'Operator key only: the publication authority and backfills.' },

@@ -16,6 +16,7 @@ export interface RouteExamples {
 }
 
 const JOB_ID = '3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c';
+const WEBHOOK_ID = '5a7c9e1b-3d5f-4a6c-8e0b-2d4f6a8c0e1f';
 
 /** Keyed like ROUTE_RESPONSES: method and the path as registered (`:param`). */
 export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
@@ -226,5 +227,34 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
       'Sends the query verbatim to the configured public provider. Fails open: a disabled gate, a missing provider, a provider error or a timeout answer 200 with no results and meta.status saying why. Never cached.',
     request: { query: 'overnight policy rate Bank Negara', limit: 3 },
     response: { results: [{ source: 'web', title: 'Monetary Policy Statement', url: 'https://www.bnm.gov.my/', snippet: 'The Monetary Policy Committee decided to maintain the Overnight Policy Rate at 3.00 percent.', rank: 1 }], meta: { provider: 'searxng', status: 'ok', count: 1, query_time_ms: 412 } },
+  },
+  'POST /webhooks': {
+    operationId: 'createWebhook',
+    summary: 'Register a webhook for job outcomes',
+    description:
+      'Each job of the Client that ends in one of events is POSTed to url as {event, delivery_id, job_id, operation, status, document_id, version_id, occurred_at} (identities and states, never text or metadata values), signed in X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body with secret>. Delivered at least once: retried with exponential backoff for about an hour on a non-2xx answer or a timeout, in order per document. A private, loopback or link-local address is refused (422) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true.',
+    request: { url: 'https://hooks.example.com/search-jobs', events: ['job.completed', 'job.failed'], secret: 'whsec-3b1f0c9e5d2a4f6b8c7d' },
+    response: { webhook_id: WEBHOOK_ID, url: 'https://hooks.example.com/search-jobs', events: ['job.completed', 'job.failed'], created_at: '2026-03-14T09:30:00.000Z' },
+  },
+  'GET /webhooks': {
+    operationId: 'listWebhooks',
+    summary: "The Client's webhooks",
+    description: 'Every webhook the Client registered, oldest first, with the events each is for; secrets are never shown.',
+    response: { webhooks: [{ webhook_id: WEBHOOK_ID, url: 'https://hooks.example.com/search-jobs', events: ['job.completed', 'job.failed'], created_at: '2026-03-14T09:30:00.000Z' }] },
+  },
+  'DELETE /webhooks/:webhook_id': {
+    operationId: 'deleteWebhook',
+    summary: 'Remove a webhook and its deliveries',
+    description: "Deliveries still pending are not sent. Another Client's webhook is the same 404 as an unknown one.",
+    response: { webhook_id: WEBHOOK_ID, deleted: true },
+  },
+  'GET /webhooks/:webhook_id/deliveries': {
+    operationId: 'listWebhookDeliveries',
+    summary: 'The delivery log of a webhook (the newest 100)',
+    description: 'Newest first: each delivery with its attempts, the last answer or error, and when it is tried next while pending.',
+    response: {
+      webhook_id: WEBHOOK_ID,
+      deliveries: [{ delivery_id: '9d2e4f61-7a3b-4c8d-b5e6-0f1a2b3c4d5e', job_id: JOB_ID, event: 'job.completed', status: 'delivered', attempts: 2, last_status_code: 200, last_error: null, next_attempt_at: null, created_at: '2026-03-14T09:31:02.118Z', delivered_at: '2026-03-14T09:31:12.540Z' }],
+    },
   },
 };

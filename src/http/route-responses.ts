@@ -9,6 +9,7 @@ import { ERROR_CATALOGUE, envelopeSchema } from './error-catalogue.ts';
 import { ROUTE_EXAMPLES } from './route-examples.ts';
 import { RATE_LIMIT_HEADERS } from './rate-limit-headers.ts';
 import { SEARCH_BODY_SCHEMA } from './routes/search.ts';
+import { WEBHOOK_BODY_SCHEMA } from './routes/webhooks.ts';
 import { TEXT_UPLOAD_SCHEMA, UPLOAD_REQUEST_BODY } from './routes/upload.ts';
 import { CHUNK, TEXT_RESPONSES, UPLOAD_ACCEPTED } from './routes/response-docs.ts';
 import { CLIENT_VIEW, KEY_VIEW, NEW_KEY } from './routes/admin-clients.ts';
@@ -322,6 +323,38 @@ const WEB_RESULT = {
   },
 } as const;
 
+const WEBHOOK_EVENT_NAMES = ['job.completed', 'job.failed', 'job.partial_failed', 'job.superseded'];
+const WEBHOOK = {
+  title: 'Webhook',
+  description: 'A registered webhook (its secret is never shown).',
+  type: 'object',
+  required: ['webhook_id', 'url', 'events', 'created_at'],
+  properties: {
+    webhook_id: { type: 'string' },
+    url: { type: 'string', description: 'Where deliveries are POSTed.' },
+    events: { type: 'array', items: { type: 'string', enum: WEBHOOK_EVENT_NAMES }, description: 'The job outcomes delivered.' },
+    created_at: { type: 'string' },
+  },
+} as const;
+const WEBHOOK_DELIVERY = {
+  title: 'WebhookDelivery',
+  description: 'One delivery of one job outcome to the webhook, as its log shows it.',
+  type: 'object',
+  required: ['delivery_id', 'job_id', 'event', 'status', 'attempts', 'last_status_code', 'last_error', 'next_attempt_at', 'created_at', 'delivered_at'],
+  properties: {
+    delivery_id: { type: 'string', description: 'The delivery_id of its body: a receiver that sees it twice has it already.' },
+    job_id: { type: 'string' },
+    event: { type: 'string', enum: WEBHOOK_EVENT_NAMES, description: 'The job outcome delivered.' },
+    status: { type: 'string', enum: ['pending', 'delivered', 'failed'], description: 'pending (waiting for an attempt), delivered (answered 2xx) or failed (given up after about an hour).' },
+    attempts: { type: 'integer', minimum: 0, description: 'Attempts made so far (one cut off by a stopped worker counts).' },
+    last_status_code: { type: ['integer', 'null'], description: "The receiver's HTTP status at the last attempt; null before any, or when it did not answer." },
+    last_error: { ...NULLABLE_STRING, description: 'Why the last attempt did not deliver (a status, a timeout, a refused address).' },
+    next_attempt_at: { ...NULLABLE_STRING, description: 'When the next attempt is due, while pending.' },
+    created_at: { type: 'string', description: 'When the outcome was recorded.' },
+    delivered_at: NULLABLE_STRING,
+  },
+} as const;
+
 /** Keyed by method and the route's path as registered (`:param`). */
 export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
   'GET /health': {
@@ -450,6 +483,27 @@ export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
         },
       },
     }, errors: [...CLIENT_ROUTE, 422] },
+  'POST /webhooks': { success: { status: 201, description: 'The webhook registered.', schema: WEBHOOK }, errors: [...CLIENT_ROUTE, 422, STORE_WRITE] },
+  'GET /webhooks': {
+    success: { status: 200, description: "The Client's webhooks, oldest first.", schema: { type: 'object', required: ['webhooks'], properties: { webhooks: { type: 'array', items: WEBHOOK } } } },
+    errors: [...CLIENT_ROUTE],
+  },
+  'DELETE /webhooks/:webhook_id': {
+    success: {
+      status: 200,
+      description: 'The webhook removed, with its deliveries (none pending is sent after).',
+      schema: { type: 'object', required: ['webhook_id', 'deleted'], properties: { webhook_id: { type: 'string' }, deleted: { type: 'boolean', enum: [true], description: 'Always true: the webhook and its deliveries are gone.' } } },
+    },
+    errors: [...CLIENT_ROUTE, 400, 404, STORE_WRITE],
+  },
+  'GET /webhooks/:webhook_id/deliveries': {
+    success: {
+      status: 200,
+      description: 'The newest 100 deliveries of the webhook, newest first.',
+      schema: { type: 'object', required: ['webhook_id', 'deliveries'], properties: { webhook_id: { type: 'string' }, deliveries: { type: 'array', items: WEBHOOK_DELIVERY } } },
+    },
+    errors: [...CLIENT_ROUTE, 400, 404],
+  },
 };
 
 const RETRY_AFTER = { 'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds to wait before repeating the request.' } };
@@ -522,7 +576,7 @@ export const SCHEMA_COMPONENTS: Readonly<Record<string, object>> = Object.fromEn
   [
     ERROR_ENVELOPE_SCHEMA, SEARCH_BODY_SCHEMA, SEARCH_ANSWER, TEXT_UPLOAD_SCHEMA, UPLOAD_REQUEST_BODY.content['multipart/form-data'].schema, EVIDENCE_RESULT, DOCUMENT_VERSION, CONTENT_EVIDENCE, CONTENT_EVIDENCE_ITEM, METADATA_EVIDENCE,
     METADATA_EVIDENCE_ITEM, HIGHLIGHT, UPLOAD_ACCEPTED, UPDATE_ACCEPTED, BACKFILL_ACCEPTED, IMPORT_ACCEPTED, JOB_VIEW, DOCUMENT_SUMMARY, DOCUMENT_TEXT, CHUNK, READINESS,
-    HEALTH, WEB_RESULT, CLIENT_VIEW, KEY_VIEW, NEW_KEY,
+    HEALTH, WEB_RESULT, CLIENT_VIEW, KEY_VIEW, NEW_KEY, WEBHOOK_BODY_SCHEMA, WEBHOOK, WEBHOOK_DELIVERY,
   ].map((schema) => [schema.title, schema]),
 );
 

@@ -26,6 +26,7 @@ import type { AuthorityViewService } from '../reads/authority-view.ts';
 import type { ClientTransferService } from '../ingest/client-transfer.ts';
 import type { ClientRegistry } from '../access/client-registry.ts';
 import type { ClientAdmin } from '../access/client-admin.ts';
+import type { WebhookService } from '../webhooks/webhook-service.ts';
 
 export interface Services {
   version: string;
@@ -67,6 +68,8 @@ export interface Services {
   /** Key of the audit event's query fingerprint (AUDIT_FINGERPRINT_SECRET, or the deployment's own secret). */
   auditSecret: string;
   webSearch: WebSearchService;
+  /** POST/GET /webhooks, DELETE /webhooks/{id}, GET /webhooks/{id}/deliveries. */
+  webhooks: WebhookService;
   /** The store failure an error means (unreachable, unreadable or full), or null: the error handler answers it 503 or 507. */
   storeFailure(error: unknown): StoreFailure | null;
   /** Operator action: queue a metadata backfill for a Client. */

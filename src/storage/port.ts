@@ -20,6 +20,7 @@ import type { JobIdentity, JobRecord, NewJob } from '../domain/jobs.ts';
 import type { UsageBesides } from '../domain/limits.ts';
 import type { StoreFailure } from '../domain/store-failure.ts';
 import type { DurableAuthorityMode, PublicationLogEntry } from '../domain/publication-log.ts';
+import type { DeliveryRecord, LeasedDelivery, SigningWebhook, WebhookRecord } from '../domain/webhooks.ts';
 
 /** A generation's publication record: its manifest and the identity it was published under. */
 /** What an answer reads of a chunk it shows: its text, and the language that chose its analyzer (for highlights). */
@@ -212,6 +213,37 @@ export interface JobRepository {
   liveUploadNames(): Promise<Set<string>>;
 }
 
+/** How one delivery attempt ended: delivered, retried after `retryInMs`, or given up (`retryInMs` null). */
+export interface DeliveryAttempt {
+  delivered: boolean;
+  statusCode: number | null;
+  error: string | null;
+  retryInMs: number | null;
+}
+
+/**
+ * Webhooks and their outbox, in the store of the jobs: JobRepository.finish writes one pending delivery per matching
+ * webhook in the transaction that records the outcome, so none is lost when a process dies right after it.
+ */
+export interface WebhookRepository {
+  /** Registers a webhook, unless the Client holds `max` already (then null). */
+  create(webhook: SigningWebhook, max: number): Promise<WebhookRecord | null>;
+  /** A Client's webhooks, oldest first (never their secrets). */
+  list(clientId: string): Promise<WebhookRecord[]>;
+  /** Removes a Client's webhook with its deliveries; false for an unknown id and another Client's alike. */
+  remove(clientId: string, webhookId: string): Promise<boolean>;
+  /** The newest `limit` deliveries of a Client's webhook, newest first; null when it is not the Client's. */
+  deliveries(clientId: string, webhookId: string, limit: number): Promise<DeliveryRecord[] | null>;
+  /**
+   * Takes up to `limit` due deliveries for `owner` with a lease of `leaseMs`: pending, due, not leased (or the lease
+   * expired: its sender died), and with no earlier delivery of the same webhook and document still pending, so that
+   * a document's outcomes reach each receiver in the order they were recorded.
+   */
+  lease(owner: string, leaseMs: number, limit: number): Promise<LeasedDelivery[]>;
+  /** Records an attempt of a delivery this owner leased; false when the lease was lost (or the webhook removed). */
+  recordAttempt(deliveryId: string, owner: string, attempt: DeliveryAttempt): Promise<boolean>;
+}
+
 /** A Client's Metadata Discovery readiness as recorded (reads/discovery-readiness.ts derives what readers see). */
 export interface RecordedReadiness {
   state: ReadinessState;
@@ -384,6 +416,7 @@ export interface StoragePort {
   readonly secrets: SecretRepository;
   readonly access: AccessRepository;
   readonly uploads: UploadRepository;
+  readonly webhooks: WebhookRepository;
   /** The Client's repositories (opened on first use; no I/O is needed to name them). */
   client(clientId: string): ClientRepositories;
   /** Lets go of what the process holds open for the Client (its connection); the next use opens it again. */

@@ -179,6 +179,9 @@ test('scopes: a key without the scope a route needs answers 403 forbidden in the
   assert.equal((await api(first.url, '/update', { method: 'PATCH', key: searchRead.key, body: { document_id: 'legal-1', metadata: { team: 'finance' } } })).status, 403);
   assert.equal((await api(first.url, '/document/legal-1', { method: 'DELETE', key: searchRead.key })).status, 403);
   assert.equal((await api(first.url, '/document/legal-2/restore', { method: 'POST', key: searchRead.key })).status, 403);
+  // Webhooks are the write scope's, reading them too: their delivery log names every document of the Client.
+  assert.equal((await api(first.url, '/webhooks', { key: searchRead.key })).status, 403);
+  assert.equal((await api(first.url, '/webhooks', { method: 'POST', key: searchRead.key, body: { url: 'https://hooks.example.com/x', events: ['job.completed'], secret: 'a-secret-of-length' } })).status, 403);
   assert.equal((await api(first.url, '/documents', { key: KEYS.alpha })).json.total, 2, 'nothing a refused key sent changed anything');
 
   for (const body of [{ scopes: [] }, { scopes: ['admin'] }, { scopes: ['read', 'read'] }, { filter: { 'metadata.custom.team': 'legal' }, scopes: ['read', 'write'] }, { filter: { nope: 'x' } }, { filter: { 'location.page_number': 1 } }, { filter: {} }, { filter: 'team' }, { label: 7 }, { owner: 'x' }]) {

@@ -46,6 +46,12 @@ export type ClientChanges = NonNullable<paths['/admin/clients/{client_id}']['pat
 export type KeyRequest = NonNullable<paths['/admin/clients/{client_id}/keys']['post']['requestBody']>['content']['application/json'];
 export type NewKey = Json<paths['/admin/clients/{client_id}/keys']['post']['responses'][201]>;
 export type IssuedKey = Json<paths['/admin/clients/{client_id}/keys']['get']['responses'][200]>['keys'][number];
+export type WebhookRegistration = NonNullable<paths['/webhooks']['post']['requestBody']>['content']['application/json'];
+export type Webhook = Json<paths['/webhooks']['post']['responses'][201]>;
+export type WebhookList = Json<paths['/webhooks']['get']['responses'][200]>;
+export type WebhookRemoval = Json<paths['/webhooks/{webhook_id}']['delete']['responses'][200]>;
+export type WebhookDeliveries = Json<paths['/webhooks/{webhook_id}/deliveries']['get']['responses'][200]>;
+export type WebhookDelivery = WebhookDeliveries['deliveries'][number];
 /** Every route of the OpenAPI document, as `request` takes it. */
 export type RoutePath = keyof paths;
 export type { paths };
@@ -545,6 +551,26 @@ export class SearchClient {
   /** Operator: DELETE /admin/keys/{key_id}: the key answers 401 on every api process within 1 s. */
   async revokeKey(keyId: string, signal?: AbortSignal): Promise<void> {
     await this.write('DELETE', '/admin/keys/{key_id}', { path: { key_id: keyId }, signal });
+  }
+
+  /** POST /webhooks: job outcomes of `events` are POSTed to `url`, signed with `secret` (X-Webhook-Signature). */
+  createWebhook(registration: WebhookRegistration, signal?: AbortSignal): Promise<Webhook> {
+    return this.write('POST', '/webhooks', { json: registration, signal });
+  }
+
+  /** GET /webhooks: the Client's webhooks, oldest first (never their secrets). */
+  webhooks(signal?: AbortSignal): Promise<WebhookList> {
+    return this.read('/webhooks', { signal });
+  }
+
+  /** DELETE /webhooks/{webhook_id}: the webhook and its deliveries. */
+  deleteWebhook(webhookId: string, signal?: AbortSignal): Promise<WebhookRemoval> {
+    return this.write('DELETE', '/webhooks/{webhook_id}', { path: { webhook_id: webhookId }, signal });
+  }
+
+  /** GET /webhooks/{webhook_id}/deliveries: the newest 100 deliveries, newest first. */
+  webhookDeliveries(webhookId: string, signal?: AbortSignal): Promise<WebhookDeliveries> {
+    return this.read('/webhooks/{webhook_id}/deliveries', { path: { webhook_id: webhookId }, signal });
   }
 
   /** GET /health (no key needed): the answer, whether it is 200 or 503. */

@@ -410,6 +410,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Client's webhooks
+         * @description Every webhook the Client registered, oldest first, with the events each is for; secrets are never shown.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook for job outcomes
+         * @description Each job of the Client that ends in one of events is POSTed to url as {event, delivery_id, job_id, operation, status, document_id, version_id, occurred_at} (identities and states, never text or metadata values), signed in X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body with secret>. Delivered at least once: retried with exponential backoff for about an hour on a non-2xx answer or a timeout, in order per document. A private, loopback or link-local address is refused (422) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook and its deliveries
+         * @description Deliveries still pending are not sent. Another Client's webhook is the same 404 as an unknown one.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log of a webhook (the newest 100)
+         * @description Newest first: each delivery with its attempts, the last answer or error, and when it is tried next while pending.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/clients/{client_id}/export": {
         parameters: {
             query?: never;
@@ -1142,6 +1206,61 @@ export interface components {
             snippet: string;
             /** @description Position in the answer, from 1. */
             rank: number;
+        };
+        /**
+         * Webhook
+         * @description A registered webhook (its secret is never shown).
+         */
+        Webhook: {
+            /** @description The webhook, as POST /webhooks named it. */
+            webhook_id: string;
+            /** @description Where deliveries are POSTed. */
+            url: string;
+            /** @description The job outcomes delivered. */
+            events: ("job.completed" | "job.failed" | "job.partial_failed" | "job.superseded")[];
+            /** @description When it was created (ISO 8601, UTC). */
+            created_at: string;
+        };
+        /**
+         * WebhookDelivery
+         * @description One delivery of one job outcome to the webhook, as its log shows it.
+         */
+        WebhookDelivery: {
+            /** @description The delivery_id of its body: a receiver that sees it twice has it already. */
+            delivery_id: string;
+            /** @description The job that carries the work out; poll GET /status/{job_id}. */
+            job_id: string;
+            /**
+             * @description The job outcome delivered.
+             * @enum {string}
+             */
+            event: "job.completed" | "job.failed" | "job.partial_failed" | "job.superseded";
+            /**
+             * @description pending (waiting for an attempt), delivered (answered 2xx) or failed (given up after about an hour).
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /** @description Attempts made so far (one cut off by a stopped worker counts). */
+            attempts: number;
+            /** @description The receiver's HTTP status at the last attempt; null before any, or when it did not answer. */
+            last_status_code: number | null;
+            /** @description Why the last attempt did not deliver (a status, a timeout, a refused address). */
+            last_error: string | null;
+            /** @description When the next attempt is due, while pending. */
+            next_attempt_at: string | null;
+            /** @description When the outcome was recorded. */
+            created_at: string;
+            /** @description When a receiver answered 2xx (ISO 8601, UTC); null until then. */
+            delivered_at: string | null;
+        };
+        /** WebhookRegistration */
+        WebhookRegistration: {
+            /** @description Where deliveries are POSTed: http or https, a public address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true. */
+            url: string;
+            /** @description The job outcomes to deliver. */
+            events: ("job.completed" | "job.failed" | "job.partial_failed" | "job.superseded")[];
+            /** @description Key of the X-Webhook-Signature HMAC; stored to sign with, never shown again. */
+            secret: string;
         };
     };
     responses: {
@@ -2610,6 +2729,212 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Client's webhooks, oldest first. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhooks": [
+                     *         {
+                     *           "webhook_id": "5a7c9e1b-3d5f-4a6c-8e0b-2d4f6a8c0e1f",
+                     *           "url": "https://hooks.example.com/search-jobs",
+                     *           "events": [
+                     *             "job.completed",
+                     *             "job.failed"
+                     *           ],
+                     *           "created_at": "2026-03-14T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The Client's webhooks. */
+                        webhooks: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/search-jobs",
+                 *       "events": [
+                 *         "job.completed",
+                 *         "job.failed"
+                 *       ],
+                 *       "secret": "whsec-3b1f0c9e5d2a4f6b8c7d"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookRegistration"];
+            };
+        };
+        responses: {
+            /** @description The webhook registered. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "5a7c9e1b-3d5f-4a6c-8e0b-2d4f6a8c0e1f",
+                     *       "url": "https://hooks.example.com/search-jobs",
+                     *       "events": [
+                     *         "job.completed",
+                     *         "job.failed"
+                     *       ],
+                     *       "created_at": "2026-03-14T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook, as POST /webhooks named it. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook removed, with its deliveries (none pending is sent after). */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "5a7c9e1b-3d5f-4a6c-8e0b-2d4f6a8c0e1f",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The webhook, as POST /webhooks named it. */
+                        webhook_id: string;
+                        /**
+                         * @description Always true: the webhook and its deliveries are gone.
+                         * @enum {boolean}
+                         */
+                        deleted: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook, as POST /webhooks named it. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest 100 deliveries of the webhook, newest first. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "5a7c9e1b-3d5f-4a6c-8e0b-2d4f6a8c0e1f",
+                     *       "deliveries": [
+                     *         {
+                     *           "delivery_id": "9d2e4f61-7a3b-4c8d-b5e6-0f1a2b3c4d5e",
+                     *           "job_id": "3f6c2a0e-8d1b-4c5e-9a7f-2b4d6e8f0a1c",
+                     *           "event": "job.completed",
+                     *           "status": "delivered",
+                     *           "attempts": 2,
+                     *           "last_status_code": 200,
+                     *           "last_error": null,
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-03-14T09:31:02.118Z",
+                     *           "delivered_at": "2026-03-14T09:31:12.540Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The webhook, as POST /webhooks named it. */
+                        webhook_id: string;
+                        /** @description The deliveries, newest first. */
+                        deliveries: components["schemas"]["WebhookDelivery"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -5,7 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { sharedTransaction } from './database.ts';
-import type { JobState } from '../../domain/job-states.ts';
+import type { JobOperation, JobState } from '../../domain/job-states.ts';
+import { eventOfJobState } from '../../domain/webhooks.ts';
+import { eventPattern, outboxRows, subscribedWebhooks } from '../shared/webhook-rows.ts';
+import { writeOutbox } from './webhooks.ts';
 import type { JobIdentity, JobRecord, NewJob } from '../../domain/jobs.ts';
 import type { JsonObject } from '../../domain/canonical-metadata.ts';
 import type { JobRepository } from '../port.ts';
@@ -88,14 +91,27 @@ export class PgJobRepository implements JobRepository {
     );
   }
 
-  /** Records a terminal outcome; false when this owner no longer holds the job. */
+  /**
+   * Records a terminal outcome, and in the same transaction one pending delivery per webhook of the Client that
+   * wants its event (the outbox): no outcome is recorded without them. False when this owner no longer holds the job.
+   */
   async finish(jobId: string, owner: string, outcome: { status: JobState; result?: JsonObject | null; error?: string | null; errorDetails?: JsonObject | null }): Promise<boolean> {
-    return this.changed(
-      `UPDATE jobs SET status = $1, result = $2, error = $3, error_details = $4, lease_owner = NULL, lease_expires_at = NULL,
-         updated_at = db_now(), completed_at = db_now()
-       WHERE job_id = $5 AND lease_owner = $6`,
-      [...outcomeColumns(outcome), jobId, owner],
-    );
+    return sharedTransaction(this.pool, async (sql) => {
+      const { rows } = await sql.query<Pick<JobRow, 'client_id' | 'operation' | 'document_id' | 'version_key' | 'completed_at'>>(
+        `UPDATE jobs SET status = $1, result = $2, error = $3, error_details = $4, lease_owner = NULL, lease_expires_at = NULL,
+           updated_at = db_now(), completed_at = db_now()
+         WHERE job_id = $5 AND lease_owner = $6 RETURNING client_id, operation, document_id, version_key, completed_at`,
+        [...outcomeColumns(outcome), jobId, owner],
+      );
+      const finished = rows[0];
+      if (!finished) return false;
+      const event = eventOfJobState(outcome.status);
+      if (event === null) return true;
+      const { rows: subscribed } = await sql.query<{ webhook_id: string }>(subscribedWebhooks('$1', '$2'), [finished.client_id, eventPattern(event)]);
+      const identity = { jobId, operation: finished.operation as JobOperation, documentId: finished.document_id, versionKey: finished.version_key };
+      await writeOutbox(sql, finished.client_id, finished.document_id, jobId, outboxRows(identity, outcome.status, subscribed.map((row) => row.webhook_id), finished.completed_at!));
+      return true;
+    });
   }
 
   async scheduleRetry(jobId: string, owner: string, error: string, delayMs: number): Promise<boolean> {

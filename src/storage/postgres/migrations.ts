@@ -404,6 +404,43 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     created_at text NOT NULL
   );
   `,
+  // Webhooks and their outbox (storage/shared/webhook-rows.ts), shared tables like the jobs whose outcomes they
+  // carry: an outcome and its deliveries commit together. The secret is kept as given (signing needs it in clear).
+  `
+  CREATE TABLE webhooks (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    webhook_id text NOT NULL UNIQUE,
+    client_id text NOT NULL,
+    url text NOT NULL,
+    events text NOT NULL,
+    secret text NOT NULL,
+    created_at timestamptz NOT NULL
+  );
+  CREATE INDEX webhooks_by_client ON webhooks (client_id, seq);
+  CREATE TABLE webhook_deliveries (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    delivery_id text NOT NULL UNIQUE,
+    webhook_id text NOT NULL REFERENCES webhooks (webhook_id) ON DELETE CASCADE,
+    client_id text NOT NULL,
+    job_id text NOT NULL,
+    document_id text COLLATE "C" NOT NULL,
+    event text NOT NULL,
+    body text NOT NULL,
+    status text NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+    attempts integer NOT NULL DEFAULT 0,
+    next_attempt_at bigint NOT NULL,
+    lease_owner text,
+    lease_expires_at bigint,
+    last_status_code integer,
+    last_error text,
+    created_at timestamptz NOT NULL,
+    created_at_ms bigint NOT NULL,
+    delivered_at timestamptz
+  );
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+  CREATE INDEX webhook_deliveries_in_order ON webhook_deliveries (webhook_id, document_id, seq);
+  CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, seq);
+  `,
 ];
 
 /**

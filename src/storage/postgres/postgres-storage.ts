@@ -12,6 +12,7 @@ import { PgPublicationLog } from './publication-log.ts';
 import type { LogPolicy } from './publication-log.ts';
 import { PgPurgeJournal } from './purge-journal.ts';
 import { PgJobRepository } from './jobs.ts';
+import { PgWebhookRepository } from './webhooks.ts';
 import { PgAuthorityRepository, PgDiscoveryRepository, PgRateLimitRepository, PgSecretRepository } from './control.ts';
 import { PgUploadRepository } from './uploads.ts';
 import { PgAccessRepository } from './access.ts';
@@ -78,6 +79,7 @@ export class PostgresStorage implements StoragePort {
   readonly rateLimits: PgRateLimitRepository;
   readonly secrets: PgSecretRepository;
   readonly access: PgAccessRepository;
+  readonly webhooks: PgWebhookRepository;
   readonly uploads: PgUploadRepository;
   /** The connection pool (tests and tools run their own statements on it, as the adapter's role). */
   readonly pool: pg.Pool;
@@ -97,6 +99,7 @@ export class PostgresStorage implements StoragePort {
     this.rateLimits = new PgRateLimitRepository(pool);
     this.secrets = new PgSecretRepository(pool);
     this.access = new PgAccessRepository(pool);
+    this.webhooks = new PgWebhookRepository(pool);
     this.uploads = new PgUploadRepository(pool);
   }
 

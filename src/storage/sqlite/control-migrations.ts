@@ -110,4 +110,42 @@ export const CONTROL_MIGRATIONS: readonly string[] = [
     created_at TEXT NOT NULL
   ) WITHOUT ROWID;
   `,
+  // Webhooks and their outbox (storage/shared/webhook-rows.ts): a job's outcome and its deliveries commit together.
+  // The secret is kept as given: signing needs it in clear (docs/api.md "Webhooks" says so). Times a sender's
+  // lease and backoff compare are milliseconds.
+  `
+  CREATE TABLE webhooks (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    webhook_id TEXT NOT NULL UNIQUE,
+    client_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX webhooks_by_client ON webhooks (client_id, seq);
+  CREATE TABLE webhook_deliveries (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    delivery_id TEXT NOT NULL UNIQUE,
+    webhook_id TEXT NOT NULL REFERENCES webhooks (webhook_id) ON DELETE CASCADE,
+    client_id TEXT NOT NULL,
+    job_id TEXT NOT NULL,
+    document_id TEXT NOT NULL,
+    event TEXT NOT NULL,
+    body TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    lease_owner TEXT,
+    lease_expires_at INTEGER,
+    last_status_code INTEGER,
+    last_error TEXT,
+    created_at TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    delivered_at TEXT
+  );
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+  CREATE INDEX webhook_deliveries_in_order ON webhook_deliveries (webhook_id, document_id, seq);
+  CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, seq);
+  `,
 ];

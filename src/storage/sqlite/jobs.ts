@@ -4,12 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from './database.ts';
 import { cachedStatement, transaction } from './database.ts';
-import type { JobState } from '../../domain/job-states.ts';
+import type { JobOperation, JobState } from '../../domain/job-states.ts';
 import type { JobIdentity, JobRecord, NewJob } from '../../domain/jobs.ts';
 import type { JsonObject } from '../../domain/canonical-metadata.ts';
 import type { JobRepository } from '../port.ts';
 import { outcomeColumns, TERMINAL_JOB_STATES_SQL, toJobRecord, UPDATE_IN_ORDER } from '../shared/job-rows.ts';
 import type { JobRow } from '../shared/job-rows.ts';
+import { eventOfJobState } from '../../domain/webhooks.ts';
+import { eventPattern, outboxRows, subscribedWebhooks } from '../shared/webhook-rows.ts';
+import { writeOutbox } from './webhooks.ts';
 
 /** The first eligible job of one kind, in (next_run_at, seq) order; ?1 is now. */
 const firstRunnable = (kind: string) => `SELECT * FROM (SELECT j.seq, j.next_run_at FROM jobs j WHERE ${kind} AND ${UPDATE_IN_ORDER} ORDER BY j.next_run_at, j.seq LIMIT 1)`;
@@ -101,17 +104,29 @@ export class SqliteJobRepository implements JobRepository {
     return Number(changes) === 1;
   }
 
-  /** Records a terminal outcome; false when this owner no longer holds the job. */
+  /**
+   * Records a terminal outcome, and in the same transaction one pending delivery per webhook of the Client that
+   * wants its event (the outbox): no outcome is recorded without them. False when this owner no longer holds the job.
+   */
   async finish(jobId: string, owner: string, outcome: { status: JobState; result?: JsonObject | null; error?: string | null; errorDetails?: JsonObject | null }): Promise<boolean> {
-    const at = new Date(this.now()).toISOString();
-    const changes = cachedStatement(
-        this.db,
-        `UPDATE jobs SET status = ?, result = ?, error = ?, error_details = ?, lease_owner = NULL, lease_expires_at = NULL,
-           updated_at = ?, completed_at = ?
-         WHERE job_id = ? AND lease_owner = ?`,
-      )
-      .run(...outcomeColumns(outcome), at, at, jobId, owner).changes;
-    return Number(changes) === 1;
+    const now = this.now();
+    const at = new Date(now).toISOString();
+    return transaction(this.db, () => {
+      const finished = cachedStatement(
+          this.db,
+          `UPDATE jobs SET status = ?, result = ?, error = ?, error_details = ?, lease_owner = NULL, lease_expires_at = NULL,
+             updated_at = ?, completed_at = ?
+           WHERE job_id = ? AND lease_owner = ? RETURNING client_id, operation, document_id, version_key`,
+        )
+        .get(...outcomeColumns(outcome), at, at, jobId, owner) as Pick<JobRow, 'client_id' | 'operation' | 'document_id' | 'version_key'> | undefined;
+      if (!finished) return false;
+      const event = eventOfJobState(outcome.status);
+      if (event === null) return true;
+      const subscribed = cachedStatement(this.db, subscribedWebhooks('?', '?')).all(finished.client_id, eventPattern(event)) as { webhook_id: string }[];
+      const identity = { jobId, operation: finished.operation as JobOperation, documentId: finished.document_id, versionKey: finished.version_key };
+      writeOutbox(this.db, finished.client_id, finished.document_id, jobId, outboxRows(identity, outcome.status, subscribed.map((row) => row.webhook_id), at), now);
+      return true;
+    });
   }
 
   async scheduleRetry(jobId: string, owner: string, error: string, delayMs: number): Promise<boolean> {

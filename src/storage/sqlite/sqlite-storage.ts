@@ -18,6 +18,7 @@ import { SqliteAuthorityRepository } from './authority.ts';
 import { SqliteRateLimitRepository } from './rate-limits.ts';
 import { SqliteSecretRepository } from './secrets.ts';
 import { SqliteAccessRepository } from './access.ts';
+import { SqliteWebhookRepository } from './webhooks.ts';
 import { UploadFiles } from './uploads.ts';
 import type { StoragePort } from '../port.ts';
 import { storeFailureOf } from '../shared/store-failures.ts';
@@ -72,6 +73,7 @@ export class Storage implements StoragePort {
   readonly rateLimits: SqliteRateLimitRepository;
   readonly secrets: SqliteSecretRepository;
   readonly access: SqliteAccessRepository;
+  readonly webhooks: SqliteWebhookRepository;
   readonly uploads: UploadFiles;
   readonly dataDir: string;
   private readonly controlDb: Database;
@@ -108,6 +110,7 @@ export class Storage implements StoragePort {
     this.rateLimits = new SqliteRateLimitRepository(this.controlDb);
     this.secrets = new SqliteSecretRepository(this.controlDb);
     this.access = new SqliteAccessRepository(this.controlDb);
+    this.webhooks = new SqliteWebhookRepository(this.controlDb);
     this.assertReady = (options.publicationEnabled ?? true) ? () => this.authority.assertReady() : undefined;
   }
 
