@@ -158,22 +158,6 @@ export interface Config {
   webSearchUrl: string | null;
   webSearchApiKey: string | null;
   webSearchTimeoutMs: number;
-  faultInjection: FaultInjection;
-}
-
-/**
- * Fault injection, for the tests only: pauses that hold a job, a lifecycle request or an api process's start at a
- * known point so that a test can act there (kill a process, change the authority mode). Read from the FAULT_*
- * variables, which are not deployment settings: .env.example does not list them, and they must stay unset (0) in
- * production.
- */
-export interface FaultInjection {
-  /** FAULT_JOB_STAGE_DELAY_MS: pause between job stages (ingestion, staging to activation, backfill batches, update preparation). */
-  jobStageDelayMs: number;
-  /** FAULT_LIFECYCLE_STEP_DELAY_MS: pause after each version step of delete, restore and hard-delete purge. */
-  lifecycleStepDelayMs: number;
-  /** FAULT_RECOVERY_DELAY_MS: pause before an api process builds its snapshots (keeps RECOVERING observable). */
-  recoveryDelayMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -371,10 +355,5 @@ export function loadConfig(env: Env = process.env): Config {
     webSearchUrl: optionalStr(env, 'WEB_SEARCH_URL'),
     webSearchApiKey: optionalStr(env, 'WEB_SEARCH_API_KEY'),
     webSearchTimeoutMs: int(env, 'WEB_SEARCH_TIMEOUT_MS', 5_000, 100, 60_000),
-    faultInjection: {
-      jobStageDelayMs: int(env, 'FAULT_JOB_STAGE_DELAY_MS', 0, 0, 600_000),
-      lifecycleStepDelayMs: int(env, 'FAULT_LIFECYCLE_STEP_DELAY_MS', 0, 0, 600_000),
-      recoveryDelayMs: int(env, 'FAULT_RECOVERY_DELAY_MS', 0, 0, 600_000),
-    },
   };
 }

@@ -32,6 +32,7 @@ export const PLACES: Record<string, Tier> = {
   'test/log-lines.test.ts': 'unit',
   'test/spec-limits.test.ts': 'unit',
   'test/supervisor-link.test.ts': 'unit',
+  'test/fault-points.test.ts': 'unit',
   'test/tiers.test.ts': 'unit',
   'test/unit-guard.test.ts': 'integration', // starts node --test runs under the guard to see it refuse
 

@@ -30,13 +30,13 @@ import type { JobContext, JobHandler, JobOutcome, JobRecord } from '../domain/jo
 import type { ClientQuotas, QuotaBreach } from '../domain/limits.ts';
 import { chunkTextBytes, projectedBreach, quotaMessage, uploadRefusal } from '../domain/limits.ts';
 import type { Truncation } from '../ingest/parsed-document.ts';
+import { faultPoint } from '../fault-points.ts';
 
 export interface EmbedJobDependencies {
   storage: StoragePort;
   publisher: Publisher;
   ingest: Omit<IngestDependencies, 'onStage'>;
   chunkerName: string;
-  stageDelayMs: number;
   /** Per-Client quotas (CLIENT_MAX_DOCUMENTS, CLIENT_MAX_CHUNKS, CLIENT_MAX_TEXT_BYTES). */
   quotas: ClientQuotas;
   /** Called once per ingest run (parse, chunk, enrich, embed) of a job: logs and metrics. */
@@ -194,7 +194,7 @@ async function ingestAndStage(job: JobRecord, request: EmbedJobRequest, context:
   await context.heartbeat('processing');
   deps.onIngest?.(job);
   const onStage = async () => {
-    if (deps.stageDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, deps.stageDelayMs));
+    await faultPoint('job-stage');
     await context.heartbeat();
   };
   const source = await sourceOf(job, request, deps.storage);

@@ -17,6 +17,7 @@ import type { JsonObject, JsonValue } from '../domain/canonical-metadata.ts';
 import type { JobContext, JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
 import type { LoadedGeneration } from '../domain/generation.ts';
 import { MAX_JOB_ATTEMPTS } from '../spec-limits.ts';
+import { faultPoint } from '../fault-points.ts';
 
 /** Remediation entries kept on the job; the total is always reported. */
 export const MAX_BACKFILL_VIOLATIONS = 100;
@@ -52,8 +53,6 @@ export interface BackfillDependencies {
   storage: StoragePort;
   publisher: Publisher;
   leaseMs: number;
-  /** Fault injection for tests: pause after each recorded batch. 0 in production. */
-  batchDelayMs?: number;
 }
 
 export function createBackfillHandler(deps: BackfillDependencies): JobHandler {
@@ -168,8 +167,8 @@ async function backfill(job: JobRecord, context: JobContext, deps: BackfillDepen
     }
     await context.recordProgress(progress as unknown as JsonObject);
     // The store answers without real I/O: yield, so the job's lease heartbeat keeps running.
-    if (deps.batchDelayMs) await new Promise((resolve) => setTimeout(resolve, deps.batchDelayMs));
-    else await yieldToEventLoop();
+    await yieldToEventLoop();
+    await faultPoint('job-stage');
   }
   const readiness = progress.versions_blocked > 0 || progress.versions_pending > 0 ? 'blocked' : 'ready';
   await deps.storage.discovery.setReadiness(job.clientId, readiness, job.jobId);

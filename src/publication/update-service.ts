@@ -19,6 +19,7 @@ import { REPLACEMENT_OVERTAKEN } from '../domain/jobs.ts';
 import type { JobHandler, JobOutcome, JobRecord } from '../domain/jobs.ts';
 import { MAX_JOB_ATTEMPTS, MAX_STATUS_UPDATED_FIELDS } from '../spec-limits.ts';
 import { customPath } from '../domain/custom-path.ts';
+import { faultPoint } from '../fault-points.ts';
 
 export const METADATA_UPDATE_FAILED = 'Metadata update failed';
 export const METADATA_UPDATE_VALIDATION_FAILED = 'Metadata update validation failed';
@@ -139,8 +140,6 @@ export function updatedFieldsView(job: JobRecord): JsonObject {
 export interface MetadataUpdateDependencies {
   storage: StoragePort;
   publisher: Publisher;
-  /** Fault injection for tests: pause between preparing the successors and activating them. 0 in production. */
-  prepareDelayMs?: number;
 }
 
 export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): JobHandler {
@@ -179,7 +178,7 @@ export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): J
     }
     let published: JsonObject[] = [];
     if (replacements.length > 0) {
-      if (deps.prepareDelayMs) await new Promise((resolve) => setTimeout(resolve, deps.prepareDelayMs));
+      await faultPoint('job-stage');
       // One transaction for every version of the update: a search sees all of it or none of it. A version
       // that moved since it was read makes the whole update superseded, never merged onto the newer state.
       const activations = await deps.publisher.replace(job.clientId, replacements.map(({ input, expected }) => ({ input, expected })));

@@ -11,6 +11,7 @@ import { Publisher } from '../../src/publication/publisher.ts';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientSql, controlSql, openTestStorage, TEST_STORE } from '../helpers/test-store.ts';
+import { faultPauses } from '../helpers/faults.ts';
 
 const server = useTestServer();
 const backfill = (clientId: string) => api(server.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: clientId } });
@@ -118,7 +119,7 @@ test('a backfill interrupted by a crash resumes where it stopped; its progress s
     custom: { desk: 'treasury' },
     staleLeaves: true,
   });
-  const crashing = await spawnServer(baseEnv(dataDir, { FAULT_JOB_STAGE_DELAY_MS: '700', JOB_LEASE_SECONDS: '2' }));
+  const crashing = await spawnServer(baseEnv(dataDir, { ...faultPauses({ 'job-stage': 700 }), JOB_LEASE_SECONDS: '2' }));
   try {
     const accepted = await api(crashing.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: 'client-alpha' } });
     assert.equal(accepted.status, 202);

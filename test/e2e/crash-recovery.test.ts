@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, KEYS, removeDir, spawnServer, baseEnv, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
+import { faultPauses } from '../helpers/faults.ts';
 
 test('an accepted job completes after the process is killed mid-way and restarted', async () => {
   const dataDir = tempDataDir();
   // Each ingestion stage pauses, so the kill lands while the job is being processed.
-  const env = baseEnv(dataDir, { FAULT_JOB_STAGE_DELAY_MS: '400', JOB_LEASE_SECONDS: '1' });
+  const env = baseEnv(dataDir, { ...faultPauses({ 'job-stage': 400 }), JOB_LEASE_SECONDS: '1' });
   try {
     const first = await spawnServer(env);
     const accepted = await uploadText(first.url, KEYS.alpha, { document_id: 'crash-doc', text: 'The wire transfer reference is TRX-99812 for the Melaka branch.' });
@@ -15,7 +16,7 @@ test('an accepted job completes after the process is killed mid-way and restarte
     await first.crash();
     await first.exited;
 
-    const second = await spawnServer({ ...env, FAULT_JOB_STAGE_DELAY_MS: '0' });
+    const second = await spawnServer({ ...env, ...faultPauses({ 'job-stage': 0 }) });
     try {
       const job = await waitForJob(second.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 20_000 });
       assert.equal(job.status, 'completed', JSON.stringify(job));

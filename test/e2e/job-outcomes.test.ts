@@ -9,6 +9,7 @@ import { openTestStorage } from '../helpers/test-store.ts';
 import { seedVersions } from '../helpers/seed.ts';
 import { until } from '../helpers/processes.ts';
 import type { FakeHandler, FakeProvider, RecordedRequest } from '../models/fake-provider.ts';
+import { faultPauses } from '../helpers/faults.ts';
 
 const DIMS = 8;
 
@@ -45,7 +46,7 @@ async function withFakeEmbeddings(handler: FakeHandler, overrides: Record<string
 }
 
 test('an older upload that finishes after a newer one is superseded and never overwrites it', async () => {
-  const server = await startTestServer({ WORKER_CONCURRENCY: '1', FAULT_JOB_STAGE_DELAY_MS: '150' });
+  const server = await startTestServer({ WORKER_CONCURRENCY: '1', ...faultPauses({ 'job-stage': 150 }) });
   try {
     const older = await uploadText(server.url, KEYS.alpha, { document_id: 'race', text: 'Older text about overdraft charges.' });
     const newer = await uploadText(server.url, KEYS.alpha, { document_id: 'race', text: 'Newer text about mortgage arrears.' });
@@ -139,7 +140,7 @@ test('chunks whose embedding is rejected are reported; the rest are searchable (
 });
 
 test('replacement_overtaken: a publication landing between a job\'s staging and its activation is never overwritten nor merged onto', async () => {
-  const server = await startTestServer({ FAULT_JOB_STAGE_DELAY_MS: '1500', WORKER_CONCURRENCY: '1' });
+  const server = await startTestServer({ ...faultPauses({ 'job-stage': 1500 }), WORKER_CONCURRENCY: '1' });
   const storage = await openTestStorage(server.dataDir);
   try {
     await seedVersions(server.dataDir, 'client-alpha', 'patched', [{ versionId: 'v1', text: 'Draft facility letter.' }], { custom: { stage: 'draft' } });

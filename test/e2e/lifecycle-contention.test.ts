@@ -8,6 +8,7 @@ import { startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '.
 import { until } from '../helpers/processes.ts';
 import { fenceName } from '../../src/publication/fence.ts';
 import { openTestStorage } from '../helpers/test-store.ts';
+import { faultPauses } from '../helpers/faults.ts';
 
 test('a request that cannot get the fence in time is refused before any version changes', async () => {
   const server = await startTestServer({ PUBLICATION_LIFECYCLE_FENCE_WAIT_SECONDS: '0.2' });
@@ -36,7 +37,7 @@ test('a request that cannot get the fence in time is refused before any version 
 test('contention after some versions changed reports changed and pending versions; repeating finishes it', async () => {
   // Each version step of the delete is followed by a 2 s pause: time enough for the test to see v1 changed and
   // set MAINTENANCE (some 50 ms) before v2's step.
-  const server = await startTestServer({ FAULT_LIFECYCLE_STEP_DELAY_MS: '2000' });
+  const server = await startTestServer({ ...faultPauses({ 'lifecycle-step': 2000 }) });
   try {
     for (const version of ['v1', 'v2', 'v3']) {
       const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'multi', version_id: version, text: `Loan schedule ${version}.` });

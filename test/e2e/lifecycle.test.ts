@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTestServer, startTestServer, api, KEYS, removeDir, uploadText, waitForJob, spawnServer, baseEnv, tempDataDir, sendRaw } from '../helpers/server.ts';
 import { until } from '../helpers/processes.ts';
+import { faultPauses } from '../helpers/faults.ts';
 
 const server = useTestServer();
 
@@ -123,7 +124,7 @@ test('an invalid delete mode is a 400', async () => {
 
 test('a hard delete killed mid-purge is finished by repeating the request', async () => {
   const dataDir = tempDataDir();
-  const env = baseEnv(dataDir, { FAULT_LIFECYCLE_STEP_DELAY_MS: '1500' });
+  const env = baseEnv(dataDir, { ...faultPauses({ 'lifecycle-step': 1500 }) });
   try {
     const first = await spawnServer(env);
     const uploads: string[] = [];
@@ -135,7 +136,7 @@ test('a hard delete killed mid-purge is finished by repeating the request', asyn
     await first.exited;
     await pending;
 
-    const second = await spawnServer({ ...env, FAULT_LIFECYCLE_STEP_DELAY_MS: '0' });
+    const second = await spawnServer({ ...env, ...faultPauses({ 'lifecycle-step': 0 }) });
     try {
       // Versions under the open purge are not served after the restart.
       assert.deepEqual(await versionsFound(second.url, KEYS.alpha, 'dormant account notice', true), []);
@@ -155,7 +156,7 @@ test('a hard delete killed mid-purge is finished by repeating the request', asyn
 });
 
 test('a purge past its deadline answers 503 publication_purge_timeout; repeating the request finishes it', async () => {
-  const server = await startTestServer({ FAULT_LIFECYCLE_STEP_DELAY_MS: '300', PURGE_DEADLINE_MS: '100' });
+  const server = await startTestServer({ ...faultPauses({ 'lifecycle-step': 300 }), PURGE_DEADLINE_MS: '100' });
   try {
     for (const version of ['v1', 'v2', 'v3']) {
       const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'slow-purge', version_id: version, text: `Closed account letter ${version}.` });

@@ -12,6 +12,7 @@ import { seedVersions } from '../helpers/seed.ts';
 import { childPids, fresh, searchIds, setMode, until } from '../helpers/processes.ts';
 import { MAX_JOB_ATTEMPTS } from '../../src/spec-limits.ts';
 import { controlSql } from '../helpers/test-store.ts';
+import { faultPauses } from '../helpers/faults.ts';
 
 /**
  * Resolves once each job has gone back to waiting for publication `times` times. Each time a waiting job is
@@ -62,7 +63,7 @@ test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PRO
 test('RECOVERING is observable: an api process listens at once, answers /health and reads 503 until its snapshots are built', async () => {
   const dataDir = tempDataDir();
   await seedVersions(dataDir, 'client-alpha', 'kept', [{ versionId: 'v1', text: 'Safe deposit box rental agreement.' }]);
-  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', FAULT_RECOVERY_DELAY_MS: '3000' }), { until: 'listening' });
+  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', ...faultPauses({ recovery: 3000 }) }), { until: 'listening' });
   try {
     const health = await fresh(server.url, '/health');
     assert.equal(health.status, 503);
@@ -213,7 +214,7 @@ test('MAINTENANCE held while each waiting job finds it more times than a job has
 
 test('SIGKILL of a worker mid-job and of an api process under search load: nothing accepted is lost, both restart', async () => {
   const dataDir = tempDataDir();
-  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', FAULT_JOB_STAGE_DELAY_MS: '300', JOB_LEASE_SECONDS: '2' }));
+  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', ...faultPauses({ 'job-stage': 300 }), JOB_LEASE_SECONDS: '2' }));
   try {
     const seed = await uploadText(server.url, KEYS.alpha, { document_id: 'load', text: 'Fixed deposit placement confirmation.' });
     await waitForJob(server.url, KEYS.alpha, seed.json.job_id, { timeoutMs: 30_000 });
@@ -255,7 +256,7 @@ test('SIGKILL of a worker mid-job and of an api process under search load: nothi
 test('a job longer than its lease keeps it through heartbeats and is processed once', async () => {
   // Four ingestion stages of 800 ms each: about three times the one-second lease.
   // LOG_LEVEL info (requests at debug, unwritten): the worker logs one "ingest" line per parse.
-  const server = await startTestServer({ JOB_LEASE_SECONDS: '1', FAULT_JOB_STAGE_DELAY_MS: '800', LOG_LEVEL: 'info', REQUEST_LOG_LEVEL: 'debug' });
+  const server = await startTestServer({ JOB_LEASE_SECONDS: '1', ...faultPauses({ 'job-stage': 800 }), LOG_LEVEL: 'info', REQUEST_LOG_LEVEL: 'debug' });
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'long', text: 'Standing instruction renewal for the Kota Bharu branch.' });
     const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 30_000 });
@@ -272,7 +273,7 @@ test('a job longer than its lease keeps it through heartbeats and is processed o
 // here the default lease (10 s) runs out for real, so the wait for the job allows ten times that.
 test('a crashed worker\'s job is taken over with the default lease and completed by the next claim', async () => {
   // LOG_LEVEL info (requests at debug, unwritten): the worker logs one "ingest" line per parse, with its attempt.
-  const server = await startTestServer({ FAULT_JOB_STAGE_DELAY_MS: '500', LOG_LEVEL: 'info', REQUEST_LOG_LEVEL: 'debug' });
+  const server = await startTestServer({ ...faultPauses({ 'job-stage': 500 }), LOG_LEVEL: 'info', REQUEST_LOG_LEVEL: 'debug' });
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'orphan', text: 'Bank guarantee for the Kuantan port tender.' });
     const attempts = () => server.server.stdout().split('\n').filter((line) => line.includes('"event":"ingest"') && line.includes(accepted.json.job_id)).map((line) => JSON.parse(line).attempt);

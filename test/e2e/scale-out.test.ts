@@ -17,6 +17,7 @@ import { api, baseEnv, KEYS, removeDir, tempDataDir, uploadText, waitForJob } fr
 import { childEnv } from '../helpers/child-env.ts';
 import { storeEnv, TEST_STORE } from '../helpers/test-store.ts';
 import { until } from '../helpers/processes.ts';
+import { faultPauses, faultPreload } from '../helpers/faults.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const START_TIMEOUT_MS = 60_000;
@@ -50,7 +51,7 @@ interface Started {
 
 /** Starts one process and resolves once its output matches `ready`. */
 function start(script: 'api' | 'worker', env: Record<string, string>, ready: RegExp): Promise<Started> {
-  const child = spawn(process.execPath, scriptArgs(script), { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...faultPreload(env), ...scriptArgs(script)], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
@@ -88,7 +89,7 @@ test('two api and two worker processes on one PostgreSQL: a worker killed mid-jo
     const [urlA, urlB] = [`http://127.0.0.1:${portA}`, `http://127.0.0.1:${portB}`];
     // Each stage of a job pauses, so a job is still running when its worker is killed; a lost lease is
     // claimed again after JOB_LEASE_SECONDS. The workers log each job they start (LOG_LEVEL info).
-    const workerEnv = (dir: string) => baseEnv(dir, { ...shared, LOG_LEVEL: 'info', FAULT_JOB_STAGE_DELAY_MS: '200', JOB_LEASE_SECONDS: '2' });
+    const workerEnv = (dir: string) => baseEnv(dir, { ...shared, LOG_LEVEL: 'info', ...faultPauses({ 'job-stage': 200 }), JOB_LEASE_SECONDS: '2' });
     const worker1 = await start('worker', workerEnv(dirs.worker1), /worker \d+ started/);
     processes.push(worker1);
     const worker2 = await start('worker', workerEnv(dirs.worker2), /worker \d+ started/);
