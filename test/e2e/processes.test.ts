@@ -12,7 +12,7 @@ import { seedVersions } from '../helpers/seed.ts';
 import { childPids, fresh, searchIds, setMode, until } from '../helpers/processes.ts';
 import { MAX_JOB_ATTEMPTS } from '../../src/spec-limits.ts';
 import { controlSql } from '../helpers/test-store.ts';
-import { faultPauses } from '../helpers/faults.ts';
+import { FaultHolds, faultPauses } from '../helpers/faults.ts';
 
 /**
  * Resolves once each job has gone back to waiting for publication `times` times. Each time a waiting job is
@@ -63,8 +63,12 @@ test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PRO
 test('RECOVERING is observable: an api process listens at once, answers /health and reads 503 until its snapshots are built', async () => {
   const dataDir = tempDataDir();
   await seedVersions(dataDir, 'client-alpha', 'kept', [{ versionId: 'v1', text: 'Safe deposit box rental agreement.' }]);
-  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', ...faultPauses({ recovery: 3000 }) }), { until: 'listening' });
+  // Both api processes are held before they build their snapshots until the test has seen RECOVERING on them.
+  const holds = new FaultHolds(['recovery']);
+  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', ...holds.env() }), { until: 'listening' });
   try {
+    await holds.reached('recovery');
+    await holds.reached('recovery');
     const health = await fresh(server.url, '/health');
     assert.equal(health.status, 503);
     assert.equal(health.json.publishing.authority_mode, 'RECOVERING');
@@ -79,6 +83,7 @@ test('RECOVERING is observable: an api process listens at once, answers /health 
     assert.equal(patch.status, 503, JSON.stringify(patch.json));
     assert.equal(patch.json.error_code, 'publication_unavailable');
     assert.equal(patch.headers['retry-after'], '1');
+    holds.open('recovery');
     await server.ready;
     for (let i = 0; i < 6; i++) {
       assert.equal((await fresh(server.url, '/health')).status, 200);
@@ -86,6 +91,7 @@ test('RECOVERING is observable: an api process listens at once, answers /health 
     }
     assert.deepEqual(await controlSql(dataDir, `SELECT job_id FROM jobs WHERE operation = 'metadata_update'`), [], 'the refused patch queued nothing');
   } finally {
+    holds.remove();
     await server.stop();
     removeDir(dataDir);
   }
