@@ -87,6 +87,11 @@ export class FaultHolds {
     writeFileSync(join(this.dir, `${point}.open`), '');
   }
 
+  /** Holds the arrivals at `point` that come from now on again (after open); none may be at it meanwhile. */
+  close(point: FaultPoint): void {
+    rmSync(join(this.dir, `${point}.open`), { force: true });
+  }
+
   /** Releases everything held, for good. */
   remove(): void {
     rmSync(this.dir, { recursive: true, force: true });
