@@ -33,6 +33,7 @@ export const PLACES: Record<string, Tier> = {
   'test/spec-limits.test.ts': 'unit',
   'test/supervisor-link.test.ts': 'unit',
   'test/fault-points.test.ts': 'unit',
+  'test/fault-holds.test.ts': 'integration', // the preload in processes of its own
   'test/tiers.test.ts': 'unit',
   'test/unit-guard.test.ts': 'integration', // starts node --test runs under the guard to see it refuse
 
