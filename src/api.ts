@@ -52,6 +52,7 @@ import type { WebProvider } from './websearch/providers.ts';
 import { ClientRegistry } from './access/client-registry.ts';
 import { ClientAdmin } from './access/client-admin.ts';
 import { requestClusterMetrics, tellSupervisor, underSupervisor, wakeWorkers } from './supervisor-link.ts';
+import { faultPoint } from './fault-points.ts';
 
 /** Name of the deployment secret that keys the audit event's query fingerprint. */
 export const AUDIT_FINGERPRINT_SECRET_NAME = 'audit_query_fingerprint';
@@ -162,7 +163,6 @@ export async function startApi(config: Config): Promise<RunningApi> {
     lifecycle: new LifecycleService(storage, publisher, {
       enabled: config.publicationEnabled,
       fenceWaitMs: config.publicationLifecycleFenceWaitSeconds * 1000,
-      stepDelayMs: config.faultInjection.lifecycleStepDelayMs,
       purgeDeadlineMs: config.purgeDeadlineMs,
       // The purge has taken effect: a sweep that fails is logged, and the next start sweeps again.
       purged: (clientId) => cacheSweep.sweep(clientId).then(
@@ -193,7 +193,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   serving.onCompactionError = (error) => app.log.warn({ err: error }, 'segment merge failed');
   const follower = new Follower({ storage, index: serving, guard: readGuard, pollMs: config.followerPollMs, sweep: (clientId) => cacheSweep.sweepIfHeld(clientId), onError: (error) => app.log.warn({ err: error }, 'follower pass failed') });
   const recovered = (async () => {
-    if (config.faultInjection.recoveryDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.faultInjection.recoveryDelayMs));
+    await faultPoint('recovery');
     // Before serving: files of versions purged while no process here served their Client (or before a crash) go.
     await cacheSweep.sweepAll().catch((error) => app.log.warn({ err: error }, 'cache sweep at start-up failed'));
     // Nothing is rebuilt up front: each Client's snapshot loads on its first read (ServingIndex).

@@ -164,22 +164,6 @@ export interface Config {
   webhookRetryBaseMs: number;
   /** Whether webhooks may point at private, loopback and link-local addresses (refused by default). */
   webhookAllowPrivateNetworks: boolean;
-  faultInjection: FaultInjection;
-}
-
-/**
- * Fault injection, for the tests only: pauses that hold a job, a lifecycle request or an api process's start at a
- * known point so that a test can act there (kill a process, change the authority mode). Read from the FAULT_*
- * variables, which are not deployment settings: .env.example does not list them, and they must stay unset (0) in
- * production.
- */
-export interface FaultInjection {
-  /** FAULT_JOB_STAGE_DELAY_MS: pause between job stages (ingestion, staging to activation, backfill batches, update preparation). */
-  jobStageDelayMs: number;
-  /** FAULT_LIFECYCLE_STEP_DELAY_MS: pause after each version step of delete, restore and hard-delete purge. */
-  lifecycleStepDelayMs: number;
-  /** FAULT_RECOVERY_DELAY_MS: pause before an api process builds its snapshots (keeps RECOVERING observable). */
-  recoveryDelayMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -380,10 +364,5 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 600_000),
     webhookAllowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
-    faultInjection: {
-      jobStageDelayMs: int(env, 'FAULT_JOB_STAGE_DELAY_MS', 0, 0, 600_000),
-      lifecycleStepDelayMs: int(env, 'FAULT_LIFECYCLE_STEP_DELAY_MS', 0, 0, 600_000),
-      recoveryDelayMs: int(env, 'FAULT_RECOVERY_DELAY_MS', 0, 0, 600_000),
-    },
   };
 }

@@ -54,14 +54,13 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
         publisher,
         ingest: { ...createIngestDependencies(config, models), extractEntities: lanesThread.extractEntities, detectLanguages: lanesThread.detectLanguages, onOcrPages: (pages) => metrics.ocrPages.inc(pages) },
         chunkerName: `paragraph-v1:${config.chunkTargetChars}/${config.chunkOverlapChars}`,
-        stageDelayMs: config.faultInjection.jobStageDelayMs,
         quotas: clientQuotasOf(config),
         onIngest: (job) => log.write('info', 'ingest started', { event: 'ingest', job_id: job.jobId, attempt: job.attempts }),
         lanes: lanesThread.build,
       }),
     )
-    .register('metadata_update', createMetadataUpdateHandler({ storage, publisher, prepareDelayMs: config.faultInjection.jobStageDelayMs }))
-    .register('metadata_backfill', createBackfillHandler({ storage, publisher, leaseMs: config.jobLeaseSeconds * 1000, batchDelayMs: config.faultInjection.jobStageDelayMs }))
+    .register('metadata_update', createMetadataUpdateHandler({ storage, publisher }))
+    .register('metadata_backfill', createBackfillHandler({ storage, publisher, leaseMs: config.jobLeaseSeconds * 1000 }))
     .handlers();
   const worker = new Worker(
     storage.jobs,

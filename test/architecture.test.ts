@@ -6,7 +6,8 @@
 // search); runtime/ (threads and processes) below every folder that runs one. Files directly in src/ (main.ts, api.ts, worker.ts, cli.ts, version.ts) are the
 // composition root, "root", which may import anything; src/config.ts is its own leaf node, "config",
 // which every folder may read and which imports nothing of ours; src/spec-limits.ts (SPEC.md's limits) is
-// the leaf "limits", which every folder, even those that depend on nothing else of ours, may read.
+// the leaf "limits", which every folder, even those that depend on nothing else of ours, may read;
+// src/fault-points.ts (the points a test preload may pause) is the leaf "faults", which imports nothing of ours.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,6 +32,7 @@ const only = (...folders: string[]): OnlyRule => ({ only: folders });
 const FORBIDDEN: Record<string, readonly string[] | typeof ALL | OnlyRule> = {
   config: ALL, // the typed settings: a leaf every layer may read (and the limits, below)
   limits: ALL, // SPEC.md's limits by name: a leaf every folder may read
+  faults: ALL, // the test-only fault points: a leaf the code that holds one imports
   domain: ALL, // pure types and rules: depends on nothing of ours (not even text)
   text: ALL, // analyzers: depend on nothing of ours (not even domain)
   codec: only('domain', 'text'), // what a generation is written as: below the worker that writes it and the api that reads it
@@ -83,6 +85,7 @@ const ARCHITECTURE_PAGE = fileURLToPath(new URL('../docs/architecture.md', impor
 const ROOT = 'root';
 const CONFIG = 'config';
 const LIMITS = 'limits';
+const FAULTS = 'faults';
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 interface ImportEdge {
@@ -101,6 +104,7 @@ function folderOf(srcRelative: string): string {
   const parts = srcRelative.split(sep);
   if (srcRelative === 'config.ts') return CONFIG;
   if (srcRelative === 'spec-limits.ts') return LIMITS;
+  if (srcRelative === 'fault-points.ts') return FAULTS;
   return parts.length === 1 ? ROOT : parts[0];
 }
 

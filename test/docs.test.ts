@@ -15,8 +15,6 @@ const DOCS = join(ROOT, 'docs');
 const PAGES = [join(ROOT, 'README.md'), ...readdirSync(DOCS).filter((name) => name.endsWith('.md')).map((name) => join(DOCS, name))];
 /** What the configuration reference must list: the pages a user is sent to for settings. */
 const REFERENCE = join(DOCS, 'configuration.md');
-/** Variables src/config.ts reads that are not settings: the tests' fault injection (docs/configuration.md "Other variables"). */
-const NOT_SETTINGS = /^FAULT_/;
 /** .env.example gives the development key here so that a copied file works; the service's own default is none. */
 const EXAMPLE_VALUE_NOT_DEFAULT = new Set(['API_KEY_CLIENTS']);
 
@@ -68,7 +66,7 @@ function settingsRead(): string[] {
   const names = new Set([...config.matchAll(/\benv, '([A-Z][A-Z0-9_]*)'/g)].map((match) => match[1]));
   assert.match(readFileSync(join(ROOT, 'src/env-file.ts'), 'utf8'), /env\.ENV_FILE/);
   names.add('ENV_FILE');
-  return [...names].filter((name) => !NOT_SETTINGS.test(name)).sort();
+  return [...names].sort();
 }
 
 /** The rows `| \`NAME\` | default | what it does |` of the configuration reference, by name. */

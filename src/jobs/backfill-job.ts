@@ -17,6 +17,7 @@ import type { JsonValue } from '../domain/canonical-metadata.ts';
 import type { JobContext, JobHandler, JobOutcomeOf, JobRecordOf } from '../domain/jobs.ts';
 import type { BackfillProgress, BackfillReport } from '../domain/job-payloads.ts';
 import type { LoadedGeneration } from '../domain/generation.ts';
+import { faultPoint } from '../fault-points.ts';
 
 /** Remediation entries kept on the job; the total is always reported. */
 export const MAX_BACKFILL_VIOLATIONS = 100;
@@ -36,8 +37,6 @@ export interface BackfillDependencies {
   storage: StoragePort;
   publisher: Publisher;
   leaseMs: number;
-  /** Fault injection for tests: pause after each recorded batch. 0 in production. */
-  batchDelayMs?: number;
 }
 
 export function createBackfillHandler(deps: BackfillDependencies): JobHandler<'metadata_backfill'> {
@@ -136,8 +135,8 @@ async function backfill(job: BackfillJob, context: BackfillContext, deps: Backfi
     }
     await context.recordProgress(progress);
     // The store answers without real I/O: yield, so the job's lease heartbeat keeps running.
-    if (deps.batchDelayMs) await new Promise((resolve) => setTimeout(resolve, deps.batchDelayMs));
-    else await yieldToEventLoop();
+    await yieldToEventLoop();
+    await faultPoint('job-stage');
   }
   const readiness = progress.versions_blocked > 0 || progress.versions_pending > 0 ? 'blocked' : 'ready';
   await deps.storage.discovery.setReadiness(job.clientId, readiness, job.jobId);

@@ -30,6 +30,7 @@ import { REPLACEMENT_OVERTAKEN } from '../domain/jobs.ts';
 import type { JobContext, JobHandler, JobOutcomeOf, JobRecordOf } from '../domain/jobs.ts';
 import type { ClientQuotas, QuotaBreach, Truncation } from '../domain/limits.ts';
 import { chunkTextBytes, projectedBreach, quotaMessage, uploadRefusal } from '../domain/limits.ts';
+import { faultPoint } from '../fault-points.ts';
 
 type EmbedJob = JobRecordOf<'embed'>;
 type EmbedOutcome = JobOutcomeOf<'embed'>;
@@ -39,7 +40,6 @@ export interface EmbedJobDependencies {
   publisher: Publisher;
   ingest: Omit<IngestDependencies, 'onStage'>;
   chunkerName: string;
-  stageDelayMs: number;
   /** Per-Client quotas (CLIENT_MAX_DOCUMENTS, CLIENT_MAX_CHUNKS, CLIENT_MAX_TEXT_BYTES). */
   quotas: ClientQuotas;
   /** Called once per ingest run (parse, chunk, enrich, embed) of a job: logs and metrics. */
@@ -200,7 +200,7 @@ async function ingestAndStage(job: EmbedJob, request: EmbedJobRequest, context: 
   await context.heartbeat('processing');
   deps.onIngest?.(job);
   const onStage = async () => {
-    if (deps.stageDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, deps.stageDelayMs));
+    await faultPoint('job-stage');
     await context.heartbeat();
   };
   const source = await sourceOf(job, request, deps.storage);

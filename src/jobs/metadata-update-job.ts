@@ -16,6 +16,7 @@ import { metadataLeaves } from '../domain/metadata-leaves.ts';
 import { REPLACEMENT_OVERTAKEN } from '../domain/jobs.ts';
 import type { JobHandler, JobOutcomeOf } from '../domain/jobs.ts';
 import type { MetadataUpdateCounts, PublishedGeneration } from '../domain/job-payloads.ts';
+import { faultPoint } from '../fault-points.ts';
 
 /** SPEC.md: the error of a metadata update that failed, for every reason but a contract violation. */
 export const METADATA_UPDATE_FAILED = 'Metadata update failed';
@@ -27,8 +28,6 @@ const NO_PATCH: JsonObject = Object.freeze({}) as JsonObject;
 export interface MetadataUpdateDependencies {
   storage: StoragePort;
   publisher: Publisher;
-  /** Fault injection for tests: pause between preparing the successors and activating them. 0 in production. */
-  prepareDelayMs?: number;
 }
 
 export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): JobHandler<'metadata_update'> {
@@ -68,7 +67,7 @@ export function createMetadataUpdateHandler(deps: MetadataUpdateDependencies): J
     }
     let published: PublishedGeneration[] = [];
     if (replacements.length > 0) {
-      if (deps.prepareDelayMs) await new Promise((resolve) => setTimeout(resolve, deps.prepareDelayMs));
+      await faultPoint('job-stage');
       // One transaction for every version of the update: a search sees all of it or none of it. A version
       // that moved since it was read makes the whole update superseded, never merged onto the newer state.
       const activations = await deps.publisher.replace(job.clientId, replacements.map(({ input, expected }) => ({ input, expected })));

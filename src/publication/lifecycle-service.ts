@@ -12,6 +12,7 @@ import type { DeleteResult, RestoreResult } from '../domain/responses.ts';
 import { FenceTimeout, LifecycleFence } from './fence.ts';
 import type { Publisher } from './publisher.ts';
 import { successorOf } from './successor.ts';
+import { faultPoint } from '../fault-points.ts';
 import { verifyEvidence } from '../codec/evidence.ts';
 
 export type DeleteMode = 'soft' | 'hard';
@@ -19,8 +20,6 @@ export type DeleteMode = 'soft' | 'hard';
 export interface LifecycleOptions {
   enabled: boolean;
   fenceWaitMs: number;
-  /** Fault injection for tests: pause after each version step. 0 in production. */
-  stepDelayMs: number;
   /** The hard-delete request deadline (PURGE_DEADLINE_MS): past it the purge stops with a retryable 503. */
   purgeDeadlineMs: number;
   /**
@@ -30,18 +29,14 @@ export interface LifecycleOptions {
   purged?: (clientId: string) => Promise<void>;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /**
  * Ends one version step. The embedded store answers without real I/O, so without this a request over
  * thousands of versions would hold the event loop from its first version to its last: every other request
  * of this api process (searches, /health) gets its turn between two versions.
  */
-async function endOfStep(stepDelayMs: number): Promise<void> {
-  if (stepDelayMs > 0) await sleep(stepDelayMs);
-  else await yieldToEventLoop();
+async function endOfStep(): Promise<void> {
+  await yieldToEventLoop();
+  await faultPoint('lifecycle-step');
 }
 
 /**
@@ -155,7 +150,7 @@ export class LifecycleService {
       }
       changed.push(versionIdFromKey(target.versionKey) ?? '');
       chunks += loaded.chunks.length;
-      await endOfStep(this.options.stepDelayMs);
+      await endOfStep();
     }
     return chunks;
   }
@@ -215,7 +210,7 @@ export class LifecycleService {
         throw new ServiceError('publication_purge_timeout', 'Records remain after the purge; repeat the request to resume it');
       }
       await this.deleteJobs(clientId, documentId, key);
-      await endOfStep(this.options.stepDelayMs);
+      await endOfStep();
     }
     if (versionId === undefined) await this.deleteJobs(clientId, documentId, null);
     await this.storage.erasePurged(clientId);

@@ -11,6 +11,7 @@ import { Publisher } from '../../src/publication/publisher.ts';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientSql, controlSql, openTestStorage, TEST_STORE } from '../helpers/test-store.ts';
+import { FaultHolds } from '../helpers/faults.ts';
 
 const server = useTestServer();
 const backfill = (clientId: string) => api(server.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: clientId } });
@@ -118,11 +119,16 @@ test('a backfill interrupted by a crash resumes where it stopped; its progress s
     custom: { desk: 'treasury' },
     staleLeaves: true,
   });
-  const crashing = await spawnServer(baseEnv(dataDir, { FAULT_JOB_STAGE_DELAY_MS: '700', JOB_LEASE_SECONDS: '2' }));
+  // The worker is held after the backfill's first recorded batch until it is killed there; the one started in
+  // its place goes on (the point is opened after the kill).
+  const holds = new FaultHolds(['job-stage']);
+  const crashing = await spawnServer(baseEnv(dataDir, { ...holds.env(), JOB_LEASE_SECONDS: '2' }));
   try {
     const accepted = await api(crashing.url, '/admin/backfill', { key: KEYS.operator, body: { client_id: 'client-alpha' } });
     assert.equal(accepted.status, 202);
-    const running = await waitForJob(crashing.url, KEYS.alpha, accepted.json.job_id, { until: (job) => job.versions_completed >= 100 });
+    await holds.reached('job-stage');
+    const running = (await api(crashing.url, `/status/${accepted.json.job_id}`, { key: KEYS.alpha })).json;
+    assert.ok(running.versions_completed >= 100 && running.versions_completed < VERSIONS, JSON.stringify(running));
     assert.equal(running.status, 'processing');
     assert.equal(running.readiness_state, 'backfilling');
     assert.equal(running.versions_total, VERSIONS);
@@ -134,6 +140,7 @@ test('a backfill interrupted by a crash resumes where it stopped; its progress s
     assert.ok(Number(conflict.headers.get('retry-after')) >= 1, 'Retry-After while backfilling');
     const [worker] = childPids(crashing, 'worker');
     process.kill(worker, 'SIGKILL');
+    holds.open('job-stage');
     const done = await waitForJob(crashing.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 60_000 });
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.equal(done.readiness_state, 'ready');
@@ -147,6 +154,7 @@ test('a backfill interrupted by a crash resumes where it stopped; its progress s
     assert.equal(found.status, 200);
     assert.equal(found.json.meta.total, VERSIONS, 'every version is in the metadata lane now');
   } finally {
+    holds.remove();
     await crashing.stop();
     removeDir(dataDir);
   }

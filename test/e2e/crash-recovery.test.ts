@@ -1,21 +1,24 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, KEYS, removeDir, spawnServer, baseEnv, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
+import { FaultHolds } from '../helpers/faults.ts';
 
 test('an accepted job completes after the process is killed mid-way and restarted', async () => {
   const dataDir = tempDataDir();
-  // Each ingestion stage pauses, so the kill lands while the job is being processed.
-  const env = baseEnv(dataDir, { FAULT_JOB_STAGE_DELAY_MS: '400', JOB_LEASE_SECONDS: '1' });
+  // The first service's worker is held at the job's first ingestion stage, so the kill lands while it processes.
+  const holds = new FaultHolds(['job-stage']);
+  const env = baseEnv(dataDir, { JOB_LEASE_SECONDS: '1' });
   try {
-    const first = await spawnServer(env);
+    const first = await spawnServer({ ...env, ...holds.env() });
     const accepted = await uploadText(first.url, KEYS.alpha, { document_id: 'crash-doc', text: 'The wire transfer reference is TRX-99812 for the Melaka branch.' });
     assert.equal(accepted.status, 202);
-    const processing = await waitForJob(first.url, KEYS.alpha, accepted.json.job_id, { until: (job) => job.status === 'processing' });
+    await holds.reached('job-stage');
+    const processing = (await api(first.url, `/status/${accepted.json.job_id}`, { key: KEYS.alpha })).json;
     assert.equal(processing.status, 'processing');
     await first.crash();
     await first.exited;
 
-    const second = await spawnServer({ ...env, FAULT_JOB_STAGE_DELAY_MS: '0' });
+    const second = await spawnServer(env);
     try {
       const job = await waitForJob(second.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 20_000 });
       assert.equal(job.status, 'completed', JSON.stringify(job));
@@ -26,6 +29,7 @@ test('an accepted job completes after the process is killed mid-way and restarte
       assert.equal(await second.exited, 0, 'graceful shutdown exits 0');
     }
   } finally {
+    holds.remove();
     removeDir(dataDir);
   }
 });

@@ -7,8 +7,8 @@ import { startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '.
 import { startFakeProvider } from '../models/fake-provider.ts';
 import { openTestStorage } from '../helpers/test-store.ts';
 import { seedVersions } from '../helpers/seed.ts';
-import { until } from '../helpers/processes.ts';
 import type { FakeHandler, FakeProvider, RecordedRequest } from '../models/fake-provider.ts';
+import { FaultHolds } from '../helpers/faults.ts';
 
 const DIMS = 8;
 
@@ -45,10 +45,14 @@ async function withFakeEmbeddings(handler: FakeHandler, overrides: Record<string
 }
 
 test('an older upload that finishes after a newer one is superseded and never overwrites it', async () => {
-  const server = await startTestServer({ WORKER_CONCURRENCY: '1', FAULT_JOB_STAGE_DELAY_MS: '150' });
+  // The older upload's job is held at its first stage until the newer upload is accepted.
+  const holds = new FaultHolds(['job-stage']);
+  const server = await startTestServer({ WORKER_CONCURRENCY: '1', ...holds.env() });
   try {
     const older = await uploadText(server.url, KEYS.alpha, { document_id: 'race', text: 'Older text about overdraft charges.' });
+    await holds.reached('job-stage');
     const newer = await uploadText(server.url, KEYS.alpha, { document_id: 'race', text: 'Newer text about mortgage arrears.' });
+    holds.open('job-stage');
     const olderJob = await waitForJob(server.url, KEYS.alpha, older.json.job_id);
     const newerJob = await waitForJob(server.url, KEYS.alpha, newer.json.job_id);
     assert.equal(olderJob.status, 'superseded');
@@ -60,6 +64,7 @@ test('an older upload that finishes after a newer one is superseded and never ov
     const text = await api(server.url, '/document/race/text', { key: KEYS.alpha });
     assert.match(text.json.chunks[0].text, /mortgage arrears/);
   } finally {
+    holds.remove();
     await server.close();
     removeDir(server.dataDir);
   }
@@ -139,7 +144,10 @@ test('chunks whose embedding is rejected are reported; the rest are searchable (
 });
 
 test('replacement_overtaken: a publication landing between a job\'s staging and its activation is never overwritten nor merged onto', async () => {
-  const server = await startTestServer({ FAULT_JOB_STAGE_DELAY_MS: '1500', WORKER_CONCURRENCY: '1' });
+  // The worker is held at each job stage until the test lets it go on, so each soft delete lands between the
+  // job's staging and its activation however long either takes.
+  const holds = new FaultHolds(['job-stage']);
+  const server = await startTestServer({ ...holds.env(), WORKER_CONCURRENCY: '1' });
   const storage = await openTestStorage(server.dataDir);
   try {
     await seedVersions(server.dataDir, 'client-alpha', 'patched', [{ versionId: 'v1', text: 'Draft facility letter.' }], { custom: { stage: 'draft' } });
@@ -148,8 +156,10 @@ test('replacement_overtaken: a publication landing between a job\'s staging and 
     // A metadata update prepares its successor; a soft delete of the version lands before it activates.
     const update = await api(server.url, '/update', { method: 'PATCH', key: KEYS.alpha, body: { document_id: 'patched', metadata: { stage: 'final' } } });
     assert.equal(update.status, 202);
-    await waitForJob(server.url, KEYS.alpha, update.json.job_id, { until: (job) => job.status === 'started' });
+    // An update's one stage point is after it prepared its successor, before it activates it.
+    const prepared = await holds.reached('job-stage');
     assert.equal((await api(server.url, '/document/patched', { method: 'DELETE', key: KEYS.alpha })).status, 200);
+    holds.pass(prepared);
     const updated = await waitForJob(server.url, KEYS.alpha, update.json.job_id);
     assert.equal(updated.status, 'superseded', JSON.stringify(updated));
     assert.equal(updated.superseded_reason, 'replacement_overtaken');
@@ -164,8 +174,14 @@ test('replacement_overtaken: a publication landing between a job\'s staging and 
     const upload = await uploadText(server.url, KEYS.alpha, { document_id: 'uploaded', version_id: 'v1', text: 'Second scan of the guarantee, signed.' });
     assert.equal(upload.status, 202, upload.text);
     const store = storage.client('client-alpha');
-    await until('the upload to stage its generation', async () => (await store.generations.stagedGenerationOf(upload.json.job_id)) !== null);
-    assert.equal((await api(server.url, '/document/uploaded', { method: 'DELETE', key: KEYS.alpha })).status, 200);
+    // The ingestion stages go on one by one until the one after staging, where the delete lands.
+    for (;;) {
+      const stage = await holds.reached('job-stage');
+      const staged = (await store.generations.stagedGenerationOf(upload.json.job_id)) !== null;
+      if (staged) assert.equal((await api(server.url, '/document/uploaded', { method: 'DELETE', key: KEYS.alpha })).status, 200);
+      holds.pass(stage);
+      if (staged) break;
+    }
     const uploaded = await waitForJob(server.url, KEYS.alpha, upload.json.job_id);
     assert.equal(uploaded.status, 'superseded', JSON.stringify(uploaded));
     assert.equal(uploaded.superseded_reason, 'replacement_overtaken');
@@ -175,6 +191,7 @@ test('replacement_overtaken: a publication landing between a job\'s staging and 
     assert.match(kept.json.chunks[0].text, /First scan/, 'the staged content never replaced it');
     assert.equal(await store.generations.stagedGenerationOf(upload.json.job_id), null, 'the staged generation was discarded');
   } finally {
+    holds.remove();
     await storage.end();
     await server.close();
     removeDir(server.dataDir);

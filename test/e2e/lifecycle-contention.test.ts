@@ -8,6 +8,7 @@ import { startTestServer, api, KEYS, removeDir, uploadText, waitForJob } from '.
 import { until } from '../helpers/processes.ts';
 import { fenceName } from '../../src/publication/fence.ts';
 import { openTestStorage } from '../helpers/test-store.ts';
+import { FaultHolds } from '../helpers/faults.ts';
 
 test('a request that cannot get the fence in time is refused before any version changes', async () => {
   const server = await startTestServer({ PUBLICATION_LIFECYCLE_FENCE_WAIT_SECONDS: '0.2' });
@@ -34,20 +35,23 @@ test('a request that cannot get the fence in time is refused before any version 
 });
 
 test('contention after some versions changed reports changed and pending versions; repeating finishes it', async () => {
-  // Each version step of the delete is followed by a 2 s pause: time enough for the test to see v1 changed and
-  // set MAINTENANCE (some 50 ms) before v2's step.
-  const server = await startTestServer({ FAULT_LIFECYCLE_STEP_DELAY_MS: '2000' });
+  // Each version step of the delete is held after it until the test lets it go on: the test sees v1 changed and
+  // sets MAINTENANCE while the delete waits before v2's step, however long that takes.
+  const holds = new FaultHolds(['lifecycle-step']);
+  const server = await startTestServer(holds.env());
   try {
     for (const version of ['v1', 'v2', 'v3']) {
       const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'multi', version_id: version, text: `Loan schedule ${version}.` });
       await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
     }
     const pending = api(server.url, '/document/multi', { method: 'DELETE', key: KEYS.alpha });
+    await holds.reached('lifecycle-step');
     await until('v1 to be republished deleted', async () => {
       const list = await api(server.url, '/documents?include_deleted=true', { key: KEYS.alpha });
       return list.json.documents.some((row: any) => row.version_id === 'v1' && row.deleted === true);
     });
     await api(server.url, '/admin/authority/mode', { key: KEYS.operator, body: { mode: 'MAINTENANCE' } });
+    holds.open('lifecycle-step');
     const stopped = await pending;
     assert.equal(stopped.status, 503);
     assert.equal(stopped.json.error_code, 'publication_busy');
@@ -62,6 +66,7 @@ test('contention after some versions changed reports changed and pending version
     const list = await api(server.url, '/documents?include_deleted=true', { key: KEYS.alpha });
     assert.deepEqual(list.json.documents.map((row: any) => row.deleted), [true, true, true]);
   } finally {
+    holds.remove();
     await server.close();
     removeDir(server.dataDir);
   }

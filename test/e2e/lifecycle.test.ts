@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTestServer, startTestServer, api, KEYS, removeDir, uploadText, waitForJob, spawnServer, baseEnv, tempDataDir, sendRaw } from '../helpers/server.ts';
 import { until } from '../helpers/processes.ts';
+import { FaultHolds, faultPauses } from '../helpers/faults.ts';
 
 const server = useTestServer();
 
@@ -123,19 +124,26 @@ test('an invalid delete mode is a 400', async () => {
 
 test('a hard delete killed mid-purge is finished by repeating the request', async () => {
   const dataDir = tempDataDir();
-  const env = baseEnv(dataDir, { FAULT_LIFECYCLE_STEP_DELAY_MS: '1500' });
+  // The first service is held after each version step of the purge until the test lets it go on.
+  const holds = new FaultHolds(['lifecycle-step']);
+  const env = baseEnv(dataDir);
   try {
-    const first = await spawnServer(env);
+    const first = await spawnServer({ ...env, ...holds.env() });
     const uploads: string[] = [];
     for (const version of ['v1', 'v2', 'v3']) uploads.push(await ingest(first.url, KEYS.alpha, 'purge-me', version, `Dormant account notice ${version}.`));
     const pending = api(first.url, '/document/purge-me?mode=hard', { method: 'DELETE', key: KEYS.alpha }).catch(() => null);
-    // A purged version takes its jobs with it: v1's upload job is gone once v1 is purged; v2 and v3 then wait 1.5 s each.
-    await until('v1 to be purged', async () => (await api(first.url, `/status/${uploads[0]}`, { key: KEYS.alpha })).status === 404);
+    // A purged version takes its jobs with it: v1's upload job is gone once v1 is purged. The steps go on one by
+    // one until then, and the crash lands while the purge is held after it, v2 and v3 still to go.
+    for (;;) {
+      const step = await holds.reached('lifecycle-step');
+      if ((await api(first.url, `/status/${uploads[0]}`, { key: KEYS.alpha })).status === 404) break;
+      holds.pass(step);
+    }
     await first.crash();
     await first.exited;
     await pending;
 
-    const second = await spawnServer({ ...env, FAULT_LIFECYCLE_STEP_DELAY_MS: '0' });
+    const second = await spawnServer(env);
     try {
       // Versions under the open purge are not served after the restart.
       assert.deepEqual(await versionsFound(second.url, KEYS.alpha, 'dormant account notice', true), []);
@@ -150,12 +158,15 @@ test('a hard delete killed mid-purge is finished by repeating the request', asyn
       await second.exited;
     }
   } finally {
+    holds.remove();
     removeDir(dataDir);
   }
 });
 
 test('a purge past its deadline answers 503 publication_purge_timeout; repeating the request finishes it', async () => {
-  const server = await startTestServer({ FAULT_LIFECYCLE_STEP_DELAY_MS: '300', PURGE_DEADLINE_MS: '100' });
+  // Time passing is the subject: each version step pauses three times the deadline, so the deadline passes
+  // during the first pause however fast the machine is, and a slow machine only makes it pass sooner.
+  const server = await startTestServer({ ...faultPauses({ 'lifecycle-step': 300 }), PURGE_DEADLINE_MS: '100' });
   try {
     for (const version of ['v1', 'v2', 'v3']) {
       const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'slow-purge', version_id: version, text: `Closed account letter ${version}.` });

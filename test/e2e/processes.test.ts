@@ -12,6 +12,7 @@ import { seedVersions } from '../helpers/seed.ts';
 import { childPids, fresh, searchIds, setMode, until } from '../helpers/processes.ts';
 import { MAX_JOB_ATTEMPTS } from '../../src/spec-limits.ts';
 import { controlSql } from '../helpers/test-store.ts';
+import { FaultHolds, faultPauses } from '../helpers/faults.ts';
 
 /**
  * Resolves once each job has gone back to waiting for publication `times` times. Each time a waiting job is
@@ -62,8 +63,12 @@ test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PRO
 test('RECOVERING is observable: an api process listens at once, answers /health and reads 503 until its snapshots are built', async () => {
   const dataDir = tempDataDir();
   await seedVersions(dataDir, 'client-alpha', 'kept', [{ versionId: 'v1', text: 'Safe deposit box rental agreement.' }]);
-  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', FAULT_RECOVERY_DELAY_MS: '3000' }), { until: 'listening' });
+  // Both api processes are held before they build their snapshots until the test has seen RECOVERING on them.
+  const holds = new FaultHolds(['recovery']);
+  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', ...holds.env() }), { until: 'listening' });
   try {
+    await holds.reached('recovery');
+    await holds.reached('recovery');
     const health = await fresh(server.url, '/health');
     assert.equal(health.status, 503);
     assert.equal(health.json.publishing.authority_mode, 'RECOVERING');
@@ -78,6 +83,7 @@ test('RECOVERING is observable: an api process listens at once, answers /health 
     assert.equal(patch.status, 503, JSON.stringify(patch.json));
     assert.equal(patch.json.error_code, 'publication_unavailable');
     assert.equal(patch.headers['retry-after'], '1');
+    holds.open('recovery');
     await server.ready;
     for (let i = 0; i < 6; i++) {
       assert.equal((await fresh(server.url, '/health')).status, 200);
@@ -85,6 +91,7 @@ test('RECOVERING is observable: an api process listens at once, answers /health 
     }
     assert.deepEqual(await controlSql(dataDir, `SELECT job_id FROM jobs WHERE operation = 'metadata_update'`), [], 'the refused patch queued nothing');
   } finally {
+    holds.remove();
     await server.stop();
     removeDir(dataDir);
   }
@@ -213,14 +220,19 @@ test('MAINTENANCE held while each waiting job finds it more times than a job has
 
 test('SIGKILL of a worker mid-job and of an api process under search load: nothing accepted is lost, both restart', async () => {
   const dataDir = tempDataDir();
-  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', FAULT_JOB_STAGE_DELAY_MS: '300', JOB_LEASE_SECONDS: '2' }));
+  // The seed goes through unheld; the victim's job is held at its first stage until its worker is killed there.
+  const holds = new FaultHolds(['job-stage']);
+  holds.open('job-stage');
+  const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', ...holds.env(), JOB_LEASE_SECONDS: '2' }));
   try {
     const seed = await uploadText(server.url, KEYS.alpha, { document_id: 'load', text: 'Fixed deposit placement confirmation.' });
     await waitForJob(server.url, KEYS.alpha, seed.json.job_id, { timeoutMs: 30_000 });
+    holds.close('job-stage');
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'victim', text: 'Letter of credit amendment for the Kuching shipment.' });
-    await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { until: (job) => job.status === 'processing' });
+    await holds.reached('job-stage');
     const [worker] = childPids(server, 'worker');
     process.kill(worker, 'SIGKILL');
+    holds.open('job-stage');
 
     // Search load across both api processes while one of them is killed.
     let stop = false;
@@ -247,6 +259,7 @@ test('SIGKILL of a worker mid-job and of an api process under search load: nothi
     assert.deepEqual(outcomes.filter((status) => status >= 500 && status !== 503), []);
     assert.deepEqual((await searchIds(server.url, 'letter of credit Kuching')).ids, ['victim/victim']);
   } finally {
+    holds.remove();
     await server.stop();
     removeDir(dataDir);
   }
@@ -255,7 +268,7 @@ test('SIGKILL of a worker mid-job and of an api process under search load: nothi
 test('a job longer than its lease keeps it through heartbeats and is processed once', async () => {
   // Four ingestion stages of 800 ms each: about three times the one-second lease.
   // LOG_LEVEL info (requests at debug, unwritten): the worker logs one "ingest" line per parse.
-  const server = await startTestServer({ JOB_LEASE_SECONDS: '1', FAULT_JOB_STAGE_DELAY_MS: '800', LOG_LEVEL: 'info', REQUEST_LOG_LEVEL: 'debug' });
+  const server = await startTestServer({ JOB_LEASE_SECONDS: '1', ...faultPauses({ 'job-stage': 800 }), LOG_LEVEL: 'info', REQUEST_LOG_LEVEL: 'debug' });
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'long', text: 'Standing instruction renewal for the Kota Bharu branch.' });
     const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 30_000 });
@@ -272,19 +285,22 @@ test('a job longer than its lease keeps it through heartbeats and is processed o
 // here the default lease (10 s) runs out for real, so the wait for the job allows ten times that.
 test('a crashed worker\'s job is taken over with the default lease and completed by the next claim', async () => {
   // LOG_LEVEL info (requests at debug, unwritten): the worker logs one "ingest" line per parse, with its attempt.
-  const server = await startTestServer({ FAULT_JOB_STAGE_DELAY_MS: '500', LOG_LEVEL: 'info', REQUEST_LOG_LEVEL: 'debug' });
+  // The first attempt is held at its first ingestion stage (it has logged its parse) until its worker is killed.
+  const holds = new FaultHolds(['job-stage']);
+  const server = await startTestServer({ ...holds.env(), LOG_LEVEL: 'info', REQUEST_LOG_LEVEL: 'debug' });
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'orphan', text: 'Bank guarantee for the Kuantan port tender.' });
     const attempts = () => server.server.stdout().split('\n').filter((line) => line.includes('"event":"ingest"') && line.includes(accepted.json.job_id)).map((line) => JSON.parse(line).attempt);
-    // The job shows processing just before its worker logs the parse: wait for the log line itself, so the
-    // kill lands mid-parse (waiting for the status alone let a busy machine kill the worker before it logged).
-    await until('the first attempt to start parsing', () => attempts().length === 1);
+    await holds.reached('job-stage');
+    await until('the first attempt to log its parse', () => attempts().length === 1);
     const [worker] = childPids(server.server, 'worker');
     process.kill(worker, 'SIGKILL');
+    holds.open('job-stage');
     const job = await waitForJob(server.url, KEYS.alpha, accepted.json.job_id, { timeoutMs: 120_000 });
     assert.equal(job.status, 'completed');
     assert.deepEqual(attempts(), [1, 2], 'parsed by the crashed worker, then once more by the one that took the job over');
   } finally {
+    holds.remove();
     await server.close();
     removeDir(server.dataDir);
   }

@@ -17,6 +17,7 @@ import { api, baseEnv, KEYS, removeDir, tempDataDir, uploadText, waitForJob } fr
 import { childEnv } from '../helpers/child-env.ts';
 import { storeEnv, TEST_STORE } from '../helpers/test-store.ts';
 import { until } from '../helpers/processes.ts';
+import { FaultHolds, faultPreload } from '../helpers/faults.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const START_TIMEOUT_MS = 60_000;
@@ -50,7 +51,7 @@ interface Started {
 
 /** Starts one process and resolves once its output matches `ready`. */
 function start(script: 'api' | 'worker', env: Record<string, string>, ready: RegExp): Promise<Started> {
-  const child = spawn(process.execPath, scriptArgs(script), { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...faultPreload(env), ...scriptArgs(script)], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
@@ -79,6 +80,7 @@ test('two api and two worker processes on one PostgreSQL: a worker killed mid-jo
   // One database for all four, named after the first directory; each process keeps its own DATA_DIR.
   const shared = storeEnv(dirs.apiA);
   const processes: Started[] = [];
+  const holds = new FaultHolds(['job-stage']);
   try {
     const [portA, portB] = [await freePort(), await freePort()];
     const apiA = await start('api', baseEnv(dirs.apiA, { ...shared, PORT: String(portA) }), /ready on http/);
@@ -86,10 +88,10 @@ test('two api and two worker processes on one PostgreSQL: a worker killed mid-jo
     const apiB = await start('api', baseEnv(dirs.apiB, { ...shared, PORT: String(portB) }), /ready on http/);
     processes.push(apiB);
     const [urlA, urlB] = [`http://127.0.0.1:${portA}`, `http://127.0.0.1:${portB}`];
-    // Each stage of a job pauses, so a job is still running when its worker is killed; a lost lease is
-    // claimed again after JOB_LEASE_SECONDS. The workers log each job they start (LOG_LEVEL info).
-    const workerEnv = (dir: string) => baseEnv(dir, { ...shared, LOG_LEVEL: 'info', FAULT_JOB_STAGE_DELAY_MS: '200', JOB_LEASE_SECONDS: '2' });
-    const worker1 = await start('worker', workerEnv(dirs.worker1), /worker \d+ started/);
+    // Worker 1 is held at the first stage of each job it takes, so a job is still running when it is killed; a
+    // lost lease is claimed again after JOB_LEASE_SECONDS. The workers log each job they start (LOG_LEVEL info).
+    const workerEnv = (dir: string, faults: Record<string, string> = {}) => baseEnv(dir, { ...shared, LOG_LEVEL: 'info', ...faults, JOB_LEASE_SECONDS: '2' });
+    const worker1 = await start('worker', workerEnv(dirs.worker1, holds.env()), /worker \d+ started/);
     processes.push(worker1);
     const worker2 = await start('worker', workerEnv(dirs.worker2), /worker \d+ started/);
     processes.push(worker2);
@@ -100,7 +102,8 @@ test('two api and two worker processes on one PostgreSQL: a worker killed mid-jo
       assert.equal(accepted.status, 202, JSON.stringify(accepted.json));
       jobs.set(id, accepted.json.job_id);
     }
-    // Kill worker 1 while it holds a job: it has logged the start of one that is not finished yet.
+    // Kill worker 1 while it holds a job: it has logged the start of one, held at its first stage.
+    await holds.reached('job-stage');
     const held = await until('worker 1 to start a job', async () => {
       for (const match of worker1.output().matchAll(/"event":"ingest","job_id":"([^"]+)"/g)) {
         const status = await api(urlA, `/status/${match[1]}`, { key: KEYS.alpha });
@@ -133,5 +136,6 @@ test('two api and two worker processes on one PostgreSQL: a worker killed mid-jo
     for (const started of processes) started.child.kill('SIGTERM');
     await Promise.all(processes.map((started) => started.exited));
     for (const dir of Object.values(dirs)) removeDir(dir);
+    holds.remove();
   }
 });

@@ -13,9 +13,9 @@ const FRESH_TIMEOUT_MS = 10_000;
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One HTTP request on its own connection (no keep-alive pool), so the kernel hands it to any api process. */
-export function fresh(url: string, path: string, options: { method?: string; key?: string; body?: unknown } = {}): Promise<JsonAnswer> {
+export function fresh(url: string, path: string, options: { method?: string; key?: string; body?: unknown; timeoutMs?: number } = {}): Promise<JsonAnswer> {
   // A connection handed to an api process at the moment it is killed may never be answered.
-  return requestJson(`${url}${path}`, { method: options.method, headers: options.key ? { 'X-API-Key': options.key } : {}, body: options.body, agent: false, timeoutMs: FRESH_TIMEOUT_MS });
+  return requestJson(`${url}${path}`, { method: options.method, headers: options.key ? { 'X-API-Key': options.key } : {}, body: options.body, agent: false, timeoutMs: options.timeoutMs ?? FRESH_TIMEOUT_MS });
 }
 
 /** Children of a process, with their command lines (Linux /proc). */

@@ -10,6 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { storeEnv } from './test-store.ts';
 import { childEnv } from './child-env.ts';
+import { faultPreload } from './faults.ts';
 
 export const KEYS = { alpha: 'key-alpha-1', alpha2: 'key-alpha-2', beta: 'key-beta-1', operator: 'op-key-1' } as const;
 export const API_KEY_CLIENTS = JSON.stringify({ [KEYS.alpha]: 'client-alpha', [KEYS.alpha2]: 'client-alpha', [KEYS.beta]: 'client-beta' });
@@ -85,7 +86,9 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 export function spawnServer(env: Record<string, string>, options: { until?: 'listening' | 'ready'; sharedCompileCache?: boolean; cwd?: string } = {}): Promise<ChildServer> {
   // The supervisor's start-up lines are JSON (src/log-lines.ts): the URL ends at the closing quote of its msg.
   const announcement = options.until === 'listening' ? /listening on (http:\/\/[^\s"]+)/ : /ready on (http:\/\/[^\s"]+)/;
-  const child = spawn(process.execPath, [join(ROOT, 'src/main.ts')], { cwd: options.cwd ?? ROOT, env: childEnv(env, { sharedCompileCache: options.sharedCompileCache }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // Settings that pause fault points (faultPauses) come with the preload that reads them; the supervisor's
+  // processes inherit both (its execArgv and environment).
+  const child = spawn(process.execPath, [...faultPreload(env), join(ROOT, 'src/main.ts')], { cwd: options.cwd ?? ROOT, env: childEnv(env, { sharedCompileCache: options.sharedCompileCache }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stdout = '';
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

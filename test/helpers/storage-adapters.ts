@@ -14,6 +14,7 @@ import { emptyEntities } from '../../src/domain/entities.ts';
 import { startPostgresCluster } from './postgres-cluster.ts';
 import type { PostgresCluster } from './postgres-cluster.ts';
 import { removeDir, tempDataDir } from './server.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface OpenedStore {
   storage: StoragePort;
@@ -142,4 +143,17 @@ export function textsOf(stored: readonly (StoredChunkText | null)[]): (string | 
   return stored.map((chunk) => chunk?.text ?? null);
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The furthest moment untilPast waits for: every lease, delay and window these tests record ends sooner. */
+const UNTIL_PAST_MAX_MS = 60_000;
+
+/**
+ * Resolves once the clock is past `instant` (ms since the epoch), a moment a store recorded: a lease's expiry, a
+ * retry's run time, a rate window's end. Both adapters keep time by this machine's clock (SQLite's is the test
+ * process's, the throwaway PostgreSQL cluster runs on this host), so once it has passed here, the store's next
+ * statement sees it passed too. It waits for that moment, however long the machine takes to get there, and
+ * refuses one further off than any test records.
+ */
+export async function untilPast(instant: number): Promise<void> {
+  if (!Number.isFinite(instant) || instant - Date.now() > UNTIL_PAST_MAX_MS) throw new Error(`untilPast: ${instant} is not a moment within ${UNTIL_PAST_MAX_MS} ms`);
+  while (Date.now() <= instant) await sleep(Math.min(instant - Date.now() + 1, 50));
+}

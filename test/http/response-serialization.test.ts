@@ -94,11 +94,18 @@ async function send(method: string, url: string, options: { body?: unknown; key?
   return { status: response.statusCode, json };
 }
 
+/** How long a job of this test may take to settle: far past any, so only a job that never settles meets it. */
+const SETTLE_TIMEOUT_MS = 120_000;
+/** The pause between two polls of a job's status (each poll is itself an answer this test checks). */
+const SETTLE_POLL_MS = 20;
+
 async function settle(jobId: string): Promise<any> {
+  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
   for (;;) {
     const { json } = await send('GET', `/status/${jobId}`);
     if (TERMINAL.has(json.status) && (json.status !== 'completed' || json.operation !== 'embed' || json.search_ready)) return json;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (Date.now() > deadline) throw new Error(`job ${jobId} did not settle in ${SETTLE_TIMEOUT_MS} ms: ${JSON.stringify(json)}`);
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
   }
 }
 

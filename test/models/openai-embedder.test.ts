@@ -7,6 +7,7 @@ import { NEVER_ANSWERED, startFakeProvider, type RecordedRequest } from './fake-
 
 const DIM = 4;
 const FAST_RETRY = { retryBaseDelayMs: 1, retryMaxDelayMs: 5 };
+const ANSWERED_RETRY_TIMEOUT_MS = 2_000;
 
 // The fake model's vector for a text: deterministic and not yet normalized.
 function fakeVector(text: string, dim = DIM): number[] {
@@ -114,7 +115,9 @@ test('a wrong dimension or malformed answer is rejected without retrying', async
 test('times out a slow answer and retries it', async () => {
   const server = await startFakeProvider((request, index) => (index === 0 ? NEVER_ANSWERED : embeddingsAnswer(request)));
   try {
-    const embedder = createOpenAIEmbedder({ baseUrl: server.url, dimensions: DIM, timeoutMs: 100, ...FAST_RETRY });
+    // One timeout serves both attempts: long enough that the answered retry (from this very process, however
+    // busy the machine) never meets it, short enough to keep the test quick; the first attempt is never answered.
+    const embedder = createOpenAIEmbedder({ baseUrl: server.url, dimensions: DIM, timeoutMs: ANSWERED_RETRY_TIMEOUT_MS, ...FAST_RETRY });
     const [vector] = await embedder.embed(['slow']);
     assertNormalizedCopyOf(vector, fakeVector('slow'));
     assert.equal(server.requests.length, 2);

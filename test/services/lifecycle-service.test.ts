@@ -22,7 +22,7 @@ async function withLifecycle(fn: (context: { storage: Storage; lifecycle: Lifecy
   ]);
   await seedVersions(dir, CLIENT, 'memo', [{ versionId: 'm1', text: 'Memo on branch opening hours.' }]);
   const storage = new Storage(dir);
-  const lifecycle = new LifecycleService(storage, new Publisher(storage, { enabled: true }), { enabled: true, fenceWaitMs, stepDelayMs: 0, purgeDeadlineMs: 60_000 });
+  const lifecycle = new LifecycleService(storage, new Publisher(storage, { enabled: true }), { enabled: true, fenceWaitMs, purgeDeadlineMs: 60_000 });
   try {
     await fn({ storage, lifecycle });
   } finally {

@@ -1,11 +1,14 @@
 // The storage port's contract for the deployment's shared records, run against every adapter (SQLite and
 // PostgreSQL) with the same tests: jobs with leases, discovery readiness, the authority record and named
 // leases, rate windows, deployment secrets, uploads, and the registry of Clients. Lease and window expiry is
-// waited out for real (short leases): the PostgreSQL adapter reads the database's clock, not an injectable one.
+// waited out for real (the PostgreSQL adapter reads the database's clock, not an injectable one): to the moment
+// the store recorded (untilPast) or until the store says so (until), never for a guessed time; and what must
+// still hold (a lease, a delay) is given ample time, so that a busy machine cannot outlast it mid-test.
 
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { STORE_ADAPTERS, sleep, stopPostgres } from '../helpers/storage-adapters.ts';
+import { STORE_ADAPTERS, stopPostgres, untilPast } from '../helpers/storage-adapters.ts';
+import { until } from '../helpers/processes.ts';
 import type { OpenedStore, StoreAdapter } from '../helpers/storage-adapters.ts';
 import type { NewJob } from '../../src/domain/jobs.ts';
 import { AuthorityUnreadable } from '../../src/domain/publication-log.ts';
@@ -20,6 +23,18 @@ async function withStore(adapter: StoreAdapter, fn: (store: OpenedStore) => Prom
     await store.close();
   }
 }
+
+/** A lease or delay that must still hold when the test next looks: no busy machine takes this long between two calls. */
+const HELD_MS = 10_000;
+/** A lease or delay the test then waits out. */
+const SHORT_MS = 150;
+/**
+ * The retry delay of the test that sees a retry not yet due and then due: long enough that two store calls on a
+ * busy machine never outlast it, and waited out to its recorded run time.
+ */
+const RETRY_DELAY_MS = 1_000;
+/** A rate window that must not slide during a test's few calls, then is waited out to its recorded end. */
+const WINDOW_MS = 1_000;
 
 const NEW_JOB: NewJob = { clientId: 'c1', operation: 'embed', documentId: 'd1', versionKey: 'd1', request: { source: 'file', upload: 'up-1', filename: null, metadata: {} }, maxAttempts: 3 };
 
@@ -76,14 +91,16 @@ for (const adapter of STORE_ADAPTERS) {
       await withStore(adapter, async ({ storage }) => {
         const { jobs } = storage;
         const abandoned = await jobs.enqueue(NEW_JOB);
-        await jobs.claim('dead-worker', 150);
+        await jobs.claim('dead-worker', HELD_MS);
         const retried = await jobs.enqueue({ ...NEW_JOB, documentId: 'd2', versionKey: 'd2' });
         const pending = await jobs.enqueue({ ...NEW_JOB, documentId: 'd3', versionKey: 'd3' });
         assert.equal((await jobs.claim('w1', 10_000))!.jobId, retried.jobId);
-        await sleep(5); // the retry runs again after the pending job's run time
+        await untilPast(pending.nextRunAt); // the retry runs again after the pending job's run time
         assert.equal(await jobs.scheduleRetry(retried.jobId, 'w1', 'provider timed out', 0), true);
         const later = await jobs.enqueue({ ...NEW_JOB, documentId: 'd4', versionKey: 'd4' });
-        await sleep(300); // the dead worker's lease expires
+        // The dead worker's last heartbeat gives it a short lease, which then expires.
+        assert.equal(await jobs.heartbeat(abandoned.jobId, 'dead-worker', SHORT_MS), true);
+        await untilPast((await jobs.getById(abandoned.jobId))!.leaseExpiresAt!);
         const order: string[] = [];
         for (let job = await jobs.claim('w2', 10_000); job; job = await jobs.claim('w2', 10_000)) order.push(job.jobId);
         assert.deepEqual(order, [abandoned.jobId, pending.jobId, retried.jobId, later.jobId]);
@@ -94,11 +111,12 @@ for (const adapter of STORE_ADAPTERS) {
       await withStore(adapter, async ({ storage }) => {
         const { jobs } = storage;
         const job = await jobs.enqueue(NEW_JOB);
-        await jobs.claim('dead-worker', 150);
+        await jobs.claim('dead-worker', HELD_MS);
         assert.equal(await jobs.claim('w2', 10_000), null, 'lease still valid');
-        assert.equal(await jobs.heartbeat(job.jobId, 'dead-worker', 150, 'processing'), true);
-        assert.equal((await jobs.getById(job.jobId))!.status, 'processing');
-        await sleep(300);
+        assert.equal(await jobs.heartbeat(job.jobId, 'dead-worker', SHORT_MS, 'processing'), true);
+        const beating = (await jobs.getById(job.jobId))!;
+        assert.equal(beating.status, 'processing');
+        await untilPast(beating.leaseExpiresAt!);
         const reclaimed = (await jobs.claim('w2', 10_000))!;
         assert.equal(reclaimed.jobId, job.jobId);
         assert.equal(reclaimed.attempts, 2);
@@ -122,13 +140,13 @@ for (const adapter of STORE_ADAPTERS) {
         const { jobs } = storage;
         const job = await jobs.enqueue(NEW_JOB);
         await jobs.claim('w1', 10_000);
-        assert.equal(await jobs.scheduleRetry(job.jobId, 'w1', 'provider down', 250), true);
+        assert.equal(await jobs.scheduleRetry(job.jobId, 'w1', 'provider down', RETRY_DELAY_MS), true);
         const retrying = (await jobs.getById(job.jobId))!;
         assert.equal(retrying.status, 'retrying');
         assert.equal(retrying.error, 'provider down');
         assert.equal(retrying.leaseOwner, null);
         assert.equal(await jobs.claim('w1', 10_000), null, 'not due yet');
-        await sleep(400);
+        await untilPast(retrying.nextRunAt);
         const again = (await jobs.claim('w1', 10_000))!;
         assert.equal(again.attempts, 2);
         assert.equal(await jobs.waitForPublication(job.jobId, 'w1', 'Waiting for publication (authority FENCING)', 0), true);
@@ -208,7 +226,7 @@ for (const adapter of STORE_ADAPTERS) {
         const initial = await storage.authority.authority();
         assert.equal(initial.mode, 'READY');
         assert.ok(initial.authorityId);
-        await sleep(5);
+        await untilPast(Date.parse(initial.changedAt)); // so that the change is recorded at a later millisecond
         const fencing = await storage.authority.setAuthorityMode('FENCING');
         assert.equal(fencing.mode, 'FENCING');
         assert.equal(fencing.authorityId, initial.authorityId);
@@ -236,15 +254,15 @@ for (const adapter of STORE_ADAPTERS) {
     test('a lease is held by one owner until released or expired; a lost lease cannot be renewed', async () => {
       await withStore(adapter, async ({ storage }) => {
         const { authority } = storage;
-        assert.equal(await authority.acquireLease('fence:c1', 'a', 150), true);
-        assert.equal(await authority.acquireLease('fence:c1', 'b', 150), false);
-        assert.equal(await authority.acquireLease('fence:c1', 'a', 150), true, 'the holder renews by acquiring again');
+        assert.equal(await authority.acquireLease('fence:c1', 'a', HELD_MS), true);
+        assert.equal(await authority.acquireLease('fence:c1', 'b', HELD_MS), false);
         assert.equal(await authority.acquireLease('fence:c2', 'b', 10_000), true, 'leases are named');
         const holder = (await authority.leaseHolder('fence:c1'))!;
         assert.equal(holder.owner, 'a');
         assert.ok(holder.expiresAt > Date.now() - 60_000);
-        await sleep(300);
-        assert.equal(await authority.leaseHolder('fence:c1'), null, 'expired');
+        // The holder renews by acquiring again, here for a short lease, which then expires.
+        assert.equal(await authority.acquireLease('fence:c1', 'a', SHORT_MS), true, 'the holder renews by acquiring again');
+        await until('the renewed lease to expire', async () => (await authority.leaseHolder('fence:c1')) === null);
         assert.equal(await authority.acquireLease('fence:c1', 'b', 10_000), true);
         assert.equal(await authority.renewLease('fence:c1', 'a', 10_000), false, 'lost');
         assert.equal(await authority.renewLease('fence:c1', 'b', 10_000), true);
@@ -258,7 +276,7 @@ for (const adapter of STORE_ADAPTERS) {
     test('rate windows count a request in every bucket or in none, per Client, and free up as the window slides', async () => {
       await withStore(adapter, async ({ storage }) => {
         const { rateLimits } = storage;
-        const windowMs = 400;
+        const windowMs = WINDOW_MS;
         const both = [
           { bucket: 'all', limit: 3 },
           { bucket: 'search', limit: 1 },
@@ -274,7 +292,7 @@ for (const adapter of STORE_ADAPTERS) {
         assert.equal((await rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 3 }], windowMs)).allowed, true);
         assert.equal((await rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 3 }], windowMs)).allowed, false);
         assert.equal((await rateLimits.takeSlots('c2', both, windowMs)).allowed, true, 'another Client has its own windows');
-        await sleep(windowMs + 150);
+        await untilPast(first.stampedAt + windowMs);
         assert.equal((await rateLimits.takeSlots('c1', both, windowMs)).allowed, true, 'the window slid');
       });
     });
@@ -318,7 +336,7 @@ for (const adapter of STORE_ADAPTERS) {
     test('rate windows are counted by reading alone, and hits decided without the store are counted at their ages', async () => {
       await withStore(adapter, async ({ storage, openAnother }) => {
         const other = await openAnother();
-        const windowMs = 1_000;
+        const windowMs = WINDOW_MS;
         assert.equal(await storage.rateLimits.countSlots('c1', 'all', windowMs), 0);
         await storage.rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 5 }], windowMs);
         // Two hits allowed while the store refused writes: one just now, one long enough ago to have left the window.
@@ -328,9 +346,15 @@ for (const adapter of STORE_ADAPTERS) {
         assert.equal(await storage.rateLimits.countSlots('c2', 'all', windowMs), 0, 'another Client has its own windows');
         // The recorded hits take room in the decisions that follow: 5 allowed in all.
         let admitted = 0;
-        while ((await storage.rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 5 }], windowMs)).allowed) admitted++;
+        let lastStamp = 0;
+        for (;;) {
+          const decision = await storage.rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 5 }], windowMs);
+          if (!decision.allowed) break;
+          admitted++;
+          lastStamp = decision.stampedAt;
+        }
         assert.equal(admitted, 3);
-        await sleep(windowMs + 100);
+        await untilPast(lastStamp + windowMs);
         assert.equal(await other.rateLimits.countSlots('c1', 'all', windowMs), 0, 'they leave the window');
         assert.equal((await storage.rateLimits.takeSlots('c1', [{ bucket: 'all', limit: 5 }], windowMs)).allowed, true);
       });

@@ -1,0 +1,106 @@
+// `npm test` and `npm run test:<tier>`: runs the named steps (all of STEPS when none is named) one after another,
+// each test tier through node --test on the files test/tiers.ts places in it, and prints each step's wall time
+// and test counts as it ends and all of them at the end. The first step that fails stops the run (as the chain
+// of && it replaces did). It refuses to start while a test file belongs to no tier.
+
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { place, testFiles, TIER_MEANING } from './tiers.ts';
+import type { Tier } from './tiers.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+/** Test files at once within a tier: what `npm test` ran the suites with before it had tiers. */
+const TEST_CONCURRENCY = 3;
+const UNIT_GUARD = 'test/helpers/unit-guard.ts';
+const POSTGRES_GLOBAL_SETUP = 'test/helpers/postgres-global.ts';
+
+interface Step {
+  name: string;
+  what: string;
+  /** A command of its own, or the node --test run of a tier. */
+  command?: readonly string[];
+  tier?: Tier;
+  args?: readonly string[];
+  env?: Record<string, string>;
+}
+
+const STEPS: readonly Step[] = [
+  { name: 'typecheck', what: 'tsc over src, test, bench and the client, then over the console', command: ['sh', '-c', `"${join(ROOT, 'node_modules/.bin/tsc')}" --noEmit -p . && "${join(ROOT, 'node_modules/.bin/tsc')}" --noEmit -p console`] },
+  { name: 'unit', what: TIER_MEANING.unit, tier: 'unit', args: ['--import', `./${UNIT_GUARD}`] },
+  { name: 'integration', what: TIER_MEANING.integration, tier: 'integration' },
+  { name: 'store', what: TIER_MEANING.store, tier: 'store' },
+  { name: 'e2e', what: 'the real service over HTTP, on SQLite', tier: 'e2e' },
+  { name: 'postgres', what: 'the end-to-end suites again, on one throwaway PostgreSQL cluster', tier: 'e2e', args: [`--test-global-setup=${POSTGRES_GLOBAL_SETUP}`], env: { TEST_STORE: 'postgres' } },
+  { name: 'browser', what: TIER_MEANING.browser, tier: 'browser' },
+  { name: 'disk', what: TIER_MEANING.disk, tier: 'disk' },
+  { name: 'serial', what: TIER_MEANING.serial, tier: 'serial', args: ['--test-concurrency=1'] },
+];
+
+interface Outcome {
+  name: string;
+  seconds: number;
+  code: number;
+  /** node --test's summary counts (tests, pass, fail, skipped...), absent for a step that is not a test run. */
+  counts: Record<string, number>;
+}
+
+function commandOf(step: Step, files: readonly string[]): string[] {
+  if (step.command) return [...step.command];
+  return [process.execPath, '--test', `--test-concurrency=${TEST_CONCURRENCY}`, '--test-reporter=spec', ...(step.args ?? []), ...files];
+}
+
+async function run(step: Step, files: readonly string[]): Promise<Outcome> {
+  const [command, ...args] = commandOf(step, files);
+  const started = performance.now();
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...step.env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // The summary is the last lines of the spec reporter's output ("ℹ tests 412"): keep a tail to read it from.
+  let tail = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    tail = (tail + chunk.toString('utf8')).slice(-4096);
+  });
+  const code = await new Promise<number>((resolve) => child.once('close', (exitCode, signal) => resolve(exitCode ?? (signal ? 128 : 1))));
+  const counts: Record<string, number> = {};
+  for (const match of tail.matchAll(/^ℹ (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) counts[match[1]] = Number(match[2]);
+  return { name: step.name, seconds: (performance.now() - started) / 1000, code, counts };
+}
+
+function line(outcome: Outcome): string {
+  const { tests, pass, fail, skipped } = outcome.counts;
+  const figures = tests === undefined ? '' : `  ${tests} tests, ${pass ?? 0} pass, ${fail ?? 0} fail${skipped ? `, ${skipped} skipped` : ''}`;
+  return `${outcome.name.padEnd(12)} ${outcome.seconds.toFixed(1).padStart(7)} s  ${outcome.code === 0 ? 'ok    ' : `FAILED (exit ${outcome.code})`}${figures}`;
+}
+
+async function main(names: readonly string[]): Promise<number> {
+  const unknown = names.filter((name) => !STEPS.some((step) => step.name === name));
+  if (unknown.length > 0) {
+    process.stderr.write(`no such step: ${unknown.join(', ')} (steps: ${STEPS.map((step) => step.name).join(', ')})\n`);
+    return 2;
+  }
+  const placement = place(testFiles(ROOT));
+  if (placement.unplaced.length > 0 || placement.stale.length > 0) {
+    if (placement.unplaced.length > 0) process.stderr.write(`test files that belong to no tier (add a row to test/tiers.ts):\n${placement.unplaced.map((file) => `  ${file}`).join('\n')}\n`);
+    if (placement.stale.length > 0) process.stderr.write(`rows of test/tiers.ts naming no test file:\n${placement.stale.map((file) => `  ${file}`).join('\n')}\n`);
+    return 2;
+  }
+  const chosen = names.length === 0 ? STEPS : STEPS.filter((step) => names.includes(step.name));
+  const outcomes: Outcome[] = [];
+  const total = performance.now();
+  for (const step of chosen) {
+    const files = step.tier ? placement.byTier[step.tier] : [];
+    process.stdout.write(`\n== ${step.name}: ${step.what}${step.tier ? ` (${files.length} files)` : ''}\n`);
+    // node --test given no file runs its default glob, every test of the checkout: a tier with none runs nothing.
+    if (step.tier && files.length === 0) continue;
+    const outcome = await run(step, files);
+    outcomes.push(outcome);
+    process.stdout.write(`== ${line(outcome)}\n`);
+    if (outcome.code !== 0) break;
+  }
+  const failed = outcomes.some((outcome) => outcome.code !== 0);
+  process.stdout.write(`\n== wall time by step\n${outcomes.map((outcome) => `   ${line(outcome)}`).join('\n')}\n   ${'all'.padEnd(12)} ${((performance.now() - total) / 1000).toFixed(1).padStart(7)} s  ${failed ? 'FAILED' : 'ok'}\n`);
+  return failed ? 1 : 0;
+}
+
+process.env.NODE_COMPILE_CACHE ??= join(ROOT, 'node_modules/.cache/node-compile-cache');
+process.exitCode = await main(process.argv.slice(2));

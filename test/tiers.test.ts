@@ -1,0 +1,45 @@
+// test/tiers.ts places every test file in exactly one tier, and its rows resolve as the table says: a file's own
+// row before its folder's, the nearest folder before one further up, nothing for a file no row covers.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { place, PLACES, testFiles, tierOf, TIERS } from './tiers.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+test('every test file of the checkout belongs to a tier, and every file row names one', () => {
+  const files = testFiles(ROOT);
+  assert.ok(files.length >= 150, `test files found: ${files.length}`);
+  const placement = place(files);
+  assert.deepEqual(placement.unplaced, [], 'test files no row of test/tiers.ts places');
+  assert.deepEqual(placement.stale, [], 'rows of test/tiers.ts naming no test file');
+  // Each file runs in one tier only (the runner's postgres step runs the e2e tier's files a second time).
+  const placed = TIERS.flatMap((tier) => placement.byTier[tier]);
+  assert.equal(placed.length, files.length);
+  assert.equal(new Set(placed).size, files.length);
+  for (const tier of TIERS) assert.ok(placement.byTier[tier].length > 0, `tier ${tier} has files`);
+  assert.ok(placement.byTier.e2e.every((file) => file.startsWith('test/e2e/')));
+  assert.ok(placement.byTier.serial.every((file) => file.endsWith('.serial.ts')));
+});
+
+test('a file row wins over its folder, the nearest folder over one above, and a file no row covers has no tier', () => {
+  const places = { 'test/a/': 'store', 'test/a/b/': 'unit', 'test/a/b/slow.test.ts': 'integration', 'test/top.test.ts': 'unit' } as const;
+  assert.equal(tierOf('test/a/b/slow.test.ts', places), 'integration');
+  assert.equal(tierOf('test/a/b/quick.test.ts', places), 'unit');
+  assert.equal(tierOf('test/a/b/c/deep.test.ts', places), 'unit');
+  assert.equal(tierOf('test/a/other.test.ts', places), 'store');
+  assert.equal(tierOf('test/top.test.ts', places), 'unit');
+  assert.equal(tierOf('test/new.test.ts', places), null);
+  assert.equal(tierOf('test/ab/x.test.ts', places), null, 'a folder row covers that folder, not one whose name starts the same');
+  const placement = place(['test/a/x.test.ts', 'test/new/y.test.ts'], places);
+  assert.deepEqual(placement.unplaced, ['test/new/y.test.ts']);
+  assert.deepEqual(placement.stale, ['test/a/b/slow.test.ts', 'test/top.test.ts']);
+});
+
+test('the e2e folder is the e2e tier, and the browser, disk and serial suites are tiers of their own', () => {
+  assert.equal(PLACES['test/e2e/'], 'e2e');
+  assert.equal(PLACES['test/browser/'], 'browser');
+  assert.equal(PLACES['test/disk/'], 'disk');
+  assert.equal(PLACES['test/serial/'], 'serial');
+});

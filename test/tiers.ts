@@ -1,0 +1,151 @@
+// The test tiers and which folder (or, where a folder is mixed, which file) belongs to each. `npm test` runs the
+// tiers in TIER_ORDER through test/run-tiers.ts, `npm run test:<tier>` one of them. A test file no row places
+// belongs to no tier and would never run: the runner refuses to start then, and test/tiers.test.ts fails.
+//
+// A folder row covers the folder and everything below it; a file row wins over its folder's row. Folders whose
+// files are mixed default to the heavier tier, so that a file another branch adds there runs somewhere that
+// allows what it does; the unit tier's guard (test/helpers/unit-guard.ts) fails a file placed in unit that
+// opens a database, starts a process or thread, or listens or connects.
+
+import { readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+
+export const TIERS = ['unit', 'integration', 'store', 'e2e', 'browser', 'disk', 'serial'] as const;
+export type Tier = (typeof TIERS)[number];
+
+export const TIER_MEANING: Record<Tier, string> = {
+  unit: 'pure: no database, no process or thread, no socket',
+  integration: 'real threads, child processes (OCR, office readers, graph builds) and fake outside services on local HTTP; no store',
+  store: 'real SQLite and PostgreSQL (a throwaway cluster), services in the test process; no service over HTTP',
+  e2e: 'the real service (supervisor, api and worker processes) over HTTP, on SQLite and again on PostgreSQL',
+  browser: 'the web console and API reference in Chromium against the real service',
+  disk: 'full disks (a tmpfs per store), once each on the store it fills',
+  serial: 'measurements that need the machine to themselves, one file at a time',
+};
+
+/** Paths relative to the checkout, with '/' separators; a key ending in '/' is a folder. */
+export const PLACES: Record<string, Tier> = {
+  'test/architecture.test.ts': 'unit',
+  'test/config-limits.test.ts': 'unit',
+  'test/config.test.ts': 'unit',
+  'test/docs.test.ts': 'unit',
+  'test/log-lines.test.ts': 'unit',
+  'test/spec-limits.test.ts': 'unit',
+  'test/supervisor-link.test.ts': 'unit',
+  'test/fault-points.test.ts': 'unit',
+  'test/fault-holds.test.ts': 'integration', // the preload in processes of its own
+  'test/tiers.test.ts': 'unit',
+  'test/unit-guard.test.ts': 'integration', // starts node --test runs under the guard to see it refuse
+
+  'test/classify/': 'unit',
+  'test/cli/': 'unit',
+  'test/client/': 'unit',
+  'test/domain/': 'unit',
+  'test/entities/': 'unit',
+  'test/text/': 'unit',
+
+  'test/console/': 'unit',
+  'test/console/budget.test.ts': 'integration', // a fake service on local HTTP
+
+  'test/search/': 'unit',
+  'test/search/chunk-texts.test.ts': 'store',
+
+  'test/models/': 'unit',
+  'test/models/factory.test.ts': 'integration', // fake providers on local HTTP
+  'test/models/http-reranker.test.ts': 'integration',
+  'test/models/openai-embedder.test.ts': 'integration',
+
+  'test/http/': 'unit',
+  'test/http/rate-limit.test.ts': 'store',
+  'test/http/response-serialization.test.ts': 'store', // the api and worker in the test process, on SQLite
+
+  // Most of ingest runs OCR and office readers as child processes, or parses on threads.
+  'test/ingest/': 'integration',
+  'test/ingest/charset.test.ts': 'unit',
+  'test/ingest/chunk.test.ts': 'unit',
+  'test/ingest/detect.test.ts': 'unit',
+  'test/ingest/guards.test.ts': 'unit',
+  'test/ingest/language.test.ts': 'unit',
+  'test/ingest/ocr-tsv.test.ts': 'unit',
+  'test/ingest/pdf-text-layer.test.ts': 'unit',
+
+  'test/serving/': 'store',
+  'test/serving/distinct-rows.test.ts': 'unit',
+  'test/serving/memory-estimate.test.ts': 'unit',
+  'test/serving/shared-values.test.ts': 'unit',
+  'test/serving/snapshot.test.ts': 'unit',
+  'test/serving/merge-policy.test.ts': 'unit',
+  'test/serving/memory-pressure.test.ts': 'integration',
+  'test/serving/graph-builder.test.ts': 'integration',
+  'test/serving/threaded-graph-walks.test.ts': 'integration',
+
+  'test/jobs/': 'store',
+  'test/jobs/upload-integrity.test.ts': 'unit',
+  'test/jobs/threaded-lanes.test.ts': 'integration',
+
+  'test/health/': 'store',
+  'test/publication/': 'store',
+  'test/services/': 'store',
+  'test/storage/': 'store',
+  'test/runtime/': 'integration', // real threads
+  'test/runtime/spare-cores.test.ts': 'unit',
+  'test/webhooks/': 'integration', // a receiver on local HTTP
+
+  'test/e2e/': 'e2e',
+  'test/browser/': 'browser',
+  'test/disk/': 'disk',
+  'test/serial/': 'serial',
+};
+
+/** What a test file is called: node --test's files, and the serial suites that run one at a time. */
+export function isTestFile(path: string): boolean {
+  return path.endsWith('.test.ts') || (path.startsWith('test/serial/') && path.endsWith('.serial.ts'));
+}
+
+/** Every test file under test/, relative to `root`, sorted. */
+export function testFiles(root: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else {
+        const rel = relative(root, path).split(sep).join('/');
+        if (isTestFile(rel)) found.push(rel);
+      }
+    }
+  };
+  walk(join(root, 'test'));
+  return found.sort();
+}
+
+/** The tier of a test file: its own row, else the row of the nearest folder above it, else null. */
+export function tierOf(path: string, places: Record<string, Tier> = PLACES): Tier | null {
+  if (places[path]) return places[path];
+  for (let cut = path.lastIndexOf('/'); cut > 0; cut = path.lastIndexOf('/', cut - 1)) {
+    const folder = places[path.slice(0, cut + 1)];
+    if (folder) return folder;
+  }
+  return null;
+}
+
+export interface Placement {
+  byTier: Record<Tier, string[]>;
+  /** Test files no row places. */
+  unplaced: string[];
+  /** File rows naming no test file (renamed or removed): the row would place nothing. */
+  stale: string[];
+}
+
+export function place(files: readonly string[], places: Record<string, Tier> = PLACES): Placement {
+  const byTier = Object.fromEntries(TIERS.map((tier) => [tier, [] as string[]])) as Record<Tier, string[]>;
+  const unplaced: string[] = [];
+  for (const file of files) {
+    const tier = tierOf(file, places);
+    if (tier) byTier[tier].push(file);
+    else unplaced.push(file);
+  }
+  const present = new Set(files);
+  const stale = Object.keys(places).filter((key) => !key.endsWith('/') && !present.has(key));
+  return { byTier, unplaced, stale };
+}
