@@ -39,7 +39,9 @@ export const PLACES: Record<string, Tier> = {
 
   'test/classify/': 'unit',
   'test/cli/': 'unit',
+  'test/cli/request-budget.test.ts': 'integration', // a fake service on local HTTP
   'test/client/': 'unit',
+  'test/client/service-budget.test.ts': 'integration', // a fake service on local HTTP
   'test/domain/': 'unit',
   'test/entities/': 'unit',
   'test/text/': 'unit',
