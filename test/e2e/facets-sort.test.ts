@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { useTestServer, api, KEYS, uploadText, waitForJob } from '../helpers/server.ts';
+import { createSearchClient } from '../../clients/typescript/src/index.ts';
 
 const NOTICES = '../shared/corpus/txt/msd_bnm_public_notice_english.csv';
 const NEWS = '../shared/corpus/txt/msd_malay_news_fake-news.csv';
@@ -195,7 +196,7 @@ test('date intervals bucket by ISO prefix: year, month and day', async () => {
     const matched = order.map((key) => listed.get(key)!);
     const due = pages[0].meta.facets['metadata.custom.due'];
     assert.deepEqual(due, expectedFacet(matched, 'metadata.custom.due', 10, interval));
-    for (const entry of due.values) assert.equal(entry.value.length, { year: 4, month: 7, day: 10 }[interval]);
+    for (const entry of due.values) assert.equal(String(entry.value).length, { year: 4, month: 7, day: 10 }[interval]);
     assert.deepEqual(pages[0].meta.facets.created_at, expectedFacet(matched, 'created_at', 10, interval));
   }
   const years = (await search({ facets: [{ field: 'metadata.custom.due', interval: 'year' }] })).json.meta.facets['metadata.custom.due'].values.map((entry: any) => entry.value);
@@ -315,4 +316,17 @@ test('bad facets and sort keys are 422 on POST /search (400 on GET /documents) a
     assert.equal(answer.status, 400, `${query}: ${answer.text}`);
     assert.equal(answer.json.error_code, 'invalid_request');
   }
+});
+
+test('the typed client sends facets and sort to both routes and reads their counts', async () => {
+  const client = createSearchClient({ baseUrl: server.url, apiKey: KEYS.alpha });
+  const listed = await listedVersions();
+  const sort = [{ field: 'metadata.custom.amount', order: 'asc' as const }];
+  const answer = await client.search({ query: QUERY, scope: 'content', facets: ['metadata.custom.team'], sort, limit: 50 });
+  const order = answer.results.map((row) => identity(row.document_version));
+  assert.deepEqual(answer.meta.facets?.['metadata.custom.team'], expectedFacet(order.map((key) => listed.get(key)!), 'metadata.custom.team', 10));
+  assert.deepEqual(order, expectedOrder((await matchedInOrder({})).order, listed, sort));
+  const page = await client.documentPage({ facets: ['metadata.custom.due:month'], facetLimit: 3, sort: [{ field: 'metadata.custom.team', order: 'desc' }] });
+  assert.deepEqual(page.facets?.['metadata.custom.due'], expectedFacet([...listed.values()], 'metadata.custom.due', 3, 'month'));
+  assert.deepEqual(page.documents.map(identity), expectedOrder([...listed.keys()], listed, [{ field: 'metadata.custom.team', order: 'desc' }]));
 });
