@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { useTestServer, api, KEYS, uploadText, waitForJob } from '../helpers/server.ts';
 import { createSearchClient } from '../../clients/typescript/src/index.ts';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { childEnv } from '../helpers/child-env.ts';
 
 const NOTICES = '../shared/corpus/txt/msd_bnm_public_notice_english.csv';
 const NEWS = '../shared/corpus/txt/msd_malay_news_fake-news.csv';
@@ -329,4 +332,33 @@ test('the typed client sends facets and sort to both routes and reads their coun
   const page = await client.documentPage({ facets: ['metadata.custom.due:month'], facetLimit: 3, sort: [{ field: 'metadata.custom.team', order: 'desc' }] });
   assert.deepEqual(page.facets?.['metadata.custom.due'], expectedFacet([...listed.values()], 'metadata.custom.due', 3, 'month'));
   assert.deepEqual(page.documents.map(identity), expectedOrder([...listed.keys()], listed, [{ field: 'metadata.custom.team', order: 'desc' }]));
+});
+
+/** `hds` (src/cli.ts) against the test server, its output on pipes. */
+function hds(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['src/cli.ts', '--url', server.url, '--key', KEYS.alpha, ...args], { cwd: fileURLToPath(new URL('../../', import.meta.url)), env: childEnv() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('hds search --facet and --sort: the answer the CLI asked for, its facets printed under the rows', async () => {
+  const sort = [{ field: 'metadata.custom.amount', order: 'desc' as const }, { field: 'created_at', order: 'asc' as const }];
+  const expected = await search({ limit: 50, sort, facets: ['metadata.custom.team', { field: 'metadata.custom.due', interval: 'year' }], facet_limit: 2 });
+  const asJson = await hds('search', QUERY, '--limit', '50', '--sort', 'metadata.custom.amount:desc', '--sort', 'created_at:asc', '--facet', 'metadata.custom.team', '--facet', 'metadata.custom.due:year', '--facet-limit', '2', '--json');
+  assert.equal(asJson.code, 0, asJson.stderr);
+  const answer = JSON.parse(asJson.stdout);
+  assert.deepEqual(answer.results.map((row: any) => identity(row.document_version)), expected.json.results.map((row: any) => identity(row.document_version)));
+  assert.deepEqual(answer.meta.facets, expected.json.meta.facets);
+  const plain = await hds('search', QUERY, '--facet', 'metadata.custom.team', '--sort', 'created_at:desc');
+  assert.equal(plain.code, 0, plain.stderr);
+  const team = expected.json.meta.facets['metadata.custom.team'].values.map((entry: any) => `${entry.value} (${entry.count})`);
+  assert.ok(plain.stdout.includes(`metadata.custom.team: ${team.join(', ')}`), plain.stdout);
+  const refused = await hds('search', QUERY, '--sort', 'created_at:sideways');
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /--sort takes field:asc or field:desc/);
 });
