@@ -122,10 +122,11 @@ const FACET_COUNTS = {
   properties: {
     values: {
       type: 'array',
+      description: 'At most facet_limit values with their counts.',
       items: {
         type: 'object',
         required: ['value', 'count'],
-        properties: { value: { type: ['string', 'number', 'boolean'], description: 'A value of the path, or the ISO prefix of a date bucket.' }, count: { type: 'integer', minimum: 1 } },
+        properties: { value: { type: ['string', 'number', 'boolean'], description: 'A value of the path, or the ISO prefix of a date bucket.' }, count: { type: 'integer', minimum: 1, description: 'Matched versions holding the value (once each).' } },
       },
     },
     other_count: { type: 'integer', minimum: 0, description: 'The counts of the values beyond facet_limit, summed.' },

@@ -157,8 +157,11 @@ test('facets count the matched versions, as GET /documents says they hold their 
   // The facets hold values at all (a facet of nothing would compare equal to an empty expectation).
   assert.ok(pages[0].meta.facets['metadata.custom.team'].values.length === 3);
   assert.ok(pages[0].meta.facets['metadata.custom.amount'].values.length >= 3);
-  // Without facets the answer has none.
+  // Without facets the answer has none; a page past the end counts nothing, as its total is 0 (SPEC.md rule 10).
   assert.equal('facets' in (await search({})).json.meta, false);
+  const past = await search({ facets: ['metadata.custom.team'], offset: 150, limit: 10 });
+  assert.equal(past.json.meta.total, 0);
+  assert.deepEqual(past.json.meta.facets['metadata.custom.team'], { values: [], other_count: 0, is_lower_bound: false });
 });
 
 test('a filter changes no facet definition, only its counts: the filtered facet is the facet of the filtered matched set', async () => {

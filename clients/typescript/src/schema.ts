@@ -784,8 +784,12 @@ export interface components {
             highlight?: boolean;
             /** @description At most 10 paths to count the matched Document Versions by (meta.facets): created_at, document_id, system keys, entity keys, metadata.custom.<key>; a date path may be {"field", "interval"}. */
             facets?: (string | {
+                /** @description A date path: created_at, extracted.created_at or metadata.custom.<key>. */
                 field: string;
-                /** @enum {string} */
+                /**
+                 * @description The bucket: an ISO prefix of 4 (year), 7 (month) or 10 (day) characters.
+                 * @enum {string}
+                 */
                 interval?: "year" | "month" | "day";
             })[];
             /**
@@ -795,8 +799,12 @@ export interface components {
             facet_limit?: number;
             /** @description At most 3 keys ordering every matched version: created_at, system keys, metadata.custom.<key>; missing values last, relevance breaks ties. */
             sort?: {
+                /** @description created_at, a system key or metadata.custom.<key>. */
                 field: string;
-                /** @enum {string} */
+                /**
+                 * @description asc or desc; missing values come last in either.
+                 * @enum {string}
+                 */
                 order: "asc" | "desc";
             }[];
         };
@@ -844,9 +852,11 @@ export interface components {
                 /** @description Only when facets were asked for: their counts by path, as the request named it. */
                 facets?: {
                     [key: string]: {
+                        /** @description At most facet_limit values with their counts. */
                         values: {
                             /** @description A value of the path, or the ISO prefix of a date bucket. */
                             value: string | number | boolean;
+                            /** @description Matched versions holding the value (once each). */
                             count: number;
                         }[];
                         /** @description The counts of the values beyond facet_limit, summed. */
@@ -1489,9 +1499,11 @@ export interface operations {
                         /** @description Only when facets were asked for: their counts by path, as the request named it. */
                         facets?: {
                             [key: string]: {
+                                /** @description At most facet_limit values with their counts. */
                                 values: {
                                     /** @description A value of the path, or the ISO prefix of a date bucket. */
                                     value: string | number | boolean;
+                                    /** @description Matched versions holding the value (once each). */
                                     count: number;
                                 }[];
                                 /** @description The counts of the values beyond facet_limit, summed. */

@@ -38,7 +38,10 @@ export const FACETS_SCHEMA = {
         type: 'object',
         additionalProperties: false,
         required: ['field'],
-        properties: { field: { type: 'string', minLength: 1 }, interval: { type: 'string', enum: Object.keys(DATE_INTERVALS) } },
+        properties: {
+          field: { type: 'string', minLength: 1, description: 'A date path: created_at, extracted.created_at or metadata.custom.<key>.' },
+          interval: { type: 'string', enum: Object.keys(DATE_INTERVALS), description: 'The bucket: an ISO prefix of 4 (year), 7 (month) or 10 (day) characters.' },
+        },
       },
     ],
   },
@@ -53,7 +56,10 @@ export const SORT_SCHEMA = {
     type: 'object',
     additionalProperties: false,
     required: ['field', 'order'],
-    properties: { field: { type: 'string', minLength: 1 }, order: { type: 'string', enum: [...SORT_ORDERS] } },
+    properties: {
+      field: { type: 'string', minLength: 1, description: 'created_at, a system key or metadata.custom.<key>.' },
+      order: { type: 'string', enum: [...SORT_ORDERS], description: 'asc or desc; missing values come last in either.' },
+    },
   },
 } as const;
 
