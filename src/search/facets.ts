@@ -6,7 +6,7 @@ import { RequestValidationError } from '../domain/validation-error.ts';
 import type { ValidationDetail } from '../domain/validation-error.ts';
 import type { ServedChunk, ServedVersion } from '../serving/served-types.ts';
 import type { FacetCounts, FacetValue } from '../domain/responses.ts';
-import { resolvePath, versionValues } from './field-values.ts';
+import { resolvePath, versionReader } from './field-values.ts';
 import type { ResolvedPath } from './field-values.ts';
 
 /** Most facets one request may ask for. */
@@ -110,27 +110,44 @@ export function compareFacetValues(a: FacetValue, b: FacetValue): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Counts of one facet over the versions: each version once per distinct value it holds. */
-function countOne(spec: FacetSpec, versions: readonly ServedVersion[], limit: number, isLowerBound: boolean, chunks: (version: ServedVersion) => readonly ServedChunk[]): FacetCounts {
-  // Keyed by type and value, so 1 and "1" stay two values.
-  const counts = new Map<string, { value: FacetValue; count: number }>();
-  for (const version of versions) {
-    const held = new Set<string>();
-    for (const raw of versionValues(spec.resolved, version, chunks)) {
-      const value = spec.interval ? bucketOf(raw, spec.interval) : raw;
-      if (!isFacetValue(value)) continue;
-      const key = `${typeof value}:${value}`;
-      if (held.has(key)) continue;
-      held.add(key);
-      const entry = counts.get(key);
-      if (entry) entry.count++;
-      else counts.set(key, { value, count: 1 });
+/** One facet's running counts; a Map keyed by the value itself keeps 1 and "1" apart (SameValueZero). */
+class FacetCounter {
+  private readonly spec: FacetSpec;
+  private readonly read: (version: ServedVersion) => unknown[];
+  private readonly counts = new Map<FacetValue, number>();
+
+  constructor(spec: FacetSpec, chunks: (version: ServedVersion) => readonly ServedChunk[]) {
+    this.spec = spec;
+    this.read = versionReader(spec.resolved, chunks);
+  }
+
+  /** The version counted once for each distinct value it holds. */
+  add(version: ServedVersion): void {
+    const raw = this.read(version);
+    if (raw.length === 0) return;
+    const interval = this.spec.interval;
+    if (raw.length === 1) {
+      // Most fields hold one value: no set of the values already counted for the version.
+      const value = interval ? bucketOf(raw[0], interval) : raw[0];
+      if (isFacetValue(value)) this.counts.set(value, (this.counts.get(value) ?? 0) + 1);
+      return;
+    }
+    const held = new Set<FacetValue>();
+    for (const item of raw) {
+      const value = interval ? bucketOf(item, interval) : item;
+      if (!isFacetValue(value) || held.has(value)) continue;
+      held.add(value);
+      this.counts.set(value, (this.counts.get(value) ?? 0) + 1);
     }
   }
-  const ordered = [...counts.values()].sort((a, b) => b.count - a.count || compareFacetValues(a.value, b.value));
-  const shown = ordered.slice(0, limit);
-  const other = ordered.slice(limit).reduce((sum, entry) => sum + entry.count, 0);
-  return { values: shown, other_count: other, is_lower_bound: isLowerBound };
+
+  result(limit: number, isLowerBound: boolean): FacetCounts {
+    const ordered = [...this.counts].map(([value, count]) => ({ value, count }));
+    ordered.sort((a, b) => b.count - a.count || compareFacetValues(a.value, b.value));
+    let other = 0;
+    for (let i = limit; i < ordered.length; i++) other += ordered[i].count;
+    return { values: ordered.slice(0, limit), other_count: other, is_lower_bound: isLowerBound };
+  }
 }
 
 /**
@@ -144,6 +161,8 @@ export function countFacets(
   isLowerBound: boolean,
   chunks: (version: ServedVersion) => readonly ServedChunk[],
 ): Record<string, FacetCounts> {
-  const versions = [...matched];
-  return Object.fromEntries(specs.map((spec) => [spec.path, countOne(spec, versions, limit, isLowerBound, chunks)]));
+  const counters = specs.map((spec) => new FacetCounter(spec, chunks));
+  // One pass over the matched versions for every facet.
+  for (const version of matched) for (const counter of counters) counter.add(version);
+  return Object.fromEntries(specs.map((spec, i) => [spec.path, counters[i].result(limit, isLowerBound)]));
 }

@@ -102,23 +102,27 @@ export function resolvePath(raw: string): ResolvedPath | null {
 }
 
 /**
- * Every value a version holds at a path: a location key's values are those of all its chunks (`chunks` is read
- * only for those).
+ * Reads every value a version holds at a path: a location key's values are those of all its chunks (`chunks` is
+ * called only for those). Made once per path, then called per version (facets and sorting read many versions).
  */
-export function versionValues(path: ResolvedPath, version: ServedVersion, chunks: (version: ServedVersion) => readonly ServedChunk[]): unknown[] {
+export function versionReader(path: ResolvedPath, chunks: (version: ServedVersion) => readonly ServedChunk[]): (version: ServedVersion) => unknown[] {
   switch (path.kind) {
     case 'document_id':
-      return [version.documentId];
+      return (version) => [version.documentId];
     case 'created_at':
-      return [version.createdAt];
-    case 'entity':
-      return entityReader(path.type)(version, null);
-    case 'custom':
-      return customReader(path.key)(version, null);
+      return (version) => [version.createdAt];
+    case 'entity': {
+      const read = entityReader(path.type);
+      return (version) => read(version, null);
+    }
+    case 'custom': {
+      const read = customReader(path.key);
+      return (version) => read(version, null);
+    }
     case 'system': {
       const read = systemReader(path.key);
-      if (!isChunkLevel(path.key)) return read(version, null);
-      return chunks(version).flatMap((chunk) => read(version, chunk));
+      if (!isChunkLevel(path.key)) return (version) => read(version, null);
+      return (version) => chunks(version).flatMap((chunk) => read(version, chunk));
     }
   }
 }

@@ -4,7 +4,7 @@
 import { RequestValidationError } from '../domain/validation-error.ts';
 import type { ValidationDetail } from '../domain/validation-error.ts';
 import type { ServedChunk, ServedVersion } from '../serving/served-types.ts';
-import { resolvePath, versionValues } from './field-values.ts';
+import { resolvePath, versionReader } from './field-values.ts';
 import type { ResolvedPath } from './field-values.ts';
 
 /** Most sort keys one request may give. */
@@ -91,15 +91,18 @@ function compareValues(a: SortValue, b: SortValue): number {
 }
 
 /** The value a version sorts by: of several (a list, a location key's chunks), the first in the key's order. */
-function versionSortValue(key: SortKey, version: ServedVersion, chunks: (version: ServedVersion) => readonly ServedChunk[]): SortValue | null {
-  let best: SortValue | null = null;
-  for (const raw of versionValues(key.resolved, version, chunks)) {
-    const value = sortValueOf(raw);
-    if (!value) continue;
-    if (best === null) best = value;
-    else if ((key.order === 'asc' ? compareValues(value, best) : compareValues(best, value)) < 0) best = value;
-  }
-  return best;
+function sortValueReader(key: SortKey, chunks: (version: ServedVersion) => readonly ServedChunk[]): (version: ServedVersion) => SortValue | null {
+  const read = versionReader(key.resolved, chunks);
+  return (version) => {
+    let best: SortValue | null = null;
+    for (const raw of read(version)) {
+      const value = sortValueOf(raw);
+      if (!value) continue;
+      if (best === null) best = value;
+      else if ((key.order === 'asc' ? compareValues(value, best) : compareValues(best, value)) < 0) best = value;
+    }
+    return best;
+  };
 }
 
 /**
@@ -108,7 +111,8 @@ function versionSortValue(key: SortKey, version: ServedVersion, chunks: (version
  */
 export function sortByKeys<T>(rows: readonly T[], keys: readonly SortKey[], versionOf: (row: T) => ServedVersion, chunks: (version: ServedVersion) => readonly ServedChunk[]): T[] {
   if (keys.length === 0) return [...rows];
-  const decorated = rows.map((row, relevance) => ({ row, relevance, values: keys.map((key) => versionSortValue(key, versionOf(row), chunks)) }));
+  const readers = keys.map((key) => sortValueReader(key, chunks));
+  const decorated = rows.map((row, relevance) => ({ row, relevance, values: readers.map((read) => read(versionOf(row))) }));
   decorated.sort((a, b) => {
     for (let k = 0; k < keys.length; k++) {
       const left = a.values[k];
