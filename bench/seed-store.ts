@@ -40,9 +40,17 @@ async function openSeedTarget(dataDir: string, clientId: string, openStorage?: (
 
 /**
  * Writes about `targetChunks` chunks (exactly, unless the corpus yields none) for `clientId` into `dataDir` (or the
- * store `openStorage` opens); document ids are `${documentPrefix}${round}-${first abstract}`.
+ * store `openStorage` opens); document ids are `${documentPrefix}${round}-${first abstract}`. `custom` gives the nth
+ * document its custom metadata (none by default).
  */
-export async function seedScifactChunks(dataDir: string, clientId: string, targetChunks: number, documentPrefix = 'doc-', openStorage?: () => Promise<StoragePort>): Promise<{ documents: number; chunks: number }> {
+export async function seedScifactChunks(
+  dataDir: string,
+  clientId: string,
+  targetChunks: number,
+  documentPrefix = 'doc-',
+  openStorage?: () => Promise<StoragePort>,
+  custom: (documentIndex: number) => Record<string, string | number | boolean> = () => ({}),
+): Promise<{ documents: number; chunks: number }> {
   const scifact = loadDataset('scifact', 'train.tsv');
   const embedder = createHashingEmbedder();
   const target = await openSeedTarget(dataDir, clientId, openStorage);
@@ -63,7 +71,7 @@ export async function seedScifactChunks(dataDir: string, clientId: string, targe
         const chunks = texts.map((chunk, i) => ({ chunkIndex: chunk.chunkIndex, page: null, pageLabel: null, text: chunk.text, entities: emptyEntities(), vector: vectors[i], language: languages[i] }));
         const documentId = `${documentPrefix}${round}-${start}`;
         const parsed = { mimeType: 'text/markdown', extension: 'md', pages, pageCount: null, textExtraction: 'native' as const, ocrUsed: false, warnings: [], properties: { title: null, author: null, createdAt: null } };
-        const metadata = canonicalMetadataOf(parsed, `${documentId}.md`, { status: 'disabled', categories: [] }, {});
+        const metadata = canonicalMetadataOf(parsed, `${documentId}.md`, { status: 'disabled', categories: [] }, custom(documentCount));
         const leaves = metadataLeaves(metadata);
         await target.write({
           documentId,

@@ -1,4 +1,4 @@
-// Search: query, scope, alpha, filters, rerank; ranked hit cards whose chunks are cut to the passages around the
+// Search: query, scope, alpha, filters, rerank, a sort choice; facets beside the results (facets-view.ts); ranked hit cards whose chunks are cut to the passages around the
 // matched words (marked), with their page or sheet (places.ts), the lanes that found them, matched metadata fields and the whole
 // metadata as a table; a pager over offset. A failed search clears the cards of the search before it.
 
@@ -12,6 +12,7 @@ import { passages } from './passages.ts';
 import { isWorkbook, locationLabels, placeName } from './places.ts';
 import type { PageLabels } from './places.ts';
 import type { Session } from './session.ts';
+import { facetElements, facetsOf, sortOf } from './facets-view.ts';
 
 /** Opens a document's view; `labels` are the page labels a hit already told (a workbook's sheet names). */
 export type OpenDocument = (documentId: string, labels?: PageLabels) => void;
@@ -63,6 +64,8 @@ export function searchView(session: () => Session, open: OpenDocument): { reset(
   const form = byId<HTMLFormElement>('search-form');
   const results = byId<HTMLOListElement>('search-results');
   const summary = byId('search-summary');
+  const facetsPanel = byId('search-facets');
+  const filtersField = byId<HTMLTextAreaElement>('search-filters');
   const previous = byId<HTMLButtonElement>('search-prev');
   const next = byId<HTMLButtonElement>('search-next');
   let last: { request: SearchRequest; answer: SearchResponse } | null = null;
@@ -83,6 +86,10 @@ export function searchView(session: () => Session, open: OpenDocument): { reset(
     if (alpha !== '') request.alpha = Number(alpha);
     if (data.get('rerank')) request.rerank = true;
     if (data.get('include_deleted')) request.include_deleted = true;
+    const facets = facetsOf(String(data.get('facets') ?? ''));
+    if (facets.length > 0) request.facets = facets;
+    const sort = sortOf(String(data.get('sort') ?? ''));
+    if (sort) request.sort = sort;
     return request;
   }
 
@@ -91,6 +98,7 @@ export function searchView(session: () => Session, open: OpenDocument): { reset(
     results.removeAttribute('aria-busy');
     last = null;
     results.replaceChildren();
+    facetsPanel.replaceChildren();
     summary.textContent = '';
     previous.disabled = next.disabled = true;
   }
@@ -106,6 +114,7 @@ export function searchView(session: () => Session, open: OpenDocument): { reset(
       last = { request, answer };
       results.replaceChildren(...answer.results.map((hit) => hitElement(hit, open)));
       results.start = answer.meta.offset + 1;
+      facetsPanel.replaceChildren(...facetElements(answer.meta.facets, request, pick));
       const { meta } = answer;
       summary.textContent = answer.results.length === 0 ? 'Nothing found.' : `${meta.total.toLocaleString('en')}${meta.total_is_lower_bound ? '+' : ''} found; ${plural(answer.results.length, 'row')} from ${meta.offset + 1} (${meta.query_time_ms} ms).`;
       previous.disabled = meta.offset === 0;
@@ -113,6 +122,19 @@ export function searchView(session: () => Session, open: OpenDocument): { reset(
       clearMessage();
     } catch (error) {
       if (mine !== generation) return;
+      clear();
+      sayError(error);
+    }
+  }
+
+  /** A facet value clicked: its exact filter joins the others and the search runs again from the first page. */
+  function pick(path: string, value: string | number | boolean): void {
+    const line = `${path}=${String(value)}`;
+    const lines = filtersField.value.split('\n').map((entry) => entry.trim()).filter(Boolean);
+    if (!lines.includes(line)) filtersField.value = [...lines, line].join('\n');
+    try {
+      void run(requestOf(0));
+    } catch (error) {
       clear();
       sayError(error);
     }
@@ -127,6 +149,8 @@ export function searchView(session: () => Session, open: OpenDocument): { reset(
       sayError(error);
     }
   });
+  // A new sort choice orders the same search again, from its first page.
+  byId<HTMLSelectElement>('search-sort').addEventListener('change', () => last && void run(requestOf(0)));
   previous.addEventListener('click', () => last && void run({ ...last.request, offset: Math.max(0, last.answer.meta.offset - last.answer.meta.limit) }));
   next.addEventListener('click', () => last && void run({ ...last.request, offset: last.answer.meta.offset + last.answer.results.length }));
   return { reset: clear };

@@ -19,6 +19,7 @@ import { registerAdminCommands } from './admin.ts';
 import { errorText, outputWidth, paintFor, renderDeletion, renderDocuments, renderJob, renderRestore, renderSearch } from './render.ts';
 import { budgetedFetch, RequestBudget } from './request-budget.ts';
 import { webhookCommands } from './webhooks.ts';
+import { facetOption, renderFacets, sortOption } from './search-options.ts';
 
 /** The package's version, as the service's health reports its own (read here: src/version.ts is the root's). */
 const CLI_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -114,15 +115,21 @@ export function buildProgram(io: CliIo): Command {
     .option('--offset <n>', 'rows to skip', number('--offset'), 0)
     .option('--rerank', 'rerank the first rows')
     .option('--include-deleted', 'include soft-deleted documents')
+    .option('--facet <path>', 'count the matches by a path, repeatable (e.g. metadata.custom.branch, created_at:month)', facetOption)
+    .option('--facet-limit <n>', 'values shown per facet (1 to 100)', number('--facet-limit'))
+    .option('--sort <field:order>', 'order every match by a field, repeatable (e.g. created_at:desc)', sortOption)
     .option('--json', 'print the answer as JSON')
     .action(async (query: string, options) => {
       const request: SearchRequest = { query, scope: options.scope, limit: options.limit, offset: options.offset, highlight: true, filters: filtersOf(options.filter) };
       if (options.alpha !== undefined) request.alpha = options.alpha;
       if (options.rerank) request.rerank = true;
       if (options.includeDeleted) request.include_deleted = true;
+      if (options.facet) request.facets = options.facet;
+      if (options.facetLimit !== undefined) request.facet_limit = options.facetLimit;
+      if (options.sort) request.sort = options.sort;
       const answer = await client().search(request);
       if (options.json) json(answer);
-      else out(renderSearch(answer, paint, width()));
+      else out(renderSearch(answer, paint, width()) + renderFacets(answer.meta.facets, paint));
     });
 
   program

@@ -59,6 +59,16 @@ export interface SearchHit {
 
 export type PublicationView = 'ready' | 'pinned_ready';
 
+/** A facet's value: a scalar a filter on its path could match, or a date bucket's ISO prefix. */
+export type FacetValue = string | number | boolean;
+
+/** meta.facets (POST /search) and facets (GET /documents) of one path: DESIGN.md "Facets, sorting". */
+export interface FacetCounts {
+  values: { value: FacetValue; count: number }[];
+  other_count: number;
+  is_lower_bound: boolean;
+}
+
 export interface SearchMeta {
   query: string;
   total: number;
@@ -70,6 +80,8 @@ export interface SearchMeta {
   retrieval: { alpha: number; reranked: boolean; reranked_count: number };
   applied_filters: JsonObject;
   publication_view: PublicationView;
+  /** Only when the request asked for facets (search/facets.ts). */
+  facets?: Record<string, FacetCounts>;
 }
 
 export interface SearchAnswer {
@@ -96,6 +108,8 @@ export interface DocumentListPage {
   limit: number;
   offset: number;
   has_more: boolean;
+  /** Only when the request asked for facets. */
+  facets?: Record<string, FacetCounts>;
 }
 
 export interface TextChunk {

@@ -117,6 +117,28 @@ const EVIDENCE_RESULT = {
   },
 } as const;
 
+const FACET_COUNTS = {
+  title: 'FacetCounts',
+  description: 'Counts of the matched Document Versions holding each value of one path, most frequent first, ties by value ascending.',
+  type: 'object',
+  required: ['values', 'other_count', 'is_lower_bound'],
+  properties: {
+    values: {
+      type: 'array',
+      description: 'At most facet_limit values with their counts.',
+      items: {
+        type: 'object',
+        required: ['value', 'count'],
+        properties: { value: { type: ['string', 'number', 'boolean'], description: 'A value of the path, or the ISO prefix of a date bucket.' }, count: { type: 'integer', minimum: 1, description: 'Matched versions holding the value (once each).' } },
+      },
+    },
+    other_count: { type: 'integer', minimum: 0, description: 'The counts of the values beyond facet_limit, summed.' },
+    is_lower_bound: { type: 'boolean', description: 'As total_is_lower_bound: a lane stopped at its candidate cap.' },
+  },
+} as const;
+
+const FACETS = { type: 'object', additionalProperties: FACET_COUNTS, description: 'Only when facets were asked for: their counts by path, as the request named it.' } as const;
+
 const SEARCH_ANSWER = {
   title: 'SearchResponse',
   description: 'Ranked results of the requested page, with evidence.',
@@ -139,6 +161,7 @@ const SEARCH_ANSWER = {
         retrieval: { type: 'object', required: ['alpha', 'reranked', 'reranked_count'], properties: { alpha: { type: 'number' }, reranked: { type: 'boolean' }, reranked_count: { type: 'integer' } } },
         applied_filters: FREE_OBJECT,
         publication_view: { type: 'string', enum: ['ready', 'pinned_ready'] },
+        facets: FACETS,
       },
     },
   },
@@ -218,6 +241,7 @@ const DOCUMENT_LIST = {
     limit: { type: 'integer', minimum: 1, description: 'The page size asked for.' },
     offset: { type: 'integer', minimum: 0 },
     has_more: { type: 'boolean' },
+    facets: FACETS,
   },
 } as const;
 

@@ -19,6 +19,10 @@ import type { TextReadLimits } from '../domain/limits.ts';
 import type { ChunkRecord } from '../domain/generation.ts';
 import type { StoredChunkEntities } from '../storage/port.ts';
 import { chunkEntitiesEvidence } from '../codec/manifest.ts';
+import { FACET_LIMIT, countFacets } from '../search/facets.ts';
+import type { FacetSpec } from '../search/facets.ts';
+import { sortByKeys } from '../search/sort.ts';
+import type { SortKey } from '../search/sort.ts';
 
 /** Reads chunks of a generation from the durable store, in document order (the snapshot holds no vectors). */
 export type ChunkReader = (clientId: string, generation: number, offset: number, limit: number) => Promise<ChunkRecord[]>;
@@ -43,6 +47,11 @@ export interface ListRequest {
   includeDeleted: boolean;
   /** The versions the caller's key confines its reads to (key-filter.ts); absent or null: none. */
   confinement?: Confinement | null;
+  /** Facets counted over every listed version (search/facets.ts); none: the page has no facets. */
+  facets?: FacetSpec[];
+  facetLimit?: number;
+  /** Sort keys (search/sort.ts) before the identity order, which breaks their ties. */
+  sort?: SortKey[];
 }
 
 export interface ModelInfo {
@@ -178,12 +187,18 @@ export class DocumentService {
       .sort(byIdentity);
     requireEvidenceOrUnavailable(rows);
     // SPEC.md: with publication, one row per (document_id, version_id); without, one row per document.
-    const summaries = this.readGuard.enabled ? rows.map((version) => summaryOf([version])) : groupByDocument(rows).map(summaryOf);
+    const grouped = this.readGuard.enabled ? rows.map((version) => summaryOf([version])) : groupByDocument(rows).map(summaryOf);
+    const versionChunks = (version: ServedVersion) => chunksOf(snapshot, version);
+    // A row sorts by the version it shows (a document's latest, without publication).
+    const summaries = request.sort && request.sort.length > 0 ? sortByKeys(grouped, request.sort, (summary) => summary.version, versionChunks) : grouped;
     const page = summaries.slice(request.offset, request.offset + request.limit).map((summary) => {
       const { row, version } = summary;
       return request.includeDeleted ? { ...row, ...deletionFields(version) } : row;
     });
-    return { documents: page, total: summaries.length, limit: request.limit, offset: request.offset, has_more: summaries.length > request.offset + request.limit };
+    const answer: DocumentListPage = { documents: page, total: summaries.length, limit: request.limit, offset: request.offset, has_more: summaries.length > request.offset + request.limit };
+    // Facets count Document Versions, every one the filter kept, whatever the page; a list is exact.
+    if (request.facets && request.facets.length > 0) answer.facets = countFacets(request.facets, rows, request.facetLimit ?? FACET_LIMIT.default, false, versionChunks);
+    return answer;
   }
 
   /**

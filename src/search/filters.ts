@@ -3,29 +3,14 @@
 
 import { ServiceError } from '../domain/service-error.ts';
 import { isEntityType } from '../domain/entities.ts';
-import type { EntityType } from '../domain/entities.ts';
 import { RESERVED_KEYS, isJsonObject } from '../domain/canonical-metadata.ts';
 import type { JsonValue } from '../domain/canonical-metadata.ts';
 import type { ServedChunk, ServedVersion } from '../serving/served-types.ts';
-import { CUSTOM_PATH_PREFIX, quotedCustomKey } from '../domain/custom-path.ts';
+import { CUSTOM_PATH_PREFIX } from '../domain/custom-path.ts';
+import { SYSTEM_FILTER_KEYS, customReader, entityReader, isChunkLevel, systemReader } from './field-values.ts';
+import type { FieldReader, SystemKey } from './field-values.ts';
 
-export const TOP_LEVEL_FILTER_KEYS = ['document_id', 'created_at'] as const;
-export const SYSTEM_FILTER_KEYS = [
-  'source.filename',
-  'source.mime_type',
-  'source.extension',
-  'location.page_number',
-  'location.page_label',
-  'location.chunk_index',
-  'document.page_count',
-  'classification.categories',
-  'classification.status',
-  'quality.text_extraction',
-  'quality.ocr_used',
-  'extracted.title',
-  'extracted.author',
-  'extracted.created_at',
-] as const;
+export { TOP_LEVEL_FILTER_KEYS, SYSTEM_FILTER_KEYS } from './field-values.ts';
 /** Custom keys are filtered by their stored path (SPEC.md: metadata.custom.<key>). */
 export const CUSTOM_FILTER_PREFIX = CUSTOM_PATH_PREFIX;
 /** Most values one list filter may carry. */
@@ -37,7 +22,7 @@ interface Condition {
   key: string;
   values: Scalar[];
   /** Values of the field on a version (and chunk, for location keys); any equal value matches. */
-  read: (version: ServedVersion, chunk: ServedChunk | null) => unknown[];
+  read: FieldReader;
   chunkLevel: boolean;
 }
 
@@ -98,50 +83,11 @@ function checkValueTypes(rawKey: string, key: string, values: Scalar[]): void {
   }
 }
 
-function flat(value: unknown): unknown[] {
-  if (value === undefined || value === null) return [];
-  return Array.isArray(value) ? value : [value];
-}
-
-function customValue(custom: unknown, key: string): unknown {
-  if (!isJsonObject(custom)) return undefined;
-  // The paths updated_fields lists: a dotted or empty key quoted as one key.
-  const quoted = quotedCustomKey(key);
-  if (quoted !== null) return Object.hasOwn(custom, quoted) ? custom[quoted] : undefined;
-  if (key in custom) return custom[key]; // a literal key (spaces and dots allowed)
-  let current: unknown = custom;
-  for (const part of key.split('.')) {
-    if (!isJsonObject(current) || !(part in current)) return undefined;
-    current = current[part];
-  }
-  return current;
-}
-
 function sameInstant(a: unknown, b: Scalar): boolean {
   if (typeof a !== 'string' || typeof b !== 'string') return false;
   if (a === b) return true;
   const left = Date.parse(a);
   return Number.isFinite(left) && left === Date.parse(b);
-}
-
-function systemReader(key: (typeof SYSTEM_FILTER_KEYS)[number]): Condition['read'] {
-  const [group, field] = key.split('.');
-  if (group === 'location') {
-    return (_version, chunk) => {
-      if (!chunk) return [];
-      if (field === 'page_number') return flat(chunk.page);
-      if (field === 'page_label') return flat(chunk.pageLabel);
-      return flat(chunk.chunkIndex);
-    };
-  }
-  return (version) => {
-    const groupValue = (version.canonicalMetadata as unknown as Record<string, unknown>)[group];
-    return isJsonObject(groupValue) ? flat(groupValue[field]) : [];
-  };
-}
-
-function entityReader(type: EntityType): Condition['read'] {
-  return (version) => version.entities[type] ?? [];
 }
 
 function compileCondition(rawKey: string, value: unknown): Condition {
@@ -157,12 +103,12 @@ function compileCondition(rawKey: string, value: unknown): Condition {
     return { key: rawKey, values: values.map(String), read: (version) => [version.createdAt], chunkLevel: false };
   }
   if ((SYSTEM_FILTER_KEYS as readonly string[]).includes(key)) {
-    return { key: rawKey, values, read: systemReader(key as (typeof SYSTEM_FILTER_KEYS)[number]), chunkLevel: key.startsWith('location.') };
+    return { key: rawKey, values, read: systemReader(key as SystemKey), chunkLevel: isChunkLevel(key as SystemKey) };
   }
   if (rawKey.startsWith(CUSTOM_FILTER_PREFIX)) {
     const customKey = rawKey.slice(CUSTOM_FILTER_PREFIX.length);
     if (customKey === '') throw invalid('Filter key metadata.custom. needs a custom key after the prefix');
-    return { key: rawKey, values, read: (version) => flat(customValue(version.canonicalMetadata.custom, customKey)), chunkLevel: false };
+    return { key: rawKey, values, read: customReader(customKey), chunkLevel: false };
   }
   if (isEntityType(key)) return { key: rawKey, values, read: entityReader(key), chunkLevel: false };
   throw invalid(

@@ -12,7 +12,7 @@ import type { Embedder } from '../models/embedder.ts';
 import type { Reranker } from '../models/reranker.ts';
 import type { ReadinessState } from '../domain/job-states.ts';
 import { ServiceError } from '../domain/service-error.ts';
-import type { ContentEvidenceItem, DocumentVersionRef, Evidence, MetadataEvidenceItem, RetrievalContribution, SearchAnswer, SearchHit } from '../domain/responses.ts';
+import type { ContentEvidenceItem, DocumentVersionRef, Evidence, MetadataEvidenceItem, RetrievalContribution, SearchAnswer, SearchHit, SearchMeta } from '../domain/responses.ts';
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import { compileFilters } from './filters.ts';
 import { readOverNetwork } from './network-read.ts';
@@ -28,6 +28,10 @@ import { highlightSpans } from './highlight.ts';
 import { MetadataLane, metadataHighlights } from './metadata-lane.ts';
 import type { MetadataVersionHit } from './metadata-lane.ts';
 import { RERANK_PREFIX_CAP } from '../spec-limits.ts';
+import { FACET_LIMIT, countFacets } from './facets.ts';
+import type { FacetSpec } from './facets.ts';
+import { sortByKeys } from './sort.ts';
+import type { SortKey } from './sort.ts';
 
 /** Content evidence items shown per row; `total` still counts every matched chunk. */
 export const MAX_EVIDENCE_ITEMS = 3;
@@ -47,6 +51,11 @@ export interface SearchRequest {
   highlight: boolean;
   /** The versions the caller's key confines its reads to (key-filter.ts); absent or null: none. */
   confinement?: Confinement | null;
+  /** Facets to count over the matched versions (facets.ts); none: the answer has no meta.facets. */
+  facets?: FacetSpec[];
+  facetLimit?: number;
+  /** Sort keys (sort.ts); none: relevance order. */
+  sort?: SortKey[];
 }
 
 export interface SearchDependencies {
@@ -331,6 +340,7 @@ export class SearchService {
 
     const runContent = request.scope !== 'metadata';
     const runMetadata = request.scope !== 'content';
+    const sorting = (request.sort ?? []).length > 0;
     const normalized = runContent ? normalizeContentQuery(request.query, snapshotVocabulary(snapshot)) : null;
     // Two lanes merged by rank under filters: each lane's ranks are taken before the filters (MergeRanks).
     const mergedFiltered = runContent && runMetadata && !callerFilters.isEmpty;
@@ -348,7 +358,8 @@ export class SearchService {
               this.deps.embedder,
               this.deps.candidateCap,
               this.rankingDepth(request),
-              runMetadata ? Number.POSITIVE_INFINITY : this.rankingDepth(request),
+              // Sorting orders every matched version, and relevance breaks its ties: all of them are ranked.
+              runMetadata || sorting ? Number.POSITIVE_INFINITY : this.rankingDepth(request),
               this.running === 1 && this.deps.graphThread && this.deps.spareCore?.() ? this.deps.graphThread : null,
               (keys) => this.deps.readVectors(clientId, keys),
               unfiltered,
@@ -378,9 +389,19 @@ export class SearchService {
       mergedFiltered && contentBefore && contentRanked && metadataBefore && metadata
         ? { content: rerankedCount > 0 ? null : ranksBefore(contentBefore.versions, contentRanked), metadata: ranksBefore(metadataBefore, metadata) }
         : null;
-    const ranked = mergeLanes(content && contentRanked ? { ranked: contentRanked, total: content.total, all: content.matchedVersions } : null, metadata, request.offset, request.limit, mergeRanks);
+    // Sorted, every matched row is merged in relevance order and the page is cut from the sorted rows.
+    const ranked = mergeLanes(
+      content && contentRanked ? { ranked: contentRanked, total: content.total, all: content.matchedVersions } : null,
+      metadata,
+      sorting ? 0 : request.offset,
+      sorting ? Number.POSITIVE_INFINITY : request.limit,
+      mergeRanks,
+    );
     if (!everyVersionProven(snapshot)) requireEvidence(ranked.versions());
-    const page = ranked.page;
+    const versionChunks = (version: ServedVersion) => chunksOf(snapshot, version);
+    const page = sorting
+      ? sortByKeys(ranked.page, request.sort!, (row) => row.version, versionChunks).slice(request.offset, request.offset + request.limit)
+      : ranked.page;
     await texts(page.flatMap((row) => (row.content ? evidenceChunks(snapshot, row.content) : [])));
     const results = page.map((row, index): SearchHit => {
       const contributions: RetrievalContribution[] = [];
@@ -397,25 +418,30 @@ export class SearchService {
     });
     const empty = results.length === 0;
     const exhausted = content ? content.exhausted : true;
+    const lowerBound = empty ? false : !exhausted;
+    // Facets count what meta.total counts: the matched versions, none where the page is empty (total 0).
+    const facets =
+      request.facets && request.facets.length > 0
+        ? countFacets(request.facets, empty ? [] : ranked.versions(), request.facetLimit ?? FACET_LIMIT.default, lowerBound, versionChunks)
+        : undefined;
     const seconds = (performance.now() - started) / 1000;
     if (contentRun) this.deps.onMeasured?.(request.scope, 'content', contentRun.seconds);
     if (metadataRun) this.deps.onMeasured?.(request.scope, 'metadata', metadataRun.seconds);
     this.deps.onMeasured?.(request.scope, 'all', seconds);
-    return {
-      results,
-      meta: {
-        query: request.query,
-        total: empty ? 0 : ranked.total,
-        total_is_lower_bound: empty ? false : !exhausted,
-        offset: request.offset,
-        limit: request.limit,
-        has_more: ranked.total > request.offset + request.limit,
-        query_time_ms: Math.round(seconds * 1000),
-        retrieval: { alpha, reranked: rerankedCount > 0, reranked_count: rerankedCount },
-        applied_filters: filters.applied,
-        publication_view: guard.view,
-      },
+    const meta: SearchMeta = {
+      query: request.query,
+      total: empty ? 0 : ranked.total,
+      total_is_lower_bound: lowerBound,
+      offset: request.offset,
+      limit: request.limit,
+      has_more: ranked.total > request.offset + request.limit,
+      query_time_ms: Math.round(seconds * 1000),
+      retrieval: { alpha, reranked: rerankedCount > 0, reranked_count: rerankedCount },
+      applied_filters: filters.applied,
+      publication_view: guard.view,
     };
+    if (facets) meta.facets = facets;
+    return { results, meta };
   }
   /** How many content rows must be ranked well: the page's end, or the reranked prefix when it is longer. */
   private rankingDepth(request: SearchRequest): number {

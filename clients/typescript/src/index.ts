@@ -34,6 +34,10 @@ export type UpdateRequest = NonNullable<paths['/update']['patch']['requestBody']
 export type JobStatus = Json<paths['/status/{job_id}']['get']['responses'][200]>;
 export type DocumentPage = Json<paths['/documents']['get']['responses'][200]>;
 export type DocumentSummary = DocumentPage['documents'][number];
+/** The counts of one facet (meta.facets of a search, facets of a document page). */
+export type FacetCounts = NonNullable<SearchResponse['meta']['facets']>[string];
+/** A sort key of POST /search, and of GET /documents through ListOptions.sort. */
+export type SortKey = NonNullable<SearchRequest['sort']>[number];
 export type DocumentText = Json<paths['/document/{document_id}/text']['get']['responses'][200]>;
 export type DeleteResult = Json<paths['/document/{document_id}']['delete']['responses'][200]>;
 export type RestoreResult = Json<paths['/document/{document_id}/restore']['post']['responses'][200]>;
@@ -222,6 +226,12 @@ export interface ListOptions {
   /** Conditions ANDed over metadata, e.g. { 'metadata.custom.branch': 'KL' }. */
   metadataFilter?: Record<string, string | number | boolean>;
   includeDeleted?: boolean;
+  /** Paths to count the listed versions by (`path` or `path:day|month|year`), answered as the page's `facets`. */
+  facets?: string[];
+  /** Values each facet lists, 1 to 100 (default 10). */
+  facetLimit?: number;
+  /** Up to three keys the rows are ordered by before paging. */
+  sort?: SortKey[];
   signal?: AbortSignal;
 }
 
@@ -442,7 +452,7 @@ export class SearchClient {
     }
   }
 
-  /** POST /search: `query` plus any of scope, alpha, limit, offset, filters, rerank, top_k_rerank, include_deleted, highlight. */
+  /** POST /search: `query` plus any of scope, alpha, limit, offset, filters, rerank, top_k_rerank, include_deleted, highlight, facets, facet_limit, sort. */
   search(request: SearchRequest, signal?: AbortSignal): Promise<SearchResponse> {
     return this.read('/search', { json: request, signal }, 'POST');
   }
@@ -454,6 +464,9 @@ export class SearchClient {
       offset: options.offset ?? 0,
       metadata_filter: options.metadataFilter && JSON.stringify(options.metadataFilter),
       include_deleted: options.includeDeleted,
+      facets: options.facets?.join(','),
+      facet_limit: options.facetLimit,
+      sort: options.sort?.map((key) => `${key.field}:${key.order}`).join(','),
     };
     return this.read('/documents', { query, signal: options.signal });
   }

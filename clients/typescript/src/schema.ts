@@ -1073,6 +1073,31 @@ export interface components {
              * @default false
              */
             highlight?: boolean;
+            /** @description At most 10 paths to count the matched Document Versions by (meta.facets): created_at, document_id, system keys, entity keys, metadata.custom.<key>; a date path may be {"field", "interval"}. */
+            facets?: (string | {
+                /** @description A date path: created_at, extracted.created_at or metadata.custom.<key>. */
+                field: string;
+                /**
+                 * @description The bucket: an ISO prefix of 4 (year), 7 (month) or 10 (day) characters.
+                 * @enum {string}
+                 */
+                interval?: "year" | "month" | "day";
+            })[];
+            /**
+             * @description Values each facet lists; the rest are summed in other_count.
+             * @default 10
+             */
+            facet_limit?: number;
+            /** @description At most 3 keys ordering every matched version: created_at, system keys, metadata.custom.<key>; missing values last, relevance breaks ties. */
+            sort?: {
+                /** @description created_at, a system key or metadata.custom.<key>. */
+                field: string;
+                /**
+                 * @description asc or desc; missing values come last in either.
+                 * @enum {string}
+                 */
+                order: "asc" | "desc";
+            }[];
         };
         /**
          * SearchResponse
@@ -1115,6 +1140,22 @@ export interface components {
                  * @enum {string}
                  */
                 publication_view: "ready" | "pinned_ready";
+                /** @description Only when facets were asked for: their counts by path, as the request named it. */
+                facets?: {
+                    [key: string]: {
+                        /** @description At most facet_limit values with their counts. */
+                        values: {
+                            /** @description A value of the path, or the ISO prefix of a date bucket. */
+                            value: string | number | boolean;
+                            /** @description Matched versions holding the value (once each). */
+                            count: number;
+                        }[];
+                        /** @description The counts of the values beyond facet_limit, summed. */
+                        other_count: number;
+                        /** @description As total_is_lower_bound: a lane stopped at its candidate cap. */
+                        is_lower_bound: boolean;
+                    };
+                };
             };
         };
         /**
@@ -1763,6 +1804,12 @@ export interface operations {
                 metadata_filter?: string;
                 /** @description Include soft-deleted versions (they say deleted: true). */
                 include_deleted?: boolean;
+                /** @description Comma-separated paths to count the listed versions by (path or path:day|month|year for a date histogram), answered as facets. */
+                facets?: string;
+                /** @description Values each facet lists. */
+                facet_limit?: number;
+                /** @description field:asc or field:desc, up to three comma-separated: created_at, a system key or metadata.custom.<key>; missing values last. */
+                sort?: string;
             };
             header?: never;
             path?: never;
@@ -1815,6 +1862,22 @@ export interface operations {
                         offset: number;
                         /** @description More items follow this page (ask again with offset + limit). */
                         has_more: boolean;
+                        /** @description Only when facets were asked for: their counts by path, as the request named it. */
+                        facets?: {
+                            [key: string]: {
+                                /** @description At most facet_limit values with their counts. */
+                                values: {
+                                    /** @description A value of the path, or the ISO prefix of a date bucket. */
+                                    value: string | number | boolean;
+                                    /** @description Matched versions holding the value (once each). */
+                                    count: number;
+                                }[];
+                                /** @description The counts of the values beyond facet_limit, summed. */
+                                other_count: number;
+                                /** @description As total_is_lower_bound: a lane stopped at its candidate cap. */
+                                is_lower_bound: boolean;
+                            };
+                        };
                     };
                 };
             };

@@ -8,12 +8,17 @@ import { ServiceError } from '../../domain/service-error.ts';
 import type { UpdateRequest } from '../../publication/update-service.ts';
 import { TEXT_RESPONSES } from './response-docs.ts';
 import { LIST_LIMIT } from '../../spec-limits.ts';
+import { FACET_LIMIT, facetsFromQuery, parseFacets } from '../../search/facets.ts';
+import { parseSort, sortFromQuery } from '../../search/sort.ts';
 
 interface ListQuery {
   limit: number;
   offset: number;
   metadata_filter?: string;
   include_deleted: boolean;
+  facets?: string;
+  facet_limit: number;
+  sort?: string;
 }
 
 interface TextQuery {
@@ -50,18 +55,26 @@ export function registerDocumentRoutes(app: FastifyInstance, services: Services)
             offset: { type: 'integer', minimum: 0, default: 0 },
             metadata_filter: { type: 'string', description: 'A JSON object of exact metadata values (scalar strings, booleans or integers) the versions must have.' },
             include_deleted: { type: 'boolean', default: false },
+            facets: { type: 'string', description: 'Comma-separated paths to count the listed versions by (path or path:day|month|year for a date histogram), answered as facets.' },
+            facet_limit: { type: 'integer', minimum: FACET_LIMIT.min, maximum: FACET_LIMIT.max, default: FACET_LIMIT.default, description: 'Values each facet lists.' },
+            sort: { type: 'string', description: 'field:asc or field:desc, up to three comma-separated: created_at, a system key or metadata.custom.<key>; missing values last.' },
           },
         },
       },
     },
     async (request) => {
       checkFilterJson(request.query.metadata_filter);
+      const facets = parseFacets(facetsFromQuery(request.query.facets), ['query', 'facets']);
+      const sort = parseSort(sortFromQuery(request.query.sort), ['query', 'sort']);
       return services.documents.list(request.clientId!, {
         limit: request.query.limit,
         offset: request.query.offset,
         metadataFilter: request.query.metadata_filter,
         includeDeleted: request.query.include_deleted,
         confinement: request.confinement,
+        facets,
+        facetLimit: request.query.facet_limit,
+        sort,
       });
     },
   );

@@ -5,6 +5,8 @@ import type { Services } from '../services.ts';
 import { validationError } from '../validation.ts';
 import type { SearchScope } from '../../search/search-service.ts';
 import { ALPHA, RETRIEVAL_WINDOW, SEARCH_LIMIT, TOP_K_RERANK } from '../../spec-limits.ts';
+import { DATE_INTERVALS, FACET_LIMIT, MAX_FACETS, parseFacets } from '../../search/facets.ts';
+import { MAX_SORT_KEYS, SORT_ORDERS, parseSort } from '../../search/sort.ts';
 
 export const SEARCH_SCOPES: readonly SearchScope[] = ['content', 'metadata', 'both'];
 
@@ -19,7 +21,47 @@ interface SearchBody {
   top_k_rerank: number;
   include_deleted: boolean;
   highlight: boolean;
+  facets?: unknown[];
+  facet_limit: number;
+  sort?: unknown[];
 }
+
+/** A facet: a path, or a date path with its histogram interval (search/facets.ts checks the path itself). */
+export const FACETS_SCHEMA = {
+  type: 'array',
+  maxItems: MAX_FACETS,
+  description: `At most ${MAX_FACETS} paths to count the matched Document Versions by (meta.facets): created_at, document_id, system keys, entity keys, metadata.custom.<key>; a date path may be {"field", "interval"}.`,
+  items: {
+    anyOf: [
+      { type: 'string', minLength: 1 },
+      {
+        type: 'object',
+        additionalProperties: false,
+        required: ['field'],
+        properties: {
+          field: { type: 'string', minLength: 1, description: 'A date path: created_at, extracted.created_at or metadata.custom.<key>.' },
+          interval: { type: 'string', enum: Object.keys(DATE_INTERVALS), description: 'The bucket: an ISO prefix of 4 (year), 7 (month) or 10 (day) characters.' },
+        },
+      },
+    ],
+  },
+} as const;
+
+/** Sort keys: the field (search/sort.ts checks it is sortable) and its order. */
+export const SORT_SCHEMA = {
+  type: 'array',
+  maxItems: MAX_SORT_KEYS,
+  description: `At most ${MAX_SORT_KEYS} keys ordering every matched version: created_at, system keys, metadata.custom.<key>; missing values last, relevance breaks ties.`,
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['field', 'order'],
+    properties: {
+      field: { type: 'string', minLength: 1, description: 'created_at, a system key or metadata.custom.<key>.' },
+      order: { type: 'string', enum: [...SORT_ORDERS], description: 'asc or desc; missing values come last in either.' },
+    },
+  },
+} as const;
 
 export const SEARCH_BODY_SCHEMA = {
   title: 'SearchRequest',
@@ -39,6 +81,9 @@ export const SEARCH_BODY_SCHEMA = {
     top_k_rerank: { type: 'integer', minimum: TOP_K_RERANK.min, maximum: TOP_K_RERANK.max, default: TOP_K_RERANK.default },
     include_deleted: { type: 'boolean', default: false },
     highlight: { type: 'boolean', default: false },
+    facets: FACETS_SCHEMA,
+    facet_limit: { type: 'integer', minimum: FACET_LIMIT.min, maximum: FACET_LIMIT.max, default: FACET_LIMIT.default, description: 'Values each facet lists; the rest are summed in other_count.' },
+    sort: SORT_SCHEMA,
   },
 } as const;
 
@@ -57,6 +102,8 @@ export function registerSearchRoutes(app: FastifyInstance, services: Services): 
         input: body.offset,
       });
     }
+    const facets = parseFacets(body.facets, ['body', 'facets']);
+    const sort = parseSort(body.sort, ['body', 'sort']);
     return services.search.search(request.clientId!, {
       query: body.query,
       scope,
@@ -69,6 +116,9 @@ export function registerSearchRoutes(app: FastifyInstance, services: Services): 
       includeDeleted: body.include_deleted,
       highlight: body.highlight,
       confinement: request.confinement,
+      facets,
+      facetLimit: body.facet_limit,
+      sort,
     });
   });
 }
