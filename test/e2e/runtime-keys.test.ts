@@ -222,6 +222,14 @@ test('a key confined by a filter sees only the versions it matches, however the 
   assert.equal(page.json.meta.total, 2);
   assert.equal(page.json.results.length, 1);
 
+  // Facets count only the confined versions, whatever the caller asks them over; a sort orders only those.
+  const facetValues = (answer: { json: { meta?: { facets?: Record<string, { values: { value: unknown; count: number }[] }> }; facets?: Record<string, { values: { value: unknown; count: number }[] }> } }) =>
+    (answer.json.meta?.facets ?? answer.json.facets)!['metadata.custom.team'].values;
+  assert.deepEqual(facetValues(await search({ include_deleted: true, facets: ['metadata.custom.team'] })), [{ value: 'legal', count: 2 }]);
+  assert.deepEqual(facetValues(await api(second.url, '/search', { key: KEYS.alpha, body: { query: 'quarterly', limit: 20, include_deleted: true, facets: ['metadata.custom.team'] } })).map((entry) => entry.value).sort(), ['finance', 'legal']);
+  assert.deepEqual(facetValues(await api(second.url, '/documents?include_deleted=true&facets=metadata.custom.team', { key })), [{ value: 'legal', count: 2 }]);
+  assert.deepEqual(ids(await search({ include_deleted: true, sort: [{ field: 'created_at', order: 'desc' }] })).sort(), ['legal-1', 'legal-2']);
+
   // GET /documents: totals, include_deleted, the caller's own metadata_filter.
   const listed = await api(second.url, '/documents', { key });
   assert.deepEqual([ids(listed), listed.json.total, listed.json.has_more], [['legal-1'], 1, false]);
