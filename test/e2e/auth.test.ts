@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestServer, startTestServer, api, KEYS, removeDir } from '../helpers/server.ts';
+import { useTestServer, startTestServer, api, KEYS, removeDir, untilHealthy } from '../helpers/server.ts';
 
 function assertAuthFailed(response: { status: number; json: any; headers: Headers }) {
   assert.equal(response.status, 401);
@@ -93,7 +93,8 @@ for (const [name, mapping] of [
     try {
       assertAuthFailed(await api(closed.url, '/documents', { key: KEYS.alpha }));
       assertAuthFailed(await api(closed.url, '/search', { key: KEYS.alpha, body: { query: 'x' } }));
-      assert.equal((await api(closed.url, '/health', { key: null })).status, 200);
+      const health = await untilHealthy(closed.url);
+      assert.equal(health.status, 200, health.text);
     } finally {
       await closed.close();
       removeDir(closed.dataDir);

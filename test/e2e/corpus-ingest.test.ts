@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { startTestServer, api, KEYS, removeDir, uploadFile, waitForJob } from '../helpers/server.ts';
+import { startTestServer, api, KEYS, removeDir, uploadFile, waitForJob, untilHealthy } from '../helpers/server.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { CORPUS, EXPECTATIONS, PEAK_RSS_LIMIT_BYTES, TESSERACT, listCorpus } from '../helpers/corpus-expectations.ts';
 import { TEST_STORE } from '../helpers/test-store.ts';
@@ -88,7 +88,8 @@ test('hostile files fail with distinct legible messages, and the service stays u
   assert.match(malformed, /Malformed XML/);
   assert.match(nodeSize, /XML node size limit/);
   assert.equal(new Set([archive, malformed, nodeSize, generic]).size, 4);
-  assert.equal((await api(server.url, '/health', { key: null })).status, 200);
+  const health = await untilHealthy(server.url);
+  assert.equal(health.status, 200, health.text);
   const peakRss = process.resourceUsage().maxRSS * 1024;
   assert.ok(peakRss < PEAK_RSS_LIMIT_BYTES, `peak RSS ${Math.round(peakRss / 1048576)} MiB`);
 });

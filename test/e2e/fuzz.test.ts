@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { useTestServer, api, KEYS, sendRaw, uploadText, waitForJob } from '../helpers/server.ts';
+import { useTestServer, api, KEYS, sendRaw, uploadText, waitForJob, untilHealthy } from '../helpers/server.ts';
 import { MAX_JSON_DEPTH } from '../../src/http/json-body.ts';
 
 const SEED = 20_260_901;
@@ -440,7 +440,8 @@ test('hostile requests to every route: no 5xx, every 4xx is the envelope, reject
   assert.deepEqual(after, before, 'the known document, the alpha list and the authority mode are unchanged');
   // Jobs exist only for accepted writes (uploads and updates of the beta Client, backfills).
   assert.equal((await jobCount()) - jobsBefore, accepted.count, 'no job was created by a rejected request');
-  assert.equal((await api(server.url, '/health')).status, 200);
+  const health = await untilHealthy(server.url);
+  assert.equal(health.status, 200, health.text);
 });
 
 test('dedicated hostile bodies: deep nesting and big strings on every JSON route', async () => {
@@ -473,5 +474,6 @@ test('dedicated hostile bodies: deep nesting and big strings on every JSON route
     { seed: SEED, numRuns: 40 },
   );
   assert.equal(await jobCount(), jobsBefore, 'nothing was enqueued');
-  assert.equal((await api(server.url, '/health')).status, 200);
+  const health = await untilHealthy(server.url);
+  assert.equal(health.status, 200, health.text);
 });

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { gzipSync, deflateSync } from 'node:zlib';
-import { useTestServer, api, KEYS, sendRaw, uploadText, waitForJob } from '../helpers/server.ts';
+import { useTestServer, api, KEYS, sendRaw, uploadText, waitForJob, untilHealthy } from '../helpers/server.ts';
 import { MAX_JSON_DEPTH } from '../../src/http/json-body.ts';
 
 const server = useTestServer();
@@ -129,7 +129,8 @@ test('a JSON body nested 10,000 levels deep is a 422 json_too_deep on every rout
   }
   assert.equal(await jobCount(), jobs, 'nothing was enqueued');
   assert.equal((await api(server.url, '/admin/authority', { key: KEYS.operator })).json.authority_mode, 'READY');
-  assert.equal((await api(server.url, '/health')).status, 200);
+  const health = await untilHealthy(server.url);
+  assert.equal(health.status, 200, health.text);
 });
 
 test('a malformed multipart body is a 422 validation_error and enqueues nothing', async () => {

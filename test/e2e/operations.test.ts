@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { useTestServer, startTestServer, api, KEYS, removeDir, spawnServer, baseEnv, tempDataDir, uploadFile, uploadText, waitForJob } from '../helpers/server.ts';
+import { useTestServer, startTestServer, api, KEYS, removeDir, spawnServer, baseEnv, tempDataDir, uploadFile, uploadText, waitForJob, untilHealthy } from '../helpers/server.ts';
 import { CORPUS, TESSERACT } from '../helpers/corpus-expectations.ts';
 
 const server = useTestServer();
@@ -48,7 +48,8 @@ test('MAINTENANCE makes /health 503 and reads fail closed with Retry-After 1', a
   } finally {
     await api(server.url, '/admin/authority/mode', { key: KEYS.operator, body: { mode: 'READY' } });
   }
-  assert.equal((await api(server.url, '/health', { key: null })).status, 200);
+  const health = await untilHealthy(server.url);
+  assert.equal(health.status, 200, health.text);
 });
 
 test('/openapi.json parses and its version equals /health version', async () => {

@@ -15,7 +15,12 @@ test('the protected-route budget is per Client and shared by all its keys', asyn
     assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
     // Another Client has its own budget, and /health is never limited.
     assert.equal((await api(server.url, '/documents', { key: KEYS.beta })).status, 200);
-    for (let i = 0; i < 10; i++) assert.equal((await api(server.url, '/health', { key: null })).status, 200);
+    // (A busy machine may make one /health 503 by its probe deadline; what this asks is that none is a 429.)
+    for (let i = 0; i < 10; i++) {
+      const health = await api(server.url, '/health', { key: null });
+      assert.notEqual(health.status, 429, health.text);
+      assert.equal(health.headers.get('ratelimit-limit'), null, '/health tells no budget: it has none');
+    }
   } finally {
     await server.close();
     removeDir(server.dataDir);

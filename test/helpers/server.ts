@@ -247,3 +247,18 @@ export async function waitForJob(url: string, key: string, jobId: string, option
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/**
+ * GET /health until it answers 200, within `timeoutMs`; the last answer. For a test that means "the service is
+ * still healthy" after what it did: a publication probe that misses its 2-second deadline (SPEC.md health rule
+ * 6) on a machine too busy to run the probe thread answers 503 for that one call, which is the rule working, not
+ * the service broken. A service that stays unhealthy still fails the test, with its last answer.
+ */
+export async function untilHealthy(url: string, timeoutMs = 30_000): Promise<{ status: number; text: string }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = await api(url, '/health', { key: null });
+    if (answer.status === 200 || Date.now() > deadline) return { status: answer.status, text: answer.text };
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
