@@ -35,6 +35,7 @@ import { UpdateService } from './publication/update-service.ts';
 import { enqueueBackfill } from './publication/backfill-service.ts';
 import { DocumentService } from './reads/document-reads.ts';
 import { SearchService } from './search/search-service.ts';
+import { SynonymSettings } from './search/synonym-settings.ts';
 import { UploadService } from './ingest/upload-service.ts';
 import { ClientTransferService } from './ingest/client-transfer.ts';
 import { clientQuotasOf } from './domain/limits.ts';
@@ -115,6 +116,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const clientRegistry = new ClientRegistry(storage.access, config.apiKeyClients);
   clientRegistry.start();
   const envClients = new Set(config.apiKeyClients.values());
+  const synonyms = new SynonymSettings(storage.settings);
   const services: Services = {
     version: PRODUCT_VERSION,
     config,
@@ -168,7 +170,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
         (error) => app.log.warn({ err: error }, 'cache sweep after a purge failed'),
       ),
     }),
-    search: new SearchService({ readGuard, readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys), readVectors: (clientId, keys) => storage.client(clientId).generations.chunkVectors(keys), graphThread, spareCore: () => spareCores.available(), onMeasured: (scope, lane, seconds) => metrics.searchLatency.observe({ scope, lane }, seconds) }),
+    synonyms,
+    search: new SearchService({ readGuard, synonyms: (clientId) => synonyms.expanderFor(clientId), readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys), readVectors: (clientId, keys) => storage.client(clientId).generations.chunkVectors(keys), graphThread, spareCore: () => spareCores.available(), onMeasured: (scope, lane, seconds) => metrics.searchLatency.observe({ scope, lane }, seconds) }),
     documents: new DocumentService(readGuard, () => ({
       denseModel: models.embedder.model,
       denseDimensions: models.embedder.dimensions,

@@ -248,7 +248,8 @@ export function rankHead<T>(items: T[], count: number, compare: (a: T, b: T) => 
  * `readVectors`: the store's float32 vectors, which the dense lane's best rows are rescored with (dense-rescore.ts);
  * `unfiltered`: the chunks the request may see before its filters, when they narrowed `eligible` to fewer. Scores
  * must not depend on which candidates a filter removed (SPEC.md search rule 7): the sparse scores are divided by
- * the best of these, and the dense rows rescored are those an unfiltered search rescores.
+ * the best of these, and the dense rows rescored are those an unfiltered search rescores;
+ * `synonymTerms`: the Client's synonyms of the query's words (synonyms.ts), which the sparse lane also matches.
  */
 export async function searchContent(
   snapshot: ClientSnapshot,
@@ -262,8 +263,9 @@ export async function searchContent(
   graphThread: ThreadedGraphWalks | null = null,
   readVectors: ChunkVectorReader | null = null,
   unfiltered: Uint8Array | null = null,
+  synonymTerms: readonly string[] = [],
 ): Promise<ContentLaneResult> {
-  const queryTerms = analyzeQueryTerms(normalizedQuery);
+  const queryTerms = withSynonymTerms(analyzeQueryTerms(normalizedQuery), synonymTerms);
   const runSparse = alpha < 1 && queryTerms.length > 0;
   let queryVector: Float32Array | null = null;
   let proposals: Promise<GraphProposals> | null = null;
@@ -357,6 +359,12 @@ export async function searchContent(
     for (const number of numbers) yield versionOfNumber(snapshot, numbering, number);
   };
   return { versions, total: groups.count, matchedVersions, exhausted: sparse.exhausted && dense.exhausted, queryTerms };
+}
+
+/** The query's terms and, once each, those of its synonyms: the keyword lane matches any of them. */
+function withSynonymTerms(queryTerms: string[], synonymTerms: readonly string[]): string[] {
+  if (synonymTerms.length === 0) return queryTerms;
+  return [...new Set([...queryTerms, ...synonymTerms.flatMap((term) => analyzeQueryTerms(term))])];
 }
 
 /** Higher score first; ties broken by identity so equal scores always page the same way. */

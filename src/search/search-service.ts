@@ -24,6 +24,7 @@ import { searchContent } from './content-lane.ts';
 import type { ThreadedGraphWalks } from '../serving/graphs/threaded-graph-walks.ts';
 import type { VersionHit } from './content-lane.ts';
 import { normalizeContentQuery } from '../text/query-normalizer.ts';
+import type { SynonymExpander } from './synonyms.ts';
 import { highlightSpans } from './highlight.ts';
 import { MetadataLane, metadataHighlights } from './metadata-lane.ts';
 import type { MetadataVersionHit } from './metadata-lane.ts';
@@ -69,6 +70,8 @@ export interface SearchDependencies {
   graphThread?: ThreadedGraphWalks | null;
   /** Whether the machine has a core to spare now (runtime/spare-cores.ts); without it the graph thread is not used. */
   spareCore?: () => boolean;
+  /** The Client's synonym set for a search starting now (synonym-settings.ts); absent: none. */
+  synonyms?: (clientId: string) => Promise<SynonymExpander>;
   /** Told how long each answered search took by scope, whole (lane "all") and per lane it ran (for /metrics). */
   onMeasured?: (scope: string, lane: 'all' | 'content' | 'metadata', seconds: number) => void;
 }
@@ -332,6 +335,8 @@ export class SearchService {
     const runContent = request.scope !== 'metadata';
     const runMetadata = request.scope !== 'content';
     const normalized = runContent ? normalizeContentQuery(request.query, snapshotVocabulary(snapshot)) : null;
+    // The Client's synonyms widen the keyword query after normalization, of the content lane alone.
+    const synonymTerms = normalized && this.deps.synonyms ? (await this.deps.synonyms(clientId)).expand(normalized.text) : [];
     // Two lanes merged by rank under filters: each lane's ranks are taken before the filters (MergeRanks).
     const mergedFiltered = runContent && runMetadata && !callerFilters.isEmpty;
     const isVisible = (version: ServedVersion) => (request.includeDeleted || !version.deletion.deleted) && withinConfinement(version, confinement);
@@ -352,6 +357,7 @@ export class SearchService {
               this.running === 1 && this.deps.graphThread && this.deps.spareCore?.() ? this.deps.graphThread : null,
               (keys) => this.deps.readVectors(clientId, keys),
               unfiltered,
+              synonymTerms,
             ),
           )
         : Promise.resolve(null),
@@ -359,7 +365,7 @@ export class SearchService {
       runMetadata ? timed(() => this.metadataLane.search(snapshot, request.query, mergedFiltered ? isVisible : isVersionEligible)) : Promise.resolve(null),
       // The content lane's do not: the filtered lane finds what a capped unfiltered one misses, so it runs both.
       mergedFiltered && normalized
-        ? searchContent(snapshot, normalized.text, alpha, unfiltered, this.deps.embedder, this.deps.candidateCap, this.rankingDepth(request), Number.POSITIVE_INFINITY, null, (keys) => this.deps.readVectors(clientId, keys))
+        ? searchContent(snapshot, normalized.text, alpha, unfiltered, this.deps.embedder, this.deps.candidateCap, this.rankingDepth(request), Number.POSITIVE_INFINITY, null, (keys) => this.deps.readVectors(clientId, keys), null, synonymTerms)
         : Promise.resolve(null),
     ]);
     const content = contentRun?.value ?? null;

@@ -404,6 +404,15 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     created_at text NOT NULL
   );
   `,
+  // Each Client's synonym set (PUT /settings/synonyms): a shared row, as in the SQLite control database, with a
+  // version every accepted change increments (a search reads the version alone: search/synonym-cache.ts).
+  `
+  CREATE TABLE client_synonyms (
+    client_id text COLLATE "C" PRIMARY KEY,
+    rules text NOT NULL,
+    version bigint NOT NULL
+  );
+  `,
 ];
 
 /**

@@ -110,4 +110,13 @@ export const CONTROL_MIGRATIONS: readonly string[] = [
     created_at TEXT NOT NULL
   ) WITHOUT ROWID;
   `,
+  // Each Client's synonym set (PUT /settings/synonyms), whole, with a version every accepted change increments:
+  // a search reads the version alone and parses the set only when it changed (search/synonym-cache.ts).
+  `
+  CREATE TABLE client_synonyms (
+    client_id TEXT PRIMARY KEY,
+    rules TEXT NOT NULL,
+    version INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
