@@ -6,6 +6,7 @@ import type { ReadGuard } from '../serving/read-guard.ts';
 import type { ServingIndex } from '../serving/serving-index.ts';
 import type { SearchService } from '../search/search-service.ts';
 import type { SynonymSettings } from '../search/synonym-settings.ts';
+import type { SimilarService } from '../search/similar.ts';
 import type { UploadService } from '../ingest/upload-service.ts';
 import type { DocumentService } from '../reads/document-reads.ts';
 import type { LifecycleService } from '../publication/lifecycle-service.ts';
@@ -50,6 +51,8 @@ export interface Services {
   search: SearchService;
   /** PUT and GET /settings/synonyms; searches read the same set (search-service.ts). */
   synonyms: SynonymSettings;
+  /** POST /similar. */
+  similar: SimilarService;
   uploads: UploadService;
   /** Operator action: export and import of one Client (GET and POST /admin/clients/{client_id}/export|import). */
   transfer: ClientTransferService;

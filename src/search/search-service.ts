@@ -91,7 +91,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; seconds: nu
 const visibleLive = new WeakMap<ClientSnapshot, Uint8Array>();
 
 /** Chunks a request may see: live in the snapshot, visible under include_deleted, passing the filters. */
-function eligibility(snapshot: ClientSnapshot, filters: CompiledFilters, includeDeleted: boolean): Uint8Array {
+export function eligibility(snapshot: ClientSnapshot, filters: CompiledFilters, includeDeleted: boolean): Uint8Array {
   const live = snapshot.live;
   const hidden = !includeDeleted && snapshot.deletedVersionCount > 0;
   if (filters.isEmpty && !hidden) return live;
@@ -130,7 +130,7 @@ const NO_FILTERS = compileFilters({});
  * a filter only removes candidates (SPEC.md search rule 7), and a confined key's scores are what they would be were
  * the versions outside its confinement not there. The same array as `eligible` when the request has no filters.
  */
-function eligibilityBeforeFilters(snapshot: ClientSnapshot, callerFilters: CompiledFilters, confinement: Confinement | null, includeDeleted: boolean, eligible: Uint8Array): Uint8Array {
+export function eligibilityBeforeFilters(snapshot: ClientSnapshot, callerFilters: CompiledFilters, confinement: Confinement | null, includeDeleted: boolean, eligible: Uint8Array): Uint8Array {
   return callerFilters.isEmpty ? eligible : eligibility(snapshot, confinedFilters(NO_FILTERS, confinement), includeDeleted);
 }
 
@@ -167,11 +167,11 @@ function chunkOf(snapshot: ClientSnapshot, ordinal: number): ServedChunk {
   return chunkByOrdinal(snapshot, ordinal)!;
 }
 
-function evidenceChunks(snapshot: ClientSnapshot, hit: VersionHit): ServedChunk[] {
+export function evidenceChunks(snapshot: ClientSnapshot, hit: VersionHit): ServedChunk[] {
   return hit.chunks.slice(0, MAX_EVIDENCE_ITEMS).map(({ ordinal }) => chunkOf(snapshot, ordinal));
 }
 
-function contentEvidence(snapshot: ClientSnapshot, hit: VersionHit, highlight: boolean, queryTerms: string[], texts: Map<number, StoredChunkText>): Evidence<ContentEvidenceItem> {
+export function contentEvidence(snapshot: ClientSnapshot, hit: VersionHit, highlight: boolean, queryTerms: string[], texts: Map<number, StoredChunkText>): Evidence<ContentEvidenceItem> {
   const items = evidenceChunks(snapshot, hit).map((chunk) => {
     const { text, language } = texts.get(chunk.ordinal)!;
     const item: ContentEvidenceItem = { chunk_id: chunk.chunkId, chunk_index: chunk.chunkIndex, text, page: chunk.page };
@@ -285,7 +285,7 @@ function metadataEvidence(hit: MetadataVersionHit | undefined, highlight: boolea
 const EMPTY_EVIDENCE: Evidence<ContentEvidenceItem> = { items: [], total: 0, truncated: false };
 
 /** The version's canonical metadata, with `location` taken from the row's best content evidence chunk. */
-function rowMetadata(snapshot: ClientSnapshot, row: MergedRow): JsonObject {
+export function rowMetadata(snapshot: ClientSnapshot, row: Pick<MergedRow, 'version' | 'content'>): JsonObject {
   const metadata = row.version.canonicalMetadata as unknown as JsonObject;
   const best = row.content?.chunks[0] ? chunkOf(snapshot, row.content.chunks[0].ordinal) : undefined;
   if (!best) return metadata;

@@ -6,7 +6,7 @@ import { RequestValidationError } from '../validation.ts';
 import { MAX_SYNONYM_RULES, MAX_SYNONYM_TERM_LENGTH, MAX_TERMS_PER_RULE, synonymRuleProblems } from '../../search/synonyms.ts';
 import type { SynonymRule } from '../../search/synonyms.ts';
 
-const TERM = { type: 'string', minLength: 1, maxLength: MAX_SYNONYM_TERM_LENGTH, pattern: '\\S' } as const;
+const TERM = { type: 'string', minLength: 1, maxLength: MAX_SYNONYM_TERM_LENGTH, pattern: '\\S', description: 'A word or short phrase, matched after the query normalization (case and width folded).' } as const;
 
 /** Both rule shapes in one object schema: which keys go together is checked by synonymRuleProblems. */
 const RULE_SCHEMA = {
@@ -14,9 +14,9 @@ const RULE_SCHEMA = {
   additionalProperties: false,
   description: 'A multi-way set {"terms": [...]} (any term finds the others) or a one-way rule {"input": "...", "synonyms": [...]} (the input also finds the synonyms).',
   properties: {
-    terms: { type: 'array', minItems: 2, maxItems: MAX_TERMS_PER_RULE, items: TERM },
-    input: TERM,
-    synonyms: { type: 'array', minItems: 1, maxItems: MAX_TERMS_PER_RULE, items: TERM },
+    terms: { type: 'array', description: 'A multi-way set: each term also finds the others.', minItems: 2, maxItems: MAX_TERMS_PER_RULE, items: TERM },
+    input: { ...TERM, description: 'A one-way rule: this term also finds its synonyms.' },
+    synonyms: { type: 'array', description: 'What the input also finds (they do not find the input).', minItems: 1, maxItems: MAX_TERMS_PER_RULE, items: TERM },
   },
 } as const;
 
@@ -26,7 +26,7 @@ export const SYNONYMS_BODY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['synonyms'],
-  properties: { synonyms: { type: 'array', maxItems: MAX_SYNONYM_RULES, items: RULE_SCHEMA } },
+  properties: { synonyms: { type: 'array', description: `The rules, at most ${MAX_SYNONYM_RULES}; a PUT replaces the whole set.`, maxItems: MAX_SYNONYM_RULES, items: RULE_SCHEMA } },
 } as const;
 
 export function registerSettingsRoutes(app: FastifyInstance, services: Services): void {
