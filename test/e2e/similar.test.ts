@@ -38,6 +38,8 @@ test('a near-copy ranks first, and no version of the source document answers', a
   assert.equal(answer.json.meta.limit, 10);
   assert.equal(answer.json.meta.total, answer.json.results.length);
   assert.equal(answer.json.meta.has_more, false);
+  // Both lanes ran: the source's chunks have vectors, so the dense query (their mean) is fused at the default alpha.
+  assert.equal(answer.json.meta.retrieval.alpha, 0.5);
   // From the older version, by version_id: the same document's newer version is still left out.
   const fromOld = await similar({ document_id: 'lease', version_id: 'v1', limit: 1 });
   assert.equal(fromOld.status, 200, fromOld.text);
