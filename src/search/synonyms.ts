@@ -98,7 +98,8 @@ export class SynonymExpander {
   /**
    * The terms the normalized query gains, each normalized, once, in rule order: a phrase matches as consecutive
    * words. Expansion is one step: an added term does not trigger further rules (a chain of one-way rules would
-   * otherwise widen a query far beyond what its author wrote).
+   * otherwise widen a query far beyond what its author wrote). An added phrase widens the keyword query by its
+   * words, each matched on its own as the query's own words are (the keyword lane has no phrase matching).
    */
   expand(normalizedQuery: string): string[] {
     if (this.isEmpty) return [];
