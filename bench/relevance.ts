@@ -1,9 +1,14 @@
 // Relevance of the service's own search path on ../shared/datasets: nDCG@10, Recall@100 and MRR@10 for
-// alpha 0, the default alpha and alpha 1, with and without rerank. Usage: node bench/relevance.ts [dataset...]
+// alpha 0, the default alpha and alpha 1, with and without rerank. Usage:
+//   node bench/relevance.ts [--synonyms FILE] [dataset...]
+// --synonyms sets the bench Client's synonym set (the body of PUT /settings/synonyms, e.g.
+// bench/synonyms-ms-en.json) before the queries run; without it the Client has none.
 
 import { loadDataset, meanScores, scoreRanking } from './datasets.ts';
 import type { Dataset, Scores } from './datasets.ts';
 import { startBenchService, loadDocuments, BENCH_CLIENT } from './bench-service.ts';
+import { readFileSync } from 'node:fs';
+import type { SynonymRule } from '../src/search/synonyms.ts';
 
 const DATASETS: Record<string, () => Dataset> = {
   scifact: () => loadDataset('scifact', 'train.tsv'),
@@ -17,13 +22,14 @@ function format(scores: Scores): string {
   return `nDCG@10 ${scores.ndcg10.toFixed(3)}  Recall@100 ${scores.recall100.toFixed(3)}  MRR@10 ${scores.mrr10.toFixed(3)}`;
 }
 
-async function evaluate(name: string): Promise<void> {
+async function evaluate(name: string, synonyms: SynonymRule[] | null): Promise<void> {
   const dataset = DATASETS[name]();
   const bench = await startBenchService();
   try {
     const loadMs = await loadDocuments(bench.service, dataset.documents);
     const defaultAlpha = bench.service.services.config.hybridAlpha;
-    console.log(`\n${name}: ${dataset.documents.length} documents loaded in ${(loadMs / 1000).toFixed(1)} s, ${dataset.qrels.size} judged queries`);
+    if (synonyms) await bench.service.services.synonyms.replace(BENCH_CLIENT, synonyms);
+    console.log(`\n${name}: ${dataset.documents.length} documents loaded in ${(loadMs / 1000).toFixed(1)} s, ${dataset.qrels.size} judged queries, ${synonyms ? `${synonyms.length} synonym rules` : 'no synonyms'}`);
     for (const rerank of [false, true]) {
       for (const [label, alpha] of [
         ['alpha 0 (sparse)', 0],
@@ -59,8 +65,11 @@ async function evaluate(name: string): Promise<void> {
   }
 }
 
-const names = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['scifact', 'cranfield'];
+const args = process.argv.slice(2);
+const synonymsAt = args.indexOf('--synonyms');
+const synonyms = synonymsAt >= 0 ? (JSON.parse(readFileSync(args.splice(synonymsAt, 2)[1], 'utf8')) as { synonyms: SynonymRule[] }).synonyms : null;
+const names = args.length > 0 ? args : ['scifact', 'cranfield'];
 for (const name of names) {
   if (!DATASETS[name]) throw new Error(`unknown dataset ${name}; choose from ${Object.keys(DATASETS).join(', ')}`);
-  await evaluate(name);
+  await evaluate(name, synonyms);
 }

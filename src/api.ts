@@ -35,6 +35,9 @@ import { UpdateService } from './publication/update-service.ts';
 import { enqueueBackfill } from './publication/backfill-service.ts';
 import { DocumentService } from './reads/document-reads.ts';
 import { SearchService } from './search/search-service.ts';
+import type { SearchDependencies } from './search/search-service.ts';
+import { SynonymSettings } from './search/synonym-settings.ts';
+import { SimilarService } from './search/similar.ts';
 import { UploadService } from './ingest/upload-service.ts';
 import { ClientTransferService } from './ingest/client-transfer.ts';
 import { clientQuotasOf } from './domain/limits.ts';
@@ -117,6 +120,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const clientRegistry = new ClientRegistry(storage.access, config.apiKeyClients);
   clientRegistry.start();
   const envClients = new Set(config.apiKeyClients.values());
+  const synonyms = new SynonymSettings(storage.settings);
+  const searchDependencies: SearchDependencies = { readGuard, synonyms: (clientId) => synonyms.expanderFor(clientId), readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys), readVectors: (clientId, keys) => storage.client(clientId).generations.chunkVectors(keys), graphThread, spareCore: () => spareCores.available(), onMeasured: (scope, lane, seconds) => metrics.searchLatency.observe({ scope, lane }, seconds) };
   const services: Services = {
     version: PRODUCT_VERSION,
     config,
@@ -170,7 +175,9 @@ export async function startApi(config: Config): Promise<RunningApi> {
         (error) => app.log.warn({ err: error }, 'cache sweep after a purge failed'),
       ),
     }),
-    search: new SearchService({ readGuard, readiness: (clientId) => discoveryReadiness(storage, clientId), embedder: models.embedder, reranker: models.reranker, defaultAlpha: config.hybridAlpha, candidateCap: config.searchCandidateCap, readTexts: (clientId, keys) => storage.client(clientId).generations.chunkTexts(keys), readVectors: (clientId, keys) => storage.client(clientId).generations.chunkVectors(keys), graphThread, spareCore: () => spareCores.available(), onMeasured: (scope, lane, seconds) => metrics.searchLatency.observe({ scope, lane }, seconds) }),
+    synonyms,
+    search: new SearchService(searchDependencies),
+    similar: new SimilarService(searchDependencies),
     documents: new DocumentService(readGuard, () => ({
       denseModel: models.embedder.model,
       denseDimensions: models.embedder.dimensions,

@@ -1,9 +1,10 @@
 // Search: query, scope, alpha, filters, rerank, a sort choice; facets beside the results (facets-view.ts); ranked hit cards whose chunks are cut to the passages around the
 // matched words (marked), with their page or sheet (places.ts), the lanes that found them, matched metadata fields and the whole
-// metadata as a table; a pager over offset. A failed search clears the cards of the search before it.
+// metadata as a table; a pager over offset. "Similar" on a card lists the documents most like it (POST /similar) in
+// the same cards, without a pager. A failed search clears the cards of the search before it.
 
 import { filtersFromPairs } from '../../clients/typescript/src/index.ts';
-import type { SearchHit, SearchRequest, SearchResponse } from '../../clients/typescript/src/index.ts';
+import type { SearchClient, SearchHit, SearchRequest, SearchResponse, SimilarRequest } from '../../clients/typescript/src/index.ts';
 import { byId, el, markedText, pairLines } from './dom.ts';
 import { plural, valueText } from './format.ts';
 import { clearMessage, sayError } from './messages.ts';
@@ -28,7 +29,10 @@ function evidenceElement(item: SearchHit['content_evidence']['items'][number], l
   );
 }
 
-function hitElement(hit: SearchHit, open: OpenDocument): HTMLLIElement {
+/** Lists the documents most like a hit's version. */
+type ShowSimilar = (hit: SearchHit) => void;
+
+function hitElement(hit: SearchHit, open: OpenDocument, similar: ShowSimilar): HTMLLIElement {
   const { document_id, version_id } = hit.document_version;
   const metadata = hit.canonical_metadata as { source?: { filename?: string }; extracted?: { title?: string } };
   const title = metadata.extracted?.title ?? metadata.source?.filename ?? '';
@@ -38,6 +42,8 @@ function hitElement(hit: SearchHit, open: OpenDocument): HTMLLIElement {
   const labels = locationLabels(hit.canonical_metadata);
   const workbook = isWorkbook(hit.canonical_metadata);
   link.addEventListener('click', () => open(document_id, labels));
+  const like = el('button', { type: 'button', class: 'link similar', 'aria-label': `Documents similar to ${document_id}` }, 'Similar');
+  like.addEventListener('click', () => similar(hit));
   const more = hit.content_evidence.total - evidence.length;
   return el(
     'li',
@@ -48,6 +54,7 @@ function hitElement(hit: SearchHit, open: OpenDocument): HTMLLIElement {
       el('span', { class: 'rank' }, String(hit.rank)),
       el('h3', {}, link, version_id !== null && version_id !== document_id ? el('span', { class: 'version' }, `@ ${version_id}`) : null),
       el('span', { class: 'lanes' }, ...hit.retrieval_contributions.map((entry) => el('span', { class: `lane lane-${entry.lane}` }, `${entry.lane} #${entry.rank}`))),
+      like,
     ),
     title && title !== document_id ? el('p', { class: 'title' }, title) : null,
     ...evidence.map((item) => evidenceElement(item, labels, workbook)),
@@ -103,22 +110,31 @@ export function searchView(session: () => Session, open: OpenDocument): { reset(
     previous.disabled = next.disabled = true;
   }
 
-  async function run(request: SearchRequest): Promise<void> {
+  function showSimilar(hit: SearchHit): void {
+    const { document_id, version_id } = hit.document_version;
+    const request: SimilarRequest = { document_id, limit: Number(new FormData(form).get('limit') || 10) };
+    if (version_id !== null) request.version_id = version_id;
+    void show(null, (client) => client.similar(request), `like ${document_id}`);
+  }
+
+  /** Shows an answer's cards: a search's (`request`, paged) or the documents like one (no pager). */
+  async function show(request: SearchRequest | null, ask: (client: SearchClient) => Promise<SearchResponse>, what = 'found'): Promise<void> {
     const mine = ++generation;
     summary.textContent = 'Searching…';
     results.setAttribute('aria-busy', 'true');
     try {
-      const answer = await session().read((client) => client.search(request));
+      const answer = await session().read(ask);
       if (mine !== generation) return;
       results.removeAttribute('aria-busy');
-      last = { request, answer };
-      results.replaceChildren(...answer.results.map((hit) => hitElement(hit, open)));
+      last = request ? { request, answer } : null;
+      results.replaceChildren(...answer.results.map((hit) => hitElement(hit, open, showSimilar)));
       results.start = answer.meta.offset + 1;
-      facetsPanel.replaceChildren(...facetElements(answer.meta.facets, request, pick));
+      // The documents like one come without facets: none were asked for.
+      facetsPanel.replaceChildren(...(request ? facetElements(answer.meta.facets, request, pick) : []));
       const { meta } = answer;
-      summary.textContent = answer.results.length === 0 ? 'Nothing found.' : `${meta.total.toLocaleString('en')}${meta.total_is_lower_bound ? '+' : ''} found; ${plural(answer.results.length, 'row')} from ${meta.offset + 1} (${meta.query_time_ms} ms).`;
-      previous.disabled = meta.offset === 0;
-      next.disabled = !meta.has_more;
+      summary.textContent = answer.results.length === 0 ? `Nothing ${what}.` : `${meta.total.toLocaleString('en')}${meta.total_is_lower_bound ? '+' : ''} ${what}; ${plural(answer.results.length, 'row')} from ${meta.offset + 1} (${meta.query_time_ms} ms).`;
+      previous.disabled = request === null || meta.offset === 0;
+      next.disabled = request === null || !meta.has_more;
       clearMessage();
     } catch (error) {
       if (mine !== generation) return;
@@ -126,6 +142,8 @@ export function searchView(session: () => Session, open: OpenDocument): { reset(
       sayError(error);
     }
   }
+
+  const run = (request: SearchRequest) => show(request, (client) => client.search(request));
 
   /** A facet value clicked: its exact filter joins the others and the search runs again from the first page. */
   function pick(path: string, value: string | number | boolean): void {

@@ -1,5 +1,5 @@
 // The CLI's commands (commander): a person's commands over the typed client (ingest, upload, search, docs,
-// status, update, delete, restore) and the operator's over /admin (authority, mode, backfill, and `admin clients|keys`, admin.ts). Every command
+// status, update, delete, restore, and `synonyms get|set` and `similar`, synonyms.ts) and the operator's over /admin (authority, mode, backfill, and `admin clients|keys`, admin.ts). Every command
 // prints for a person by default and the service's JSON with --json. Exit codes: 0 done, 1 refused or failed
 // (the envelope, its details, or the failures are printed), 2 wrong usage.
 
@@ -16,6 +16,7 @@ import { operatorCall, AUTHORITY_MODES } from './operator.ts';
 import { addAdminDataCommands } from './admin-data.ts';
 import type { DeploymentFiles } from './admin-data.ts';
 import { registerAdminCommands } from './admin.ts';
+import { registerSynonymCommands } from './synonyms.ts';
 import { errorText, outputWidth, paintFor, renderDeletion, renderDocuments, renderJob, renderRestore, renderSearch } from './render.ts';
 import { budgetedFetch, RequestBudget } from './request-budget.ts';
 import { webhookCommands } from './webhooks.ts';
@@ -131,6 +132,15 @@ export function buildProgram(io: CliIo): Command {
       if (options.json) json(answer);
       else out(renderSearch(answer, paint, width()) + renderFacets(answer.meta.facets, paint));
     });
+
+  registerSynonymCommands(program, {
+    client,
+    print: (answer, asJson, forPerson) => (asJson ? json(answer) : out(forPerson())),
+    renderRows: (answer) => renderSearch(answer, paint, width()),
+    filters: filtersOf,
+    pairs: pairs('--filter'),
+    limit: wholeNumber('--limit', 1),
+  });
 
   program
     .command('ingest')

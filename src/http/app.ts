@@ -24,6 +24,8 @@ import { registerHealthRoutes } from './routes/health.ts';
 import { registerSearchRoutes } from './routes/search.ts';
 import { MAX_FORM_FIELD_BYTES, MAX_FORM_FIELDS, registerUploadRoutes, UPLOAD_REQUEST_BODY } from './routes/upload.ts';
 import { registerStatusRoutes } from './routes/status.ts';
+import { registerSettingsRoutes } from './routes/settings.ts';
+import { registerSimilarRoutes } from './routes/similar.ts';
 import { registerDocumentRoutes, registerLifecycleRoutes } from './routes/documents.ts';
 import { registerBackfillRoute, registerOperationalRoutes } from './routes/operational.ts';
 import { registerWebSearchRoutes } from './routes/web-search.ts';
@@ -118,6 +120,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   registerHealthRoutes(app, services);
   registerSearchRoutes(app, services);
+  registerSettingsRoutes(app, services);
+  registerSimilarRoutes(app, services);
   registerUploadRoutes(app, services);
   registerStatusRoutes(app, services);
   registerDocumentRoutes(app, services);

@@ -8,14 +8,17 @@ import type { KeyScope } from '../domain/api-keys.ts';
 /** Keyed by method and the route's path as registered (`:param`). */
 export const ROUTE_SCOPES: Readonly<Record<string, KeyScope>> = {
   'POST /search': 'search',
+  'POST /similar': 'search',
   'POST /web-search': 'search',
   'GET /web-search/capabilities': 'search',
   'GET /documents': 'read',
+  'GET /settings/synonyms': 'read',
   'GET /document/:document_id/text': 'read',
   'GET /status/:job_id': 'read',
   'GET /discovery/readiness': 'read',
   'GET /openapi.json': 'read',
   'POST /embed': 'write',
+  'PUT /settings/synonyms': 'write',
   'PATCH /update': 'write',
   'DELETE /document/:document_id': 'write',
   'POST /document/:document_id/restore': 'write',

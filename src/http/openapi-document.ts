@@ -51,6 +51,7 @@ const API_DESCRIPTION = [
 const DOCUMENT_TAGS = [
   { name: 'search', description: "Search the Client's documents." },
   { name: 'documents', description: 'Upload, list, read, update, delete and restore documents.' },
+  { name: 'settings', description: "The Client's search settings: its synonyms." },
   { name: 'jobs', description: 'Follow the jobs that uploads, updates and backfills queue.' },
   { name: 'discovery', description: 'Whether the metadata lane serves the Client yet.' },
   { name: 'webhooks', description: 'Be told when a job ends: signed deliveries of job outcomes to a URL of the Client.' },

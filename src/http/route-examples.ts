@@ -47,6 +47,40 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, RouteExamples>> = {
       meta: { query: 'opening balance March', total: 1, total_is_lower_bound: false, offset: 0, limit: 10, has_more: false, query_time_ms: 4, retrieval: { alpha: 0.5, reranked: false, reranked_count: 0 }, applied_filters: { 'metadata.custom.branch': 'KL' }, publication_view: 'ready' },
     },
   },
+  'POST /similar': {
+    operationId: 'similarDocuments',
+    summary: 'The Document Versions most like a given one (its content, both lanes), with filters',
+    description:
+      "Starts from a document (its latest visible version, or version_id): its most distinctive terms are the keyword query and the mean of its chunks' vectors the dense one. Every version of that document is left out; filters, include_deleted and a confined key narrow the candidates as in POST /search. An unknown document, or another Client's, is 404; 503 while publication cannot be proven.",
+    request: { document_id: 'stmt-2024-03', limit: 5, filters: { 'metadata.custom.branch': 'KL' } },
+    response: {
+      results: [
+        {
+          rank: 1,
+          document_version: { document_id: 'stmt-2024-04', version_id: 'stmt-2024-04' },
+          canonical_metadata: { schema_version: '2', source: { filename: 'april.pdf', mime_type: 'application/pdf', extension: 'pdf' }, custom: { branch: 'KL' } },
+          retrieval_contributions: [{ lane: 'content', rank: 1 }],
+          content_evidence: { items: [{ chunk_id: 'stmt-2024-04:9:0', chunk_index: 0, text: 'Opening balance as at 1 April 2024: RM 11,902.50', page: 1 }], total: 1, truncated: false },
+          metadata_evidence: { items: [], total: 0, truncated: false },
+        },
+      ],
+      meta: { query: '', total: 1, total_is_lower_bound: false, offset: 0, limit: 5, has_more: false, query_time_ms: 6, retrieval: { alpha: 0.5, reranked: false, reranked_count: 0 }, applied_filters: { 'metadata.custom.branch': 'KL' }, publication_view: 'ready' },
+    },
+  },
+  'GET /settings/synonyms': {
+    operationId: 'getSynonyms',
+    summary: "The Client's synonym set",
+    description: 'The multi-way sets and one-way rules the content lane widens keyword queries with, as last accepted by PUT /settings/synonyms; {"synonyms": []} when none.',
+    response: { synonyms: [{ terms: ['bil', 'invois', 'invoice'] }, { input: 'penyata', synonyms: ['statement'] }] },
+  },
+  'PUT /settings/synonyms': {
+    operationId: 'setSynonyms',
+    summary: "Replace the Client's synonym set",
+    description:
+      'Replaces the whole set (at most 10,000 rules): {"terms": [...]} makes each term find the others, {"input": "...", "synonyms": [...]} makes the input also find the synonyms. They widen the keyword part of the content lane only; the metadata lane matches words as written. Holds for every search that starts after the answer, on every api process. A bad rule is 422 and changes nothing.',
+    request: { synonyms: [{ terms: ['bil', 'invois', 'invoice'] }, { input: 'penyata', synonyms: ['statement'] }] },
+    response: { synonyms: [{ terms: ['bil', 'invois', 'invoice'] }, { input: 'penyata', synonyms: ['statement'] }] },
+  },
   'POST /embed': {
     operationId: 'uploadDocument',
     summary: 'Upload a document (a file, or plain text) to be parsed, enriched, embedded and published',

@@ -10,6 +10,7 @@ import { ROUTE_EXAMPLES } from './route-examples.ts';
 import { RATE_LIMIT_HEADERS } from './rate-limit-headers.ts';
 import { SEARCH_BODY_SCHEMA } from './routes/search.ts';
 import { WEBHOOK_BODY_SCHEMA } from './routes/webhooks.ts';
+import { SYNONYMS_BODY_SCHEMA } from './routes/settings.ts';
 import { TEXT_UPLOAD_SCHEMA, UPLOAD_REQUEST_BODY } from './routes/upload.ts';
 import { CHUNK, TEXT_RESPONSES, UPLOAD_ACCEPTED } from './routes/response-docs.ts';
 import { CLIENT_VIEW, KEY_VIEW, NEW_KEY } from './routes/admin-clients.ts';
@@ -387,6 +388,9 @@ export const ROUTE_RESPONSES: Readonly<Record<string, RouteResponses>> = {
     bodies: { 503: { ...HEALTH, description: 'Publication is enabled and serving is unsafe: the same health answer, components.publication error.' } },
   },
   'POST /search': { success: { status: 200, description: 'Ranked results of the requested page, with evidence.', schema: SEARCH_ANSWER }, errors: [...CLIENT_ROUTE, 400, 409, 422, SNAPSHOT_READ] },
+  'POST /similar': { success: { status: 200, description: 'The versions most like the given one, best first, with evidence.', schema: SEARCH_ANSWER }, errors: [...CLIENT_ROUTE, 400, 404, 422, SNAPSHOT_READ] },
+  'GET /settings/synonyms': { success: { status: 200, description: "The Client's synonym set ({\"synonyms\": []} when none).", schema: SYNONYMS_BODY_SCHEMA }, errors: [...CLIENT_ROUTE] },
+  'PUT /settings/synonyms': { success: { status: 200, description: 'The set accepted: it holds for every search that starts from now on.', schema: SYNONYMS_BODY_SCHEMA }, errors: [...CLIENT_ROUTE, 400, 422, STORE_WRITE] },
   'POST /embed': { success: { status: 202, description: 'Accepted: the upload is queued; poll GET /status/{job_id}.' }, errors: [...CLIENT_ROUTE, 403, 413, 415, 422, 503, STORE_WRITE] },
   'GET /status/:job_id': { success: { status: 200, description: 'The job, rendered by its state: common fields, then those of its state and operation (SPEC.md GET /status).', schema: JOB_VIEW }, errors: [...CLIENT_ROUTE, 404, SNAPSHOT_READ] },
   'GET /documents': { success: { status: 200, description: 'A page of Document Version summaries.', schema: DOCUMENT_LIST }, errors: [...CLIENT_ROUTE, 400, 422, SNAPSHOT_READ] },

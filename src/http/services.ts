@@ -5,6 +5,8 @@ import type { Config } from '../config.ts';
 import type { ReadGuard } from '../serving/read-guard.ts';
 import type { ServingIndex } from '../serving/serving-index.ts';
 import type { SearchService } from '../search/search-service.ts';
+import type { SynonymSettings } from '../search/synonym-settings.ts';
+import type { SimilarService } from '../search/similar.ts';
 import type { UploadService } from '../ingest/upload-service.ts';
 import type { DocumentService } from '../reads/document-reads.ts';
 import type { LifecycleService } from '../publication/lifecycle-service.ts';
@@ -48,6 +50,10 @@ export interface Services {
   /** Collections forced to bring this process back under its memory budget (operator view). */
   memoryPressure: MemoryPressure;
   search: SearchService;
+  /** PUT and GET /settings/synonyms; searches read the same set (search-service.ts). */
+  synonyms: SynonymSettings;
+  /** POST /similar. */
+  similar: SimilarService;
   uploads: UploadService;
   /** Operator action: export and import of one Client (GET and POST /admin/clients/{client_id}/export|import). */
   transfer: ClientTransferService;

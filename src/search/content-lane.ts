@@ -248,7 +248,10 @@ export function rankHead<T>(items: T[], count: number, compare: (a: T, b: T) => 
  * `readVectors`: the store's float32 vectors, which the dense lane's best rows are rescored with (dense-rescore.ts);
  * `unfiltered`: the chunks the request may see before its filters, when they narrowed `eligible` to fewer. Scores
  * must not depend on which candidates a filter removed (SPEC.md search rule 7): the sparse scores are divided by
- * the best of these, and the dense rows rescored are those an unfiltered search rescores.
+ * the best of these, and the dense rows rescored are those an unfiltered search rescores;
+ * `synonymTerms`: the Client's synonyms of the query's words (synonyms.ts), which the sparse lane also matches;
+ * `preset`: the lanes' queries given outright instead of from `normalizedQuery` (POST /similar: a document's most
+ * distinctive terms and the mean of its chunks' vectors, similar.ts).
  */
 export async function searchContent(
   snapshot: ClientSnapshot,
@@ -262,12 +265,17 @@ export async function searchContent(
   graphThread: ThreadedGraphWalks | null = null,
   readVectors: ChunkVectorReader | null = null,
   unfiltered: Uint8Array | null = null,
+  synonymTerms: readonly string[] = [],
+  preset: { terms: string[]; vector: Float32Array | null } | null = null,
 ): Promise<ContentLaneResult> {
-  const queryTerms = analyzeQueryTerms(normalizedQuery);
+  const queryTerms = preset ? preset.terms : withSynonymTerms(analyzeQueryTerms(normalizedQuery), synonymTerms);
   const runSparse = alpha < 1 && queryTerms.length > 0;
   let queryVector: Float32Array | null = null;
   let proposals: Promise<GraphProposals> | null = null;
-  if (alpha > 0) {
+  if (preset) {
+    queryVector = alpha > 0 ? preset.vector : null;
+    if (queryVector && runSparse && graphThread) proposals = graphThread.start(queryVector, graphWalks(snapshot.segments, queryVector, eligible, depth));
+  } else if (alpha > 0) {
     // The query embedding may cross the network (a remote embedder): rule 12 applies to it, not to the scan.
     [queryVector] = await readOverNetwork(() => embedder.embed([normalizedQuery], { singleAttempt: true }));
     // With a sparse lane to run meanwhile, the graphs are walked on the graph thread.
@@ -357,6 +365,12 @@ export async function searchContent(
     for (const number of numbers) yield versionOfNumber(snapshot, numbering, number);
   };
   return { versions, total: groups.count, matchedVersions, exhausted: sparse.exhausted && dense.exhausted, queryTerms };
+}
+
+/** The query's terms and, once each, those of its synonyms: the keyword lane matches any of them. */
+function withSynonymTerms(queryTerms: string[], synonymTerms: readonly string[]): string[] {
+  if (synonymTerms.length === 0) return queryTerms;
+  return [...new Set([...queryTerms, ...synonymTerms.flatMap((term) => analyzeQueryTerms(term))])];
 }
 
 /** Higher score first; ties broken by identity so equal scores always page the same way. */

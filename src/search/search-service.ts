@@ -24,6 +24,7 @@ import { searchContent } from './content-lane.ts';
 import type { ThreadedGraphWalks } from '../serving/graphs/threaded-graph-walks.ts';
 import type { VersionHit } from './content-lane.ts';
 import { normalizeContentQuery } from '../text/query-normalizer.ts';
+import type { SynonymExpander } from './synonyms.ts';
 import { highlightSpans } from './highlight.ts';
 import { MetadataLane, metadataHighlights } from './metadata-lane.ts';
 import type { MetadataVersionHit } from './metadata-lane.ts';
@@ -78,6 +79,8 @@ export interface SearchDependencies {
   graphThread?: ThreadedGraphWalks | null;
   /** Whether the machine has a core to spare now (runtime/spare-cores.ts); without it the graph thread is not used. */
   spareCore?: () => boolean;
+  /** The Client's synonym set for a search starting now (synonym-settings.ts); absent: none. */
+  synonyms?: (clientId: string) => Promise<SynonymExpander>;
   /** Told how long each answered search took by scope, whole (lane "all") and per lane it ran (for /metrics). */
   onMeasured?: (scope: string, lane: 'all' | 'content' | 'metadata', seconds: number) => void;
 }
@@ -97,7 +100,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; seconds: nu
 const visibleLive = new WeakMap<ClientSnapshot, Uint8Array>();
 
 /** Chunks a request may see: live in the snapshot, visible under include_deleted, passing the filters. */
-function eligibility(snapshot: ClientSnapshot, filters: CompiledFilters, includeDeleted: boolean): Uint8Array {
+export function eligibility(snapshot: ClientSnapshot, filters: CompiledFilters, includeDeleted: boolean): Uint8Array {
   const live = snapshot.live;
   const hidden = !includeDeleted && snapshot.deletedVersionCount > 0;
   if (filters.isEmpty && !hidden) return live;
@@ -136,7 +139,7 @@ const NO_FILTERS = compileFilters({});
  * a filter only removes candidates (SPEC.md search rule 7), and a confined key's scores are what they would be were
  * the versions outside its confinement not there. The same array as `eligible` when the request has no filters.
  */
-function eligibilityBeforeFilters(snapshot: ClientSnapshot, callerFilters: CompiledFilters, confinement: Confinement | null, includeDeleted: boolean, eligible: Uint8Array): Uint8Array {
+export function eligibilityBeforeFilters(snapshot: ClientSnapshot, callerFilters: CompiledFilters, confinement: Confinement | null, includeDeleted: boolean, eligible: Uint8Array): Uint8Array {
   return callerFilters.isEmpty ? eligible : eligibility(snapshot, confinedFilters(NO_FILTERS, confinement), includeDeleted);
 }
 
@@ -173,11 +176,11 @@ function chunkOf(snapshot: ClientSnapshot, ordinal: number): ServedChunk {
   return chunkByOrdinal(snapshot, ordinal)!;
 }
 
-function evidenceChunks(snapshot: ClientSnapshot, hit: VersionHit): ServedChunk[] {
+export function evidenceChunks(snapshot: ClientSnapshot, hit: VersionHit): ServedChunk[] {
   return hit.chunks.slice(0, MAX_EVIDENCE_ITEMS).map(({ ordinal }) => chunkOf(snapshot, ordinal));
 }
 
-function contentEvidence(snapshot: ClientSnapshot, hit: VersionHit, highlight: boolean, queryTerms: string[], texts: Map<number, StoredChunkText>): Evidence<ContentEvidenceItem> {
+export function contentEvidence(snapshot: ClientSnapshot, hit: VersionHit, highlight: boolean, queryTerms: string[], texts: Map<number, StoredChunkText>): Evidence<ContentEvidenceItem> {
   const items = evidenceChunks(snapshot, hit).map((chunk) => {
     const { text, language } = texts.get(chunk.ordinal)!;
     const item: ContentEvidenceItem = { chunk_id: chunk.chunkId, chunk_index: chunk.chunkIndex, text, page: chunk.page };
@@ -291,7 +294,7 @@ function metadataEvidence(hit: MetadataVersionHit | undefined, highlight: boolea
 const EMPTY_EVIDENCE: Evidence<ContentEvidenceItem> = { items: [], total: 0, truncated: false };
 
 /** The version's canonical metadata, with `location` taken from the row's best content evidence chunk. */
-function rowMetadata(snapshot: ClientSnapshot, row: MergedRow): JsonObject {
+export function rowMetadata(snapshot: ClientSnapshot, row: Pick<MergedRow, 'version' | 'content'>): JsonObject {
   const metadata = row.version.canonicalMetadata as unknown as JsonObject;
   const best = row.content?.chunks[0] ? chunkOf(snapshot, row.content.chunks[0].ordinal) : undefined;
   if (!best) return metadata;
@@ -342,6 +345,8 @@ export class SearchService {
     const runMetadata = request.scope !== 'content';
     const sorting = (request.sort ?? []).length > 0;
     const normalized = runContent ? normalizeContentQuery(request.query, snapshotVocabulary(snapshot)) : null;
+    // The Client's synonyms widen the keyword query after normalization, of the content lane alone.
+    const synonymTerms = normalized && this.deps.synonyms ? (await this.deps.synonyms(clientId)).expand(normalized.text) : [];
     // Two lanes merged by rank under filters: each lane's ranks are taken before the filters (MergeRanks).
     const mergedFiltered = runContent && runMetadata && !callerFilters.isEmpty;
     const isVisible = (version: ServedVersion) => (request.includeDeleted || !version.deletion.deleted) && withinConfinement(version, confinement);
@@ -363,6 +368,7 @@ export class SearchService {
               this.running === 1 && this.deps.graphThread && this.deps.spareCore?.() ? this.deps.graphThread : null,
               (keys) => this.deps.readVectors(clientId, keys),
               unfiltered,
+              synonymTerms,
             ),
           )
         : Promise.resolve(null),
@@ -370,7 +376,7 @@ export class SearchService {
       runMetadata ? timed(() => this.metadataLane.search(snapshot, request.query, mergedFiltered ? isVisible : isVersionEligible)) : Promise.resolve(null),
       // The content lane's do not: the filtered lane finds what a capped unfiltered one misses, so it runs both.
       mergedFiltered && normalized
-        ? searchContent(snapshot, normalized.text, alpha, unfiltered, this.deps.embedder, this.deps.candidateCap, this.rankingDepth(request), Number.POSITIVE_INFINITY, null, (keys) => this.deps.readVectors(clientId, keys))
+        ? searchContent(snapshot, normalized.text, alpha, unfiltered, this.deps.embedder, this.deps.candidateCap, this.rankingDepth(request), Number.POSITIVE_INFINITY, null, (keys) => this.deps.readVectors(clientId, keys), null, synonymTerms)
         : Promise.resolve(null),
     ]);
     const content = contentRun?.value ?? null;

@@ -258,6 +258,23 @@ export interface DiscoveryRepository {
   setReadiness(clientId: string, state: ReadinessState, backfillJobId?: string | null): Promise<void>;
 }
 
+/** A Client's synonym set as stored: its JSON text and the version each accepted change increments. */
+export interface StoredSynonyms {
+  version: number;
+  /** The set as the Client sent it (canonical JSON of search/synonyms.ts SynonymRule[]). */
+  rules: string;
+}
+
+/** Per-Client search settings: the synonym set of the content lane (DESIGN.md "Facets, sorting, synonyms"). */
+export interface SettingsRepository {
+  /** The version of the Client's synonym set: 0 when none was ever set. One cheap read per search. */
+  synonymsVersion(clientId: string): Promise<number>;
+  /** The Client's synonym set, or null when none was ever set. */
+  synonyms(clientId: string): Promise<StoredSynonyms | null>;
+  /** Replaces the Client's whole synonym set; answers the new version. */
+  setSynonyms(clientId: string, rules: string): Promise<number>;
+}
+
 export interface AuthorityRecord {
   mode: DurableAuthorityMode;
   authorityId: string;
@@ -411,6 +428,7 @@ export interface UploadRepository {
 export interface StoragePort {
   readonly jobs: JobRepository;
   readonly discovery: DiscoveryRepository;
+  readonly settings: SettingsRepository;
   readonly authority: AuthorityRepository;
   readonly rateLimits: RateLimitRepository;
   readonly secrets: SecretRepository;

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { openBrowserPage, screenshotFolder } from '../helpers/browser.ts';
-import { useTestServer, KEYS } from '../helpers/server.ts';
+import { api, useTestServer, KEYS, uploadText, waitForJob } from '../helpers/server.ts';
 
 const server = useTestServer();
 const SHOTS = screenshotFolder('console');
@@ -122,6 +122,24 @@ test('search shows cards with cropped passages, the matched words marked and the
   assert.match(passage, /…/);
   assert.ok((await receipt.locator('.passage mark').allTextContents()).some((text) => /goods|services|tax/i.test(text)));
   await shot('03b-search-passage');
+
+  // "Similar" on a card lists the documents most like it, never the document itself, and without a pager; with
+  // nothing like it, the summary says so. The near-copy is hard-deleted after, so the later steps see what they did.
+  await receipt.getByRole('button', { name: 'Documents similar to receipt.pdf' }).click();
+  await page.locator('#search-summary', { hasText: 'Nothing like receipt.pdf.' }).waitFor();
+  const copy = await uploadText(server.url, KEYS.alpha, { document_id: 'memo-copy.txt', text: 'Memo on the Kuching branch audit of petty cash, and of treasury hedging.' });
+  await waitForJob(server.url, KEYS.alpha, copy.json.job_id);
+  await page.getByLabel('Query').fill('petty cash audit');
+  await page.getByLabel('Query').press('Enter');
+  const memo = hits.filter({ has: page.locator('button.link', { hasText: /^memo\.txt$/ }) }).first();
+  await memo.getByRole('button', { name: 'Documents similar to memo.txt' }).click();
+  await page.locator('#search-summary', { hasText: 'like memo.txt' }).waitFor();
+  assert.equal(await hits.first().getAttribute('data-document-id'), 'memo-copy.txt', 'the near-copy first');
+  assert.equal(await hits.filter({ has: page.locator('button.link', { hasText: /^memo\.txt$/ }) }).count(), 0, 'the source is left out');
+  assert.equal(await page.locator('#search-next').isDisabled(), true);
+  assert.equal(await page.locator('#search-prev').isDisabled(), true);
+  await shot('03c-similar');
+  assert.equal((await api(server.url, '/document/memo-copy.txt?mode=hard', { method: 'DELETE', key: KEYS.alpha })).status, 200);
 });
 
 test('an error shows the details of its envelope and clears the answer before it', async () => {

@@ -28,6 +28,12 @@ export type SearchHit = SearchResponse['results'][number];
 export type ContentEvidenceItem = SearchHit['content_evidence']['items'][number];
 /** One item of a hit's metadata evidence: the leaf's path and value, how it matched, and its highlights. */
 export type MetadataEvidenceItem = SearchHit['metadata_evidence']['items'][number];
+export type SimilarRequest = NonNullable<paths['/similar']['post']['requestBody']>['content']['application/json'];
+/** The Evidence Result page of POST /search: the versions most like the given one. */
+export type SimilarResponse = Json<paths['/similar']['post']['responses'][200]>;
+/** The Client's synonym set: multi-way sets {terms} and one-way rules {input, synonyms}. */
+export type SynonymSettings = NonNullable<paths['/settings/synonyms']['put']['requestBody']>['content']['application/json'];
+export type SynonymRule = SynonymSettings['synonyms'][number];
 export type AcceptedJob = Json<paths['/embed']['post']['responses'][202]>;
 export type AcceptedUpdate = Json<paths['/update']['patch']['responses'][202]>;
 export type UpdateRequest = NonNullable<paths['/update']['patch']['requestBody']>['content']['application/json'];
@@ -455,6 +461,21 @@ export class SearchClient {
   /** POST /search: `query` plus any of scope, alpha, limit, offset, filters, rerank, top_k_rerank, include_deleted, highlight, facets, facet_limit, sort. */
   search(request: SearchRequest, signal?: AbortSignal): Promise<SearchResponse> {
     return this.read('/search', { json: request, signal }, 'POST');
+  }
+
+  /** POST /similar: the versions most like `document_id` (its latest version, or `version_id`), with filters. */
+  similar(request: SimilarRequest, signal?: AbortSignal): Promise<SimilarResponse> {
+    return this.read('/similar', { json: request, signal }, 'POST');
+  }
+
+  /** GET /settings/synonyms: the Client's synonym set (`{synonyms: []}` when none). */
+  synonyms(signal?: AbortSignal): Promise<SynonymSettings> {
+    return this.read('/settings/synonyms', { signal });
+  }
+
+  /** PUT /settings/synonyms: replaces the whole set; it holds for every search that starts after this resolves. */
+  setSynonyms(rules: SynonymRule[], signal?: AbortSignal): Promise<SynonymSettings> {
+    return this.write('PUT', '/settings/synonyms', { json: { synonyms: rules }, signal });
   }
 
   /** One page of GET /documents. */

@@ -42,6 +42,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings/synonyms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Client's synonym set
+         * @description The multi-way sets and one-way rules the content lane widens keyword queries with, as last accepted by PUT /settings/synonyms; {"synonyms": []} when none.
+         */
+        get: operations["getSynonyms"];
+        /**
+         * Replace the Client's synonym set
+         * @description Replaces the whole set (at most 10,000 rules): {"terms": [...]} makes each term find the others, {"input": "...", "synonyms": [...]} makes the input also find the synonyms. They widen the keyword part of the content lane only; the metadata lane matches words as written. Holds for every search that starts after the answer, on every api process. A bad rule is 422 and changes nothing.
+         */
+        put: operations["setSynonyms"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/similar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The Document Versions most like a given one (its content, both lanes), with filters
+         * @description Starts from a document (its latest visible version, or version_id): its most distinctive terms are the keyword query and the mean of its chunks' vectors the dense one. Every version of that document is left out; filters, include_deleted and a confined key narrow the candidates as in POST /search. An unknown document, or another Client's, is 404; 503 while publication cannot be proven.
+         */
+        post: operations["similarDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/embed": {
         parameters: {
             query?: never;
@@ -1606,6 +1650,287 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSynonyms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Client's synonym set ({"synonyms": []} when none). */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "synonyms": [
+                     *         {
+                     *           "terms": [
+                     *             "bil",
+                     *             "invois",
+                     *             "invoice"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "input": "penyata",
+                     *           "synonyms": [
+                     *             "statement"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The rules, at most 10000; a PUT replaces the whole set. */
+                        synonyms: {
+                            /** @description A multi-way set: each term also finds the others. */
+                            terms?: string[];
+                            /** @description A one-way rule: this term also finds its synonyms. */
+                            input?: string;
+                            /** @description What the input also finds (they do not find the input). */
+                            synonyms?: string[];
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setSynonyms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The Client's synonym set: it widens the content lane's keyword query and never the metadata lane. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "synonyms": [
+                 *         {
+                 *           "terms": [
+                 *             "bil",
+                 *             "invois",
+                 *             "invoice"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "input": "penyata",
+                 *           "synonyms": [
+                 *             "statement"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The rules, at most 10000; a PUT replaces the whole set. */
+                    synonyms: {
+                        /** @description A multi-way set: each term also finds the others. */
+                        terms?: string[];
+                        /** @description A one-way rule: this term also finds its synonyms. */
+                        input?: string;
+                        /** @description What the input also finds (they do not find the input). */
+                        synonyms?: string[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The set accepted: it holds for every search that starts from now on. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "synonyms": [
+                     *         {
+                     *           "terms": [
+                     *             "bil",
+                     *             "invois",
+                     *             "invoice"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "input": "penyata",
+                     *           "synonyms": [
+                     *             "statement"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The rules, at most 10000; a PUT replaces the whole set. */
+                        synonyms: {
+                            /** @description A multi-way set: each term also finds the others. */
+                            terms?: string[];
+                            /** @description A one-way rule: this term also finds its synonyms. */
+                            input?: string;
+                            /** @description What the input also finds (they do not find the input). */
+                            synonyms?: string[];
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    similarDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Which document to start from and which versions may answer. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "document_id": "stmt-2024-03",
+                 *       "limit": 5,
+                 *       "filters": {
+                 *         "metadata.custom.branch": "KL"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The document whose content the answer is like. */
+                    document_id: string;
+                    /** @description The version to start from; absent or null: the latest visible one. */
+                    version_id?: string | null;
+                    /**
+                     * @description Results to answer.
+                     * @default 10
+                     */
+                    limit?: number;
+                    /**
+                     * @description Exact metadata conditions, as in POST /search.
+                     * @default {}
+                     */
+                    filters?: Record<string, unknown>;
+                    /**
+                     * @description Whether soft-deleted versions may start or answer.
+                     * @default false
+                     */
+                    include_deleted?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The versions most like the given one, best first, with evidence. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "rank": 1,
+                     *           "document_version": {
+                     *             "document_id": "stmt-2024-04",
+                     *             "version_id": "stmt-2024-04"
+                     *           },
+                     *           "canonical_metadata": {
+                     *             "schema_version": "2",
+                     *             "source": {
+                     *               "filename": "april.pdf",
+                     *               "mime_type": "application/pdf",
+                     *               "extension": "pdf"
+                     *             },
+                     *             "custom": {
+                     *               "branch": "KL"
+                     *             }
+                     *           },
+                     *           "retrieval_contributions": [
+                     *             {
+                     *               "lane": "content",
+                     *               "rank": 1
+                     *             }
+                     *           ],
+                     *           "content_evidence": {
+                     *             "items": [
+                     *               {
+                     *                 "chunk_id": "stmt-2024-04:9:0",
+                     *                 "chunk_index": 0,
+                     *                 "text": "Opening balance as at 1 April 2024: RM 11,902.50",
+                     *                 "page": 1
+                     *               }
+                     *             ],
+                     *             "total": 1,
+                     *             "truncated": false
+                     *           },
+                     *           "metadata_evidence": {
+                     *             "items": [],
+                     *             "total": 0,
+                     *             "truncated": false
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "query": "",
+                     *         "total": 1,
+                     *         "total_is_lower_bound": false,
+                     *         "offset": 0,
+                     *         "limit": 5,
+                     *         "has_more": false,
+                     *         "query_time_ms": 6,
+                     *         "retrieval": {
+                     *           "alpha": 0.5,
+                     *           "reranked": false,
+                     *           "reranked_count": 0
+                     *         },
+                     *         "applied_filters": {
+                     *           "metadata.custom.branch": "KL"
+                     *         },
+                     *         "publication_view": "ready"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SearchResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];

@@ -21,6 +21,8 @@ import type {
   RateWindowDecision,
   RecordedReadiness,
   SecretRepository,
+  SettingsRepository,
+  StoredSynonyms,
 } from '../port.ts';
 
 export class PgDiscoveryRepository implements DiscoveryRepository {
@@ -171,5 +173,34 @@ export class PgSecretRepository implements SecretRepository {
       await sql.query('INSERT INTO deployment_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, randomBytes(32).toString('hex')]);
       return (await sql.query<{ value: string }>('SELECT value FROM deployment_secrets WHERE name = $1', [name])).rows[0].value;
     });
+  }
+}
+
+/** Each Client's synonym set with its version (a shared row: search reads it outside a Client transaction). */
+export class PgSettingsRepository implements SettingsRepository {
+  private readonly pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.pool = pool;
+  }
+
+  async synonymsVersion(clientId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ version: string }>('SELECT version FROM client_synonyms WHERE client_id = $1', [clientId]);
+    return rows[0] ? Number(rows[0].version) : 0;
+  }
+
+  async synonyms(clientId: string): Promise<StoredSynonyms | null> {
+    const { rows } = await this.pool.query<{ version: string; rules: string }>('SELECT version, rules FROM client_synonyms WHERE client_id = $1', [clientId]);
+    return rows[0] ? { version: Number(rows[0].version), rules: rows[0].rules } : null;
+  }
+
+  async setSynonyms(clientId: string, rules: string): Promise<number> {
+    const { rows } = await this.pool.query<{ version: string }>(
+      `INSERT INTO client_synonyms (client_id, rules, version) VALUES ($1, $2, 1)
+       ON CONFLICT (client_id) DO UPDATE SET rules = excluded.rules, version = client_synonyms.version + 1
+       RETURNING version`,
+      [clientId, rules],
+    );
+    return Number(rows[0].version);
   }
 }

@@ -441,6 +441,15 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX webhook_deliveries_in_order ON webhook_deliveries (webhook_id, document_id, seq);
   CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, seq);
   `,
+  // Each Client's synonym set (PUT /settings/synonyms): a shared row, as in the SQLite control database, with a
+  // version every accepted change increments (a search reads the version alone: search/synonym-cache.ts).
+  `
+  CREATE TABLE client_synonyms (
+    client_id text COLLATE "C" PRIMARY KEY,
+    rules text NOT NULL,
+    version bigint NOT NULL
+  );
+  `,
 ];
 
 /**

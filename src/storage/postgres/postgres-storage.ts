@@ -13,7 +13,7 @@ import type { LogPolicy } from './publication-log.ts';
 import { PgPurgeJournal } from './purge-journal.ts';
 import { PgJobRepository } from './jobs.ts';
 import { PgWebhookRepository } from './webhooks.ts';
-import { PgAuthorityRepository, PgDiscoveryRepository, PgRateLimitRepository, PgSecretRepository } from './control.ts';
+import { PgAuthorityRepository, PgDiscoveryRepository, PgRateLimitRepository, PgSecretRepository, PgSettingsRepository } from './control.ts';
 import { PgUploadRepository } from './uploads.ts';
 import { PgAccessRepository } from './access.ts';
 import { storeFailureOf } from '../shared/store-failures.ts';
@@ -75,6 +75,7 @@ export interface PostgresStorageOptions {
 export class PostgresStorage implements StoragePort {
   readonly jobs: PgJobRepository;
   readonly discovery: PgDiscoveryRepository;
+  readonly settings: PgSettingsRepository;
   readonly authority: PgAuthorityRepository;
   readonly rateLimits: PgRateLimitRepository;
   readonly secrets: PgSecretRepository;
@@ -95,6 +96,7 @@ export class PostgresStorage implements StoragePort {
     this.log = log;
     this.jobs = new PgJobRepository(pool);
     this.discovery = new PgDiscoveryRepository(pool);
+    this.settings = new PgSettingsRepository(pool);
     this.authority = new PgAuthorityRepository(pool);
     this.rateLimits = new PgRateLimitRepository(pool);
     this.secrets = new PgSecretRepository(pool);

@@ -148,4 +148,13 @@ export const CONTROL_MIGRATIONS: readonly string[] = [
   CREATE INDEX webhook_deliveries_in_order ON webhook_deliveries (webhook_id, document_id, seq);
   CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, seq);
   `,
+  // Each Client's synonym set (PUT /settings/synonyms), whole, with a version every accepted change increments:
+  // a search reads the version alone and parses the set only when it changed (search/synonym-cache.ts).
+  `
+  CREATE TABLE client_synonyms (
+    client_id TEXT PRIMARY KEY,
+    rules TEXT NOT NULL,
+    version INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -14,6 +14,7 @@ import { ClientStore } from './client-store.ts';
 import type { ClientDatabase } from './client-database.ts';
 import { SqliteJobRepository } from './jobs.ts';
 import { SqliteDiscoveryRepository } from './discovery.ts';
+import { SqliteSettingsRepository } from './settings.ts';
 import { SqliteAuthorityRepository } from './authority.ts';
 import { SqliteRateLimitRepository } from './rate-limits.ts';
 import { SqliteSecretRepository } from './secrets.ts';
@@ -69,6 +70,7 @@ function fitClientPageCache(db: Database): void {
 export class Storage implements StoragePort {
   readonly jobs: SqliteJobRepository;
   readonly discovery: SqliteDiscoveryRepository;
+  readonly settings: SqliteSettingsRepository;
   readonly authority: SqliteAuthorityRepository;
   readonly rateLimits: SqliteRateLimitRepository;
   readonly secrets: SqliteSecretRepository;
@@ -106,6 +108,7 @@ export class Storage implements StoragePort {
     this.controlDb = openDatabase(join(dataDir, 'control.db'), CONTROL_MIGRATIONS);
     this.jobs = new SqliteJobRepository(this.controlDb);
     this.discovery = new SqliteDiscoveryRepository(this.controlDb);
+    this.settings = new SqliteSettingsRepository(this.controlDb);
     this.authority = new SqliteAuthorityRepository(this.controlDb);
     this.rateLimits = new SqliteRateLimitRepository(this.controlDb);
     this.secrets = new SqliteSecretRepository(this.controlDb);
