@@ -1,8 +1,9 @@
 // Relevance of the service's own search path on ../shared/datasets: nDCG@10, Recall@100 and MRR@10 for
 // alpha 0, the default alpha and alpha 1, with and without rerank. Usage:
 //   node bench/relevance.ts [--synonyms FILE] [dataset...]
-// --synonyms sets the bench Client's synonym set (the body of PUT /settings/synonyms, e.g.
-// bench/synonyms-ms-en.json) before the queries run; without it the Client has none.
+// --synonyms sets the bench Client's synonym set (the file's `synonyms` field, as in the body of PUT
+// /settings/synonyms, e.g. bench/synonyms-ms-en.json; another field, such as the description in
+// bench/synonyms-ms.json, is the file's own) before the queries run; without it the Client has none.
 
 import { loadDataset, meanScores, scoreRanking } from './datasets.ts';
 import type { Dataset, Scores } from './datasets.ts';
