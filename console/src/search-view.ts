@@ -38,7 +38,7 @@ function hitElement(hit: SearchHit, open: OpenDocument, similar: ShowSimilar): H
   const title = metadata.extracted?.title ?? metadata.source?.filename ?? '';
   const evidence = hit.content_evidence.items.filter((item) => item.text);
   const fields = hit.metadata_evidence.items;
-  const link = el('button', { type: 'button', class: 'link' }, document_id);
+  const link = el('button', { type: 'button', class: 'link document-link' }, document_id);
   const labels = locationLabels(hit.canonical_metadata);
   const workbook = isWorkbook(hit.canonical_metadata);
   link.addEventListener('click', () => open(document_id, labels));

@@ -6,11 +6,10 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { useTestServer, api, KEYS, uploadText, waitForJob } from '../helpers/server.ts';
+import { openBrowserPage, screenshotFolder } from '../helpers/browser.ts';
 
 const NOTICES = '../shared/corpus/txt/msd_bnm_public_notice_english.csv';
 const TEAMS = ['ops', 'finance', 'audit'];
@@ -30,8 +29,7 @@ const server = useTestServer({}, async (started) => {
     assert.equal((await waitForJob(started.url, KEYS.alpha, accepted.json.job_id)).status, 'completed');
   }
 });
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = fileURLToPath(new URL('../../test-results/console/', import.meta.url));
+const SHOTS = screenshotFolder('console');
 const STEP_MS = 60_000;
 
 let browser: Browser;
@@ -39,11 +37,7 @@ let page: Page;
 const pageErrors: string[] = [];
 
 before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(STEP_MS);
-  page.on('pageerror', (error) => pageErrors.push(error.message));
+  ({ browser, page } = await openBrowserPage(STEP_MS, pageErrors));
 });
 
 after(async () => {

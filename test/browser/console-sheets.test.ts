@@ -5,11 +5,11 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { useTestServer, KEYS, uploadFile, waitForJob } from '../helpers/server.ts';
+import { openBrowserPage, screenshotFolder } from '../helpers/browser.ts';
 
 const WORKBOOKS = [
   { id: 'kyc-layout.xlsx', path: 'xlsx/tika_CVLKRA-KYC_Download_File_Structure_V3.1.xlsx' },
@@ -24,8 +24,7 @@ const server = useTestServer({}, async (started) => {
     assert.equal((await waitForJob(started.url, KEYS.alpha, upload.json.job_id)).status, 'completed');
   }
 });
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = fileURLToPath(new URL('../../test-results/console/', import.meta.url));
+const SHOTS = screenshotFolder('console');
 const STEP_MS = 60_000;
 
 let browser: Browser;
@@ -33,11 +32,7 @@ let page: Page;
 const pageErrors: string[] = [];
 
 before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(STEP_MS);
-  page.on('pageerror', (error) => pageErrors.push(error.message));
+  ({ browser, page } = await openBrowserPage(STEP_MS, pageErrors));
 });
 
 after(async () => {
@@ -69,7 +64,7 @@ test('a hit on a workbook shows the sheet it is on; the document opened from it 
   const multi = page.locator('#search-results li.hit', { has: page.locator('button.link', { hasText: 'multi-sheet.xlsx' }) }).first();
   await multi.waitFor();
   assert.equal(await multi.locator('.where').first().textContent(), 'Sheet: Sheet2');
-  await multi.locator('button.link').click();
+  await multi.locator('button.document-link').click();
   await page.locator('#document-heading', { hasText: 'multi-sheet.xlsx' }).waitFor();
   await page.locator('#document-text section.page-text h4', { hasText: 'Sheet 3' }).waitFor();
   // The text route gives pages, not names: the sheet the hit named keeps its name, the others their position.
