@@ -198,7 +198,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   // Listen first: RECOVERING is observable (health 503, reads 503 with Retry-After) until the process is ready to serve.
   await app.listen({ host: config.host, port: config.port });
   serving.onCompactionError = (error) => app.log.warn({ err: error }, 'segment merge failed');
-  const follower = new Follower({ storage, index: serving, guard: readGuard, pollMs: config.followerPollMs, sweep: (clientId) => cacheSweep.sweepIfHeld(clientId), onError: (error) => app.log.warn({ err: error }, 'follower pass failed') });
+  const follower = new Follower({ storage, index: serving, guard: readGuard, pollMs: config.followerPollMs, sweep: (clientId) => cacheSweep.sweepIfHeld(clientId), sweepHeld: () => cacheSweep.sweepHeld(), onError: (error) => app.log.warn({ err: error }, 'follower pass failed') });
   const recovered = (async () => {
     await faultPoint('recovery');
     // Before serving: files of versions purged while no process here served their Client (or before a crash) go.

@@ -3,6 +3,9 @@
 // fence's position in the log covers; in MAINTENANCE and while recovering it waits.
 // A store that announces publications (PostgreSQL's NOTIFY) wakes it for the Client that published, and the
 // poll is then only a backstop; a store that does not (SQLite) is polled every FOLLOWER_POLL_MS.
+// An announcement of a Client not loaded here may be another host's hard delete: this host's cache files of it are
+// swept. Announcements committed before the watch listens (or while its connection was lost) are not heard, so once
+// it listens, and again after each reconnect, every Client with cache files here is swept (`sweepHeld`).
 
 import type { PublicationWatch, StoragePort } from '../storage/port.ts';
 import type { ServingIndex } from './serving-index.ts';
@@ -25,10 +28,21 @@ export class Follower {
 
   /** Sweeps this host's cache files of a Client not loaded here (caches/cache-sweep.ts). */
   private readonly sweep: (clientId: string) => Promise<unknown>;
+  /** Sweeps every Client with cache files here (announcements may have been missed). */
+  private readonly sweepHeld: () => Promise<unknown>;
 
-  constructor(deps: { storage: StoragePort; index: ServingIndex; guard: ReadGuard; pollMs: number; sweep?: (clientId: string) => Promise<unknown>; onError?: (error: unknown) => void }) {
+  constructor(deps: {
+    storage: StoragePort;
+    index: ServingIndex;
+    guard: ReadGuard;
+    pollMs: number;
+    sweep?: (clientId: string) => Promise<unknown>;
+    sweepHeld?: () => Promise<unknown>;
+    onError?: (error: unknown) => void;
+  }) {
     this.storage = deps.storage;
     this.sweep = deps.sweep ?? (async () => undefined);
+    this.sweepHeld = deps.sweepHeld ?? (async () => undefined);
     this.index = deps.index;
     this.guard = deps.guard;
     this.pollMs = deps.pollMs;
@@ -37,8 +51,16 @@ export class Follower {
 
   /** Starts polling, and listening when the store announces publications. */
   start(): void {
-    this.watch = this.storage.watchPublications?.((clientId) => void this.pass(() => (clientId === null ? this.tick() : this.tickClient(clientId)))) ?? null;
+    this.watch = this.storage.watchPublications?.((clientId) => void this.pass(() => (clientId === null ? this.missed() : this.tickClient(clientId)))) ?? null;
+    // What was announced before the watch listened went unheard: a hard delete on another host among it is swept.
+    void this.watch?.listening.then(() => this.pass(() => this.sweepHeld()));
     this.schedule();
+  }
+
+  /** Announcements may have been missed: every loaded Client is caught up and every Client held here swept. */
+  private async missed(): Promise<void> {
+    await this.tick();
+    await this.sweepHeld();
   }
 
   /** Settles once announcements are heard (at once for a store that is polled). */

@@ -78,6 +78,28 @@ test('a watch whose connection is lost opens it again and says announcements may
   }
 });
 
+test('a follower sweeps the Clients held here once its watch listens and after each reconnect: announcements before were not heard', async () => {
+  const url = await cluster.createDatabase();
+  const storage = await PostgresStorage.open(url);
+  const index = new ServingIndex(storage, DIMENSIONS, inlineSegmentBuilder);
+  const guard = new ReadGuard(storage, index, { enabled: true, catchUpDeadlineMs: 30_000 });
+  guard.recovered();
+  let sweeps = 0;
+  const follower = new Follower({ storage, index, guard, pollMs: AN_HOUR_MS, sweepHeld: async () => void sweeps++ });
+  try {
+    follower.start();
+    await follower.listening();
+    // A hard delete on another host announced before this watch listened would go unheard: the sweep covers it.
+    await until('the follower swept once listening', () => sweeps === 1);
+    await storage.pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`);
+    await until('the follower swept again after the reconnect', () => sweeps === 2);
+  } finally {
+    await follower.stop();
+    index.close();
+    await storage.end();
+  }
+});
+
 test('over SQLite, which announces nothing, the poll applies a publication by another process', async () => {
   const dir = tempDataDir();
   const reader = new Storage(dir);

@@ -68,7 +68,16 @@ export class CacheSweep {
 
   /** Start-up: graphs no Client is recorded as holding, then every known Client that has files here. */
   async sweepAll(): Promise<number> {
-    let removed = this.graphs?.removeUnheldGraphs() ?? 0;
+    const removed = this.graphs?.removeUnheldGraphs() ?? 0;
+    return removed + (await this.sweepHeld());
+  }
+
+  /**
+   * Every known Client that has files here (announcements of another host's purges may have been missed). Unlike
+   * the start-up sweep it leaves unheld graphs alone: while processes run, a graph is stored before its holder.
+   */
+  async sweepHeld(): Promise<number> {
+    let removed = 0;
     for (const clientId of await this.storage.knownClientIds()) removed += await this.sweepIfHeld(clientId);
     return removed;
   }
