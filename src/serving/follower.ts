@@ -29,7 +29,7 @@ export class Follower {
   /** Sweeps this host's cache files of a Client not loaded here (caches/cache-sweep.ts). */
   private readonly sweep: (clientId: string) => Promise<unknown>;
   /** Sweeps every Client with cache files here (announcements may have been missed). */
-  private readonly sweepHeld: () => Promise<unknown>;
+  private readonly sweepHeld: () => Promise<void>;
 
   constructor(deps: {
     storage: StoragePort;
@@ -42,7 +42,8 @@ export class Follower {
   }) {
     this.storage = deps.storage;
     this.sweep = deps.sweep ?? (async () => undefined);
-    this.sweepHeld = deps.sweepHeld ?? (async () => undefined);
+    const sweepHeld = deps.sweepHeld;
+    this.sweepHeld = async () => void (await sweepHeld?.());
     this.index = deps.index;
     this.guard = deps.guard;
     this.pollMs = deps.pollMs;
