@@ -4,7 +4,8 @@
 // of && it replaces did). It refuses to start while a test file belongs to no tier.
 
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { place, testFiles, TIER_MEANING } from './tiers.ts';
 import type { Tier } from './tiers.ts';
@@ -14,6 +15,10 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const TEST_CONCURRENCY = 3;
 const UNIT_GUARD = 'test/helpers/unit-guard.ts';
 const POSTGRES_GLOBAL_SETUP = 'test/helpers/postgres-global.ts';
+/** Where each test step's JUnit report goes (file per step), read back for the slowest files of the step. */
+const TIMINGS_DIR = join(ROOT, 'test-results/timings');
+/** How many of a step's slowest test files its summary names. */
+const SLOWEST_FILES = 5;
 
 interface Step {
   name: string;
@@ -47,7 +52,42 @@ interface Outcome {
 
 function commandOf(step: Step, files: readonly string[]): string[] {
   if (step.command) return [...step.command];
-  return [process.execPath, '--test', `--test-concurrency=${TEST_CONCURRENCY}`, '--test-reporter=spec', ...(step.args ?? []), ...files];
+  return [
+    process.execPath,
+    '--test',
+    `--test-concurrency=${TEST_CONCURRENCY}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=junit',
+    `--test-reporter-destination=${timingsOf(step)}`,
+    ...(step.args ?? []),
+    ...files,
+  ];
+}
+
+function timingsOf(step: Step): string {
+  return join(TIMINGS_DIR, `${step.name}.xml`);
+}
+
+/**
+ * The step's test files by the summed time of their tests, slowest first (from its JUnit report). Files run
+ * side by side, so the sum is each file's own time, not its share of the step's wall time.
+ */
+function slowestFiles(step: Step): string {
+  let report: string;
+  try {
+    report = readFileSync(timingsOf(step), 'utf8');
+  } catch {
+    return '';
+  }
+  const seconds = new Map<string, number>();
+  // Test cases are the leaves (a test with subtests is reported as a suite of them), so none is counted twice.
+  for (const match of report.matchAll(/<testcase [^>]*time="([\d.]+)"[^>]*file="([^"]+)"/g)) {
+    const file = relative(ROOT, match[2]);
+    seconds.set(file, (seconds.get(file) ?? 0) + Number(match[1]));
+  }
+  const slowest = [...seconds].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_FILES);
+  return slowest.map(([file, time]) => `     ${time.toFixed(1).padStart(7)} s  ${file}`).join('\n');
 }
 
 async function run(step: Step, files: readonly string[]): Promise<Outcome> {
@@ -84,6 +124,7 @@ async function main(names: readonly string[]): Promise<number> {
     if (placement.stale.length > 0) process.stderr.write(`rows of test/tiers.ts naming no test file:\n${placement.stale.map((file) => `  ${file}`).join('\n')}\n`);
     return 2;
   }
+  mkdirSync(TIMINGS_DIR, { recursive: true });
   const chosen = names.length === 0 ? STEPS : STEPS.filter((step) => names.includes(step.name));
   const outcomes: Outcome[] = [];
   const total = performance.now();
@@ -95,6 +136,8 @@ async function main(names: readonly string[]): Promise<number> {
     const outcome = await run(step, files);
     outcomes.push(outcome);
     process.stdout.write(`== ${line(outcome)}\n`);
+    const slowest = step.tier ? slowestFiles(step) : '';
+    if (slowest) process.stdout.write(`   slowest files:\n${slowest}\n`);
     if (outcome.code !== 0) break;
   }
   const failed = outcomes.some((outcome) => outcome.code !== 0);

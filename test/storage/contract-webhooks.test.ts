@@ -22,6 +22,9 @@ async function withStore(adapter: StoreAdapter, fn: (store: OpenedStore) => Prom
   }
 }
 
+/** A lease the tests never see expire. */
+const LIVE_LEASE_MS = 600_000;
+
 const NEW_JOB: NewJob = { clientId: 'c1', operation: 'embed', documentId: 'd1', versionKey: 'v1', request: { source: 'file', upload: 'up-1', filename: null, metadata: {} }, maxAttempts: 3 };
 
 async function webhook(storage: StoragePort, webhookId: string, events: WebhookEvent[], clientId = 'c1') {
@@ -113,10 +116,15 @@ for (const adapter of STORE_ADAPTERS) {
     test("an expired lease is taken over, and the first holder's attempt is then refused", async () => {
       await withStore(adapter, async ({ storage, openAnother }) => {
         await webhook(storage, 'all', ['job.completed']);
-        await finished(storage, 'completed');
-        const [leased] = await storage.webhooks.lease('dies', 50, 10);
         const other = await openAnother();
+        // A lease no busy machine outlives is not taken...
+        await finished(storage, 'completed', { documentId: 'held' });
+        const [held] = await storage.webhooks.lease('holds', LIVE_LEASE_MS, 10);
         assert.deepEqual(await other.webhooks.lease('survivor', 10_000, 10), [], 'a live lease is not taken');
+        // ...and a short one is, once it has expired.
+        await finished(storage, 'completed', { documentId: 'expires' });
+        const [leased] = await storage.webhooks.lease('dies', 50, 10);
+        assert.notEqual(leased.deliveryId, held.deliveryId);
         let taken: Awaited<ReturnType<StoragePort['webhooks']['lease']>> = [];
         for (const deadline = Date.now() + 10_000; taken.length === 0 && Date.now() < deadline; ) {
           taken = await other.webhooks.lease('survivor', 10_000, 10);
