@@ -49,6 +49,8 @@ export const PLACES: Record<string, Tier> = {
   'test/console/': 'unit',
   'test/console/budget.test.ts': 'integration', // a fake service on local HTTP
 
+  'test/bench/': 'unit', // the benchmarks' own helpers (bench/), pure
+
   'test/search/': 'unit',
   'test/search/chunk-texts.test.ts': 'store',
 
