@@ -54,7 +54,9 @@ import { braveProvider, searxngProvider } from './websearch/providers.ts';
 import type { WebProvider } from './websearch/providers.ts';
 import { ClientRegistry } from './access/client-registry.ts';
 import { ClientAdmin } from './access/client-admin.ts';
-import { requestClusterMetrics, tellSupervisor, underSupervisor, wakeWorkers } from './supervisor-link.ts';
+import { requestClusterMetrics, shareConnections, tellSupervisor, underSupervisor, wakeWorkers } from './supervisor-link.ts';
+import { ConnectionBalance } from './http/connection-balance.ts';
+import { CONNECTION_COUNT_INTERVAL_MS } from './runtime/connection-shares.ts';
 import { faultPoint } from './fault-points.ts';
 
 /** Name of the deployment secret that keys the audit event's query fingerprint. */
@@ -113,6 +115,10 @@ export async function startApi(config: Config): Promise<RunningApi> {
       return lag;
     },
   });
+  // Keep-alive connections stay spread over the api processes: the supervisor asks one over its share to shed some.
+  const connections = new ConnectionBalance();
+  metrics.addConnectionGauges(connections);
+  shareConnections(() => connections.active(), (count) => connections.shed(count), CONNECTION_COUNT_INTERVAL_MS);
   if (underSupervisor()) metrics.joinCluster();
   const storeRefusals = new StoreRefusals();
   const uploads = new UploadService(storage, wakeWorkers, config.jobMaxAttempts, clientQuotasOf(config));
@@ -125,6 +131,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const services: Services = {
     version: PRODUCT_VERSION,
     config,
+    connections,
     readGuard,
     serving,
     memoryPressure,

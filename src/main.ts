@@ -14,6 +14,7 @@ import type { SupervisorMessage } from './supervisor-link.ts';
 import type { Config } from './config.ts';
 import { PROCESS_INDEX_VARIABLE, roleEnvironment, roleExecArgv } from './process-settings.ts';
 import type { ProcessRole as Role } from './process-settings.ts';
+import { CONNECTION_COUNT_INTERVAL_MS, connectionsToShed } from './runtime/connection-shares.ts';
 
 /** Restart backoff after a crash: doubles from the first delay up to the cap, reset after a stable run. */
 export const RESTART_BACKOFF_FIRST_MS = 250;
@@ -35,6 +36,8 @@ interface Slot {
   startedAt: number;
   failures: number;
   ready: boolean;
+  /** An api process's last count of its active connections (null until it reports, and once used). */
+  activeConnections: number | null;
 }
 
 /**
@@ -48,8 +51,8 @@ const SUPERVISOR_LABEL = 'supervisor';
 
 function supervise(config: Config, log: LogLines): void {
   const slots: Slot[] = [
-    ...Array.from({ length: config.apiProcesses }, (_, index): Slot => ({ role: 'api', index, child: null, startedAt: 0, failures: 0, ready: false })),
-    ...Array.from({ length: config.workerProcesses }, (_, index): Slot => ({ role: 'worker', index, child: null, startedAt: 0, failures: 0, ready: false })),
+    ...Array.from({ length: config.apiProcesses }, (_, index): Slot => ({ role: 'api', index, child: null, startedAt: 0, failures: 0, ready: false, activeConnections: null })),
+    ...Array.from({ length: config.workerProcesses }, (_, index): Slot => ({ role: 'worker', index, child: null, startedAt: 0, failures: 0, ready: false, activeConnections: null })),
   ];
   const compileCache = process.env.NODE_COMPILE_CACHE || join(config.dataDir, COMPILE_CACHE_DIR);
   let stopping = false;
@@ -78,6 +81,7 @@ function supervise(config: Config, log: LogLines): void {
     const child = cluster.fork({ HDS_PROCESS_ROLE: slot.role, [PROCESS_INDEX_VARIABLE]: String(slot.index), ...roleEnvironment(slot.role, config), NODE_COMPILE_CACHE: compileCache });
     slot.child = child;
     slot.ready = false;
+    slot.activeConnections = null;
     slot.startedAt = Date.now();
     child.on('message', (message: SupervisorMessage) => {
       if (message?.type === 'metrics-request') {
@@ -91,6 +95,8 @@ function supervise(config: Config, log: LogLines): void {
       } else if (message?.type === 'ready') {
         slot.ready = true;
         announce();
+      } else if (message?.type === 'connections') {
+        slot.activeConnections = message.active;
       } else if (message?.type === 'wake') {
         for (const other of slots) if (other.role === 'worker' && other.child?.isConnected()) other.child.send({ type: 'wake' });
       }
@@ -117,6 +123,17 @@ function supervise(config: Config, log: LogLines): void {
   };
 
   for (const slot of slots) start(slot);
+
+  // Keep-alive connections stay spread over the ready api processes: one over its share sheds the excess.
+  setInterval(() => {
+    const counted = apiSlots().filter((slot) => slot.ready && slot.child?.isConnected() && slot.activeConnections !== null);
+    if (stopping || counted.length < 2) return;
+    const shed = connectionsToShed(counted.map((slot) => slot.activeConnections!));
+    counted.forEach((slot, index) => {
+      slot.activeConnections = null;
+      if (shed[index] > 0) slot.child!.send({ type: 'shed', count: shed[index] });
+    });
+  }, CONNECTION_COUNT_INTERVAL_MS).unref();
 
   const shutdown = (signal: string) => {
     if (stopping) return;

@@ -8,6 +8,10 @@ export type SupervisorMessage =
   | { type: 'listening'; url: string }
   | { type: 'ready'; url?: string }
   | { type: 'wake' }
+  /** Api process to supervisor: its connections that carried an answer lately (http/connection-balance.ts). */
+  | { type: 'connections'; active: number }
+  /** Supervisor to api process: close this many of those connections, each after its next answer. */
+  | { type: 'shed'; count: number }
   | { type: 'metrics-request'; id: number }
   | { type: 'metrics-response'; id: number; text: string | null };
 
@@ -69,6 +73,18 @@ const workerWakes = new WakeCoalescer(() => tellSupervisor({ type: 'wake' }));
 /** Asks the workers (through the supervisor) to look for new jobs now instead of at their next poll. */
 export function wakeWorkers(): void {
   workerWakes.wake();
+}
+
+/**
+ * Every `intervalMs`, tells the supervisor how many connections carried an answer lately (`active`), and runs `shed`
+ * when it asks this process to shed some (runtime/connection-shares.ts decides how many).
+ */
+export function shareConnections(active: () => number, shed: (count: number) => void, intervalMs: number): void {
+  if (!underSupervisor()) return;
+  process.on('message', (message: SupervisorMessage) => {
+    if (message?.type === 'shed') shed(message.count);
+  });
+  setInterval(() => tellSupervisor({ type: 'connections', active: active() }), intervalMs).unref();
 }
 
 let nextRequest = 1;

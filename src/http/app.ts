@@ -75,6 +75,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   app.addHook('onSend', sendRateLimitHeaders);
 
+  if (services.connections) {
+    services.connections.attach(app.server);
+    app.addHook('onSend', services.connections.onSend);
+  }
+
   app.addHook('onRequest', authenticate(services));
 
   app.addHook('onResponse', async (request, reply) => {

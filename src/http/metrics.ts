@@ -143,18 +143,7 @@ export class ServiceMetrics {
    * nothing, since every api process serves the Clients it was asked for.
    */
   addServingGauges(serving: ServingGauges): void {
-    const label = this.process;
-    const gauge = (name: string, help: string, read: () => number | Promise<number>) =>
-      new Gauge({
-        name,
-        help,
-        labelNames: ['process'],
-        registers: [this.registry],
-        aggregator: PER_PROCESS_AGGREGATOR,
-        async collect() {
-          this.set({ process: label }, await read());
-        },
-      });
+    const gauge = (name: string, help: string, read: () => number | Promise<number>) => this.perProcessGauge(name, help, read);
     gauge('serving_clients', 'Clients whose snapshot this api process holds', () => serving.stats().clients);
     gauge('serving_versions', 'Document Versions in the snapshots this api process holds', () => serving.stats().versions);
     gauge('serving_chunks', 'Live chunks in the snapshots this api process holds', () => serving.stats().chunks);
@@ -162,6 +151,29 @@ export class ServiceMetrics {
     gauge('serving_segment_rows', 'Rows in those segments: live chunks and replaced or deleted ones not yet merged away', () => serving.stats().segmentRows);
     gauge('serving_snapshot_bytes', 'Estimated bytes of the snapshots this api process holds', () => serving.stats().estimatedBytes);
     gauge('follower_lag_entries', 'Publication-log entries committed and not yet applied by this api process, over its loaded Clients', () => serving.followerLag());
+  }
+
+  /**
+   * The connection gauges of an api process (http/connection-balance.ts), by process: how the cluster spread the
+   * keep-alive connections is exactly what a sum would hide.
+   */
+  addConnectionGauges(connections: { openConnections(): number; connectionsClosedForBalance(): number }): void {
+    this.perProcessGauge('http_open_connections', 'HTTP connections open on this api process', () => connections.openConnections());
+    this.perProcessGauge('http_connections_rebalanced', 'Keep-alive connections this api process closed after an answer so that the cluster deals them out again, since it started', () => connections.connectionsClosedForBalance());
+  }
+
+  private perProcessGauge(name: string, help: string, read: () => number | Promise<number>): Gauge {
+    const label = this.process;
+    return new Gauge({
+      name,
+      help,
+      labelNames: ['process'],
+      registers: [this.registry],
+      aggregator: PER_PROCESS_AGGREGATOR,
+      async collect() {
+        this.set({ process: label }, await read());
+      },
+    });
   }
 
   /** Lets the supervisor collect this registry from this process (cluster aggregation). */

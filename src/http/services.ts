@@ -1,6 +1,7 @@
 // What the HTTP layer may call: the composed services of one api process.
 // Built by the composition root (src/api.ts); routes receive it and nothing else.
 
+import type { ConnectionBalance } from './connection-balance.ts';
 import type { Config } from '../config.ts';
 import type { ReadGuard } from '../serving/read-guard.ts';
 import type { ServingIndex } from '../serving/serving-index.ts';
@@ -33,6 +34,8 @@ import type { WebhookService } from '../webhooks/webhook-service.ts';
 export interface Services {
   version: string;
   config: Config;
+  /** Spreads keep-alive connections again when a sibling api process becomes ready (connection-balance.ts). */
+  connections?: ConnectionBalance;
   /** The read guard of this api process (authority mode, RECOVERING, catch-up before reads). */
   readGuard: ReadGuard;
   /** This process's serving snapshots (health and operator counts). */
