@@ -12,7 +12,7 @@ import { SEARCH_BODY_SCHEMA } from './routes/search.ts';
 import { WEBHOOK_BODY_SCHEMA } from './routes/webhooks.ts';
 import { SYNONYMS_BODY_SCHEMA } from './routes/settings.ts';
 import { TEXT_UPLOAD_SCHEMA, UPLOAD_REQUEST_BODY } from './routes/upload.ts';
-import { CHUNK, TEXT_RESPONSES, UPLOAD_ACCEPTED } from './routes/response-docs.ts';
+import { CHUNK, ROW_RANGE, TEXT_RESPONSES, UPLOAD_ACCEPTED } from './routes/response-docs.ts';
 import { CLIENT_VIEW, KEY_VIEW, NEW_KEY } from './routes/admin-clients.ts';
 
 export interface RouteResponses {
@@ -57,7 +57,7 @@ const CONTENT_EVIDENCE_ITEM = {
   title: 'ContentEvidenceItem',
   description: 'A chunk of the document text that supports the result.',
   type: 'object',
-  properties: { chunk_id: { type: 'string' }, chunk_index: { type: 'integer' }, text: { type: 'string', description: 'The chunk text.' }, page: { type: ['integer', 'null'] }, highlights: SPANS },
+  properties: { chunk_id: { type: 'string' }, chunk_index: { type: 'integer' }, text: { type: 'string', description: 'The chunk text.' }, page: { type: ['integer', 'null'] }, rows: ROW_RANGE, highlights: SPANS },
 } as const;
 const METADATA_EVIDENCE_ITEM = {
   title: 'MetadataEvidenceItem',
