@@ -67,6 +67,7 @@ export const PLACES: Record<string, Tier> = {
   'test/ingest/': 'integration',
   'test/ingest/charset.test.ts': 'unit',
   'test/ingest/chunk.test.ts': 'unit',
+  'test/ingest/csv-records.test.ts': 'unit',
   'test/ingest/detect.test.ts': 'unit',
   'test/ingest/guards.test.ts': 'unit',
   'test/ingest/language.test.ts': 'unit',

@@ -6,7 +6,7 @@ import { byId, el } from './dom.ts';
 import { plural, when } from './format.ts';
 import { errorBlock } from './messages.ts';
 import { metadataRows } from './metadata-table.ts';
-import { isWorkbook, placeName } from './places.ts';
+import { isWorkbook, placeName, rowsName } from './places.ts';
 import type { PageLabels } from './places.ts';
 import type { Session } from './session.ts';
 import { versionsOf } from './versions.ts';
@@ -60,7 +60,12 @@ export function documentView(session: () => Session): { open(documentId: string,
         section = el('section', { class: 'page-text', 'data-label': label }, label ? el('h4', {}, label) : null);
         text.append(section);
       }
-      for (const chunk of group.chunks) section.append(el('p', { 'data-chunk': String(chunk.index ?? '') }, chunk.text ?? ''));
+      for (const chunk of group.chunks) {
+        // A chunk of a sheet (or a CSV file) is headed by the rows it holds.
+        const rows = rowsName(chunk.rows);
+        if (rows) section.append(el('span', { class: 'chunk-rows', 'data-rows-of': String(chunk.index ?? '') }, rows));
+        section.append(el('p', { 'data-chunk': String(chunk.index ?? '') }, chunk.text ?? ''));
+      }
     }
     more.hidden = answer.next_chunk_offset === null || answer.next_chunk_offset === undefined;
     if (current) current.nextOffset = answer.next_chunk_offset ?? null;

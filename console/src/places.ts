@@ -1,8 +1,8 @@
 // What a place in a document is called on a hit card and in the document view: "Sheet: Sales" for a workbook's
 // sheet (its page is the sheet's position, its page label the sheet's name), "Page 3 (iii)" for a PDF page whose
 // logical label differs from its number, "Page 3" otherwise. The service gives a hit's label only for its best
-// chunk (canonical_metadata.location); a page whose label is not known is named by its number ("Sheet 3"). Rows of a
-// sheet are not carried anywhere, so no row is named.
+// chunk (canonical_metadata.location); a page whose label is not known is named by its number ("Sheet 3"). A chunk of
+// a sheet or a CSV file names its rows too (`rows` of an evidence item or a text chunk): "Sheet: Sales · rows 12–40".
 
 /** source.extension of the formats whose pages are sheets (a .xlsm, .xltx... is stored as xlsx). */
 const WORKBOOK_EXTENSIONS: ReadonlySet<string> = new Set(['xlsx', 'xls']);
@@ -21,6 +21,25 @@ export function locationLabels(metadata: unknown): PageLabels {
   const page = location?.page_number;
   const label = location?.page_label;
   return typeof page === 'number' && typeof label === 'string' && label !== '' ? new Map([[page, label]]) : new Map();
+}
+
+/** A chunk's spreadsheet rows as the service gives them (absent for chunks of other formats). */
+export interface RowSpan {
+  first: number;
+  last: number;
+}
+
+/** "rows 12–40", or "row 7" for a chunk of one row; null without rows. */
+export function rowsName(rows: RowSpan | null | undefined): string | null {
+  if (!rows) return null;
+  return rows.first === rows.last ? `row ${rows.first}` : `rows ${rows.first}–${rows.last}`;
+}
+
+/** A place and the rows of the chunk there, joined: "Sheet: Sales · rows 12–40"; "Rows 1–12" for a CSV file's chunk. */
+export function placeWithRows(place: string | null, rows: RowSpan | null | undefined): string | null {
+  const named = rowsName(rows);
+  if (!named) return place;
+  return place ? `${place} · ${named}` : named.charAt(0).toUpperCase() + named.slice(1);
 }
 
 /** The name of a page, or null for a pageless place (plain text, a Word document). */

@@ -10,7 +10,7 @@ import { plural, valueText } from './format.ts';
 import { clearMessage, sayError } from './messages.ts';
 import { metadataTable } from './metadata-table.ts';
 import { passages } from './passages.ts';
-import { isWorkbook, locationLabels, placeName } from './places.ts';
+import { isWorkbook, locationLabels, placeName, placeWithRows } from './places.ts';
 import type { PageLabels } from './places.ts';
 import type { Session } from './session.ts';
 import { facetElements, facetsOf, sortOf } from './facets-view.ts';
@@ -19,7 +19,7 @@ import { facetElements, facetsOf, sortOf } from './facets-view.ts';
 export type OpenDocument = (documentId: string, labels?: PageLabels) => void;
 
 function evidenceElement(item: SearchHit['content_evidence']['items'][number], labels: PageLabels, workbook: boolean): HTMLElement {
-  const place = placeName(item.page, labels, workbook);
+  const place = placeWithRows(placeName(item.page, labels, workbook), item.rows);
   const label = place ? el('span', { class: 'where' }, place) : null;
   return el(
     'div',

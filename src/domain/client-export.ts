@@ -1,6 +1,7 @@
 // The export of one Client (DESIGN.md "Backup, restore, export, import"): NDJSON, a header line
 // {"format":"hds-export/1", client_id, exported_at}, then one line per Document Version with its identity,
-// created_at, filename, canonical and custom metadata, deletion markers and chunks (index, page, text). Here:
+// created_at, filename, canonical and custom metadata, deletion markers and chunks (index, page, text, and a
+// spreadsheet chunk's rows). Here:
 // the lines' shapes, how a stored generation becomes one, and the checks an import makes of every line before
 // it queues anything. Pure: no store, no HTTP.
 
@@ -10,6 +11,8 @@ import type { ChunkRecord, GenerationRecord } from './generation.ts';
 import { idProblem, versionIdFromKey } from './identity.ts';
 import { checkMetadataContract } from './metadata-contract.ts';
 import type { ValidationDetail } from './validation-error.ts';
+import type { RowRange } from './row-range.ts';
+import { storedRowRange } from './row-range.ts';
 
 export const EXPORT_FORMAT = 'hds-export/1';
 
@@ -25,6 +28,8 @@ export interface ExportedChunk {
   /** The page's label where the format names its pages (a PDF's label, a workbook's sheet); else null. */
   page_label: string | null;
   text: string;
+  /** A spreadsheet chunk's rows (first and last, 1-based); absent for other chunks and in exports made before it. */
+  rows?: RowRange;
 }
 
 /** Canonical metadata without its custom group, which a line carries apart as custom_metadata. */
@@ -45,7 +50,7 @@ export interface ExportedVersion {
 
 const HEADER_KEYS = ['format', 'client_id', 'exported_at'] as const;
 const VERSION_KEYS = ['document_id', 'version_id', 'created_at', 'filename', 'canonical_metadata', 'custom_metadata', 'deleted', 'deleted_at', 'deleted_by', 'chunks'] as const;
-const CHUNK_KEYS = ['index', 'page', 'page_label', 'text'] as const;
+const CHUNK_KEYS = ['index', 'page', 'page_label', 'text', 'rows'] as const;
 /** An ISO 8601 instant as the service writes them (created_at, deleted_at). */
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -66,7 +71,7 @@ export function exportedVersion(generation: GenerationRecord, chunks: readonly C
     deleted: generation.deletion.deleted,
     deleted_at: generation.deletion.deletedAt,
     deleted_by: generation.deletion.deletedBy,
-    chunks: chunks.map((chunk) => ({ index: chunk.chunkIndex, page: chunk.page, page_label: chunk.pageLabel, text: chunk.text })),
+    chunks: chunks.map((chunk) => ({ index: chunk.chunkIndex, page: chunk.page, page_label: chunk.pageLabel, text: chunk.text, ...(chunk.rows ? { rows: chunk.rows } : {}) })),
   };
 }
 
@@ -99,6 +104,11 @@ export function headerProblems(value: unknown): ValidationDetail[] {
   return problems;
 }
 
+function validRows(rows: unknown): boolean {
+  if (!isJsonObject(rows) || Object.keys(rows).some((key) => key !== 'first' && key !== 'last')) return false;
+  return storedRowRange(rows.first as number, rows.last as number) !== null;
+}
+
 function chunkProblems(chunks: unknown, line: number, maxChunks: number): ValidationDetail[] {
   if (!Array.isArray(chunks) || chunks.length === 0) return [problem(line, ['chunks'], 'chunks must be a non-empty array', null, 'list_type')];
   if (chunks.length > maxChunks) return [problem(line, ['chunks'], `a version holds at most ${maxChunks} chunks (DOCUMENT_MAX_CHUNKS)`, chunks.length, 'too_long')];
@@ -117,6 +127,7 @@ function chunkProblems(chunks: unknown, line: number, maxChunks: number): Valida
     if (chunk.page !== null && (!Number.isSafeInteger(chunk.page) || (chunk.page as number) < 1)) problems.push(problem(line, [...path, 'page'], 'page must be null or a whole number of at least 1', chunk.page ?? null));
     if (!nullableString(chunk.page_label)) problems.push(problem(line, [...path, 'page_label'], 'page_label must be null or a string', null));
     if (typeof chunk.text !== 'string' || chunk.text.trim() === '') problems.push(problem(line, [...path, 'text'], 'text must be a non-empty string', null));
+    if (chunk.rows !== undefined && !validRows(chunk.rows)) problems.push(problem(line, [...path, 'rows'], 'rows must be {"first": N, "last": M}, whole numbers with 1 <= N <= M', null));
   });
   return problems;
 }

@@ -4,6 +4,7 @@
 import type { CanonicalMetadata, JsonObject, JsonValue } from './canonical-metadata.ts';
 import type { Entities } from './entities.ts';
 import type { ChunkLanguage } from './chunk-language.ts';
+import type { RowRange } from './row-range.ts';
 
 export interface ChunkRecord {
   chunkIndex: number;
@@ -14,6 +15,8 @@ export interface ChunkRecord {
   vector: Float32Array;
   /** Detected at indexing; null for a chunk indexed before languages were recorded. */
   language: ChunkLanguage | null;
+  /** The spreadsheet rows the chunk holds; null or absent for other chunks and for chunks stored before rows were. */
+  rows?: RowRange | null;
 }
 
 export interface MetadataLeaf {

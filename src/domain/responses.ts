@@ -6,6 +6,7 @@
 import type { ChunkLanguage } from './chunk-language.ts';
 import type { JsonObject, JsonValue } from './canonical-metadata.ts';
 import type { JobOperation, JobState } from './job-states.ts';
+import type { RowRange } from './row-range.ts';
 
 /** (document_id, version_id): version_id null for an intentionally unversioned Document Version. */
 export interface DocumentVersionRef {
@@ -24,6 +25,8 @@ export interface ContentEvidenceItem {
   chunk_index: number;
   text: string;
   page: number | null;
+  /** Extension: a spreadsheet chunk's rows (sheets, CSV, TSV); absent for every other chunk. */
+  rows?: RowRange;
   /** With highlight: true only. */
   highlights?: HighlightSpan[];
 }
@@ -116,6 +119,8 @@ export interface TextChunk {
   id: string;
   index: number;
   page: number | null;
+  /** Extension: a spreadsheet chunk's rows (sheets, CSV, TSV); absent for every other chunk. */
+  rows?: RowRange;
   text: string;
   char_count: number;
   entities: JsonObject;

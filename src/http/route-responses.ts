@@ -12,7 +12,7 @@ import { SEARCH_BODY_SCHEMA } from './routes/search.ts';
 import { WEBHOOK_BODY_SCHEMA } from './routes/webhooks.ts';
 import { SYNONYMS_BODY_SCHEMA } from './routes/settings.ts';
 import { TEXT_UPLOAD_SCHEMA, UPLOAD_REQUEST_BODY } from './routes/upload.ts';
-import { CHUNK, TEXT_RESPONSES, UPLOAD_ACCEPTED } from './routes/response-docs.ts';
+import { CHUNK, ROW_RANGE, TEXT_RESPONSES, UPLOAD_ACCEPTED } from './routes/response-docs.ts';
 import { CLIENT_VIEW, KEY_VIEW, NEW_KEY } from './routes/admin-clients.ts';
 
 export interface RouteResponses {
@@ -57,7 +57,7 @@ const CONTENT_EVIDENCE_ITEM = {
   title: 'ContentEvidenceItem',
   description: 'A chunk of the document text that supports the result.',
   type: 'object',
-  properties: { chunk_id: { type: 'string' }, chunk_index: { type: 'integer' }, text: { type: 'string', description: 'The chunk text.' }, page: { type: ['integer', 'null'] }, highlights: SPANS },
+  properties: { chunk_id: { type: 'string' }, chunk_index: { type: 'integer' }, text: { type: 'string', description: 'The chunk text.' }, page: { type: ['integer', 'null'] }, rows: ROW_RANGE, highlights: SPANS },
 } as const;
 const METADATA_EVIDENCE_ITEM = {
   title: 'MetadataEvidenceItem',
@@ -603,7 +603,7 @@ const DOCUMENT_TEXT = TEXT_RESPONSES[200];
 export const SCHEMA_COMPONENTS: Readonly<Record<string, object>> = Object.fromEntries(
   [
     ERROR_ENVELOPE_SCHEMA, SEARCH_BODY_SCHEMA, SEARCH_ANSWER, TEXT_UPLOAD_SCHEMA, UPLOAD_REQUEST_BODY.content['multipart/form-data'].schema, EVIDENCE_RESULT, DOCUMENT_VERSION, CONTENT_EVIDENCE, CONTENT_EVIDENCE_ITEM, METADATA_EVIDENCE,
-    METADATA_EVIDENCE_ITEM, HIGHLIGHT, UPLOAD_ACCEPTED, UPDATE_ACCEPTED, BACKFILL_ACCEPTED, IMPORT_ACCEPTED, JOB_VIEW, DOCUMENT_SUMMARY, DOCUMENT_TEXT, CHUNK, READINESS,
+    METADATA_EVIDENCE_ITEM, HIGHLIGHT, UPLOAD_ACCEPTED, UPDATE_ACCEPTED, BACKFILL_ACCEPTED, IMPORT_ACCEPTED, JOB_VIEW, DOCUMENT_SUMMARY, DOCUMENT_TEXT, CHUNK, ROW_RANGE, READINESS,
     HEALTH, WEB_RESULT, CLIENT_VIEW, KEY_VIEW, NEW_KEY, WEBHOOK_BODY_SCHEMA, WEBHOOK, WEBHOOK_DELIVERY,
   ].map((schema) => [schema.title, schema]),
 );

@@ -15,6 +15,12 @@ export interface ParsedPage {
   pageLabel: string | null;
   /** Page text; paragraphs separated by a blank line ("\n\n"). */
   text: string;
+  /**
+   * Spreadsheets and CSV/TSV files only: for each line of `text` (split at "\n"), the spreadsheet row it comes from
+   * (1-based, as the file numbers its rows), or null for a line that is no row (a sheet's name, headers, comments).
+   * The chunker turns it into each chunk's row range; absent on every other page.
+   */
+  lineRows?: (number | null)[];
   /** How this page's text was obtained, when the parser knows it per page (PDF pages, images). */
   textExtraction?: TextExtraction;
   /** Mean OCR word confidence of the page (0 to 100) when its text came from OCR; a low one is also a warning. */

@@ -200,6 +200,7 @@ export async function runIngest(source: IngestSource, custom: JsonObject, deps: 
     entities: chunkEntities[at],
     vector,
     language: languages[at],
+    ...(chunk.rows ? { rows: chunk.rows } : {}),
   }));
   await deps.onStage('embedded');
   return {

@@ -109,7 +109,7 @@ async function sourceOf(job: EmbedJob, request: EmbedJobRequest, storage: Storag
   if (request.source === 'text') return { kind: 'text', text: request.text ?? '', filename: request.filename };
   if (request.source === 'import' && request.imported) {
     const { imported } = request;
-    const chunks = imported.chunks.map((chunk) => ({ chunkIndex: chunk.index, page: chunk.page, pageLabel: chunk.page_label, text: chunk.text }));
+    const chunks = imported.chunks.map((chunk) => ({ chunkIndex: chunk.index, page: chunk.page, pageLabel: chunk.page_label, text: chunk.text, rows: chunk.rows ?? null }));
     return { kind: 'chunks', chunks, canonical: importedCanonical(imported), filename: imported.filename };
   }
   const bytes = request.upload ? await storage.uploads.read(request.upload) : null;

@@ -234,6 +234,7 @@ export class DocumentService {
         id: chunkIdOf(version.generation, chunk.chunkIndex),
         index: chunk.chunkIndex,
         page: chunk.page,
+        ...(chunk.rows ? { rows: chunk.rows } : {}),
         text: chunk.text,
         char_count: chunk.text.length,
         entities: chunk.entities as unknown as JsonObject,

@@ -182,8 +182,9 @@ export function evidenceChunks(snapshot: ClientSnapshot, hit: VersionHit): Serve
 
 export function contentEvidence(snapshot: ClientSnapshot, hit: VersionHit, highlight: boolean, queryTerms: string[], texts: Map<number, StoredChunkText>): Evidence<ContentEvidenceItem> {
   const items = evidenceChunks(snapshot, hit).map((chunk) => {
-    const { text, language } = texts.get(chunk.ordinal)!;
+    const { text, language, rows } = texts.get(chunk.ordinal)!;
     const item: ContentEvidenceItem = { chunk_id: chunk.chunkId, chunk_index: chunk.chunkIndex, text, page: chunk.page };
+    if (rows) item.rows = rows;
     if (highlight) item.highlights = highlightSpans(text, queryTerms, language);
     return item;
   });

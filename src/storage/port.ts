@@ -7,6 +7,7 @@
 
 import type { JsonObject } from '../domain/canonical-metadata.ts';
 import type { ChunkLanguage } from '../domain/chunk-language.ts';
+import type { RowRange } from '../domain/row-range.ts';
 import type {
   ActivationResult,
   ChunkRecord,
@@ -32,6 +33,8 @@ export interface StoredChunkEntities {
 export interface StoredChunkText {
   text: string;
   language: ChunkLanguage | null;
+  /** The spreadsheet rows the chunk holds; null for other chunks and chunks stored before rows were recorded. */
+  rows: RowRange | null;
 }
 
 export interface ManifestRecord {

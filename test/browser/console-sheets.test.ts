@@ -1,7 +1,7 @@
 // The console names a spreadsheet hit's sheet, in a real browser (Debian's chromium driven by playwright-core)
-// against the real service: two corpus workbooks are uploaded through the API, a search shows "Sheet: <name>" on the
-// hit card (from canonical_metadata.location), and the document opened from it heads each sheet's text with its
-// place, the hit's sheet by name. Screenshots under test-results/console/ (CHROMIUM_PATH overrides the browser).
+// against the real service: two corpus workbooks are uploaded through the API, a search shows "Sheet: <name> · rows
+// N–M" on the hit card (the sheet from canonical_metadata.location, the rows from the evidence item), and the document
+// opened from it heads each sheet's text with its place, the hit's sheet by name, and each chunk with its rows. Screenshots under test-results/console/ (CHROMIUM_PATH overrides the browser).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -56,20 +56,22 @@ test('a hit on a workbook shows the sheet it is on; the document opened from it 
   await search('Income Slab');
   const kyc = page.locator('#search-results li.hit', { has: page.locator('button.link', { hasText: 'kyc-layout.xlsx' }) }).first();
   await kyc.waitFor();
-  assert.equal(await kyc.locator('.where').first().textContent(), 'Sheet: Income Slab');
+  assert.match((await kyc.locator('.where').first().textContent())!, /^Sheet: Income Slab · rows? \d+(–\d+)?$/);
   assert.ok((await kyc.locator('.passage').first().innerText()).includes('Income'));
   await shot('sheets-01-search');
 
   await search('Middle');
   const multi = page.locator('#search-results li.hit', { has: page.locator('button.link', { hasText: 'multi-sheet.xlsx' }) }).first();
   await multi.waitFor();
-  assert.equal(await multi.locator('.where').first().textContent(), 'Sheet: Sheet2');
+  assert.equal(await multi.locator('.where').first().textContent(), 'Sheet: Sheet2 · row 1');
   await multi.locator('button.document-link').click();
   await page.locator('#document-heading', { hasText: 'multi-sheet.xlsx' }).waitFor();
   await page.locator('#document-text section.page-text h4', { hasText: 'Sheet 3' }).waitFor();
   // The text route gives pages, not names: the sheet the hit named keeps its name, the others their position.
   assert.deepEqual(await page.locator('#document-text section.page-text h4').allTextContents(), ['Sheet 1', 'Sheet: Sheet2', 'Sheet 3']);
   assert.match(await page.locator('#document-text section.page-text', { hasText: 'Sheet: Sheet2' }).innerText(), /Middle!/);
+  // Sheet1 has text in rows 1 and 3-6 (row 2 is empty): its chunk holds rows 1 to 6.
+  assert.deepEqual(await page.locator('#document-text .chunk-rows').allTextContents(), ['rows 1–6', 'row 1', 'row 1']);
   await shot('sheets-02-document');
   assert.deepEqual(pageErrors, []);
 });

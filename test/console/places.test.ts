@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isWorkbook, locationLabels, placeName } from '../../console/src/places.ts';
+import { isWorkbook, locationLabels, placeName, placeWithRows, rowsName } from '../../console/src/places.ts';
 
 test('a workbook page is its sheet: "Sheet: <name>" when the location names it, "Sheet <n>" otherwise', () => {
   const metadata = { source: { extension: 'xlsx' }, location: { page_number: 2, page_label: 'Sales', chunk_index: 1 } };
@@ -26,4 +26,14 @@ test('a PDF page shows its label beside its number when they differ; text and CS
   assert.equal(isWorkbook(null), false);
   assert.deepEqual(locationLabels({ location: { page_number: null, page_label: null, chunk_index: null } }), new Map());
   assert.deepEqual(locationLabels({ location: { page_number: 4, page_label: '', chunk_index: 0 } }), new Map(), 'an empty label names nothing');
+});
+
+test('a chunk of a sheet or a CSV file adds its rows to its place; a chunk without rows keeps the place alone', () => {
+  assert.equal(rowsName({ first: 12, last: 40 }), 'rows 12–40');
+  assert.equal(rowsName({ first: 7, last: 7 }), 'row 7');
+  assert.equal(rowsName(undefined), null);
+  assert.equal(placeWithRows('Sheet: Sheet1', { first: 12, last: 40 }), 'Sheet: Sheet1 · rows 12–40');
+  assert.equal(placeWithRows(null, { first: 1, last: 12 }), 'Rows 1–12', 'a CSV file has no pages');
+  assert.equal(placeWithRows('Page 3', undefined), 'Page 3');
+  assert.equal(placeWithRows(null, null), null);
 });

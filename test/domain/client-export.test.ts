@@ -76,6 +76,8 @@ test('each wrong field of a line is named with its line', () => {
     ['a chunk index twice', { ...good, chunks: [good.chunks[0], { ...good.chunks[1], index: 0 }] }, ['chunks', 1, 'index']],
     ['a chunk without text', { ...good, chunks: [good.chunks[0], { ...good.chunks[1], text: '  ' }] }, ['chunks', 1, 'text']],
     ['page 0', { ...good, chunks: [{ ...good.chunks[0], page: 0 }] }, ['chunks', 0, 'page']],
+    ['rows that end before they start', { ...good, chunks: [{ ...good.chunks[0], rows: { first: 9, last: 3 } }] }, ['chunks', 0, 'rows']],
+    ['rows with a key of their own', { ...good, chunks: [{ ...good.chunks[0], rows: { first: 1, last: 3, sheet: 'x' } }] }, ['chunks', 0, 'rows']],
   ];
   for (const [what, line, path] of cases) {
     const problems = versionProblems(JSON.parse(JSON.stringify(line)), 5, 2);
@@ -85,4 +87,11 @@ test('each wrong field of a line is named with its line', () => {
   }
   assert.deepEqual(headerProblems({ format: 'hds-export/2', client_id: 'c', exported_at: '2026-03-16T00:00:00Z' }).map((problem) => problem.loc), [['body', 'line 1', 'format']]);
   assert.equal(headerProblems([]).length, 1);
+});
+
+test('a sheet chunk exports its rows, and a line with them is accepted; a chunk without rows exports none', () => {
+  const sheet = [{ ...chunks[0]!, rows: { first: 3, last: 40 } }, chunks[1]!] as ChunkRecord[];
+  const line = JSON.parse(JSON.stringify(exportedVersion(generation, sheet)));
+  assert.deepEqual(line.chunks.map((chunk: Record<string, unknown>) => chunk.rows), [{ first: 3, last: 40 }, undefined]);
+  assert.deepEqual(versionProblems(line, 2, 10), []);
 });

@@ -1,7 +1,8 @@
 // Spreadsheets through the running service: a workbook is a page per sheet, so a hit names its sheet in
 // canonical_metadata.location (page_number = the sheet's position, page_label = its name), a filter on
 // location.page_label keeps one sheet's hits, and document.page_count counts the workbook's sheets. Real corpus
-// workbooks: a small one of three sheets and a 30-sheet financial record layout.
+// workbooks: a small one of three sheets and a 30-sheet financial record layout. Each evidence item and text chunk
+// of a sheet or a CSV file names the rows it holds (`rows`, an extension); one of a text file has none.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,9 +11,11 @@ import { useTestServer, api, KEYS, uploadFile, waitForJob } from '../helpers/ser
 
 const MULTI = { id: 'multi-sheet', path: '../shared/corpus/xlsx/poi_55906-MultiSheetRefs.xlsx' };
 const KYC = { id: 'kyc-layout', path: '../shared/corpus/xlsx/tika_CVLKRA-KYC_Download_File_Structure_V3.1.xlsx' };
+const COLUMNAR = { id: 'columnar-csv', path: '../shared/corpus/txt/tika_test-columnar.csv' };
+const MARKDOWN = { id: 'markdown-note', path: '../shared/corpus/txt/tika_testMARKDOWN.md' };
 
 const server = useTestServer({}, async (started) => {
-  for (const file of [MULTI, KYC]) {
+  for (const file of [MULTI, KYC, COLUMNAR, MARKDOWN]) {
     const upload = await uploadFile(started.url, KEYS.alpha, { document_id: file.id }, { name: file.path.split('/').pop()!, bytes: readFileSync(file.path) });
     assert.equal(upload.status, 202, JSON.stringify(upload.json));
     const job = await waitForJob(started.url, KEYS.alpha, upload.json.job_id);
@@ -64,4 +67,37 @@ test('the text route gives each sheet\'s chunks their page, in sheet order', asy
   assert.equal(text.status, 200);
   assert.deepEqual(text.json.chunks.map((chunk: any) => chunk.page), [1, 2, 3]);
   assert.match(text.json.chunks[0].text, /^Sheet1\n\n/);
+});
+
+test('a hit on a sheet names the rows its chunk holds, counting the empty rows; a text route chunk the same', async () => {
+  // Sheet1 of the workbook has text in rows 1, 3, 4, 5 and 6 (row 2 is empty): its chunk holds rows 1 to 6.
+  const [first] = await search('Sh1 Sh2 Sh3', { document_id: MULTI.id, 'location.page_label': 'Sheet1' });
+  assert.deepEqual(first.content_evidence.items.map((item: any) => item.rows), [{ first: 1, last: 6 }]);
+  assert.deepEqual(Object.keys(first.canonical_metadata.location).sort(), ['chunk_index', 'page_label', 'page_number'], 'location keeps its SPEC keys');
+  const [middle] = await search('Middle', { document_id: MULTI.id });
+  assert.deepEqual(middle.content_evidence.items[0].rows, { first: 1, last: 1 });
+
+  const text = await api(server.url, `/document/${MULTI.id}/text`, { key: KEYS.alpha });
+  assert.deepEqual(text.json.chunks.map((chunk: any) => chunk.rows), [{ first: 1, last: 6 }, { first: 1, last: 1 }, { first: 1, last: 1 }]);
+});
+
+test('a hit on a CSV file names its records as rows; a hit on a text file has no rows', async () => {
+  const [csv] = await search('Square of the Record Number', { document_id: COLUMNAR.id });
+  assert.ok(csv, 'the CSV file is found');
+  assert.deepEqual(csv.content_evidence.items.map((item: any) => item.rows), [{ first: 1, last: 12 }], 'its 12 records, the header being row 1');
+  const [markdown] = await search('bold italic struck', { document_id: MARKDOWN.id });
+  assert.ok(markdown, 'the Markdown file is found');
+  assert.ok(markdown.content_evidence.items.every((item: any) => !('rows' in item)), JSON.stringify(markdown.content_evidence.items[0]));
+  const text = await api(server.url, `/document/${MARKDOWN.id}/text`, { key: KEYS.alpha });
+  assert.ok(text.json.chunks.every((chunk: any) => !('rows' in chunk)));
+});
+
+test('POST /similar gives its evidence items the rows of their chunks', async () => {
+  const similar = await api(server.url, '/similar', { key: KEYS.alpha, body: { document_id: KYC.id, limit: 5 } });
+  assert.equal(similar.status, 200, JSON.stringify(similar.json));
+  assert.ok(similar.json.results.length > 0);
+  for (const row of similar.json.results) {
+    const spreadsheet = row.document_version.document_id !== MARKDOWN.id;
+    for (const item of row.content_evidence.items) assert.equal(item.rows !== undefined && item.rows.first <= item.rows.last, spreadsheet, JSON.stringify(item));
+  }
 });

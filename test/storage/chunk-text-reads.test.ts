@@ -67,10 +67,10 @@ test('chunks stored WITHOUT ROWID by an older release move to the rowid table wh
     }
     const after = new DatabaseSync(file, { readOnly: true });
     assert.doesNotMatch(String((after.prepare("SELECT sql FROM sqlite_master WHERE name = 'chunks'").get() as { sql: string }).sql), /WITHOUT ROWID/);
-    // The same rows, each with no language (the migrations after it add the column, empty for older chunks).
+    // The same rows, each with no language and no rows (the migrations after it add those columns, empty for older chunks).
     const rows = after.prepare('SELECT * FROM chunks ORDER BY generation, chunk_index').all() as Record<string, unknown>[];
-    assert.deepEqual(rows.map(({ language: _language, ...row }) => row), before.map((row) => ({ ...row })));
-    assert.deepEqual(rows.map((row) => row.language), before.map(() => null));
+    assert.deepEqual(rows.map(({ language: _language, row_first: _first, row_last: _last, ...row }) => row), before.map((row) => ({ ...row })));
+    assert.deepEqual(rows.map((row) => [row.language, row.row_first, row.row_last]), before.map(() => [null, null, null]));
     after.close();
   } finally {
     removeDir(dir);

@@ -150,6 +150,22 @@ for (const adapter of STORE_ADAPTERS) {
       });
     });
 
+    test('a chunk\'s spreadsheet rows are stored with it and read back by every chunk read; other chunks have none', async () => {
+      await withStore(adapter, async ({ storage }) => {
+        const generations = storage.client('acme').generations;
+        const input = generationInput('sheet-1', ['Sheet1 header', 'rows of the sheet', 'a comment']);
+        input.chunks[0]!.rows = { first: 1, last: 1 };
+        input.chunks[1]!.rows = { first: 3, last: 40 };
+        const { generation } = (await generations.stageAndActivate(input))!;
+        const texts = await generations.chunkTexts([0, 1, 2].map((chunkIndex) => ({ generation, chunkIndex })));
+        assert.deepEqual(texts.map((stored) => stored?.rows), [{ first: 1, last: 1 }, { first: 3, last: 40 }, null]);
+        assert.deepEqual((await generations.chunkRange(generation, 1, 2)).map((chunk) => chunk.rows ?? null), [{ first: 3, last: 40 }, null]);
+        const loaded = (await generations.loadGeneration(generation))!;
+        assert.deepEqual(loaded.chunks.map((chunk) => chunk.rows ?? null), [{ first: 1, last: 1 }, { first: 3, last: 40 }, null]);
+        assert.ok(!('rows' in loaded.chunks[2]!), 'a chunk without rows reads as one without the key, as before rows were stored');
+      });
+    });
+
     test('chunk texts come in the order asked, null where gone; chunk ranges page in document order', async () => {
       await withStore(adapter, async ({ storage }) => {
         const generations = storage.client('acme').generations;
@@ -158,9 +174,9 @@ for (const adapter of STORE_ADAPTERS) {
         const keys = [39, 0, 17, 99].map((chunkIndex) => ({ generation, chunkIndex }));
         // Each text comes with the language its chunk was indexed in (generationInput: the first English, the others Malay).
         assert.deepEqual(await generations.chunkTexts([...keys, { generation: generation + 1000, chunkIndex: 0 }]), [
-          { text: 'chunk 39 ünïcødé', language: 'ms' },
-          { text: 'chunk 0 ünïcødé', language: 'en' },
-          { text: 'chunk 17 ünïcødé', language: 'ms' },
+          { text: 'chunk 39 ünïcødé', language: 'ms', rows: null },
+          { text: 'chunk 0 ünïcødé', language: 'en', rows: null },
+          { text: 'chunk 17 ünïcødé', language: 'ms', rows: null },
           null,
           null,
         ]);

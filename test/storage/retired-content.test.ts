@@ -20,7 +20,7 @@ test('retired content stays readable through the grace period and goes after it'
     const { generation: _g, state: _s, stagedAt: _st, activatedAt: _a, chunkCount: _c, lanes: _l, ...input } = loaded;
     await new Publisher(storage, { enabled: true }).replace('c', [{ input: { ...input, chunks: loaded.chunks.map((chunk) => ({ ...chunk, text: 'Second text.' })) }, expected: first.generation }]);
     assert.equal((await store.generations.generation(first.generation))!.state, 'retired');
-    assert.deepEqual(await store.generations.chunkTexts([{ generation: first.generation, chunkIndex: 0 }]), [{ text: 'First text of the ledger.', language: null }], 'readable right after its retirement');
+    assert.deepEqual(await store.generations.chunkTexts([{ generation: first.generation, chunkIndex: 0 }]), [{ text: 'First text of the ledger.', language: null, rows: null }], 'readable right after its retirement');
 
     assert.equal(await store.generations.cleanupRetiredBefore(new Date(Date.now() - RETIRED_CONTENT_GRACE_MS).toISOString()), 0, 'nothing retired before the grace period');
     assert.equal(await store.generations.cleanupRetiredBefore(new Date(Date.now() + 1000).toISOString()), 1);

@@ -610,6 +610,7 @@ export interface components {
             index?: number;
             /** @description Page of the source document the chunk starts on (PDF, presentation); null when the format has no pages. */
             page?: number | null;
+            rows?: components["schemas"]["RowRange"];
             /** @description The chunk text. */
             text?: string;
             /** @description Characters of the chunk text. */
@@ -655,6 +656,7 @@ export interface components {
             text?: string;
             /** @description Page of the source document the chunk starts on (PDF, presentation); null when the format has no pages. */
             page?: number | null;
+            rows?: components["schemas"]["RowRange"];
             /** @description highlight: true only: matched spans, sorted, not overlapping. */
             highlights?: components["schemas"]["Highlight"][];
         };
@@ -1043,6 +1045,16 @@ export interface components {
             label: string | null;
             /** @description When it was created (ISO 8601, UTC). */
             created_at: string;
+        };
+        /**
+         * RowRange
+         * @description Extension: the spreadsheet rows the chunk holds, first and last, 1-based as the file numbers them (empty rows counted; for CSV and TSV the record number, the header being row 1). Present only for chunks of .xlsx/.xlsm sheets and CSV/TSV files.
+         */
+        RowRange: {
+            /** @description The first row the chunk holds. */
+            first: number;
+            /** @description The last row the chunk holds (at least first). */
+            last: number;
         };
         /**
          * RuntimeClient

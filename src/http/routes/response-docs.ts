@@ -43,6 +43,20 @@ export const UPLOAD_RESPONSES = {
   422: envelopeSchema('error_code validation_error: missing, extra or invalid fields.', 'validation_error'),
 };
 
+/** A spreadsheet chunk's rows: an extension of the evidence item and the text chunk (SPEC.md fixes neither's other fields). */
+export const ROW_RANGE = {
+  title: 'RowRange',
+  description:
+    'Extension: the spreadsheet rows the chunk holds, first and last, 1-based as the file numbers them (empty rows counted; ' +
+    'for CSV and TSV the record number, the header being row 1). Present only for chunks of .xlsx/.xlsm sheets and CSV/TSV files.',
+  type: 'object',
+  required: ['first', 'last'],
+  properties: {
+    first: { type: 'integer', minimum: 1, description: 'The first row the chunk holds.' },
+    last: { type: 'integer', minimum: 1, description: 'The last row the chunk holds (at least first).' },
+  },
+} as const;
+
 export const CHUNK = {
   title: 'Chunk',
   description: 'A chunk of the document text, as it was indexed.',
@@ -51,6 +65,7 @@ export const CHUNK = {
     id: { type: 'string', description: 'The chunk id (the chunk_id of search evidence).' },
     index: { type: 'integer', description: 'Position of the chunk in the document, from 0.' },
     page: { type: ['integer', 'null'] },
+    rows: ROW_RANGE,
     text: { type: 'string', description: 'The chunk text.' },
     char_count: { type: 'integer' },
     entities: { type: 'object', additionalProperties: true },

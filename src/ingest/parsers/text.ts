@@ -1,10 +1,12 @@
 // Plain text, Markdown and CSV: decode with encoding detection, normalise line ends, keep the text as written.
-// It never interprets markup (Markdown stays Markdown) and never splits CSV into cells.
+// It never interprets markup (Markdown stays Markdown) and never splits CSV into cells; a CSV or TSV file's lines
+// are numbered by the record they belong to (csv-records.ts), the rows a hit names.
 
 import type { ParsedDocument } from '../parsed-document.ts';
 import type { Parser } from '../parse-options.ts';
 import { spendText } from '../parse-options.ts';
 import { decodeBytes } from './charset.ts';
+import { csvLineRecords, hasRecords } from './csv-records.ts';
 
 
 /** Line ends to \n, NULs and other C0 controls (except tab, newline, form feed) removed. */
@@ -21,10 +23,11 @@ export const parseText: Parser = async (bytes, context): Promise<ParsedDocument>
   const { extension, mimeType } = context.format;
   const { text: decoded } = decodeBytes(bytes);
   const text = spendText(context.budget, normaliseText(decoded));
+  const lineRows = hasRecords(extension) ? csvLineRecords(text, extension) : null;
   return {
     mimeType,
     extension,
-    pages: [{ pageNumber: null, pageLabel: null, text }],
+    pages: [{ pageNumber: null, pageLabel: null, text, ...(lineRows ? { lineRows } : {}) }],
     pageCount: null,
     textExtraction: 'native',
     ocrUsed: false,

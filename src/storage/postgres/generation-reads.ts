@@ -66,7 +66,7 @@ async function readLeaves(sql: Sql, generations: readonly number[]): Promise<Map
 async function readChunks(sql: Sql, generations: readonly number[]): Promise<Map<number, ChunkRecord[] | null>> {
   if (generations.length === 0) return new Map();
   const { rows } = await sql.query<Omit<ChunkRow, 'vector'> & { vector: Buffer; generation: number }>(
-    `SELECT generation, chunk_index, page, page_label, text, entities, vector, language FROM chunks WHERE generation = ANY($1::bigint[]) ORDER BY generation, chunk_index`,
+    `SELECT generation, chunk_index, page, page_label, text, entities, vector, language, row_first, row_last FROM chunks WHERE generation = ANY($1::bigint[]) ORDER BY generation, chunk_index`,
     [generations],
   );
   const grouped = byGeneration(rows);

@@ -132,9 +132,10 @@ export class PgGenerationRepository implements GenerationRepository {
     const { generation } = rows[0];
     if (input.chunks.length > 0) {
       await sql.query(
-        `INSERT INTO chunks (client_id, generation, chunk_index, page, page_label, text, entities, vector, language)
-         SELECT $1, $2, c.chunk_index, c.page, c.page_label, c.text, c.entities, c.vector, c.language
-         FROM unnest($3::integer[], $4::integer[], $5::text[], $6::text[], $7::text[], $8::bytea[], $9::text[]) AS c (chunk_index, page, page_label, text, entities, vector, language)`,
+        `INSERT INTO chunks (client_id, generation, chunk_index, page, page_label, text, entities, vector, language, row_first, row_last)
+         SELECT $1, $2, c.chunk_index, c.page, c.page_label, c.text, c.entities, c.vector, c.language, c.row_first, c.row_last
+         FROM unnest($3::integer[], $4::integer[], $5::text[], $6::text[], $7::text[], $8::bytea[], $9::text[], $10::integer[], $11::integer[])
+           AS c (chunk_index, page, page_label, text, entities, vector, language, row_first, row_last)`,
         [
           this.clientId,
           generation,
@@ -145,6 +146,8 @@ export class PgGenerationRepository implements GenerationRepository {
           input.chunks.map((chunk) => JSON.stringify(chunk.entities)),
           input.chunks.map((chunk) => vectorBytes(chunk.vector)),
           input.chunks.map((chunk) => chunk.language),
+          input.chunks.map((chunk) => chunk.rows?.first ?? null),
+          input.chunks.map((chunk) => chunk.rows?.last ?? null),
         ],
       );
     }
@@ -214,8 +217,8 @@ export class PgGenerationRepository implements GenerationRepository {
   }
 
   async chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(StoredChunkText | null)[]> {
-    const rows = await this.chunkColumns<{ text: string | null; language: string | null }>(keys, 'c.text, c.language');
-    return rows.map((row) => (row.text === null ? null : storedChunkText({ text: row.text, language: row.language })));
+    const rows = await this.chunkColumns<{ text: string | null; language: string | null; row_first: number | null; row_last: number | null }>(keys, 'c.text, c.language, c.row_first, c.row_last');
+    return rows.map((row) => (row.text === null ? null : storedChunkText({ text: row.text, language: row.language, row_first: row.row_first, row_last: row.row_last })));
   }
 
   async chunkVectors(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(Float32Array | null)[]> {
@@ -240,8 +243,8 @@ export class PgGenerationRepository implements GenerationRepository {
 
   async chunkRange(generation: number, offset: number, limit: number): Promise<ChunkRecord[]> {
     const { rows } = await this.read((sql) =>
-      sql.query<{ chunk_index: number; page: number | null; page_label: string | null; text: string; entities: string; vector: Buffer; language: string | null }>(
-        'SELECT chunk_index, page, page_label, text, entities, vector, language FROM chunks WHERE generation = $1 ORDER BY chunk_index LIMIT $2 OFFSET $3',
+      sql.query<{ chunk_index: number; page: number | null; page_label: string | null; text: string; entities: string; vector: Buffer; language: string | null; row_first: number | null; row_last: number | null }>(
+        'SELECT chunk_index, page, page_label, text, entities, vector, language, row_first, row_last FROM chunks WHERE generation = $1 ORDER BY chunk_index LIMIT $2 OFFSET $3',
         [generation, limit, offset],
       ),
     );

@@ -450,6 +450,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     version bigint NOT NULL
   );
   `,
+  // The spreadsheet rows each chunk holds (first and last, 1-based), recorded at indexing for sheets and CSV/TSV
+  // files; other chunks, and every chunk indexed before, have none.
+  `
+  ALTER TABLE chunks ADD COLUMN row_first integer, ADD COLUMN row_last integer;
+  `,
 ];
 
 /**

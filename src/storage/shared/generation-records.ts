@@ -9,6 +9,8 @@ import type { ChunkRecord, GenerationRecord } from '../../domain/generation.ts';
 import { isChunkLanguage } from '../../domain/chunk-language.ts';
 import { UnreadableGeneration } from '../../domain/generation.ts';
 import type { ManifestRecord, StoredChunkText } from '../port.ts';
+import { storedRowRange } from '../../domain/row-range.ts';
+import type { RowRange } from '../../domain/row-range.ts';
 
 export interface GenerationRow {
   generation: number;
@@ -46,6 +48,9 @@ export interface ChunkRow {
   entities: string;
   vector: Uint8Array;
   language: string | null;
+  /** The spreadsheet rows the chunk holds; null for other chunks (and absent from a read that did not select them). */
+  row_first?: number | null;
+  row_last?: number | null;
 }
 
 /**
@@ -116,8 +121,8 @@ export function blobToVector(blob: Uint8Array): Float32Array {
 }
 
 /** A chunk's text and language as stored (a language this version does not know reads as none). */
-export function storedChunkText(row: { text: string; language: string | null }): StoredChunkText {
-  return { text: row.text, language: isChunkLanguage(row.language) ? row.language : null };
+export function storedChunkText(row: { text: string; language: string | null; row_first?: number | null; row_last?: number | null }): StoredChunkText {
+  return { text: row.text, language: isChunkLanguage(row.language) ? row.language : null, rows: storedRowRange(row.row_first, row.row_last) };
 }
 
 export function toChunk(row: ChunkRow): ChunkRecord {
@@ -129,7 +134,14 @@ export function toChunk(row: ChunkRow): ChunkRecord {
     entities: JSON.parse(row.entities),
     vector: blobToVector(row.vector),
     language: isChunkLanguage(row.language) ? row.language : null,
+    ...rowsOf(row),
   };
+}
+
+/** A chunk's stored rows as ChunkRecord.rows: present only where the chunk has them. */
+function rowsOf(row: ChunkRow): { rows?: RowRange } {
+  const rows = storedRowRange(row.row_first, row.row_last);
+  return rows ? { rows } : {};
 }
 
 export interface ManifestRow {

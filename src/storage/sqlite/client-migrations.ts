@@ -191,4 +191,10 @@ export const CLIENT_MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   DROP INDEX IF EXISTS publication_log_by_time;
   `,
+  // The spreadsheet rows each chunk holds (first and last, 1-based), recorded at indexing for sheets and CSV/TSV
+  // files; other chunks, and every chunk indexed before, have none.
+  `
+  ALTER TABLE chunks ADD COLUMN row_first INTEGER;
+  ALTER TABLE chunks ADD COLUMN row_last INTEGER;
+  `,
 ];

@@ -116,10 +116,11 @@ export class SqliteGenerationRepository implements GenerationRepository {
       ) as { generation: number };
     const insertChunk = cachedStatement(
       this.db,
-      'INSERT INTO chunks (generation, chunk_index, page, page_label, text, entities, vector, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO chunks (generation, chunk_index, page, page_label, text, entities, vector, language, row_first, row_last) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     for (const chunk of input.chunks) {
-      insertChunk.run(row.generation, chunk.chunkIndex, chunk.page, chunk.pageLabel, chunk.text, JSON.stringify(chunk.entities), vectorToBlob(chunk.vector), chunk.language);
+      const rows = chunk.rows ?? null;
+      insertChunk.run(row.generation, chunk.chunkIndex, chunk.page, chunk.pageLabel, chunk.text, JSON.stringify(chunk.entities), vectorToBlob(chunk.vector), chunk.language, rows?.first ?? null, rows?.last ?? null);
     }
     const insertLeaf = cachedStatement(this.db, 'INSERT INTO metadata_leaves (generation, ordinal, path, value, value_type) VALUES (?, ?, ?, ?, ?)');
     input.leaves.forEach((leaf, ordinal) => {
@@ -174,7 +175,7 @@ export class SqliteGenerationRepository implements GenerationRepository {
   }
 
   async chunkTexts(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(StoredChunkText | null)[]> {
-    return this.chunkColumns(keys, 'text, language', (row) => storedChunkText(row as { text: string; language: string | null }));
+    return this.chunkColumns(keys, 'text, language, row_first, row_last', (row) => storedChunkText(row as { text: string; language: string | null; row_first: number | null; row_last: number | null }));
   }
 
   async chunkVectors(keys: readonly { generation: number; chunkIndex: number }[]): Promise<(Float32Array | null)[]> {

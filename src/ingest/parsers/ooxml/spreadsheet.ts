@@ -13,6 +13,8 @@ import { REL_ATTR_PREFIX } from '../../guards/xml-guard.ts';
 import { headerFooterText, isDateFormat, serialToIso } from './spreadsheet-values.ts';
 import { readRelationships, readXmlPart, relatedParts, relType } from './package.ts';
 import type { OoxmlPackage } from './package.ts';
+import { joinBlocks, rowNumberOf } from '../sheet-rows.ts';
+import type { PageBlock } from '../sheet-rows.ts';
 
 /** Rows grouped into one paragraph, so a large sheet reaches the chunker as many moderate paragraphs. */
 export const SHEET_ROWS_PER_PARAGRAPH = 20;
@@ -22,6 +24,12 @@ interface Workbook {
   date1904: boolean;
   sharedStringsPart: string | null;
   stylesPart: string | null;
+}
+
+/** A row of a sheet that holds text: its number (1-based, as the sheet numbers it) and its cells, tab-separated. */
+interface SheetRow {
+  number: number;
+  text: string;
 }
 
 interface CellContext {
@@ -154,11 +162,13 @@ const MAX_HEADER_FOOTER_CHARS = 1024;
  * characters than the document may still index; cells are counted against the workbook's cell limit; once the text
  * budget or the cell limit is spent the rest of the part is not read.
  */
-async function readSheet(pkg: OoxmlPackage, part: string, cells: CellContext, context: ParserContext): Promise<{ rows: string[]; headers: string[] }> {
-  const rows: string[] = [];
+async function readSheet(pkg: OoxmlPackage, part: string, cells: CellContext, context: ParserContext): Promise<{ rows: SheetRow[]; headers: string[] }> {
+  const rows: SheetRow[] = [];
   const headers = new Set<string>();
   const budget = context.budget;
   let row: string[] = [];
+  /** The open row's number: its r attribute, or the one after the previous row's (r is optional). */
+  let rowNumber = 0;
   /** Characters held by `row` and the open cell, not yet spent. */
   let held = 0;
   let cell: { type: string; style: number; value: string; inline: string } | null = null;
@@ -172,7 +182,8 @@ async function readSheet(pkg: OoxmlPackage, part: string, cells: CellContext, co
     {
       open(name, attributes) {
         element = name;
-        if (name === 'c') {
+        if (name === 'row') rowNumber = rowNumberOf(attributes.r, rowNumber);
+        else if (name === 'c') {
           // Below zero once a cell past the limit was seen: the workbook really had more (reading stops there).
           context.cellsRemaining--;
           if (context.cellsRemaining < 0) {
@@ -213,7 +224,7 @@ async function readSheet(pkg: OoxmlPackage, part: string, cells: CellContext, co
           }
           cell = null;
         } else if (name === 'row') {
-          if (row.length > 0 && budget.remaining > 0) rows.push(spendText(budget, row.join('\t')));
+          if (row.length > 0 && budget.remaining > 0) rows.push({ number: rowNumber, text: spendText(budget, row.join('\t')) });
           row = [];
           held = 0;
         } else if (HEADER_FOOTER.has(name)) {
@@ -225,7 +236,7 @@ async function readSheet(pkg: OoxmlPackage, part: string, cells: CellContext, co
     () => budget.remaining === 0 || context.cellsRemaining < 0,
   );
   // A row cut off by an early stop still holds what was read of it.
-  if (row.length > 0 && budget.remaining > 0) rows.push(spendText(budget, row.join('\t')));
+  if (row.length > 0 && budget.remaining > 0) rows.push({ number: rowNumber, text: spendText(budget, row.join('\t')) });
   if (context.cellsRemaining < 0) {
     const max = context.options.maxCells;
     noteLimit(context, 'cells', max, `Cells beyond the first ${max} of the workbook were not read (limit); only the beginning of the document is indexed.`);
@@ -259,9 +270,14 @@ async function readComments(pkg: OoxmlPackage, sheetPart: string, context: Parse
   return comments;
 }
 
-function groupRows(rows: string[]): string[] {
-  const groups: string[] = [];
-  for (let i = 0; i < rows.length; i += SHEET_ROWS_PER_PARAGRAPH) groups.push(rows.slice(i, i + SHEET_ROWS_PER_PARAGRAPH).join('\n'));
+/** The sheet's rows in paragraphs of SHEET_ROWS_PER_PARAGRAPH rows, each line tagged with its row's number. */
+function groupRows(rows: SheetRow[]): PageBlock[] {
+  const groups: PageBlock[] = [];
+  for (let i = 0; i < rows.length; i += SHEET_ROWS_PER_PARAGRAPH) {
+    const group = rows.slice(i, i + SHEET_ROWS_PER_PARAGRAPH);
+    // A cell may hold line breaks: each of its lines is of its row.
+    groups.push({ text: group.map((row) => row.text).join('\n'), rows: group.flatMap((row) => row.text.split('\n').map(() => row.number)) });
+  }
   return groups;
 }
 
@@ -292,11 +308,12 @@ export async function extractSpreadsheetPages(pkg: OoxmlPackage, mainPart: strin
     const comments = await readComments(pkg, sheet.part, context);
     const embedded = await embeddedParagraphs(pkg, sheet.part, context);
     for (const drawing of await sheetDrawings(pkg, sheet.part)) embedded.push(...(await embeddedParagraphs(pkg, drawing, context)));
-    const paragraphs = [...groupRows(rows), ...headers, ...comments, ...embedded].filter((p) => p.trim() !== '');
+    const paragraphs = [...groupRows(rows), ...[...headers, ...comments, ...embedded].map((text) => ({ text }))].filter((p) => p.text.trim() !== '');
     if (paragraphs.length === 0) continue;
     // A sheet without a name (a damaged workbook) is still its own page, labelled by nothing rather than by ''.
     const label = sheet.name.trim() === '' ? null : sheet.name;
-    pages.push({ pageNumber: index + 1, pageLabel: label, text: [...(label ? [sheet.name] : []), ...paragraphs].join('\n\n') });
+    const { text, lineRows } = joinBlocks([...(label ? [{ text: sheet.name }] : []), ...paragraphs]);
+    pages.push({ pageNumber: index + 1, pageLabel: label, text, lineRows });
   }
   return { pages, sheetCount: workbook.sheets.length };
 }
