@@ -20,6 +20,8 @@ const OPERATOR_KEY = 'rebalance-operator';
 /** The replacement's share of the connections that counts as taken (of 50% on 2 api processes). */
 const SHARE = 0.4;
 const POLL_MS = 100;
+/** A request unanswered this long counts as failed (the runner's) or is given up (a /metrics read). */
+const REQUEST_TIMEOUT_MS = 10_000;
 const THIS_FILE = fileURLToPath(import.meta.url);
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -43,6 +45,7 @@ function runLoad(config: RunnerConfig): void {
         response.on('error', () => resolve(0));
       });
       sent.on('error', () => resolve(0));
+      sent.setTimeout(REQUEST_TIMEOUT_MS, () => sent.destroy());
       sent.end(body);
     });
   const loops = Array.from({ length: config.connections }, async () => {
@@ -63,11 +66,14 @@ function runLoad(config: RunnerConfig): void {
 
 function metrics(url: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    get(`${url}/metrics`, { agent: false, headers: { Connection: 'close', 'X-API-Key': OPERATOR_KEY } }, (response) => {
+    const sent = get(`${url}/metrics`, { agent: false, headers: { Connection: 'close', 'X-API-Key': OPERATOR_KEY } }, (response) => {
       let text = '';
       response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
       response.on('end', () => resolve(text));
-    }).on('error', reject);
+      response.on('error', reject);
+    });
+    sent.on('error', reject);
+    sent.setTimeout(REQUEST_TIMEOUT_MS, () => sent.destroy(new Error('GET /metrics timed out')));
   });
 }
 
@@ -97,6 +103,7 @@ async function main(): Promise<void> {
     const ended = new Promise<void>((resolve) => runner.once('exit', () => resolve()));
     await sleep(Number(values.warmup) * 1000);
     const before = await connectionsByProcess(service.url);
+    process.stderr.write(`loaded for ${values.warmup} s: ${[...before].join(' ')}\n`);
     const apis = serviceMemory(service.pid).filter((child) => child.role === 'api').map((child) => child.pid);
     const victim = apis[0];
     const victimLabel = labelOf(victim);
