@@ -183,7 +183,7 @@ function collectSegment(segment: Bm25Segment, touched: number, options: Bm25Sear
  * Postings a search must read per hit it keeps before pruning pays for its bookkeeping (windows, bounds, searches of
  * postings, an exact score per doc that may reach the best): below it the exhaustive scan is cheaper. Measured with
  * bench/keyword-pruning.ts (CPU time, SciFact queries, 100,000 chunks): limit 10, about 6,900 postings a hit, pruned
- * 1.0-1.2 ms against 1.6 ms exhaustively; limit 30 (2,300) 1.2 against 1.3; limit 100 (690) 2.1 against 1.6; the
+ * 0.8-1.2 ms against 1.2-1.7 ms exhaustively; limit 30 (2,300) 1.2 against 1.3; limit 100 (690) 2.1 against 1.6; the
  * content lane's limit of 1,000 (69) 3.9 against 2.0.
  */
 export const PRUNING_POSTINGS_PER_HIT = 2500;
