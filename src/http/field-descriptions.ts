@@ -11,6 +11,7 @@ export const FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   client_id: 'The Client (API_KEY_CLIENTS maps each key to one).',
   chunk_id: 'The chunk: document, generation and index.',
   chunk_index: 'Position of the chunk in its document, from 0.',
+  rows: 'Extension: the spreadsheet rows the chunk holds, first and last; present only for chunks of sheets and CSV/TSV files.',
   created_at: 'When it was created (ISO 8601, UTC).',
   completed_at: 'When the job ended (ISO 8601, UTC); null while it runs.',
   updated_at: 'When it last changed (ISO 8601, UTC).',

@@ -610,6 +610,7 @@ export interface components {
             index?: number;
             /** @description Page of the source document the chunk starts on (PDF, presentation); null when the format has no pages. */
             page?: number | null;
+            /** @description Extension: the spreadsheet rows the chunk holds, first and last; present only for chunks of sheets and CSV/TSV files. */
             rows?: components["schemas"]["RowRange"];
             /** @description The chunk text. */
             text?: string;
@@ -656,6 +657,7 @@ export interface components {
             text?: string;
             /** @description Page of the source document the chunk starts on (PDF, presentation); null when the format has no pages. */
             page?: number | null;
+            /** @description Extension: the spreadsheet rows the chunk holds, first and last; present only for chunks of sheets and CSV/TSV files. */
             rows?: components["schemas"]["RowRange"];
             /** @description highlight: true only: matched spans, sorted, not overlapping. */
             highlights?: components["schemas"]["Highlight"][];
