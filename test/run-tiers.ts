@@ -1,8 +1,7 @@
 // `npm test` and `npm run test:<tier>`: runs the named steps (all of STEPS when none is named) one after another,
-// but a step marked `alongside` at the same time as the one before it, each test tier through node --test on the
-// files test/tiers.ts places in it, and prints each step's wall time, test counts and slowest files as it ends and
-// all wall times at the end. The first batch that fails stops the run (as the chain of && it replaces did). It
-// refuses to start while a test file belongs to no tier.
+// each test tier through node --test on the files test/tiers.ts places in it, and prints each step's wall time
+// and test counts as it ends and all of them at the end. The first step that fails stops the run (as the chain
+// of && it replaces did). It refuses to start while a test file belongs to no tier.
 
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -29,11 +28,6 @@ interface Step {
   tier?: Tier;
   args?: readonly string[];
   env?: Record<string, string>;
-  /**
-   * Runs at the same time as the step before it (the two end-to-end runs: their files mostly wait on the
-   * services they start, so the machine has room for both). Its output is held and printed once it ends.
-   */
-  alongside?: true;
 }
 
 const STEPS: readonly Step[] = [
@@ -42,7 +36,7 @@ const STEPS: readonly Step[] = [
   { name: 'integration', what: TIER_MEANING.integration, tier: 'integration' },
   { name: 'store', what: TIER_MEANING.store, tier: 'store' },
   { name: 'e2e', what: 'the real service over HTTP, on SQLite', tier: 'e2e' },
-  { name: 'postgres', what: 'the end-to-end suites again, on one throwaway PostgreSQL cluster', tier: 'e2e', args: [`--test-global-setup=${POSTGRES_GLOBAL_SETUP}`], env: { TEST_STORE: 'postgres' }, alongside: true },
+  { name: 'postgres', what: 'the end-to-end suites again, on one throwaway PostgreSQL cluster', tier: 'e2e', args: [`--test-global-setup=${POSTGRES_GLOBAL_SETUP}`], env: { TEST_STORE: 'postgres' } },
   { name: 'browser', what: TIER_MEANING.browser, tier: 'browser' },
   { name: 'disk', what: TIER_MEANING.disk, tier: 'disk' },
   { name: 'serial', what: TIER_MEANING.serial, tier: 'serial', args: ['--test-concurrency=1'] },
@@ -96,16 +90,14 @@ function slowestFiles(step: Step): string {
   return slowest.map(([file, time]) => `     ${time.toFixed(1).padStart(7)} s  ${file}`).join('\n');
 }
 
-/** Runs one step; its output goes to stdout as it comes when `live`, else into `held`. */
-async function run(step: Step, files: readonly string[], live: boolean, held: string[]): Promise<Outcome> {
+async function run(step: Step, files: readonly string[]): Promise<Outcome> {
   const [command, ...args] = commandOf(step, files);
   const started = performance.now();
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...step.env }, stdio: ['ignore', 'pipe', 'inherit'] });
   // The summary is the last lines of the spec reporter's output ("ℹ tests 412"): keep a tail to read it from.
   let tail = '';
   child.stdout.on('data', (chunk: Buffer) => {
-    if (live) process.stdout.write(chunk);
-    else held.push(chunk.toString('utf8'));
+    process.stdout.write(chunk);
     tail = (tail + chunk.toString('utf8')).slice(-4096);
   });
   const code = await new Promise<number>((resolve) => child.once('close', (exitCode, signal) => resolve(exitCode ?? (signal ? 128 : 1))));
@@ -136,31 +128,17 @@ async function main(names: readonly string[]): Promise<number> {
   const chosen = names.length === 0 ? STEPS : STEPS.filter((step) => names.includes(step.name));
   const outcomes: Outcome[] = [];
   const total = performance.now();
-  for (let at = 0; at < chosen.length; ) {
-    // A step and the steps chosen to run alongside it go together; the first one's output is shown live.
-    let end = at + 1;
-    while (end < chosen.length && chosen[end].alongside) end++;
-    const batch = chosen.slice(at, end);
-    at = end;
-    const runs = batch.map(async (step, index) => {
-      const files = step.tier ? placement.byTier[step.tier] : [];
-      const header = `\n== ${step.name}: ${step.what}${step.tier ? ` (${files.length} files)` : ''}${index > 0 ? ` (alongside ${batch[0].name}; its output follows when it ends)` : ''}\n`;
-      const held: string[] = [];
-      if (index === 0) process.stdout.write(header);
-      else held.push(header);
-      // node --test given no file runs its default glob, every test of the checkout: a tier with none runs nothing.
-      if (step.tier && files.length === 0) return { step, held, outcome: null };
-      const outcome = await run(step, files, index === 0, held);
-      const slowest = step.tier ? slowestFiles(step) : '';
-      const summary = `== ${line(outcome)}\n${slowest ? `   slowest files:\n${slowest}\n` : ''}`;
-      if (index === 0) process.stdout.write(summary);
-      else held.push(summary);
-      return { step, held, outcome };
-    });
-    const ended = await Promise.all(runs);
-    for (const { held } of ended.slice(1)) process.stdout.write(held.join(''));
-    for (const { outcome } of ended) if (outcome) outcomes.push(outcome);
-    if (outcomes.some((outcome) => outcome.code !== 0)) break;
+  for (const step of chosen) {
+    const files = step.tier ? placement.byTier[step.tier] : [];
+    process.stdout.write(`\n== ${step.name}: ${step.what}${step.tier ? ` (${files.length} files)` : ''}\n`);
+    // node --test given no file runs its default glob, every test of the checkout: a tier with none runs nothing.
+    if (step.tier && files.length === 0) continue;
+    const outcome = await run(step, files);
+    outcomes.push(outcome);
+    process.stdout.write(`== ${line(outcome)}\n`);
+    const slowest = step.tier ? slowestFiles(step) : '';
+    if (slowest) process.stdout.write(`   slowest files:\n${slowest}\n`);
+    if (outcome.code !== 0) break;
   }
   const failed = outcomes.some((outcome) => outcome.code !== 0);
   process.stdout.write(`\n== wall time by step\n${outcomes.map((outcome) => `   ${line(outcome)}`).join('\n')}\n   ${'all'.padEnd(12)} ${((performance.now() - total) / 1000).toFixed(1).padStart(7)} s  ${failed ? 'FAILED' : 'ok'}\n`);

@@ -20,7 +20,7 @@ const CLIENT_DIR = fileURLToPath(new URL('../../clients/typescript/', import.met
 const NODE = process.execPath;
 const TSC = fileURLToPath(new URL('../../clients/typescript/node_modules/typescript/bin/tsc', import.meta.url));
 // What is packed and how another project imports it are the same whatever the store: the suites' run on
-// PostgreSQL (which runs alongside the SQLite one) leaves it out, instead of building dist/ twice at once.
+// PostgreSQL leaves it out (the typed client over PostgreSQL is typescript-client.test.ts's).
 const PACKAGED_ONCE = TEST_STORE === 'postgres' ? 'the package is the same on every store: the SQLite run checks it' : false;
 const server = PACKAGED_ONCE ? null : useTestServer();
 
