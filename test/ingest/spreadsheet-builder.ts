@@ -3,6 +3,7 @@
 
 import { buildZip } from './zip-builder.ts';
 import type { ZipEntrySpec } from './zip-builder.ts';
+import { seededRandom as random } from '../helpers/seeded-random.ts';
 
 const MAIN_NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
@@ -47,17 +48,6 @@ export function buildSpreadsheet(sheets: string[][][]): Buffer {
   return buildZip(packageEntries(sheets.map(sheetXml)));
 }
 
-/** A small deterministic PRNG (mulberry32), so every run builds the same bytes. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'account balance statement invoice payment transfer branch customer deposit withdrawal interest charge ' +

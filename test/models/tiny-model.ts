@@ -3,23 +3,12 @@
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { seededRandom } from '../helpers/seeded-random.ts';
 
 export const TINY_WORDPIECE_VOCAB = [
   '[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', 'the', 'cat', '##s', 'sat', 'on', 'mat', 'play', '##ing', '##ed',
   'un', '##believ', '##able', 'cafe', ',', '.', '!', 'kerja', '##an', 'pe', '##ker', '##ja', '中', '文',
 ];
-
-/** Deterministic PRNG (mulberry32) so "random" vectors are the same on every run. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Values k/256 with |k| < 256: exactly representable in float16, float32 and float64. */
 export function seededMatrix(rows: number, cols: number, seed: number): number[][] {

@@ -5,21 +5,11 @@ import type { Bm25Result, Bm25SearchOptions, Bm25Segment, FieldAnalyzer, SparseD
 import { PRUNING_WINDOW } from '../../src/search/bm25-pruned.ts';
 import { IMPACT_BLOCK, impactsOf, termImpacts } from '../../src/codec/bm25-impacts.ts';
 import { idOf } from '../../src/text/string-table.ts';
+import { seededRandom as seeded } from '../helpers/seeded-random.ts';
 
 /** Whitespace "analyzer": the generated words are the terms. */
 const words: FieldAnalyzer = (text, title) => ({ text: text.split(' ').filter(Boolean), title: title.split(' ').filter(Boolean) });
 
-/** mulberry32: a small seeded PRNG, so that a failure names the seed that reproduces it. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Corpus {
   segments: Bm25Segment[];
