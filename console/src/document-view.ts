@@ -34,7 +34,7 @@ export function documentView(session: () => Session): { open(documentId: string,
   const versions = byId<HTMLTableElement>('document-versions').tBodies[0];
   const versionsNote = byId('document-versions-note');
   const metadata = byId<HTMLTableElement>('document-metadata').tBodies[0];
-  let current: { documentId: string; nextOffset: number | null; labels: PageLabels; workbook: boolean } | null = null;
+  let current: { documentId: string; nextOffset: number | null; labels: Map<number, string>; workbook: boolean } | null = null;
   /** Bumped on each open, so the answers of a document opened before never land in this one's view. */
   let generation = 0;
 
@@ -54,6 +54,9 @@ export function documentView(session: () => Session): { open(documentId: string,
   function appendText(answer: DocumentText): void {
     let section = text.lastElementChild as HTMLElement | null;
     for (const group of byPage(answer.chunks ?? [])) {
+      // The text route names each chunk's page (page_label): a sheet is headed by its name, whichever hit opened it.
+      const named = group.chunks.find((chunk) => chunk.page_label)?.page_label;
+      if (current && group.page !== null && named) current.labels.set(group.page, named);
       // Chunks without a page (plain text, Word documents) are one run of text with no heading.
       const label = (current && placeName(group.page, current.labels, current.workbook)) ?? (group.page === null ? '' : `Page ${group.page}`);
       if (!section || section.dataset.label !== label) {
@@ -99,7 +102,7 @@ export function documentView(session: () => Session): { open(documentId: string,
   async function open(documentId: string, labels: PageLabels = new Map()): Promise<void> {
     reset();
     const mine = generation;
-    current = { documentId, nextOffset: null, labels, workbook: false };
+    current = { documentId, nextOffset: null, labels: new Map(labels), workbook: false };
     heading.textContent = documentId;
     state.textContent = 'Loading…';
     try {
@@ -109,7 +112,6 @@ export function documentView(session: () => Session): { open(documentId: string,
         versionsOf(documentId, (offset, limit) => session().read((client) => client.documentPage({ includeDeleted: true, pageSize: limit, offset }))),
       ]);
       if (mine !== generation) return;
-      // The text route gives a chunk its page, not its label: a sheet is named when a hit told its name, numbered otherwise.
       if (current) current.workbook = isWorkbook(answer.metadata);
       appendText(answer);
       metadata.replaceChildren(...metadataRows(answer.metadata ?? {}, ['schema_version']));

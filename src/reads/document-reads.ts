@@ -234,6 +234,8 @@ export class DocumentService {
         id: chunkIdOf(version.generation, chunk.chunkIndex),
         index: chunk.chunkIndex,
         page: chunk.page,
+        // Extensions beside SPEC's chunk fields: the page's label (a sheet's name) and a spreadsheet chunk's rows.
+        ...(chunk.pageLabel ? { page_label: chunk.pageLabel } : {}),
         ...(chunk.rows ? { rows: chunk.rows } : {}),
         text: chunk.text,
         char_count: chunk.text.length,

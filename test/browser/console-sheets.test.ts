@@ -1,7 +1,7 @@
 // The console names a spreadsheet hit's sheet, in a real browser (Debian's chromium driven by playwright-core)
 // against the real service: two corpus workbooks are uploaded through the API, a search shows "Sheet: <name> · rows
 // N–M" on the hit card (the sheet from canonical_metadata.location, the rows from the evidence item), and the document
-// opened from it heads each sheet's text with its place, the hit's sheet by name, and each chunk with its rows. Screenshots under test-results/console/ (CHROMIUM_PATH overrides the browser).
+// opened from it heads each sheet's text with its name (the text route's page_label) and each chunk with its rows. Screenshots under test-results/console/ (CHROMIUM_PATH overrides the browser).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -66,9 +66,9 @@ test('a hit on a workbook shows the sheet it is on; the document opened from it 
   assert.equal(await multi.locator('.where').first().textContent(), 'Sheet: Sheet2 · row 1');
   await multi.locator('button.document-link').click();
   await page.locator('#document-heading', { hasText: 'multi-sheet.xlsx' }).waitFor();
-  await page.locator('#document-text section.page-text h4', { hasText: 'Sheet 3' }).waitFor();
-  // The text route gives pages, not names: the sheet the hit named keeps its name, the others their position.
-  assert.deepEqual(await page.locator('#document-text section.page-text h4').allTextContents(), ['Sheet 1', 'Sheet: Sheet2', 'Sheet 3']);
+  await page.locator('#document-text section.page-text h4', { hasText: 'Sheet: Sheet3' }).waitFor();
+  // The text route names each chunk's page (page_label): every sheet is headed by its name, not only the hit's.
+  assert.deepEqual(await page.locator('#document-text section.page-text h4').allTextContents(), ['Sheet: Sheet1', 'Sheet: Sheet2', 'Sheet: Sheet3']);
   assert.match(await page.locator('#document-text section.page-text', { hasText: 'Sheet: Sheet2' }).innerText(), /Middle!/);
   // Sheet1 has text in rows 1 and 3-6 (row 2 is empty): its chunk holds rows 1 to 6.
   assert.deepEqual(await page.locator('#document-text .chunk-rows').allTextContents(), ['rows 1–6', 'row 1', 'row 1']);

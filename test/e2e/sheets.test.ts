@@ -79,6 +79,8 @@ test('a hit on a sheet names the rows its chunk holds, counting the empty rows; 
 
   const text = await api(server.url, `/document/${MULTI.id}/text`, { key: KEYS.alpha });
   assert.deepEqual(text.json.chunks.map((chunk: any) => chunk.rows), [{ first: 1, last: 6 }, { first: 1, last: 1 }, { first: 1, last: 1 }]);
+  // Each text chunk names its page as the hit's location does (page_label, an extension): the sheet's name.
+  assert.deepEqual(text.json.chunks.map((chunk: any) => chunk.page_label), ['Sheet1', 'Sheet2', 'Sheet3']);
 });
 
 test('a hit on a CSV file names its records as rows; a hit on a text file has no rows', async () => {
@@ -90,6 +92,7 @@ test('a hit on a CSV file names its records as rows; a hit on a text file has no
   assert.ok(markdown.content_evidence.items.every((item: any) => !('rows' in item)), JSON.stringify(markdown.content_evidence.items[0]));
   const text = await api(server.url, `/document/${MARKDOWN.id}/text`, { key: KEYS.alpha });
   assert.ok(text.json.chunks.every((chunk: any) => !('rows' in chunk)));
+  assert.ok(text.json.chunks.every((chunk: any) => !('page_label' in chunk)), 'a pageless chunk has no page label');
 });
 
 test('POST /similar gives its evidence items the rows of their chunks', async () => {

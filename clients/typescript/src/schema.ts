@@ -610,6 +610,8 @@ export interface components {
             index?: number;
             /** @description Page of the source document the chunk starts on (PDF, presentation); null when the format has no pages. */
             page?: number | null;
+            /** @description Extension: the label of the chunk's page (a sheet's name, a PDF page's logical label); absent where the page has none. */
+            page_label?: string;
             /** @description Extension: the spreadsheet rows the chunk holds, first and last; present only for chunks of sheets and CSV/TSV files. */
             rows?: components["schemas"]["RowRange"];
             /** @description The chunk text. */

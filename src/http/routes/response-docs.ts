@@ -65,6 +65,7 @@ export const CHUNK = {
     id: { type: 'string', description: 'The chunk id (the chunk_id of search evidence).' },
     index: { type: 'integer', description: 'Position of the chunk in the document, from 0.' },
     page: { type: ['integer', 'null'] },
+    page_label: { type: 'string', description: "Extension: the label of the chunk's page (a sheet's name, a PDF page's logical label); absent where the page has none." },
     rows: ROW_RANGE,
     text: { type: 'string', description: 'The chunk text.' },
     char_count: { type: 'integer' },
