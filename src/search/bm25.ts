@@ -1,8 +1,9 @@
 // BM25F search over immutable segments (sparse half of the content lane), global statistics summed over segments.
-// A search that only needs matches counted up to a bound (as the content lane's) runs the pruning scorer
-// (bm25-pruned.ts), which skips what cannot reach its best `limit`; the others scan every posting of every query term
-// and select the best `limit` once (best-of.ts): the exhaustive scorer, which the pruning one is tested against. Both
-// give the same hits with the same scores. Neither mutates a segment, and the per-query candidate predicate never
+// A search that only needs matches counted up to a bound (as the content lane's) and whose query terms hold many
+// postings for each hit it keeps (PRUNING_POSTINGS_PER_HIT) runs the pruning scorer (bm25-pruned.ts), which skips
+// what cannot reach its best `limit`; the others scan every posting of every query term and select the best `limit`
+// once (best-of.ts): the exhaustive scorer, which the pruning one is tested against. Both give the same hits with
+// the same scores. Neither mutates a segment, and the per-query candidate predicate never
 // changes a score.
 
 import { bestOf, Candidates } from './best-of.ts';
