@@ -1,6 +1,7 @@
-// Every file of the shared corpus uploaded through POST /embed to the running service (on PostgreSQL, a sample that
-// reaches every store path: see storeSample): each job ends as expected (completed with text, or failed with its
-// legible message), and the service stays up throughout.
+// A sample of the shared corpus that reaches every path of the service (see serviceSample) uploaded through POST
+// /embed to the running service: each job ends as expected (completed with text, or failed with its legible
+// message), and the service stays up throughout. Every corpus file is parsed and chunked by
+// test/ingest/corpus.test.ts.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +9,6 @@ import { readFileSync } from 'node:fs';
 import { startTestServer, api, KEYS, removeDir, uploadFile, waitForJob, untilHealthy } from '../helpers/server.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { CORPUS, EXPECTATIONS, PEAK_RSS_LIMIT_BYTES, TESSERACT, listCorpus } from '../helpers/corpus-expectations.ts';
-import { TEST_STORE } from '../helpers/test-store.ts';
 
 /** Files the tests below read back by name. */
 const NAMED = new Set([
@@ -21,12 +21,11 @@ const NAMED = new Set([
 ]);
 
 /**
- * On SQLite every corpus file goes through the service. On PostgreSQL, a sample that still reaches every store
- * path: every hostile file, the files read back below, and the first file of each other folder. Parsing does not
- * depend on the store, and the whole corpus through it (twice: test/ingest/corpus.test.ts, then here on SQLite)
- * already takes about two minutes of the suite's budget.
+ * Every hostile file, the files read back below, and the first file of each other folder: each format and each
+ * way a job fails. Parsing every file again here (OCR included) would repeat test/ingest/corpus.test.ts at
+ * several minutes of the suite's CPU.
  */
-function storeSample(files: readonly string[]): string[] {
+function serviceSample(files: readonly string[]): string[] {
   const firstOfFolder = new Set<string>();
   const seen = new Set<string>();
   for (const path of files) {
@@ -37,7 +36,7 @@ function storeSample(files: readonly string[]): string[] {
   return files.filter((path) => path.startsWith('hostile/') || NAMED.has(path) || firstOfFolder.has(path));
 }
 
-const FILES = TEST_STORE === 'postgres' ? storeSample(listCorpus()) : listCorpus();
+const FILES = serviceSample(listCorpus());
 const documentIdOf = (path: string) => path.replace(/[^A-Za-z0-9._-]/g, '_');
 const jobs = new Map<string, any>();
 let server: TestServer;

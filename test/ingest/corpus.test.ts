@@ -8,6 +8,7 @@ import { parseDocumentIsolated } from '../../src/ingest/parse.ts';
 import { IngestError } from '../../src/ingest/parsed-document.ts';
 import type { ParsedDocument } from '../../src/ingest/parsed-document.ts';
 import { parsePdf } from '../../src/ingest/parsers/pdf.ts';
+import { chunkPages } from '../../src/ingest/chunk.ts';
 import { createContext, resolveParseOptions } from '../../src/ingest/parse-options.ts';
 import { CONCURRENCY, CORPUS, EXPECTATIONS, PEAK_RSS_LIMIT_BYTES, listCorpus } from '../helpers/corpus-expectations.ts';
 import type { Completed, Failed } from '../helpers/corpus-expectations.ts';
@@ -88,6 +89,28 @@ test('the whole corpus parses in bounded memory, none crashing', (t) => {
   t.diagnostic(`corpus: ${FILES.length} files in ${Math.round(corpusMs)} ms, peak RSS ${Math.round(peakRss / 1048576)} MiB, ${JSON.stringify(counts)}, slowest ${slowest.join('; ')}`);
   assert.ok(peakRss < PEAK_RSS_LIMIT_BYTES, `peak RSS ${peakRss} bytes`);
   assert.equal(counts.crashed ?? 0, 0);
+});
+
+// The worker's next step on each parsed document (the e2e corpus test sends only a sample through the service):
+// every completed file chunks, each chunk non-empty and on a page the document has, in document order (a page
+// without a number, where a document has one, comes last).
+test('every completed corpus document chunks, each chunk on one of its pages', () => {
+  const problems: string[] = [];
+  for (const [path, outcome] of outcomes) {
+    const doc = outcome.doc;
+    if (!doc || doc.pages.every((page) => page.text.trim() === '')) continue;
+    const chunks = chunkPages(doc.pages);
+    const pages = new Set(doc.pages.map((page) => page.pageNumber));
+    if (chunks.length === 0) problems.push(`${path}: no chunk`);
+    chunks.forEach((chunk, index) => {
+      if (chunk.chunkIndex !== index || chunk.text.trim() === '' || !pages.has(chunk.page)) problems.push(`${path}: chunk ${index} ${JSON.stringify(chunk).slice(0, 120)}`);
+      // A PDF's attachments and form text come after its pages as one page without a number (page null).
+      const previous = index > 0 ? chunks[index - 1]!.page : null;
+      if (chunk.page !== null && (previous === null ? index > 0 : chunk.page < previous)) problems.push(`${path}: chunk ${index} goes back to page ${chunk.page}`);
+    });
+  }
+  assert.deepEqual(problems, []);
+  assert.ok(outcomes.size > 100);
 });
 
 test('page labels of a labelled PDF are kept per page (blank pages, so read through the PDF parser itself)', async () => {
