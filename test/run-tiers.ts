@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { place, testFiles, TIER_MEANING } from './tiers.ts';
+import { place, postgresE2e, testFiles, TIER_MEANING } from './tiers.ts';
 import type { Tier } from './tiers.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -28,6 +28,8 @@ interface Step {
   tier?: Tier;
   args?: readonly string[];
   env?: Record<string, string>;
+  /** Which of the tier's files the step runs, when not all of them. */
+  select?: (files: readonly string[]) => string[];
 }
 
 const STEPS: readonly Step[] = [
@@ -36,7 +38,7 @@ const STEPS: readonly Step[] = [
   { name: 'integration', what: TIER_MEANING.integration, tier: 'integration' },
   { name: 'store', what: TIER_MEANING.store, tier: 'store' },
   { name: 'e2e', what: 'the real service over HTTP, on SQLite', tier: 'e2e' },
-  { name: 'postgres', what: 'the end-to-end suites again, on one throwaway PostgreSQL cluster', tier: 'e2e', args: [`--test-global-setup=${POSTGRES_GLOBAL_SETUP}`], env: { TEST_STORE: 'postgres' } },
+  { name: 'postgres', what: 'the end-to-end suites below the HTTP surface again, on one throwaway PostgreSQL cluster', tier: 'e2e', select: postgresE2e, args: [`--test-global-setup=${POSTGRES_GLOBAL_SETUP}`], env: { TEST_STORE: 'postgres' } },
   { name: 'browser', what: TIER_MEANING.browser, tier: 'browser' },
   { name: 'disk', what: TIER_MEANING.disk, tier: 'disk' },
   { name: 'serial', what: TIER_MEANING.serial, tier: 'serial', args: ['--test-concurrency=1'] },
@@ -129,7 +131,8 @@ async function main(names: readonly string[]): Promise<number> {
   const outcomes: Outcome[] = [];
   const total = performance.now();
   for (const step of chosen) {
-    const files = step.tier ? placement.byTier[step.tier] : [];
+    const tierFiles = step.tier ? placement.byTier[step.tier] : [];
+    const files = step.select ? step.select(tierFiles) : tierFiles;
     process.stdout.write(`\n== ${step.name}: ${step.what}${step.tier ? ` (${files.length} files)` : ''}\n`);
     // node --test given no file runs its default glob, every test of the checkout: a tier with none runs nothing.
     if (step.tier && files.length === 0) continue;

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { place, PLACES, testFiles, tierOf, TIERS } from './tiers.ts';
+import { E2E_ABOVE_THE_STORE, place, PLACES, postgresE2e, testFiles, tierOf, TIERS } from './tiers.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -42,4 +42,14 @@ test('the e2e folder is the e2e tier, and the browser, disk and serial suites ar
   assert.equal(PLACES['test/browser/'], 'browser');
   assert.equal(PLACES['test/disk/'], 'disk');
   assert.equal(PLACES['test/serial/'], 'serial');
+});
+
+test('the postgres step runs every e2e file but those named above the store, and each name is a present e2e file', () => {
+  const e2e = place(testFiles(ROOT)).byTier.e2e;
+  for (const file of E2E_ABOVE_THE_STORE) assert.ok(e2e.includes(file), `${file} is not an e2e file`);
+  const again = postgresE2e(e2e);
+  assert.equal(again.length, e2e.length - E2E_ABOVE_THE_STORE.size);
+  assert.ok(again.every((file) => !E2E_ABOVE_THE_STORE.has(file)));
+  assert.ok(again.includes('test/e2e/processes.test.ts') && again.includes('test/e2e/postgres-store.test.ts'));
+  assert.deepEqual(postgresE2e(['test/e2e/new.test.ts']), ['test/e2e/new.test.ts'], 'a new file runs on both stores');
 });

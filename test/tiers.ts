@@ -17,7 +17,7 @@ export const TIER_MEANING: Record<Tier, string> = {
   unit: 'pure: no database, no process or thread, no socket',
   integration: 'real threads, child processes (OCR, office readers, graph builds) and fake outside services on local HTTP; no store',
   store: 'real SQLite and PostgreSQL (a throwaway cluster), services in the test process; no service over HTTP',
-  e2e: 'the real service (supervisor, api and worker processes) over HTTP, on SQLite and again on PostgreSQL',
+  e2e: 'the real service (supervisor, api and worker processes) over HTTP, on SQLite and (but for the files above the store) again on PostgreSQL',
   browser: 'the web console and API reference in Chromium against the real service',
   disk: 'full disks (a tmpfs per store), once each on the store it fills',
   serial: 'measurements that need the machine to themselves, one file at a time',
@@ -102,6 +102,38 @@ export const PLACES: Record<string, Tier> = {
   'test/disk/': 'disk',
   'test/serial/': 'serial',
 };
+
+/**
+ * End-to-end files whose subject lies above the store: the HTTP contract's shape (validation, hostile requests,
+ * the fuzzer, auth, OpenAPI, rate limits), the CLI and the typed client, the outside providers, the supervisor's
+ * lines and the env file. They run once, on SQLite; the postgres step runs every other e2e file again. What the
+ * store does under them is the store tier's contract (test/storage/, on both adapters) and the e2e files that
+ * stay on both stores (publication, followers, processes, consistency, deletes, backups, transfer). A new e2e
+ * file runs on both stores until it is named here.
+ */
+export const E2E_ABOVE_THE_STORE: ReadonlySet<string> = new Set([
+  'test/e2e/auth.test.ts',
+  'test/e2e/cli.test.ts',
+  'test/e2e/cli-admin.test.ts',
+  'test/e2e/cli-people.test.ts',
+  'test/e2e/cli-rate-limit.test.ts',
+  'test/e2e/cli-synonyms.test.ts',
+  'test/e2e/env-file.test.ts',
+  'test/e2e/fuzz.test.ts',
+  'test/e2e/hostile-requests.test.ts',
+  'test/e2e/openapi.test.ts',
+  'test/e2e/rate-limit.test.ts',
+  'test/e2e/supervisor-lines.test.ts',
+  'test/e2e/typescript-client.test.ts',
+  'test/e2e/typescript-client-package.test.ts',
+  'test/e2e/validation.test.ts',
+  'test/e2e/web-search.test.ts',
+]);
+
+/** The e2e files the postgres step runs: all but those above the store. */
+export function postgresE2e(e2eFiles: readonly string[]): string[] {
+  return e2eFiles.filter((file) => !E2E_ABOVE_THE_STORE.has(file));
+}
 
 /** What a test file is called: node --test's files, and the serial suites that run one at a time. */
 export function isTestFile(path: string): boolean {
