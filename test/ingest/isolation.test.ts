@@ -1,4 +1,5 @@
-// Isolated parsing in a worker thread: errors keep their code across the boundary; timeouts, OOM and OCR children are contained.
+// Isolated parsing in a child process: errors keep their code across the boundary; timeouts, OOM and OCR children are
+// contained, and none of them ends the process that asked.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -6,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocumentIsolated } from '../../src/ingest/parse.ts';
-import { idleParseThreads, PARSES_PER_THREAD } from '../../src/ingest/parse-isolated.ts';
+import { idleParseProcesses, PARSES_PER_PROCESS } from '../../src/ingest/parse-isolated.ts';
 import { resolveBinary } from '../../src/ingest/ocr.ts';
 import { failureOf } from '../helpers/ingest-failure.ts';
 import { BOMB_LIMIT_MS } from '../helpers/corpus-expectations.ts';
@@ -25,13 +26,13 @@ function isAlive(pid: number): boolean {
   }
 }
 
-test('a document parsed in a worker comes back whole', async () => {
+test('a document parsed in a child process comes back whole', async () => {
   const doc = await parseDocumentIsolated(corpusFile('pdf/pdfjs_tracemonkey.pdf'), 'tracemonkey.pdf');
   assert.equal(doc.pageCount, 14);
   assert.match(doc.pages[1]!.text, /Hence, recording and compiling a trace speculates/);
 });
 
-test('an IngestError keeps its code, message and transience across the worker boundary', async () => {
+test('an IngestError keeps its code, message and transience across the process boundary', async () => {
   const started = performance.now();
   const error = await failureOf(parseDocumentIsolated(corpusFile('hostile/zb_zbsm.zip'), 'zbsm.zip'));
   assert.equal(error.code, 'archive_rejected');
@@ -81,17 +82,17 @@ test('a missing temporary directory is a transient failure', async () => {
   assert.equal(error.transient, true);
 });
 
-test('a thread whose parse ended well takes the next upload; one whose parse failed or crashed is never reused', async () => {
-  const heap = { maxHeapMb: 333 }; // a heap size of this test's own, so its threads are apart from the other tests'
+test('a child whose parse ended well takes the next upload; one whose parse failed or crashed is never reused', async () => {
+  const heap = { maxHeapMb: 333 }; // a heap size of this test's own, so its children are apart from the other tests'
   const text = corpusFile('txt/tika_testMARKDOWN.md');
   await parseDocumentIsolated(text, 'a.md', heap);
-  assert.equal(idleParseThreads(heap.maxHeapMb), 1, 'the thread waits for the next upload');
+  assert.equal(idleParseProcesses(heap.maxHeapMb), 1, 'the child waits for the next upload');
   await parseDocumentIsolated(text, 'b.md', heap);
-  assert.equal(idleParseThreads(heap.maxHeapMb), 1, 'the same thread took it and waits again');
+  assert.equal(idleParseProcesses(heap.maxHeapMb), 1, 'the same child took it and waits again');
   assert.equal((await failureOf(parseDocumentIsolated(corpusFile('hostile/zb_zbsm.zip'), 'zbsm.zip', heap))).code, 'archive_rejected');
-  assert.equal(idleParseThreads(heap.maxHeapMb), 0, 'the thread that met a refused file was ended, not kept');
+  assert.equal(idleParseProcesses(heap.maxHeapMb), 0, 'the child that met a refused file was ended, not kept');
   assert.equal((await failureOf(parseDocumentIsolated(corpusFile('pdf/pdfminer_i1040nr.pdf'), 'i1040nr.pdf', { ...heap, timeoutMs: 50 }))).code, 'parse_timeout');
-  assert.equal(idleParseThreads(heap.maxHeapMb), 0, 'nor one that ran out of time');
-  for (let parse = 0; parse < PARSES_PER_THREAD + 1; parse++) await parseDocumentIsolated(text, 'c.md', heap);
-  assert.equal(idleParseThreads(heap.maxHeapMb), 1, `a thread ends after ${PARSES_PER_THREAD} parses and a fresh one takes over`);
+  assert.equal(idleParseProcesses(heap.maxHeapMb), 0, 'nor one that ran out of time');
+  for (let parse = 0; parse < PARSES_PER_PROCESS + 1; parse++) await parseDocumentIsolated(text, 'c.md', heap);
+  assert.equal(idleParseProcesses(heap.maxHeapMb), 1, `a child ends after ${PARSES_PER_PROCESS} parses and a fresh one takes over`);
 });

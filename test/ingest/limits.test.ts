@@ -20,7 +20,7 @@ const CORPUS = new URL('../../../shared/corpus/', import.meta.url);
 const corpus = (path: string) => readFileSync(new URL(path, CORPUS));
 const textOf = (doc: ParsedDocument) => doc.pages.map((page) => page.text).join('\n\n');
 const charsOf = (doc: ParsedDocument) => doc.pages.reduce((sum, page) => sum + page.text.length, 0);
-/** A parse-worker heap far below what 56 M characters of cell text take (over 110 MB as strings alone). */
+/** A parse-child heap far below what 56 M characters of cell text take (over 110 MB as strings alone). */
 const SMALL_HEAP_MB = 96;
 
 // Built once: about 1 MB zipped, a 60 MB sheet part of long inline strings, within the guard's ratio and size limits.
