@@ -64,6 +64,8 @@ export class ClientRegistry {
   private readonly now: () => number;
   private view: AccessView | null = null;
   private reading: Promise<AccessView> | null = null;
+  /** The read that starts once the one in flight ends (asked for by a refresh after a write). */
+  private following: Promise<AccessView> | null = null;
   private timer: NodeJS.Timeout | null = null;
 
   /** `envKeys`: API_KEY_CLIENTS (key to Client). */
@@ -76,7 +78,7 @@ export class ClientRegistry {
   /** Reads the rows every ACCESS_REFRESH_MS until stopped (a failed read is tried again at the next tick). */
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.refresh().catch(() => undefined), ACCESS_REFRESH_MS);
+    this.timer = setInterval(() => void this.read().catch(() => undefined), ACCESS_REFRESH_MS);
     this.timer.unref();
   }
 
@@ -85,8 +87,22 @@ export class ClientRegistry {
     this.timer = null;
   }
 
-  /** Reads the rows now (after this process's own writes, so that its next request sees them). */
+  /**
+   * Reads the rows now (after this process's own writes, so that its next request sees them). A read already in
+   * flight may have started before the caller's write, so it is not joined: a fresh read follows it, one shared by
+   * every caller that asks meanwhile.
+   */
   refresh(): Promise<AccessView> {
+    if (this.reading === null) return this.read();
+    this.following ??= this.reading.catch(() => undefined).then(() => {
+      this.following = null;
+      return this.read();
+    });
+    return this.following;
+  }
+
+  /** One read of the rows, joined by whoever only needs rows read since a moment ago. */
+  private read(): Promise<AccessView> {
     this.reading ??= (async () => {
       const readAt = this.now();
       try {
@@ -105,7 +121,7 @@ export class ClientRegistry {
   private async current(): Promise<AccessView> {
     const view = this.view;
     if (view !== null && this.now() - view.readAt < ACCESS_MAX_AGE_MS) return view;
-    return this.refresh();
+    return this.read();
   }
 
   /**

@@ -92,5 +92,38 @@ for (const adapter of STORE_ADAPTERS) {
         assert.equal(await registry.resolve(lasting.secret), null, 'revoked');
       });
     });
+
+    test("a refresh after a write reads after it, even while a read that began before the write is in flight", async () => {
+      await withStore(adapter, async ({ storage }) => {
+        await storage.access.createClient('team-r', '2026-03-14T08:00:00.000Z');
+        await storage.access.changeClient('team-r', { rateLimitPerMinute: 2 });
+        // The real repository, its first read held once it has its rows, until the write below has been made.
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let firstRowsRead!: () => void;
+        const rowsRead = new Promise<void>((resolve) => (firstRowsRead = resolve));
+        let reads = 0;
+        const repository = Object.create(storage.access) as typeof storage.access;
+        repository.accessRecords = async () => {
+          const rows = await storage.access.accessRecords();
+          if (++reads === 1) {
+            firstRowsRead();
+            await held;
+          }
+          return rows;
+        };
+        const registry = new ClientRegistry(repository, new Map());
+        const early = registry.refresh();
+        await rowsRead;
+        await storage.access.changeClient('team-r', { rateLimitPerMinute: null });
+        const afterWrite = registry.refresh();
+        assert.equal(registry.refresh(), afterWrite, 'callers meanwhile share the one read that follows');
+        release();
+        assert.equal((await early).clients.get('team-r')?.rateLimitPerMinute, 2, 'the early read saw the rows before the write');
+        await afterWrite;
+        assert.deepEqual(registry.limitsOf('team-r'), { all: null, search: null }, "the Client's own limit was removed");
+        assert.equal(reads, 2);
+      });
+    });
   });
 }
