@@ -13,7 +13,7 @@ import { controlSql } from '../helpers/test-store.ts';
 let server: TestServer;
 
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ API_PROCESSES: '2' });
   const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'ledger', text: 'Quarterly ledger for the Ipoh office.' });
   assert.equal((await waitForJob(server.url, KEYS.alpha, accepted.json.job_id)).status, 'completed');
 });
@@ -67,7 +67,7 @@ test('a missing record stays missing across a restart of the service, until an o
   await control('DELETE FROM authority');
   await server.close();
   // The whole service starts again over the same store: no process may recreate the record on its own.
-  server = await startTestServer({}, server.dataDir);
+  server = await startTestServer({ API_PROCESSES: '2' }, server.dataDir);
   await assertFailsClosed();
   const repaired = await api(server.url, '/admin/authority/mode', { key: KEYS.operator, body: { mode: 'READY' } });
   assert.equal(repaired.status, 200, repaired.text);

@@ -25,7 +25,7 @@ test('an unreadable Client store and an unreadable classifier model file degrade
   const dataDir = tempDataDir();
   const modelFile = join(dataDir, 'classifier.json');
   writeFileSync(modelFile, CLASSIFIER_MODEL);
-  const server = await startTestServer({ CLASSIFIER_MODEL_FILE: modelFile }, dataDir);
+  const server = await startTestServer({ API_PROCESSES: '2', CLASSIFIER_MODEL_FILE: modelFile }, dataDir);
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'inv', text: 'Invoice for cleaning services.' });
     await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
@@ -72,7 +72,7 @@ test('an unreadable Client store and an unreadable classifier model file degrade
 });
 
 test('schema evidence is read from the stored lane schemas, cached, and re-read once a Client store is provisioned', async () => {
-  const server = await startTestServer();
+  const server = await startTestServer({ API_PROCESSES: '2' });
   try {
     const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'first', text: 'Standing order form.' });
     await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);

@@ -42,7 +42,7 @@ before(async () => {
   await damage(`UPDATE generations SET manifest = '{not json' ${active}`, 'bad-manifest');
   await editManifests(dataDir, 'client-alpha', `state = 'active' AND document_id = ?`, ['shapeless-manifest'], (manifest) => delete manifest.content);
   await damage(`UPDATE generations SET manifest = '{}' ${active}`, 'no-manifest');
-  server = await startTestServer({}, dataDir);
+  server = await startTestServer({ API_PROCESSES: '2' }, dataDir);
 });
 
 after(async () => {

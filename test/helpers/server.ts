@@ -38,6 +38,10 @@ export function baseEnv(dataDir: string, overrides: Record<string, string> = {})
     WORKER_POLL_MS: '50',
     FOLLOWER_POLL_MS: '50',
     JOB_RETRY_BASE_SECONDS: '0.2',
+    // One api process unless the test is about several (its settings say so): the suite starts its services
+    // about 300 times, and each api process costs about a second of CPU to start and then catches up on every
+    // publication, so a second one per service would cost the suite minutes that only the topology tests need.
+    API_PROCESSES: '1',
     ...overrides,
   };
 }
