@@ -104,25 +104,31 @@ export const PLACES: Record<string, Tier> = {
 };
 
 /**
- * End-to-end files whose subject lies above the store: the HTTP contract's shape (validation, hostile requests,
- * the fuzzer, auth, OpenAPI, rate limits), the CLI and the typed client, the outside providers, the supervisor's
- * lines and the env file. They run once, on SQLite; the postgres step runs every other e2e file again. What the
- * store does under them is the store tier's contract (test/storage/, on both adapters) and the e2e files that
- * stay on both stores (publication, followers, processes, consistency, deletes, backups, transfer). A new e2e
- * file runs on both stores until it is named here.
+ * End-to-end files whose subject lies above or beside the store: the HTTP contract's shape (validation, hostile
+ * requests, the fuzzer, auth, OpenAPI, rate limits), the CLI and the typed client, the outside providers, the
+ * supervisor's and operator's lines, the env file, parsing (the corpus sample: each way a job fails is stored by
+ * job-outcomes on both stores), and scoring in the api process's own segments (chunk languages, similar
+ * documents). They run once, on SQLite; the postgres step runs every other e2e file again. What the store does
+ * under them is the store tier's contract (test/storage/, on both adapters) and the e2e files that stay on both
+ * stores (publication, followers, processes, consistency, deletes, backups, transfer, facets and sorting). A new
+ * e2e file runs on both stores until it is named here.
  */
 export const E2E_ABOVE_THE_STORE: ReadonlySet<string> = new Set([
   'test/e2e/auth.test.ts',
+  'test/e2e/chunk-language.test.ts',
   'test/e2e/cli.test.ts',
   'test/e2e/cli-admin.test.ts',
   'test/e2e/cli-people.test.ts',
   'test/e2e/cli-rate-limit.test.ts',
   'test/e2e/cli-synonyms.test.ts',
+  'test/e2e/corpus-ingest.test.ts',
   'test/e2e/env-file.test.ts',
   'test/e2e/fuzz.test.ts',
   'test/e2e/hostile-requests.test.ts',
+  'test/e2e/observability.test.ts',
   'test/e2e/openapi.test.ts',
   'test/e2e/rate-limit.test.ts',
+  'test/e2e/similar.test.ts',
   'test/e2e/supervisor-lines.test.ts',
   'test/e2e/typescript-client.test.ts',
   'test/e2e/typescript-client-package.test.ts',
