@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTestServer, api, baseEnv, KEYS, removeDir, spawnServer, tempDataDir, uploadText, waitForJob } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
-import { childPids } from '../helpers/processes.ts';
+import { childPids, until } from '../helpers/processes.ts';
 import { successorOf } from '../../src/publication/successor.ts';
 import { Publisher } from '../../src/publication/publisher.ts';
 import { existsSync, readdirSync } from 'node:fs';
@@ -69,6 +69,9 @@ test('a version over the contract blocks readiness; metadata scopes answer 409, 
   // Pre-discovery data: a version imported before the contract existed (written straight to the store).
   const accepted = await uploadText(server.url, KEYS.alpha, { document_id: 'legacy', text: 'Legacy ledger export.' });
   await waitForJob(server.url, KEYS.alpha, accepted.json.job_id);
+  // And one within the contract, which no key confined to the legacy document sees.
+  const compliant = await uploadText(server.url, KEYS.alpha, { document_id: 'compliant', text: 'Quarterly cash report.' });
+  assert.equal((await waitForJob(server.url, KEYS.alpha, compliant.json.job_id)).status, 'completed');
   // Another process on the same durable store, as an import tool would be: the api processes learn of
   // its publication from the log.
   const storage = await openTestStorage(server.dataDir);
@@ -103,6 +106,23 @@ test('a version over the contract blocks readiness; metadata scopes answer 409, 
   assert.equal(readiness.json.readiness_state, 'blocked');
   assert.equal(readiness.json.versions_blocked, 1);
   assert.deepEqual(readiness.json.scopes_available, ['content']);
+  assert.equal(readiness.json.backfill_job_id, run.json.job_id);
+
+  // A key confined by a filter counts its own versions only, and is not named the Client's backfill job.
+  const confinedReadiness = async (filter: Record<string, unknown>) => {
+    const issued = await api(server.url, '/admin/clients/client-alpha/keys', { key: KEYS.operator, body: { filter } });
+    assert.equal(issued.status, 201, issued.text);
+    return until('the issued key to be known', async () => {
+      const answer = await api(server.url, '/discovery/readiness', { key: issued.json.key });
+      return answer.status === 401 ? null : answer;
+    });
+  };
+  const elsewhere = await confinedReadiness({ document_id: 'no-such-document' });
+  assert.equal(elsewhere.status, 200, elsewhere.text);
+  assert.deepEqual([elsewhere.json.readiness_state, elsewhere.json.versions_total, elsewhere.json.versions_blocked, elsewhere.json.versions_ready, elsewhere.json.backfill_job_id], ['blocked', 0, 0, 0, null]);
+  const own = await confinedReadiness({ document_id: 'legacy' });
+  assert.deepEqual([own.json.versions_total, own.json.versions_blocked, own.json.versions_ready, own.json.backfill_job_id], [1, 1, 0, null]);
+  assert.ok(readiness.json.versions_total > own.json.versions_total, 'the Client holds more than the key may see');
 
   // Remediation: bring the version under the contract, run the backfill again, metadata search opens.
   const fix = await api(server.url, '/update', { method: 'PATCH', key: KEYS.alpha, body: { document_id: 'legacy', metadata: { blob: null } } });

@@ -12,7 +12,7 @@ export function registerOperationalRoutes(app: FastifyInstance, services: Servic
     return services.metrics.exposition();
   });
 
-  app.get('/discovery/readiness', { schema: { tags: ['discovery'] } }, async (request) => services.readiness.view(request.clientId!));
+  app.get('/discovery/readiness', { schema: { tags: ['discovery'] } }, async (request) => services.readiness.view(request.clientId!, request.confinement));
 
   app.get('/admin/authority', { schema: { tags: ['admin'] } }, async () => services.authorityView.view());
 
