@@ -53,8 +53,29 @@ function clipAround(text: string, spans: readonly { start: number; end: number }
   return { text: `${from > 0 ? '…' : ''}${flat.slice(from, to)}${to < flat.length ? '…' : ''}`, spans: inside };
 }
 
+interface HitLocation {
+  page_number?: number | null;
+  page_label?: string | null;
+}
+
+/**
+ * Where an evidence passage is, before its text: "p.12 " for a page; for a chunk of a sheet or CSV file (one with
+ * `rows`), its rows, after the sheet's name where the hit's location names the page the passage is on
+ * ("Income Slab rows 1-18 "); nothing for a format without pages.
+ */
+export function placeOf(item: { page?: number | null; rows?: { first: number; last: number } }, location: HitLocation | undefined): string {
+  const page = item.page ?? null;
+  if (item.rows) {
+    const rows = item.rows.first === item.rows.last ? `row ${item.rows.first}` : `rows ${item.rows.first}-${item.rows.last}`;
+    const label = page !== null && location?.page_number === page ? (location.page_label ?? null) : null;
+    const sheet = label ?? (page !== null ? `sheet ${page}` : null);
+    return `${sheet ? `${sheet} ` : ''}${rows} `;
+  }
+  return page !== null ? `p.${page} ` : '';
+}
+
 export function renderSearch(answer: SearchResponse, paint: Paint, width = Number.POSITIVE_INFINITY): string {
-  // Two ellipses and a page label ("p.12 ") fit beside the passage on its lines.
+  // Two ellipses and a page label ("p.12 ") fit beside the passage on its lines (a sheet's name and rows may wrap).
   const passage = Math.max(40, Math.min(EVIDENCE_WIDTH, EVIDENCE_LINES * (width - EVIDENCE_INDENT) - 8));
   const lines: string[] = [];
   const meta = answer.meta;
@@ -62,7 +83,7 @@ export function renderSearch(answer: SearchResponse, paint: Paint, width = Numbe
   lines.push(paint('dim', `${meta.total}${meta.total_is_lower_bound ? '+' : ''} found, showing ${meta.offset + 1}-${meta.offset + answer.results.length} (${meta.query_time_ms} ms, alpha ${meta.retrieval.alpha}${meta.retrieval.reranked ? ', reranked' : ''})`));
   for (const hit of answer.results) {
     const { document_id, version_id } = hit.document_version;
-    const metadata = hit.canonical_metadata as { source?: { filename?: string }; extracted?: { title?: string } };
+    const metadata = hit.canonical_metadata as { source?: { filename?: string }; extracted?: { title?: string }; location?: HitLocation };
     const name = metadata.extracted?.title ?? metadata.source?.filename ?? '';
     const version = version_id !== null && version_id !== document_id ? paint('dim', ` @ ${version_id}`) : '';
     lines.push('');
@@ -70,7 +91,7 @@ export function renderSearch(answer: SearchResponse, paint: Paint, width = Numbe
     for (const item of hit.content_evidence.items) {
       if (!item.text) continue;
       const clipped = clipAround(item.text, item.highlights, passage);
-      const where = item.page !== null && item.page !== undefined ? paint('dim', `p.${item.page} `) : '';
+      const where = paint('dim', placeOf(item, metadata.location));
       lines.push(`   ${where}${highlighted(clipped.text, clipped.spans, paint)}`);
     }
     for (const item of hit.metadata_evidence.items) {
