@@ -19,4 +19,8 @@ export function withoutRequired(schema: unknown): unknown {
   return copy;
 }
 
-export const responseSerializer: FastifySerializerCompiler<unknown> = ({ schema }) => fastJson(withoutRequired(schema) as Parameters<typeof fastJson>[0]);
+/** A route's serializer for one status, compiled when it first answers with it (as validators are, validation.ts). */
+export const responseSerializer: FastifySerializerCompiler<unknown> = ({ schema }) => {
+  let compiled: ((data: unknown) => string) | null = null;
+  return (data: unknown) => (compiled ??= fastJson(withoutRequired(schema) as Parameters<typeof fastJson>[0]) as (data: unknown) => string)(data);
+};
