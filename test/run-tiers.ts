@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { place, postgresE2e, testFiles, TIER_MEANING } from './tiers.ts';
+import { besideTheRest, place, postgresE2e, testFiles, TIER_MEANING } from './tiers.ts';
 import type { Tier } from './tiers.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -30,6 +30,11 @@ interface Step {
   env?: Record<string, string>;
   /** Which of the tier's files the step runs, when not all of them. */
   select?: (files: readonly string[]) => string[];
+  /**
+   * The step's files split in two: `rest` at TEST_CONCURRENCY, and `beside` at once, in a run of their own at
+   * the same time (files that mostly wait), whose output follows the other run's.
+   */
+  split?: (files: readonly string[]) => { rest: string[]; beside: string[] };
 }
 
 const STEPS: readonly Step[] = [
@@ -37,7 +42,7 @@ const STEPS: readonly Step[] = [
   { name: 'unit', what: TIER_MEANING.unit, tier: 'unit', args: ['--import', `./${UNIT_GUARD}`] },
   { name: 'integration', what: TIER_MEANING.integration, tier: 'integration' },
   { name: 'store', what: TIER_MEANING.store, tier: 'store' },
-  { name: 'e2e', what: 'the real service over HTTP, on SQLite', tier: 'e2e' },
+  { name: 'e2e', what: 'the real service over HTTP, on SQLite', tier: 'e2e', split: besideTheRest },
   { name: 'postgres', what: 'the end-to-end suites below the HTTP surface again, on one throwaway PostgreSQL cluster', tier: 'e2e', select: postgresE2e, args: [`--test-global-setup=${POSTGRES_GLOBAL_SETUP}`], env: { TEST_STORE: 'postgres' } },
   { name: 'browser', what: TIER_MEANING.browser, tier: 'browser' },
   { name: 'disk', what: TIER_MEANING.disk, tier: 'disk' },
@@ -52,59 +57,91 @@ interface Outcome {
   counts: Record<string, number>;
 }
 
-function commandOf(step: Step, files: readonly string[]): string[] {
+/** One node --test run of a step: all of its files, or one of the two parts of a split step. */
+interface Run {
+  files: readonly string[];
+  concurrency: number;
+  /** Where its JUnit report goes. */
+  report: string;
+}
+
+function runsOf(step: Step, files: readonly string[]): Run[] {
+  if (!step.split) return [{ files, concurrency: TEST_CONCURRENCY, report: join(TIMINGS_DIR, `${step.name}.xml`) }];
+  const { rest, beside } = step.split(files);
+  return [
+    { files: rest, concurrency: TEST_CONCURRENCY, report: join(TIMINGS_DIR, `${step.name}.xml`) },
+    { files: beside, concurrency: Math.max(1, beside.length), report: join(TIMINGS_DIR, `${step.name}-beside.xml`) },
+  ].filter((part) => part.files.length > 0);
+}
+
+function commandOf(step: Step, part: Run): string[] {
   if (step.command) return [...step.command];
   return [
     process.execPath,
     '--test',
-    `--test-concurrency=${TEST_CONCURRENCY}`,
+    `--test-concurrency=${part.concurrency}`,
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     '--test-reporter=junit',
-    `--test-reporter-destination=${timingsOf(step)}`,
+    `--test-reporter-destination=${part.report}`,
     ...(step.args ?? []),
-    ...files,
+    ...part.files,
   ];
 }
 
-function timingsOf(step: Step): string {
-  return join(TIMINGS_DIR, `${step.name}.xml`);
-}
-
 /**
- * The step's test files by the summed time of their tests, slowest first (from its JUnit report). Files run
+ * The step's test files by the summed time of their tests, slowest first (from its JUnit reports). Files run
  * side by side, so the sum is each file's own time, not its share of the step's wall time.
  */
-function slowestFiles(step: Step): string {
-  let report: string;
-  try {
-    report = readFileSync(timingsOf(step), 'utf8');
-  } catch {
-    return '';
-  }
+function slowestFiles(parts: readonly Run[]): string {
   const seconds = new Map<string, number>();
-  // Test cases are the leaves (a test with subtests is reported as a suite of them), so none is counted twice.
-  for (const match of report.matchAll(/<testcase [^>]*time="([\d.]+)"[^>]*file="([^"]+)"/g)) {
-    const file = relative(ROOT, match[2]);
-    seconds.set(file, (seconds.get(file) ?? 0) + Number(match[1]));
+  for (const part of parts) {
+    let report: string;
+    try {
+      report = readFileSync(part.report, 'utf8');
+    } catch {
+      continue;
+    }
+    // Test cases are the leaves (a test with subtests is reported as a suite of them), so none is counted twice.
+    for (const match of report.matchAll(/<testcase [^>]*time="([\d.]+)"[^>]*file="([^"]+)"/g)) {
+      const file = relative(ROOT, match[2]);
+      seconds.set(file, (seconds.get(file) ?? 0) + Number(match[1]));
+    }
   }
   const slowest = [...seconds].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_FILES);
   return slowest.map(([file, time]) => `     ${time.toFixed(1).padStart(7)} s  ${file}`).join('\n');
 }
 
-async function run(step: Step, files: readonly string[]): Promise<Outcome> {
-  const [command, ...args] = commandOf(step, files);
-  const started = performance.now();
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...step.env }, stdio: ['ignore', 'pipe', 'inherit'] });
+/** Runs one command; its output goes to stdout as it comes, or, when `held`, all at once when it ends. */
+async function runOne(command: readonly string[], env: Record<string, string> | undefined, held: boolean): Promise<{ code: number; counts: Record<string, number>; output: string }> {
+  const [program, ...args] = command;
+  const child = spawn(program, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   // The summary is the last lines of the spec reporter's output ("ℹ tests 412"): keep a tail to read it from.
   let tail = '';
+  let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
-    process.stdout.write(chunk);
+    if (held) output += chunk.toString('utf8');
+    else process.stdout.write(chunk);
     tail = (tail + chunk.toString('utf8')).slice(-4096);
   });
   const code = await new Promise<number>((resolve) => child.once('close', (exitCode, signal) => resolve(exitCode ?? (signal ? 128 : 1))));
   const counts: Record<string, number> = {};
   for (const match of tail.matchAll(/^ℹ (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) counts[match[1]] = Number(match[2]);
+  return { code, counts, output };
+}
+
+async function run(step: Step, parts: readonly Run[]): Promise<Outcome> {
+  const started = performance.now();
+  if (step.command) {
+    const { code, counts } = await runOne(step.command, step.env, false);
+    return { name: step.name, seconds: (performance.now() - started) / 1000, code, counts };
+  }
+  // The first part streams; the others (the files beside it) are held and follow it, not interleaved with it.
+  const ended = await Promise.all(parts.map((part, i) => runOne(commandOf(step, part), step.env, i > 0)));
+  for (const part of ended.slice(1)) process.stdout.write(part.output);
+  const counts: Record<string, number> = {};
+  for (const part of ended) for (const [name, count] of Object.entries(part.counts)) counts[name] = (counts[name] ?? 0) + count;
+  const code = ended.find((part) => part.code !== 0)?.code ?? 0;
   return { name: step.name, seconds: (performance.now() - started) / 1000, code, counts };
 }
 
@@ -136,10 +173,11 @@ async function main(names: readonly string[]): Promise<number> {
     process.stdout.write(`\n== ${step.name}: ${step.what}${step.tier ? ` (${files.length} files)` : ''}\n`);
     // node --test given no file runs its default glob, every test of the checkout: a tier with none runs nothing.
     if (step.tier && files.length === 0) continue;
-    const outcome = await run(step, files);
+    const parts = runsOf(step, files);
+    const outcome = await run(step, parts);
     outcomes.push(outcome);
     process.stdout.write(`== ${line(outcome)}\n`);
-    const slowest = step.tier ? slowestFiles(step) : '';
+    const slowest = step.tier ? slowestFiles(parts) : '';
     if (slowest) process.stdout.write(`   slowest files:\n${slowest}\n`);
     if (outcome.code !== 0) break;
   }

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { E2E_ABOVE_THE_STORE, place, PLACES, postgresE2e, testFiles, tierOf, TIERS } from './tiers.ts';
+import { besideTheRest, E2E_ABOVE_THE_STORE, E2E_ON_THE_CLOCK, E2E_STARTED_FIRST, inStartOrder, place, PLACES, postgresE2e, testFiles, tierOf, TIERS } from './tiers.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -52,4 +52,16 @@ test('the postgres step runs every e2e file but those named above the store, and
   assert.ok(again.every((file) => !E2E_ABOVE_THE_STORE.has(file)));
   assert.ok(again.includes('test/e2e/processes.test.ts') && again.includes('test/e2e/postgres-store.test.ts'));
   assert.deepEqual(postgresE2e(['test/e2e/new.test.ts']), ['test/e2e/new.test.ts'], 'a new file runs on both stores');
+});
+
+test('the e2e step runs the files on the clock beside the rest, and every file once; the long files start first', () => {
+  const e2e = place(testFiles(ROOT)).byTier.e2e;
+  for (const file of [...E2E_ON_THE_CLOCK, ...E2E_STARTED_FIRST]) assert.ok(e2e.includes(file), `${file} is not an e2e file`);
+  for (const file of E2E_ON_THE_CLOCK) assert.ok(E2E_ABOVE_THE_STORE.has(file), `${file} waits on the clock once, on SQLite only`);
+  const { rest, beside } = besideTheRest(e2e);
+  assert.deepEqual([...beside].sort(), [...E2E_ON_THE_CLOCK].sort());
+  assert.deepEqual([...rest, ...beside].sort(), [...e2e].sort(), 'each e2e file in one of the two runs');
+  assert.deepEqual(rest.slice(0, E2E_STARTED_FIRST.length), [...E2E_STARTED_FIRST]);
+  assert.deepEqual(inStartOrder(['test/e2e/a.test.ts', 'test/e2e/webhooks.test.ts', 'test/e2e/b.test.ts', 'test/e2e/processes.test.ts']), ['test/e2e/processes.test.ts', 'test/e2e/webhooks.test.ts', 'test/e2e/a.test.ts', 'test/e2e/b.test.ts']);
+  assert.equal(postgresE2e(e2e)[0], E2E_STARTED_FIRST[0], 'the postgres step starts its long files first too');
 });

@@ -105,40 +105,93 @@ export const PLACES: Record<string, Tier> = {
 
 /**
  * End-to-end files whose subject lies above or beside the store: the HTTP contract's shape (validation, hostile
- * requests, the fuzzer, auth, OpenAPI, rate limits), the CLI and the typed client, the outside providers, the
- * supervisor's and operator's lines, the env file, parsing (the corpus sample: each way a job fails is stored by
- * job-outcomes on both stores), and scoring in the api process's own segments (chunk languages, similar
- * documents). They run once, on SQLite; the postgres step runs every other e2e file again. What the store does
+ * requests, the fuzzer, auth, OpenAPI, rate limits), HTTP connections across api processes (keep-alive balance
+ * after a restart, the drain of a graceful stop), the CLI, the typed client and the console's walk of a document's
+ * versions, the outside providers (web search, a remote embedder and reranker), the log lines (the supervisor's,
+ * the audit events) and the api process's memory view, the env file, parsing (the corpus sample, workbooks as
+ * pages, the limits on large documents and the memory they leave: each way a job fails is stored by job-outcomes
+ * on both stores), and scoring in the api process's own segments (chunk languages, similar documents, the
+ * metadata lane's scope, the content lane's rules). They run once, on SQLite; the postgres step runs every other e2e file again. What the store does
  * under them is the store tier's contract (test/storage/, on both adapters) and the e2e files that stay on both
  * stores (publication, followers, processes, consistency, deletes, backups, transfer, facets and sorting). A new
  * e2e file runs on both stores until it is named here.
  */
 export const E2E_ABOVE_THE_STORE: ReadonlySet<string> = new Set([
+  'test/e2e/audit-log.test.ts',
   'test/e2e/auth.test.ts',
   'test/e2e/chunk-language.test.ts',
-  'test/e2e/cli.test.ts',
   'test/e2e/cli-admin.test.ts',
   'test/e2e/cli-people.test.ts',
   'test/e2e/cli-rate-limit.test.ts',
   'test/e2e/cli-synonyms.test.ts',
+  'test/e2e/cli.test.ts',
+  'test/e2e/connection-balance.test.ts',
+  'test/e2e/console-versions.test.ts',
   'test/e2e/corpus-ingest.test.ts',
   'test/e2e/env-file.test.ts',
   'test/e2e/fuzz.test.ts',
+  'test/e2e/graceful-stop.test.ts',
   'test/e2e/hostile-requests.test.ts',
+  'test/e2e/large-documents.test.ts',
+  'test/e2e/metadata-scope.test.ts',
+  'test/e2e/network-reads.test.ts',
   'test/e2e/observability.test.ts',
   'test/e2e/openapi.test.ts',
+  'test/e2e/operator-memory.test.ts',
   'test/e2e/rate-limit.test.ts',
+  'test/e2e/search-rules.test.ts',
+  'test/e2e/sheets.test.ts',
   'test/e2e/similar.test.ts',
   'test/e2e/supervisor-lines.test.ts',
-  'test/e2e/typescript-client.test.ts',
   'test/e2e/typescript-client-package.test.ts',
+  'test/e2e/typescript-client.test.ts',
   'test/e2e/validation.test.ts',
   'test/e2e/web-search.test.ts',
 ]);
 
+/**
+ * End-to-end files that spend most of their time waiting out SPEC.md's rate-limit window (a sliding minute) at a
+ * small limit, computing little meanwhile. The e2e step runs them beside the other files, in a run of their own,
+ * so that their minutes of waiting do not hold the slots the others compute in. Both lie above the store.
+ */
+export const E2E_ON_THE_CLOCK: ReadonlySet<string> = new Set(['test/e2e/cli-rate-limit.test.ts', 'test/e2e/typescript-client.test.ts']);
+
+/**
+ * End-to-end files that take longest on either store (many services each, or services of several processes),
+ * longest first, started before the others: a run at a few files at once otherwise ends waiting for a long file
+ * that began late.
+ */
+export const E2E_STARTED_FIRST: readonly string[] = [
+  'test/e2e/processes.test.ts',
+  'test/e2e/webhooks.test.ts',
+  'test/e2e/runtime-keys.test.ts',
+  'test/e2e/corpus-ingest.test.ts',
+  'test/e2e/cli-people.test.ts',
+  'test/e2e/job-outcomes.test.ts',
+  'test/e2e/backfill.test.ts',
+  'test/e2e/filter-rank.test.ts',
+  'test/e2e/lifecycle.test.ts',
+  'test/e2e/client-transfer.test.ts',
+  'test/e2e/hard-delete-erasure.test.ts',
+];
+
+/** The e2e files in the order a run starts them: the long ones first, then the rest as they come. */
+export function inStartOrder(files: readonly string[]): string[] {
+  const first = E2E_STARTED_FIRST.filter((file) => files.includes(file));
+  return [...first, ...files.filter((file) => !first.includes(file))];
+}
+
+/** The e2e step's files split into those run beside the others (on the clock) and the rest, each in start order. */
+export function besideTheRest(e2eFiles: readonly string[]): { rest: string[]; beside: string[] } {
+  return {
+    rest: inStartOrder(e2eFiles.filter((file) => !E2E_ON_THE_CLOCK.has(file))),
+    beside: e2eFiles.filter((file) => E2E_ON_THE_CLOCK.has(file)),
+  };
+}
+
 /** The e2e files the postgres step runs: all but those above the store. */
 export function postgresE2e(e2eFiles: readonly string[]): string[] {
-  return e2eFiles.filter((file) => !E2E_ABOVE_THE_STORE.has(file));
+  return inStartOrder(e2eFiles.filter((file) => !E2E_ABOVE_THE_STORE.has(file)));
 }
 
 /** What a test file is called: node --test's files, and the serial suites that run one at a time. */
