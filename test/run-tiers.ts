@@ -2,12 +2,17 @@
 // each test tier through node --test on the files test/tiers.ts places in it, and prints each step's wall time
 // and test counts as it ends and all of them at the end. The first step that fails stops the run (as the chain
 // of && it replaces did). It refuses to start while a test file belongs to no tier.
+//
+// The files on the clock (ON_THE_CLOCK in test/tiers.ts: they mostly wait out a real rate-limit minute) of the
+// chosen steps run apart, in one run started with the first of those steps and going on beside the steps after
+// it; its output and its line come when it ends. A step that fails stops that run too.
 
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { besideTheRest, place, postgresE2e, testFiles, TIER_MEANING } from './tiers.ts';
+import { offTheClock, place, postgresE2e, testFiles, TIER_MEANING } from './tiers.ts';
 import type { Tier } from './tiers.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -30,11 +35,8 @@ interface Step {
   env?: Record<string, string>;
   /** Which of the tier's files the step runs, when not all of them. */
   select?: (files: readonly string[]) => string[];
-  /**
-   * The step's files split in two: `rest` at TEST_CONCURRENCY, and `beside` at once, in a run of their own at
-   * the same time (files that mostly wait), whose output follows the other run's.
-   */
-  split?: (files: readonly string[]) => { rest: string[]; beside: string[] };
+  /** The step's files split into those it runs and those on the clock, which the clock run takes. */
+  split?: (files: readonly string[]) => { rest: string[]; clock: string[] };
 }
 
 const STEPS: readonly Step[] = [
@@ -42,12 +44,15 @@ const STEPS: readonly Step[] = [
   { name: 'unit', what: TIER_MEANING.unit, tier: 'unit', args: ['--import', `./${UNIT_GUARD}`] },
   { name: 'integration', what: TIER_MEANING.integration, tier: 'integration' },
   { name: 'store', what: TIER_MEANING.store, tier: 'store' },
-  { name: 'e2e', what: 'the real service over HTTP, on SQLite', tier: 'e2e', split: besideTheRest },
+  { name: 'e2e', what: 'the real service over HTTP, on SQLite', tier: 'e2e', split: offTheClock },
   { name: 'postgres', what: 'the end-to-end suites below the HTTP surface again, on one throwaway PostgreSQL cluster', tier: 'e2e', select: postgresE2e, args: [`--test-global-setup=${POSTGRES_GLOBAL_SETUP}`], env: { TEST_STORE: 'postgres' } },
-  { name: 'browser', what: TIER_MEANING.browser, tier: 'browser' },
+  { name: 'browser', what: TIER_MEANING.browser, tier: 'browser', split: offTheClock },
   { name: 'disk', what: TIER_MEANING.disk, tier: 'disk' },
   { name: 'serial', what: TIER_MEANING.serial, tier: 'serial', args: ['--test-concurrency=1'] },
 ];
+
+/** The run of the files on the clock: all at once, on the store of the e2e step (SQLite). */
+const CLOCK: Step = { name: 'clock', what: 'the files that wait out a real rate-limit minute, beside the steps' };
 
 interface Outcome {
   name: string;
@@ -57,98 +62,85 @@ interface Outcome {
   counts: Record<string, number>;
 }
 
-/** One node --test run of a step: all of its files, or one of the two parts of a split step. */
-interface Run {
-  files: readonly string[];
-  concurrency: number;
-  /** Where its JUnit report goes. */
-  report: string;
+function reportOf(step: Step): string {
+  return join(TIMINGS_DIR, `${step.name}.xml`);
 }
 
-function runsOf(step: Step, files: readonly string[]): Run[] {
-  if (!step.split) return [{ files, concurrency: TEST_CONCURRENCY, report: join(TIMINGS_DIR, `${step.name}.xml`) }];
-  const { rest, beside } = step.split(files);
-  return [
-    { files: rest, concurrency: TEST_CONCURRENCY, report: join(TIMINGS_DIR, `${step.name}.xml`) },
-    { files: beside, concurrency: Math.max(1, beside.length), report: join(TIMINGS_DIR, `${step.name}-beside.xml`) },
-  ].filter((part) => part.files.length > 0);
-}
-
-function commandOf(step: Step, part: Run): string[] {
+function commandOf(step: Step, files: readonly string[], concurrency: number): string[] {
   if (step.command) return [...step.command];
   return [
     process.execPath,
     '--test',
-    `--test-concurrency=${part.concurrency}`,
+    `--test-concurrency=${concurrency}`,
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     '--test-reporter=junit',
-    `--test-reporter-destination=${part.report}`,
+    `--test-reporter-destination=${reportOf(step)}`,
     ...(step.args ?? []),
-    ...part.files,
+    ...files,
   ];
 }
 
 /**
- * The step's test files by the summed time of their tests, slowest first (from its JUnit reports). Files run
+ * The step's test files by the summed time of their tests, slowest first (from its JUnit report). Files run
  * side by side, so the sum is each file's own time, not its share of the step's wall time.
  */
-function slowestFiles(parts: readonly Run[]): string {
+function slowestFiles(step: Step): string {
+  let report: string;
+  try {
+    report = readFileSync(reportOf(step), 'utf8');
+  } catch {
+    return '';
+  }
   const seconds = new Map<string, number>();
-  for (const part of parts) {
-    let report: string;
-    try {
-      report = readFileSync(part.report, 'utf8');
-    } catch {
-      continue;
-    }
-    // Test cases are the leaves (a test with subtests is reported as a suite of them), so none is counted twice.
-    for (const match of report.matchAll(/<testcase [^>]*time="([\d.]+)"[^>]*file="([^"]+)"/g)) {
-      const file = relative(ROOT, match[2]);
-      seconds.set(file, (seconds.get(file) ?? 0) + Number(match[1]));
-    }
+  // Test cases are the leaves (a test with subtests is reported as a suite of them), so none is counted twice.
+  for (const match of report.matchAll(/<testcase [^>]*time="([\d.]+)"[^>]*file="([^"]+)"/g)) {
+    const file = relative(ROOT, match[2]);
+    seconds.set(file, (seconds.get(file) ?? 0) + Number(match[1]));
   }
   const slowest = [...seconds].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_FILES);
   return slowest.map(([file, time]) => `     ${time.toFixed(1).padStart(7)} s  ${file}`).join('\n');
 }
 
-/** Runs one command; its output goes to stdout as it comes, or, when `held`, all at once when it ends. */
-async function runOne(command: readonly string[], env: Record<string, string> | undefined, held: boolean): Promise<{ code: number; counts: Record<string, number>; output: string }> {
+interface Running {
+  child: ChildProcess;
+  outcome: Promise<Outcome>;
+  /** What it printed, when its output is held (the clock run's) rather than streamed. */
+  output(): string;
+}
+
+function start(step: Step, command: readonly string[], held: boolean): Running {
   const [program, ...args] = command;
-  const child = spawn(program, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const started = performance.now();
+  const child = spawn(program, args, { cwd: ROOT, env: { ...process.env, ...step.env }, stdio: ['ignore', 'pipe', 'inherit'] });
   // The summary is the last lines of the spec reporter's output ("ℹ tests 412"): keep a tail to read it from.
   let tail = '';
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stdout!.on('data', (chunk: Buffer) => {
     if (held) output += chunk.toString('utf8');
     else process.stdout.write(chunk);
     tail = (tail + chunk.toString('utf8')).slice(-4096);
   });
-  const code = await new Promise<number>((resolve) => child.once('close', (exitCode, signal) => resolve(exitCode ?? (signal ? 128 : 1))));
-  const counts: Record<string, number> = {};
-  for (const match of tail.matchAll(/^ℹ (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) counts[match[1]] = Number(match[2]);
-  return { code, counts, output };
-}
-
-async function run(step: Step, parts: readonly Run[]): Promise<Outcome> {
-  const started = performance.now();
-  if (step.command) {
-    const { code, counts } = await runOne(step.command, step.env, false);
-    return { name: step.name, seconds: (performance.now() - started) / 1000, code, counts };
-  }
-  // The first part streams; the others (the files beside it) are held and follow it, not interleaved with it.
-  const ended = await Promise.all(parts.map((part, i) => runOne(commandOf(step, part), step.env, i > 0)));
-  for (const part of ended.slice(1)) process.stdout.write(part.output);
-  const counts: Record<string, number> = {};
-  for (const part of ended) for (const [name, count] of Object.entries(part.counts)) counts[name] = (counts[name] ?? 0) + count;
-  const code = ended.find((part) => part.code !== 0)?.code ?? 0;
-  return { name: step.name, seconds: (performance.now() - started) / 1000, code, counts };
+  const outcome = new Promise<Outcome>((resolve) =>
+    child.once('close', (exitCode, signal) => {
+      const counts: Record<string, number> = {};
+      for (const match of tail.matchAll(/^ℹ (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) counts[match[1]] = Number(match[2]);
+      resolve({ name: step.name, seconds: (performance.now() - started) / 1000, code: exitCode ?? (signal ? 128 : 1), counts });
+    }),
+  );
+  return { child, outcome, output: () => output };
 }
 
 function line(outcome: Outcome): string {
   const { tests, pass, fail, skipped } = outcome.counts;
   const figures = tests === undefined ? '' : `  ${tests} tests, ${pass ?? 0} pass, ${fail ?? 0} fail${skipped ? `, ${skipped} skipped` : ''}`;
   return `${outcome.name.padEnd(12)} ${outcome.seconds.toFixed(1).padStart(7)} s  ${outcome.code === 0 ? 'ok    ' : `FAILED (exit ${outcome.code})`}${figures}`;
+}
+
+function report(step: Step, outcome: Outcome): void {
+  process.stdout.write(`== ${line(outcome)}\n`);
+  const slowest = step.tier || step === CLOCK ? slowestFiles(step) : '';
+  if (slowest) process.stdout.write(`   slowest files:\n${slowest}\n`);
 }
 
 async function main(names: readonly string[]): Promise<number> {
@@ -164,22 +156,35 @@ async function main(names: readonly string[]): Promise<number> {
     return 2;
   }
   mkdirSync(TIMINGS_DIR, { recursive: true });
-  const chosen = names.length === 0 ? STEPS : STEPS.filter((step) => names.includes(step.name));
-  const outcomes: Outcome[] = [];
-  const total = performance.now();
-  for (const step of chosen) {
+  const chosen = (names.length === 0 ? STEPS : STEPS.filter((step) => names.includes(step.name))).map((step) => {
     const tierFiles = step.tier ? placement.byTier[step.tier] : [];
     const files = step.select ? step.select(tierFiles) : tierFiles;
-    process.stdout.write(`\n== ${step.name}: ${step.what}${step.tier ? ` (${files.length} files)` : ''}\n`);
+    return { step, ...(step.split ? step.split(files) : { rest: files, clock: [] as string[] }) };
+  });
+  const clockFiles = chosen.flatMap((plan) => plan.clock);
+  const firstOnTheClock = chosen.find((plan) => plan.clock.length > 0);
+  let clock: Running | null = null;
+  const outcomes: Outcome[] = [];
+  const total = performance.now();
+  for (const { step, rest } of chosen) {
+    if (step === firstOnTheClock?.step) {
+      process.stdout.write(`\n== ${CLOCK.name}: ${CLOCK.what} (${clockFiles.length} files, from now on)\n`);
+      clock = start(CLOCK, commandOf(CLOCK, clockFiles, clockFiles.length), true);
+    }
+    process.stdout.write(`\n== ${step.name}: ${step.what}${step.tier ? ` (${rest.length} files)` : ''}\n`);
     // node --test given no file runs its default glob, every test of the checkout: a tier with none runs nothing.
-    if (step.tier && files.length === 0) continue;
-    const parts = runsOf(step, files);
-    const outcome = await run(step, parts);
+    if (step.tier && rest.length === 0) continue;
+    const outcome = await start(step, commandOf(step, rest, TEST_CONCURRENCY), false).outcome;
     outcomes.push(outcome);
-    process.stdout.write(`== ${line(outcome)}\n`);
-    const slowest = step.tier ? slowestFiles(parts) : '';
-    if (slowest) process.stdout.write(`   slowest files:\n${slowest}\n`);
+    report(step, outcome);
     if (outcome.code !== 0) break;
+  }
+  if (clock) {
+    if (outcomes.some((outcome) => outcome.code !== 0)) clock.child.kill('SIGTERM');
+    const outcome = await clock.outcome;
+    process.stdout.write(`\n== ${CLOCK.name}: ${CLOCK.what}\n${clock.output()}`);
+    outcomes.push(outcome);
+    report(CLOCK, outcome);
   }
   const failed = outcomes.some((outcome) => outcome.code !== 0);
   process.stdout.write(`\n== wall time by step\n${outcomes.map((outcome) => `   ${line(outcome)}`).join('\n')}\n   ${'all'.padEnd(12)} ${((performance.now() - total) / 1000).toFixed(1).padStart(7)} s  ${failed ? 'FAILED' : 'ok'}\n`);

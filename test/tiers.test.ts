@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { besideTheRest, E2E_ABOVE_THE_STORE, E2E_ON_THE_CLOCK, E2E_STARTED_FIRST, inStartOrder, place, PLACES, postgresE2e, testFiles, tierOf, TIERS } from './tiers.ts';
+import { E2E_ABOVE_THE_STORE, E2E_STARTED_FIRST, inStartOrder, offTheClock, ON_THE_CLOCK, place, PLACES, postgresE2e, testFiles, tierOf, TIERS } from './tiers.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -54,14 +54,18 @@ test('the postgres step runs every e2e file but those named above the store, and
   assert.deepEqual(postgresE2e(['test/e2e/new.test.ts']), ['test/e2e/new.test.ts'], 'a new file runs on both stores');
 });
 
-test('the e2e step runs the files on the clock beside the rest, and every file once; the long files start first', () => {
-  const e2e = place(testFiles(ROOT)).byTier.e2e;
-  for (const file of [...E2E_ON_THE_CLOCK, ...E2E_STARTED_FIRST]) assert.ok(e2e.includes(file), `${file} is not an e2e file`);
-  for (const file of E2E_ON_THE_CLOCK) assert.ok(E2E_ABOVE_THE_STORE.has(file), `${file} waits on the clock once, on SQLite only`);
-  const { rest, beside } = besideTheRest(e2e);
-  assert.deepEqual([...beside].sort(), [...E2E_ON_THE_CLOCK].sort());
-  assert.deepEqual([...rest, ...beside].sort(), [...e2e].sort(), 'each e2e file in one of the two runs');
+test('the files on the clock run apart from the rest of their step, and every file once; the long e2e files start first', () => {
+  const placement = place(testFiles(ROOT));
+  const e2e = placement.byTier.e2e;
+  for (const file of ON_THE_CLOCK) assert.ok(e2e.includes(file) || placement.byTier.browser.includes(file), `${file} is not an e2e or browser file`);
+  for (const file of E2E_STARTED_FIRST) assert.ok(e2e.includes(file), `${file} is not an e2e file`);
+  for (const file of ON_THE_CLOCK) if (e2e.includes(file)) assert.ok(E2E_ABOVE_THE_STORE.has(file), `${file} waits on the clock once, on SQLite only`);
+  const { rest, clock } = offTheClock(e2e);
+  assert.deepEqual(clock, e2e.filter((file) => ON_THE_CLOCK.has(file)));
+  assert.ok(clock.length > 0);
+  assert.deepEqual([...rest, ...clock].sort(), [...e2e].sort(), 'each e2e file in one of the two runs');
   assert.deepEqual(rest.slice(0, E2E_STARTED_FIRST.length), [...E2E_STARTED_FIRST]);
+  assert.deepEqual(offTheClock(placement.byTier.browser).clock, ['test/browser/console-budget.test.ts']);
   assert.deepEqual(inStartOrder(['test/e2e/a.test.ts', 'test/e2e/webhooks.test.ts', 'test/e2e/b.test.ts', 'test/e2e/processes.test.ts']), ['test/e2e/processes.test.ts', 'test/e2e/webhooks.test.ts', 'test/e2e/a.test.ts', 'test/e2e/b.test.ts']);
   assert.equal(postgresE2e(e2e)[0], E2E_STARTED_FIRST[0], 'the postgres step starts its long files first too');
 });

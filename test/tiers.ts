@@ -150,11 +150,13 @@ export const E2E_ABOVE_THE_STORE: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * End-to-end files that spend most of their time waiting out SPEC.md's rate-limit window (a sliding minute) at a
- * small limit, computing little meanwhile. The e2e step runs them beside the other files, in a run of their own,
- * so that their minutes of waiting do not hold the slots the others compute in. Both lie above the store.
+ * Files that spend most of their time waiting out SPEC.md's rate-limit window (a sliding minute) at a small limit or
+ * the default one, computing little meanwhile: the CLI's and the typed client's budgets, and the console's. They run
+ * beside the other files, in a run of their own started with the first step that holds one (all of them at once
+ * under `npm test`, beside every step), so that their minutes of waiting overlap work instead of holding the slots
+ * the other files compute in. Those of the e2e tier lie above the store.
  */
-export const E2E_ON_THE_CLOCK: ReadonlySet<string> = new Set(['test/e2e/cli-rate-limit.test.ts', 'test/e2e/typescript-client.test.ts']);
+export const ON_THE_CLOCK: ReadonlySet<string> = new Set(['test/e2e/cli-rate-limit.test.ts', 'test/e2e/typescript-client.test.ts', 'test/browser/console-budget.test.ts']);
 
 /**
  * End-to-end files that take longest on either store (many services each, or services of several processes),
@@ -181,12 +183,9 @@ export function inStartOrder(files: readonly string[]): string[] {
   return [...first, ...files.filter((file) => !first.includes(file))];
 }
 
-/** The e2e step's files split into those run beside the others (on the clock) and the rest, each in start order. */
-export function besideTheRest(e2eFiles: readonly string[]): { rest: string[]; beside: string[] } {
-  return {
-    rest: inStartOrder(e2eFiles.filter((file) => !E2E_ON_THE_CLOCK.has(file))),
-    beside: e2eFiles.filter((file) => E2E_ON_THE_CLOCK.has(file)),
-  };
+/** A step's files split into those on the clock (run beside the steps) and the rest, in start order. */
+export function offTheClock(files: readonly string[]): { rest: string[]; clock: string[] } {
+  return { rest: inStartOrder(files.filter((file) => !ON_THE_CLOCK.has(file))), clock: files.filter((file) => ON_THE_CLOCK.has(file)) };
 }
 
 /** The e2e files the postgres step runs: all but those above the store. */
