@@ -6,6 +6,12 @@
 import { sleep } from './sleep.ts';
 import type { ServiceBudget } from './service-budget.ts';
 
+/**
+ * A timer may fire a millisecond or so before Date.now() says its time has come (the two clocks round apart): a
+ * wait for a slot lasts this much longer, so that it never ends just short of the slot and is told a second time.
+ */
+export const TIMER_SLACK_MS = 5;
+
 export class RequestBudget {
   private requests: number;
   private readonly windowMs: number;
@@ -60,7 +66,7 @@ export class RequestBudget {
         await new Promise<void>((resolve) => this.waiters.push(resolve));
       } else {
         onWait(ms);
-        await sleep(ms, signal);
+        await sleep(ms + TIMER_SLACK_MS, signal);
       }
     }
     this.inFlight++;
