@@ -111,10 +111,10 @@ export const PLACES: Record<string, Tier> = {
  * the audit events) and the api process's memory view, the env file, parsing (the corpus sample, workbooks as
  * pages, the limits on large documents and the memory they leave: each way a job fails is stored by job-outcomes
  * on both stores), and scoring in the api process's own segments (chunk languages, similar documents, the
- * metadata lane's scope, the content lane's rules). They run once, on SQLite; the postgres step runs every other e2e file again. What the store does
- * under them is the store tier's contract (test/storage/, on both adapters) and the e2e files that stay on both
- * stores (publication, followers, processes, consistency, deletes, backups, transfer, facets and sorting). A new
- * e2e file runs on both stores until it is named here.
+ * metadata lane's scope, the content lane's rules). They run once, on SQLite; the postgres step runs every other
+ * e2e file again. What the store does under them is the store tier's contract (test/storage/, on both adapters)
+ * and the e2e files that stay on both stores (publication, followers, processes, consistency, deletes, backups,
+ * transfer, facets and sorting). A new e2e file runs on both stores until it is named here.
  */
 export const E2E_ABOVE_THE_STORE: ReadonlySet<string> = new Set([
   'test/e2e/audit-log.test.ts',
@@ -152,9 +152,9 @@ export const E2E_ABOVE_THE_STORE: ReadonlySet<string> = new Set([
 /**
  * Files that spend most of their time waiting out SPEC.md's rate-limit window (a sliding minute) at a small limit or
  * the default one, computing little meanwhile: the CLI's and the typed client's budgets, and the console's. They run
- * beside the other files, in a run of their own started with the first step that holds one (all of them at once
- * under `npm test`, beside every step), so that their minutes of waiting overlap work instead of holding the slots
- * the other files compute in. Those of the e2e tier lie above the store.
+ * apart from their steps, all at once in a run of their own that starts with the first chosen step holding one
+ * (the e2e step under `npm test`) and goes on beside the steps after it, so that their minutes of waiting overlap
+ * work instead of holding the slots the other files compute in. Those of the e2e tier lie above the store.
  */
 export const ON_THE_CLOCK: ReadonlySet<string> = new Set(['test/e2e/cli-rate-limit.test.ts', 'test/e2e/typescript-client.test.ts', 'test/browser/console-budget.test.ts']);
 
