@@ -4,7 +4,8 @@
 // wait is shown, and the request is made again; requests started meanwhile wait at the gate instead of spending
 // the budget on refusals. Jobs are polled with a growing interval, so a few uploads in flight do not eat the minute.
 // The gate also hears the budget every answer tells (RateLimit-* headers): when the service says no room is left,
-// it closes until a slot frees before anything meets a refusal, and polls leave the window's last quarter alone.
+// it closes until a slot frees before anything meets a refusal (the wait shows once a request is held there), and
+// polls leave the window's last quarter alone.
 
 import { pollHoldMs, SearchServiceError } from '../../clients/typescript/src/index.ts';
 import type { ServiceBudget } from '../../clients/typescript/src/index.ts';
@@ -47,6 +48,8 @@ export class RateGate {
 
   /** Resolves once no refusal asks to wait any longer. */
   async passed(): Promise<void> {
+    // A request is held: from now until the gate opens, the wait is shown.
+    if (this.closed()) this.show();
     for (let left = this.openAt - Date.now(); left > 0; left = this.openAt - Date.now()) await pause(left);
     // The gate is open: the notice hears so now, before the request goes, not at the countdown's next tick.
     if (this.ticker !== null) this.report();
@@ -59,16 +62,17 @@ export class RateGate {
 
   /** A refusal asked to wait `seconds`: nothing goes out before then, and the countdown is shown meanwhile. */
   close(seconds: number, code: string): void {
-    this.openAt = Math.max(this.openAt, Date.now() + seconds * 1000);
-    this.code = code;
-    this.report();
-    this.ticker ??= setInterval(() => this.report(), 1000);
+    this.hold(seconds, code);
+    this.show();
   }
 
-  /** An answer told the Client's budget: with no room left, nothing goes out (and the wait shows) until a slot frees. */
+  /**
+   * An answer told the Client's budget: with no room left, nothing goes out until a slot frees. The gate closes
+   * quietly; the wait shows only once a request comes to it (passed), so a notice never counts down for nothing.
+   */
   learn(budget: ServiceBudget): void {
     this.told = { budget, at: Date.now() };
-    if (budget.remaining === 0 && budget.resetSeconds > 0) this.close(budget.resetSeconds, 'rate_limited');
+    if (budget.remaining === 0 && budget.resetSeconds > 0) this.hold(budget.resetSeconds, 'rate_limited');
   }
 
   /** The budget the service last told, or null (an older service, or nothing answered yet). */
@@ -79,6 +83,17 @@ export class RateGate {
   /** How long a job poll waits besides its own pause: while the told room is in its last quarter, until a slot frees. */
   pollHoldMs(): number {
     return this.told === null ? 0 : pollHoldMs(this.told.budget, Date.now() - this.told.at);
+  }
+
+  private hold(seconds: number, code: string): void {
+    this.openAt = Math.max(this.openAt, Date.now() + seconds * 1000);
+    this.code = code;
+  }
+
+  /** Shows the countdown now and every second until the gate opens. */
+  private show(): void {
+    this.report();
+    if (this.closed()) this.ticker ??= setInterval(() => this.report(), 1000);
   }
 
   private report(): void {
