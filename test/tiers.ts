@@ -110,8 +110,12 @@ export const PLACES: Record<string, Tier> = {
  * versions, the outside providers (web search, a remote embedder and reranker), the log lines (the supervisor's,
  * the audit events) and the api process's memory view, the env file, parsing (the corpus sample, workbooks as
  * pages, the limits on large documents and the memory they leave: each way a job fails is stored by job-outcomes
- * on both stores), and scoring in the api process's own segments (chunk languages, similar documents, the
- * metadata lane's scope, the content lane's rules). They run once, on SQLite; the postgres step runs every other
+ * on both stores), scoring in the api process's own segments (chunk languages, similar documents, the metadata
+ * lane's scope and rules, the content lane's rules, filters never moving rank: the full-precision vectors that
+ * rescoring reads are test/storage/contract-generations.test.ts's on both adapters), webhook deliveries (their
+ * outbox and its leases are test/storage/contract-webhooks.test.ts's on both adapters), and the operations
+ * routes (/metrics, MAINTENANCE, a bad setting at start; health.test.ts probes each store's components on
+ * both). They run once, on SQLite; the postgres step runs every other
  * e2e file again. What the store does under them is the store tier's contract (test/storage/, on both adapters)
  * and the e2e files that stay on both stores (publication, followers, processes, consistency, deletes, backups,
  * transfer, facets and sorting). A new e2e file runs on both stores until it is named here.
@@ -129,6 +133,7 @@ export const E2E_ABOVE_THE_STORE: ReadonlySet<string> = new Set([
   'test/e2e/console-versions.test.ts',
   'test/e2e/corpus-ingest.test.ts',
   'test/e2e/env-file.test.ts',
+  'test/e2e/filter-rank.test.ts',
   'test/e2e/fuzz.test.ts',
   'test/e2e/graceful-stop.test.ts',
   'test/e2e/hostile-requests.test.ts',
@@ -137,8 +142,10 @@ export const E2E_ABOVE_THE_STORE: ReadonlySet<string> = new Set([
   'test/e2e/network-reads.test.ts',
   'test/e2e/observability.test.ts',
   'test/e2e/openapi.test.ts',
+  'test/e2e/operations.test.ts',
   'test/e2e/operator-memory.test.ts',
   'test/e2e/rate-limit.test.ts',
+  'test/e2e/rules.test.ts',
   'test/e2e/search-rules.test.ts',
   'test/e2e/sheets.test.ts',
   'test/e2e/similar.test.ts',
@@ -147,6 +154,7 @@ export const E2E_ABOVE_THE_STORE: ReadonlySet<string> = new Set([
   'test/e2e/typescript-client.test.ts',
   'test/e2e/validation.test.ts',
   'test/e2e/web-search.test.ts',
+  'test/e2e/webhooks.test.ts',
 ]);
 
 /**
