@@ -62,6 +62,11 @@ export interface Bm25SearchOptions {
   bestAmongById?: Uint8Array;
   /** Snapshot statistics basis for exactly these segments (see Bm25Liveness). */
   liveness?: Bm25Liveness;
+  /**
+   * Query terms added for others (a Client's synonyms), each with the query terms it stands for: its idf is at most
+   * the highest of theirs, so a rare synonym never outweighs the word it was added for.
+   */
+  idfCaps?: ReadonlyMap<string, readonly string[]>;
   k1?: number;
   b?: number;
   titleWeight?: number;
@@ -203,14 +208,35 @@ export function resolveLiveness(segments: readonly Bm25Segment[], given: Bm25Liv
   return { masks: [...given.masks], stats: given.stats };
 }
 
-export function globalIdfs(segments: readonly Bm25Segment[], masks: Array<Uint8Array | undefined>, termIds: readonly Int32Array[], count: number, docCount: number): number[] {
+/** Each query term's document frequency over the counted docs of every segment. */
+export function globalDfs(segments: readonly Bm25Segment[], masks: Array<Uint8Array | undefined>, termIds: readonly Int32Array[], count: number): number[] {
   return Array.from({ length: count }, (_, q) => {
     let df = 0;
     segments.forEach((segment, s) => {
       const t = termIds[s][q];
       if (t >= 0) df += liveDf(segment, t, masks[s]);
     });
-    return df > 0 ? bm25Idf(docCount, df) : 0;
+    return df;
+  });
+}
+
+/**
+ * Idfs with the caps of options.idfCaps applied: a capped term's idf is at most the highest idf of the terms it
+ * stands for, counted as if each occurred (one absent from every segment caps at the idf of a single doc).
+ */
+function cappedIdfs(terms: readonly string[], dfs: readonly number[], docCount: number, caps: ReadonlyMap<string, readonly string[]> | undefined): number[] {
+  const idfs = dfs.map((df) => (df > 0 ? bm25Idf(docCount, df) : 0));
+  if (caps === undefined || caps.size === 0) return idfs;
+  const indexOf = new Map(terms.map((term, q) => [term, q]));
+  return idfs.map((idf, q) => {
+    const standsFor = caps.get(terms[q]);
+    if (standsFor === undefined || idf === 0) return idf;
+    let cap = 0;
+    for (const term of standsFor) {
+      const at = indexOf.get(term);
+      cap = Math.max(cap, bm25Idf(docCount, Math.max(1, at === undefined ? 1 : dfs[at])));
+    }
+    return cap > 0 ? Math.min(idf, cap) : idf;
   });
 }
 
@@ -229,6 +255,6 @@ export function planQuery(segments: readonly Bm25Segment[], queryTerms: readonly
   const scoring = scoringFor(stats, options);
   // Each query term is looked up once per segment, for its document frequency and its postings.
   const termIds = segments.map((segment) => Int32Array.from(terms, (term) => idOf(segment.terms, term)));
-  const idfs = globalIdfs(segments, masks, termIds, terms.length, stats.docCount);
+  const idfs = cappedIdfs(terms, globalDfs(segments, masks, termIds, terms.length), stats.docCount, options.idfCaps);
   return { terms, termIds, scoring, weights: terms.map((term, q) => counts.get(term)! * idfs[q] * (scoring.k1 + 1)) };
 }

@@ -16,6 +16,7 @@ import type { ChunkVectorReader } from './dense-rescore.ts';
 import { DENSE_EVIDENCE_FLOOR, fuseLanes } from './fusion.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import { analyzeQueryTerms } from '../text/analyzer.ts';
+import type { SynonymTerm } from './synonyms.ts';
 
 /** Default bounded scan cap of each lane: more matching chunks than this make totals a lower bound. */
 export const DEFAULT_CANDIDATE_CAP = 1000;
@@ -265,10 +266,11 @@ export async function searchContent(
   graphThread: ThreadedGraphWalks | null = null,
   readVectors: ChunkVectorReader | null = null,
   unfiltered: Uint8Array | null = null,
-  synonymTerms: readonly string[] = [],
+  synonymTerms: readonly SynonymTerm[] = [],
   preset: { terms: string[]; vector: Float32Array | null } | null = null,
 ): Promise<ContentLaneResult> {
-  const queryTerms = preset ? preset.terms : withSynonymTerms(analyzeQueryTerms(normalizedQuery), synonymTerms);
+  const widened = preset ? { terms: preset.terms, idfCaps: undefined } : withSynonymTerms(analyzeQueryTerms(normalizedQuery), synonymTerms);
+  const queryTerms = widened.terms;
   const runSparse = alpha < 1 && queryTerms.length > 0;
   let queryVector: Float32Array | null = null;
   let proposals: Promise<GraphProposals> | null = null;
@@ -293,6 +295,7 @@ export async function searchContent(
           countUpTo: candidateCap,
           // The same scoring pass reports the best score before the filters, fusion's normalizer.
           bestAmongById: filtered ? unfiltered : undefined,
+          idfCaps: widened.idfCaps,
         });
         sparseBest = best;
         return { hits: hits.map((hit) => ({ ordinal: hit.id, score: hit.score })), matched, exhausted: matched <= candidateCap };
@@ -367,10 +370,25 @@ export async function searchContent(
   return { versions, total: groups.count, matchedVersions, exhausted: sparse.exhausted && dense.exhausted, queryTerms };
 }
 
-/** The query's terms and, once each, those of its synonyms: the keyword lane matches any of them. */
-function withSynonymTerms(queryTerms: string[], synonymTerms: readonly string[]): string[] {
-  if (synonymTerms.length === 0) return queryTerms;
-  return [...new Set([...queryTerms, ...synonymTerms.flatMap((term) => analyzeQueryTerms(term))])];
+/**
+ * The query's terms and, once each, those of its synonyms, which the keyword lane matches too; and for each added
+ * term, the query's terms it stands for. A synonym rarer than the word it stands for would otherwise score above
+ * that word (its own, higher idf): the lane weighs it no more than them (Bm25SearchOptions.idfCaps).
+ */
+function withSynonymTerms(queryTerms: string[], synonymTerms: readonly SynonymTerm[]): { terms: string[]; idfCaps: Map<string, string[]> } {
+  const idfCaps = new Map<string, string[]>();
+  if (synonymTerms.length === 0) return { terms: queryTerms, idfCaps };
+  const own = new Set(queryTerms);
+  const terms = new Set(queryTerms);
+  for (const synonym of synonymTerms) {
+    const standsFor = synonym.triggers.flatMap((words) => words.flatMap((word) => analyzeQueryTerms(word)));
+    for (const term of analyzeQueryTerms(synonym.term)) {
+      terms.add(term);
+      if (own.has(term)) continue;
+      idfCaps.set(term, [...(idfCaps.get(term) ?? []), ...standsFor]);
+    }
+  }
+  return { terms: [...terms], idfCaps };
 }
 
 /** Higher score first; ties broken by identity so equal scores always page the same way. */

@@ -65,6 +65,13 @@ export function synonymRuleProblems(rules: readonly Record<string, unknown>[]): 
   return problems;
 }
 
+/** A term a query gains from a rule, normalized, with the query's words that triggered it (in query order). */
+export interface SynonymTerm {
+  term: string;
+  /** Every trigger that added it, each its words as the query has them. */
+  triggers: string[][];
+}
+
 /** A rule as matching uses it: the word sequences that trigger it and the terms each adds. */
 interface CompiledRule {
   /** Word sequences found in the query; for a set, every term. */
@@ -101,16 +108,21 @@ export class SynonymExpander {
    * otherwise widen a query far beyond what its author wrote). An added phrase widens the keyword query by its
    * words, each matched on its own as the query's own words are (the keyword lane has no phrase matching).
    */
-  expand(normalizedQuery: string): string[] {
+  expand(normalizedQuery: string): SynonymTerm[] {
     if (this.isEmpty) return [];
     const words = tokenize(normalizedQuery).map((token) => token.text);
-    const added = new Set<string>();
+    const added = new Map<string, SynonymTerm>();
     for (let at = 0; at < words.length; at++) {
       for (const entry of this.byFirstWord.get(words[at]) ?? []) {
-        if (entry.words.every((word, offset) => words[at + offset] === word)) for (const term of entry.adds) added.add(term);
+        if (!entry.words.every((word, offset) => words[at + offset] === word)) continue;
+        for (const term of entry.adds) {
+          const known = added.get(term);
+          if (known === undefined) added.set(term, { term, triggers: [entry.words] });
+          else known.triggers.push(entry.words);
+        }
       }
     }
-    return [...added];
+    return [...added.values()];
   }
 }
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   BM25_B, BM25_K1, BM25_TITLE_B, BM25_TITLE_WEIGHT, bm25Idf, buildBm25Segment, computeBm25Stats, mergeBm25Segments,
-  prepareBm25Liveness, searchBm25,
+  prepareBm25Liveness, searchBm25, searchBm25Exhaustively, searchBm25Pruned,
 } from '../../src/search/bm25.ts';
 import type { Bm25Segment, FieldAnalyzer, SparseDoc } from '../../src/search/bm25.ts';
 import { MAX_BYTE_TERM_FREQUENCY } from '../../src/codec/bm25-segment.ts';
@@ -237,4 +237,31 @@ test('bestAmongById: the best score among a wider set than liveById, from the sa
   }
   const all = new Uint8Array(docs.length).fill(1);
   assert.equal(searchBm25(segments, ['absent'], { limit: 10, liveById: all, bestAmongById: all }).best, 0);
+});
+
+test('a term added for another (idfCaps) weighs no more than it: a rare synonym never outscores the word it stands for', () => {
+  // "invoice" is in 3 of 6 docs, "bil" (its Malay synonym) in 1: alone, "bil" has the higher idf.
+  const docs: SparseDoc[] = [
+    { id: 1, text: 'invoice due', title: '' },
+    { id: 2, text: 'bil due', title: '' },
+    { id: 3, text: 'invoice paid', title: '' },
+    { id: 4, text: 'invoice sent', title: '' },
+    { id: 5, text: 'letter sent', title: '' },
+    { id: 6, text: 'memo paid', title: '' },
+  ];
+  const segment = buildBm25Segment(docs, words);
+  const scoreOf = (hits: { id: number; score: number }[], id: number) => hits.find((hit) => hit.id === id)!.score;
+  const plain = searchBm25([segment], ['invoice', 'bil'], { limit: 10, ...PARAMS });
+  assert.ok(scoreOf(plain.hits, 2) > scoreOf(plain.hits, 1), 'uncapped, the rarer synonym outscores the query word');
+  const caps = new Map([['bil', ['invoice']]]);
+  for (const search of [searchBm25Exhaustively, searchBm25Pruned]) {
+    const capped = search([segment], ['invoice', 'bil'], { limit: 10, countUpTo: 10, ...PARAMS, idfCaps: caps });
+    assert.equal(capped.matched, 4);
+    close(scoreOf(capped.hits, 2), scoreOf(capped.hits, 1));
+    close(scoreOf(capped.hits, 1), scoreOf(plain.hits, 1));
+    close(scoreOf(capped.hits, 2), scoreOf(plain.hits, 1));
+  }
+  // A synonym more common than its word keeps its own, lower idf.
+  const common = searchBm25Exhaustively([segment], ['bil', 'invoice'], { limit: 10, ...PARAMS, idfCaps: new Map([['invoice', ['bil']]]) });
+  close(scoreOf(common.hits, 1), scoreOf(plain.hits, 1));
 });
