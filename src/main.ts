@@ -6,7 +6,7 @@ import cluster from 'node:cluster';
 import type { Worker as ClusterChild } from 'node:cluster';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AggregatorRegistry } from 'prom-client';
+import type { AggregatorRegistry, PrometheusContentType } from 'prom-client';
 import { loadConfigOrExit } from './process-runner.ts';
 import { createLogLines } from './log-lines.ts';
 import type { LogLines } from './log-lines.ts';
@@ -59,8 +59,14 @@ function supervise(config: Config, log: LogLines): void {
   let url: string | null = null;
   let announcedListening = false;
   let announcedReady = false;
-  // Gathers every process's metrics registry on request of the api process that serves /metrics.
-  const metrics = new AggregatorRegistry();
+  // Gathers every process's metrics registry on request of the api process that serves /metrics. prom-client (and
+  // the tracing API it requires, about 80 modules) loads at the first request: until then the supervisor only forks
+  // and relays, and a service start costs a little less CPU.
+  let registry: Promise<AggregatorRegistry<PrometheusContentType>> | null = null;
+  const clusterMetrics = async (): Promise<string> => {
+    registry ??= import('prom-client').then(({ AggregatorRegistry }) => new AggregatorRegistry());
+    return (await registry).clusterMetrics();
+  };
 
   const apiSlots = () => slots.filter((slot) => slot.role === 'api');
   const announce = () => {
@@ -85,7 +91,7 @@ function supervise(config: Config, log: LogLines): void {
     slot.startedAt = Date.now();
     child.on('message', (message: SupervisorMessage) => {
       if (message?.type === 'metrics-request') {
-        metrics.clusterMetrics().then(
+        clusterMetrics().then(
           (text) => child.isConnected() && child.send({ type: 'metrics-response', id: message.id, text }),
           () => child.isConnected() && child.send({ type: 'metrics-response', id: message.id, text: null }),
         );
