@@ -5,7 +5,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { api, baseEnv, KEYS, removeDir, spawnServer, startTestServer, tempDataDir, TERMINAL, uploadText, waitForJob } from '../helpers/server.ts';
 import { seedVersions } from '../helpers/seed.ts';
@@ -34,7 +34,9 @@ async function waitsAtLeast(dataDir: string, jobIds: string[], times: number): P
 
 test('the supervisor runs API_PROCESSES api processes on one port and WORKER_PROCESSES workers', { skip: TEST_STORE === 'postgres' ? 'the processes, their flags and their environment do not depend on the store: the SQLite pass runs it' : false }, async () => {
   const dataDir = tempDataDir();
-  // Without the suite's shared compile cache, so the supervisor chooses its own (in DATA_DIR).
+  // Without the suite's shared compile cache, so the supervisor chooses its own (in DATA_DIR). That one starts as a
+  // copy of the suite's: where the cache is is the subject, not four processes compiling every module cold.
+  if (process.env.NODE_COMPILE_CACHE) cpSync(process.env.NODE_COMPILE_CACHE, join(dataDir, 'compile-cache'), { recursive: true });
   const server = await spawnServer(baseEnv(dataDir, { API_PROCESSES: '2', WORKER_PROCESSES: '1', V8_MAX_SEMI_SPACE_MB: '12', MALLOC_MMAP_THRESHOLD_: '65536', API_MALLOC_MMAP_THRESHOLD: '12288' }), { sharedCompileCache: false });
   try {
     assert.equal(childPids(server, 'api').length, 2);
