@@ -35,9 +35,10 @@ export function baseEnv(dataDir: string, overrides: Record<string, string> = {})
     OPERATOR_API_KEYS: JSON.stringify([KEYS.operator]),
     RATE_LIMIT_PER_MINUTE: '100000',
     SEARCH_RATE_LIMIT_PER_MINUTE: '100000',
-    WORKER_POLL_MS: '50',
-    FOLLOWER_POLL_MS: '50',
     JOB_RETRY_BASE_SECONDS: '0.2',
+    // The workers' and followers' polls keep their defaults (WORKER_POLL_MS, FOLLOWER_POLL_MS): a queued job wakes
+    // the workers at once and a read catches up with the publication log itself, so faster polls would only cost
+    // every live service CPU (at 50 ms, a few per cent of a core each while idle).
     // One api process unless the test is about several (its settings say so): the suite starts its services
     // about 300 times, and each api process costs about a second of CPU to start and then catches up on every
     // publication, so a second one per service would cost the suite minutes that only the topology tests need.
