@@ -9,7 +9,6 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 
 /** The unprivileged role the adapter connects as: not a superuser, so row-level security applies to it. */
 export const APP_ROLE = 'app';
@@ -130,6 +129,8 @@ export async function startPostgresCluster(options: { durability?: 'off' | 'like
     }
   }
   const superuserUrl = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  // The driver loads here, not with the module: most test files import this one only for ensureDatabaseSync.
+  const { default: pg } = await import('pg');
   const admin = new pg.Client({ connectionString: superuserUrl('postgres') });
   await admin.connect();
   try {

@@ -241,15 +241,23 @@ export async function uploadFile(url: string, key: string, fields: Record<string
 
 export const TERMINAL = new Set(['completed', 'failed', 'partial_failed', 'superseded']);
 
-/** Polls /status until the job is terminal (or `until` says so). */
+/** The first pause between two status reads of a job, and the longest a wait for a terminal state grows to. */
+const JOB_POLL_MS = 50;
+const JOB_POLL_MAX_MS = 250;
+
+/**
+ * Polls /status until the job is terminal (or `until` says so). A wait for a terminal state, which lasts, polls
+ * less often as it goes on (each read is a request the service answers while the suite's other files compute); a
+ * wait for a passing state (`until`) keeps to JOB_POLL_MS, so as not to miss it.
+ */
 export async function waitForJob(url: string, key: string, jobId: string, options: { timeoutMs?: number; until?: (job: any) => boolean } = {}) {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   const until = options.until ?? ((job: any) => TERMINAL.has(job.status));
-  for (;;) {
+  for (let pauseMs = JOB_POLL_MS; ; pauseMs = options.until ? JOB_POLL_MS : Math.min(JOB_POLL_MAX_MS, pauseMs * 1.5)) {
     const response = await api(url, `/status/${jobId}`, { key });
     if (response.status === 200 && until(response.json)) return response.json;
     if (Date.now() > deadline) throw new Error(`job ${jobId} did not finish: ${response.status} ${response.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
 }
 

@@ -6,12 +6,14 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import pg from 'pg';
+import type { Client as PgClient } from 'pg';
 import { clientDbFile, openClientDb } from './client-db.ts';
 import { ensureDatabaseSync } from './postgres-cluster.ts';
-import { Storage } from '../../src/storage/sqlite/sqlite-storage.ts';
-import { PostgresStorage } from '../../src/storage/postgres/postgres-storage.ts';
 import type { StoragePort } from '../../src/storage/port.ts';
+
+// The storage adapters and the PostgreSQL driver load when a helper needs them: every end-to-end file imports
+// this module (through server.ts), and most never open a store themselves.
+const pgClient = async (connectionString: string): Promise<PgClient> => new (await import('pg')).default.Client({ connectionString });
 
 export type TestStore = 'sqlite' | 'postgres';
 
@@ -30,7 +32,8 @@ export function storeEnv(dataDir: string): Record<string, string> {
 /** The store a service started on `dataDir` uses, opened by this process as another process would open it. */
 export async function openTestStorage(dataDir: string): Promise<StoragePort> {
   const env = storeEnv(dataDir);
-  return env.STORE === 'postgres' ? PostgresStorage.open(env.DATABASE_URL) : new Storage(dataDir);
+  if (env.STORE === 'postgres') return (await import('../../src/storage/postgres/postgres-storage.ts')).PostgresStorage.open(env.DATABASE_URL);
+  return new (await import('../../src/storage/sqlite/sqlite-storage.ts')).Storage(dataDir);
 }
 
 type SqlValue = string | number | null | Uint8Array;
@@ -41,8 +44,8 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
-async function onPostgres<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
+async function onPostgres<T>(url: string, run: (client: PgClient) => Promise<T>): Promise<T> {
+  const client = await pgClient(url);
   await client.connect();
   try {
     return await run(client);
@@ -132,7 +135,7 @@ export async function holdPublicationLogLock(dataDir: string, clientId: string):
   }
   const superuser = new URL(env.DATABASE_URL);
   superuser.username = 'postgres';
-  const client = new pg.Client({ connectionString: superuser.href });
+  const client = await pgClient(superuser.href);
   await client.connect();
   await client.query('BEGIN');
   await client.query('LOCK TABLE publication_log IN ACCESS EXCLUSIVE MODE');
