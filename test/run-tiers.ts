@@ -12,7 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { offTheClock, place, postgresE2e, testFiles, TIER_MEANING } from './tiers.ts';
+import { inStartOrder, offTheClock, place, postgresE2e, testFiles, TIER_MEANING } from './tiers.ts';
 import type { Tier } from './tiers.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -159,7 +159,7 @@ async function main(names: readonly string[]): Promise<number> {
   const chosen = (names.length === 0 ? STEPS : STEPS.filter((step) => names.includes(step.name))).map((step) => {
     const tierFiles = step.tier ? placement.byTier[step.tier] : [];
     const files = step.select ? step.select(tierFiles) : tierFiles;
-    return { step, ...(step.split ? step.split(files) : { rest: files, clock: [] as string[] }) };
+    return { step, ...(step.split ? step.split(files) : { rest: inStartOrder(files), clock: [] as string[] }) };
   });
   const clockFiles = chosen.flatMap((plan) => plan.clock);
   const firstOnTheClock = chosen.find((plan) => plan.clock.length > 0);

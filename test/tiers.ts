@@ -167,11 +167,21 @@ export const E2E_ABOVE_THE_STORE: ReadonlySet<string> = new Set([
 export const ON_THE_CLOCK: ReadonlySet<string> = new Set(['test/e2e/cli-rate-limit.test.ts', 'test/e2e/typescript-client.test.ts', 'test/browser/console-budget.test.ts']);
 
 /**
- * End-to-end files that take longest on either store (many services each, or services of several processes),
- * longest first, started before the others: a run at a few files at once otherwise ends waiting for a long file
- * that began late.
+ * The files that take longest in their step (many services each, services of several processes, a graph built or a
+ * corpus parsed), longest first within each step, started before the others of their step: a run at a few files at
+ * once otherwise ends waiting for a long file that began late (the unit step for its HNSW build, the integration
+ * step for its corpus).
  */
-export const E2E_STARTED_FIRST: readonly string[] = [
+export const STARTED_FIRST: readonly string[] = [
+  'test/search/dense-lane.test.ts',
+  'test/search/bm25-quality.test.ts',
+  'test/search/bm25-pruned.test.ts',
+  'test/ingest/corpus.test.ts',
+  'test/ingest/deskew.test.ts',
+  'test/ingest/limits.test.ts',
+  'test/ingest/isolation.test.ts',
+  'test/storage/contract-shared.test.ts',
+  'test/health/health-probes.test.ts',
   'test/e2e/processes.test.ts',
   'test/e2e/webhooks.test.ts',
   'test/e2e/runtime-keys.test.ts',
@@ -185,9 +195,9 @@ export const E2E_STARTED_FIRST: readonly string[] = [
   'test/e2e/hard-delete-erasure.test.ts',
 ];
 
-/** The e2e files in the order a run starts them: the long ones first, then the rest as they come. */
+/** A step's files in the order a run starts them: the long ones first, then the rest as they come. */
 export function inStartOrder(files: readonly string[]): string[] {
-  const first = E2E_STARTED_FIRST.filter((file) => files.includes(file));
+  const first = STARTED_FIRST.filter((file) => files.includes(file));
   return [...first, ...files.filter((file) => !first.includes(file))];
 }
 
