@@ -29,13 +29,17 @@ export class RequestBudget {
     this.windowMs = windowMs;
   }
 
-  /** Milliseconds until a slot is free (0: now); null while every slot is held by a request still in flight. */
+  /**
+   * Milliseconds until a slot is free (0: now); null while every slot is held by a request still in flight. Both
+   * bounds in one: the service's hold and this client's own count of the window, so that one wait covers both
+   * (the service's reset is in whole seconds and counted from its side, and can end before this client's count).
+   */
   private delay(now: number): number | null {
-    if (this.holdUntil > now) return this.holdUntil - now;
+    const hold = Math.max(0, this.holdUntil - now);
     while (this.answeredAt.length > 0 && this.answeredAt[0] + this.windowMs <= now) this.answeredAt.shift();
-    if (this.answeredAt.length + this.inFlight < this.requests) return 0;
-    if (this.answeredAt.length === 0) return null;
-    return this.answeredAt[0] + this.windowMs - now;
+    if (this.answeredAt.length + this.inFlight < this.requests) return hold;
+    if (this.answeredAt.length === 0) return hold > 0 ? hold : null;
+    return Math.max(hold, this.answeredAt[0] + this.windowMs - now);
   }
 
   /**
