@@ -36,7 +36,7 @@ const FORBIDDEN: Record<string, readonly string[] | typeof ALL | OnlyRule> = {
   domain: ALL, // pure types and rules: depends on nothing of ours (not even text)
   text: ALL, // analyzers: depend on nothing of ours (not even domain)
   codec: only('domain', 'text'), // what a generation is written as: below the worker that writes it and the api that reads it
-  runtime: only('config', 'domain'), // threads and processes (request threads, spare cores, liveness): generic, so below all that use them
+  runtime: only('config', 'domain'), // threads, processes and shared reads (request threads, spare cores, liveness, fresh reads): generic, so below all that use them
   storage: ['http', 'search', 'serving', 'publication', 'ingest', 'jobs'],
   serving: ['publication', 'http', 'jobs', 'ingest'],
   search: ['publication', 'http', 'jobs', 'ingest'],

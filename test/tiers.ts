@@ -94,6 +94,7 @@ export const PLACES: Record<string, Tier> = {
   'test/storage/': 'store',
   'test/runtime/': 'integration', // real threads
   'test/runtime/connection-shares.test.ts': 'unit',
+  'test/runtime/fresh-reads.test.ts': 'unit',
   'test/runtime/spare-cores.test.ts': 'unit',
   'test/webhooks/': 'integration', // a receiver on local HTTP
 

@@ -5,9 +5,11 @@
 // version moved since this process last read it. The publication log was the other way to carry it, but it
 // orders document versions and a follower applies it on its poll: a search that started between the PUT's answer
 // and the next poll would still use the old set. The version read is what makes "after it was accepted" exact.
+// Searches side by side share a version read, but only one begun after they started (runtime/fresh-reads.ts).
 
 import type { SettingsRepository } from '../storage/port.ts';
 import { RecentCache } from '../text/recent-cache.ts';
+import { FreshReads } from '../runtime/fresh-reads.ts';
 import { NO_SYNONYMS, SynonymExpander } from './synonyms.ts';
 import type { SynonymRule } from './synonyms.ts';
 
@@ -17,9 +19,11 @@ export const REMEMBERED_SYNONYM_SETS = 256;
 export class SynonymSettings {
   private readonly store: SettingsRepository;
   private readonly compiled = new RecentCache<string, { version: number; expander: SynonymExpander }>(REMEMBERED_SYNONYM_SETS);
+  private readonly versions: FreshReads<string, number>;
 
   constructor(store: SettingsRepository) {
     this.store = store;
+    this.versions = new FreshReads((clientId) => this.store.synonymsVersion(clientId));
   }
 
   /** The Client's rules as last accepted; none when never set. */
@@ -35,7 +39,7 @@ export class SynonymSettings {
 
   /** The set a search of the Client starting now expands with. */
   async expanderFor(clientId: string): Promise<SynonymExpander> {
-    const version = await this.store.synonymsVersion(clientId);
+    const version = await this.versions.get(clientId);
     if (version === 0) return NO_SYNONYMS;
     const known = this.compiled.get(clientId);
     if (known !== undefined && known.version === version) return known.expander;

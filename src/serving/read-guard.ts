@@ -1,13 +1,15 @@
 // The read guard of an api process: at request start it reads the durable authority mode and the Client's
 // log head (one indexed read each) and catches the snapshot up before serving, so every read observes every
 // publication committed before it started, whichever api process serves it. It never serves a partial state.
+// Requests side by side share those reads, but only reads begun after they arrived (runtime/fresh-reads.ts).
 
-import type { StoragePort } from '../storage/port.ts';
+import type { AuthorityRecord, StoragePort } from '../storage/port.ts';
 import { ServiceError } from '../domain/service-error.ts';
 import type { AuthorityMode, PublicationView } from '../domain/publication-log.ts';
 import { AuthorityUnreadable } from '../domain/publication-log.ts';
 import type { ServingIndex } from './serving-index.ts';
 import type { ClientSnapshot } from './snapshot.ts';
+import { FreshReads } from '../runtime/fresh-reads.ts';
 
 export interface GuardedRead {
   view: PublicationView;
@@ -36,11 +38,20 @@ export class ReadGuard {
   /** RECOVERING belongs to this process: true until its snapshots are built. */
   private recovering = true;
   recoveredAt: string | null = null;
+  /** The durable authority record (one key: the deployment has one). */
+  private readonly authorityReads: FreshReads<'authority', AuthorityRecord>;
+  /** A Client's log head, as far as a fence lets it be read: keyed by the Client and the fence's start. */
+  private readonly headReads: FreshReads<string, number>;
 
   constructor(storage: StoragePort, index: ServingIndex, options: ReadGuardOptions) {
     this.storage = storage;
     this.index = index;
     this.options = options;
+    this.authorityReads = new FreshReads(() => this.storage.authority.authority());
+    this.headReads = new FreshReads((key) => {
+      const [clientId, until] = JSON.parse(key) as [string, string | null];
+      return this.storage.client(clientId).publicationLog.head(until ?? undefined);
+    });
   }
 
   get enabled(): boolean {
@@ -63,7 +74,7 @@ export class ReadGuard {
     if (!this.options.enabled) return { mode: 'DISABLED', fencedAt: null };
     let record;
     try {
-      record = await this.storage.authority.authority();
+      record = await this.authorityReads.get('authority');
     } catch (error) {
       // Corrupted publication state: every read fails closed, retryably, until an operator repairs it.
       if (error instanceof AuthorityUnreadable) throw new ServiceError('publication_authority_inconsistent', 'The publication authority record is missing or unreadable');
@@ -133,7 +144,7 @@ export class ReadGuard {
   }
 
   private async catchUp(clientId: string, until?: string): Promise<void> {
-    const head = await this.storage.client(clientId).publicationLog.head(until);
+    const head = await this.headReads.get(JSON.stringify([clientId, until ?? null]));
     if (this.index.appliedSeq(clientId) >= head) return;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.options.catchUpDeadlineMs)));

@@ -79,6 +79,32 @@ describe('PostgreSQL adapter', () => {
     }
   });
 
+  test("the reads every search makes in one round trip (log head, chunk texts) see their Client's rows only and leave no Client named on the connection", async () => {
+    // One connection, so every read below runs on the one the previous read used.
+    const storage = await PostgresStorage.open(await cluster.createDatabase(), { poolMax: 1 });
+    try {
+      const keys: Record<string, { generation: number; chunkIndex: number }> = {};
+      for (const [clientId, activations] of [['acme', 1], ['globex', 3]] as const) {
+        for (let n = 0; n < activations; n++) await storage.client(clientId).generations.stageAndActivate(generationInput(`doc-${n}`, [`${clientId} ${n}`]));
+        keys[clientId] = { generation: (await storage.client(clientId).generations.activeGeneration('doc-0', 'doc-0'))!.generation, chunkIndex: 0 };
+      }
+      const texts = await storage.client('acme').generations.chunkTexts([keys.globex, keys.acme, { generation: keys.acme.generation, chunkIndex: 9 }]);
+      assert.deepEqual(texts.map((text) => text?.text ?? null), [null, 'acme 0', null], "another Client's chunk reads as gone");
+      for (const clientId of ['acme', 'globex']) {
+        const expected = await clientTransaction(storage.pool, clientId, 'read', async (sql) => (await sql.query<{ head: number }>('SELECT max(seq) AS head FROM publication_log')).rows[0].head);
+        assert.equal(await storage.client(clientId).publicationLog.head(), expected, `${clientId}'s own head`);
+      }
+      assert.notEqual(await storage.client('acme').publicationLog.head(), await storage.client('globex').publicationLog.head());
+      // The Client's name ended with the read: the connection shows no Client's rows afterwards.
+      const { rows: named } = await storage.pool.query<{ client: string | null }>("SELECT current_setting('app.client_id', true) AS client");
+      assert.ok(named[0].client === null || named[0].client === '', `no Client left named on the connection (${named[0].client})`);
+      const { rows: unscoped } = await storage.pool.query('SELECT * FROM chunks');
+      assert.equal(unscoped.length, 0);
+    } finally {
+      await storage.end();
+    }
+  });
+
   test('the adapter refuses a role that bypasses row-level security', async () => {
     const url = await cluster.createDatabase();
     const database = new URL(url).pathname.slice(1);

@@ -117,6 +117,25 @@ export function clientTransaction<T>(pool: pg.Pool, clientId: string, mode: 'rea
 }
 
 /**
+ * One read statement of a Client in one round trip, for the reads every search makes: the Client is named and the
+ * statement run in one simple-protocol message, which PostgreSQL runs as one implicit transaction, so the setting
+ * ends with it (as a clientTransaction's does) and a failure leaves nothing open on the connection. A message of
+ * several statements takes no bind parameters: the caller writes its values into `statement` (sqlIntegers, or
+ * pg.escapeLiteral for text), never text it was handed.
+ */
+export async function clientReadStatement<R extends QueryResultRow>(pool: pg.Pool, clientId: string, statement: string): Promise<R[]> {
+  const results: unknown = await pool.query(`SELECT set_config('app.client_id', ${pg.escapeLiteral(clientId)}, true); ${statement}`);
+  if (!Array.isArray(results) || results.length !== 2) throw new Error('a Client read statement must be exactly one statement');
+  return (results[1] as pg.QueryResult<R>).rows;
+}
+
+/** Integers as a PostgreSQL array literal (`'{1,2}'::bigint[]`), each checked to be one, for clientReadStatement. */
+export function sqlIntegers(values: readonly number[], type: 'bigint' | 'integer'): string {
+  for (const value of values) if (!Number.isSafeInteger(value)) throw new RangeError(`not an integer: ${value}`);
+  return `'{${values.join(',')}}'::${type}[]`;
+}
+
+/**
  * Refuses a role that row-level security would not bind: a superuser or a role with BYPASSRLS sees every
  * Client's rows whatever the policies say, so the adapter does not start on one.
  */

@@ -3,7 +3,7 @@
 // publication-log entry in the same one), as in the SQLite adapter; nothing here decides visibility beyond that.
 
 import type pg from 'pg';
-import { clientTransaction } from './database.ts';
+import { clientReadStatement, clientTransaction, sqlIntegers } from './database.ts';
 import type { Sql } from './database.ts';
 import { asBytes, GENERATION_COLUMNS, readActiveGeneration, readGeneration, readLoadedGenerations, readServingGenerations, toStoredChunk } from './generation-reads.ts';
 import { appendLogEntry } from './publication-log.ts';
@@ -229,16 +229,17 @@ export class PgGenerationRepository implements GenerationRepository {
   /** `columns` of the chunks (`c`) at these keys, one row per key in the order asked (all null where one is gone). */
   private async chunkColumns<Row extends pg.QueryResultRow>(keys: readonly { generation: number; chunkIndex: number }[], columns: string): Promise<Row[]> {
     if (keys.length === 0) return [];
-    // One statement for every key: the keys joined to the chunks' primary key, answered in the order asked.
-    const { rows } = await this.read((sql) =>
-      sql.query<Row>(
-        `SELECT ${columns} FROM unnest($1::bigint[], $2::integer[]) WITH ORDINALITY AS k (generation, chunk_index, ordinal)
-         LEFT JOIN chunks c ON c.generation = k.generation AND c.chunk_index = k.chunk_index
-         ORDER BY k.ordinal`,
-        [keys.map((key) => key.generation), keys.map((key) => key.chunkIndex)],
-      ),
+    // One statement for every key: the keys joined to the chunks' primary key, answered in the order asked. Every
+    // search reads its page's chunks so: in one round trip (clientReadStatement), its keys written in as integers.
+    const generations = sqlIntegers(keys.map((key) => key.generation), 'bigint');
+    const chunkIndexes = sqlIntegers(keys.map((key) => key.chunkIndex), 'integer');
+    return clientReadStatement<Row>(
+      this.pool,
+      this.clientId,
+      `SELECT ${columns} FROM unnest(${generations}, ${chunkIndexes}) WITH ORDINALITY AS k (generation, chunk_index, ordinal)
+       LEFT JOIN chunks c ON c.generation = k.generation AND c.chunk_index = k.chunk_index
+       ORDER BY k.ordinal`,
     );
-    return rows;
   }
 
   async chunkRange(generation: number, offset: number, limit: number): Promise<ChunkRecord[]> {

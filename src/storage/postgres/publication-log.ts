@@ -2,7 +2,7 @@
 // versions, read by followers to replay what changed since their position.
 
 import type pg from 'pg';
-import { clientTransaction } from './database.ts';
+import { clientReadStatement, clientTransaction } from './database.ts';
 import type { Sql } from './database.ts';
 import { readServingGenerations } from './generation-reads.ts';
 import { announcePublication } from './publication-notices.ts';
@@ -63,8 +63,10 @@ export async function appendLogEntry(
  * (LogPolicy.fenced), so the head read while it lasts is the fence's position, and the fence's start time
  * (`until`, by which the SQLite adapter finds the position it recorded for the fence) is not needed.
  */
+const HEAD_STATEMENT = 'SELECT max(seq) AS head FROM publication_log';
+
 async function readHead(sql: Sql): Promise<number> {
-  const { rows } = await sql.query<{ head: number | null }>('SELECT max(seq) AS head FROM publication_log');
+  const { rows } = await sql.query<{ head: number | null }>(HEAD_STATEMENT);
   return rows[0].head ?? 0;
 }
 
@@ -77,8 +79,10 @@ export class PgPublicationLog implements PublicationLogRepository {
     this.clientId = clientId;
   }
 
+  /** Read at the start of every search (serving/read-guard.ts): in one round trip. */
   async head(): Promise<number> {
-    return clientTransaction(this.pool, this.clientId, 'read', (sql) => readHead(sql));
+    const [row] = await clientReadStatement<{ head: number | null }>(this.pool, this.clientId, HEAD_STATEMENT);
+    return row.head ?? 0;
   }
 
   /** `until` is not needed: no entry is appended once a fence has begun (see head). */
